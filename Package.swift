@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+// Meridian: a geometry engine and KML toolkit for Linux.
+//
+// Module ladder (each layer imports only the ones below it):
+//   C shims (CGEOS, CPROJ, CZip, CMicroHTTPD)   system libraries from Debian, a modulemap and shim.h each
+//   MeridianCore                                value types, GeoJSON/WKT codecs; imports no C
+//   MeridianEngine                              GEOS + PROJ: projection, buffers, overlay, predicates, geodesy
+//   MeridianKML                                 KML model, writer, reader, KMZ (libzip)
+//   Meridian                                    umbrella: re-exports the three libraries above
+//   MeridianCLI, MeridianViewer                 the `meridian` commands and the local web viewer
+//   meridian                                    the executable: a thin shell over MeridianCLI
+import PackageDescription
+
+let package = Package(
+    name: "Meridian",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "Meridian", targets: ["Meridian"]),
+        .executable(name: "meridian", targets: ["meridian"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
+        .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"])]),
+        .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+
+        .target(name: "MeridianCore"),
+        .target(name: "MeridianEngine", dependencies: ["MeridianCore", "CGEOS", "CPROJ"]),
+        .target(name: "MeridianKML", dependencies: ["MeridianCore", "MeridianEngine", "CZip"]),
+        .target(name: "Meridian", dependencies: ["MeridianCore", "MeridianEngine", "MeridianKML"]),
+        .target(name: "MeridianCLI", dependencies: ["Meridian"]),
+        .target(
+            name: "MeridianViewer",
+            dependencies: ["Meridian", "CMicroHTTPD"],
+            resources: [.copy("Site")]
+        ),
+        .executableTarget(name: "meridian", dependencies: ["MeridianCLI", "MeridianViewer"]),
+
+        .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore"]),
+        .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine"]),
+        .testTarget(name: "MeridianKMLTests", dependencies: ["MeridianKML"]),
+        .testTarget(name: "MeridianCLITests", dependencies: ["MeridianCLI", "Meridian"]),
+        .testTarget(name: "MeridianViewerTests", dependencies: ["MeridianViewer"]),
+    ]
+)

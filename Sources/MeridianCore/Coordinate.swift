@@ -1,0 +1,25 @@
+/// One vertex: an x/y pair with an optional z, in the units of the geometry's spatial reference.
+///
+/// In a geographic spatial reference `x` is the longitude and `y` the latitude, in degrees (RFC 7946 order).
+public struct Coordinate: Sendable, Hashable, Codable {
+    /// Easting, or longitude in degrees for geographic spatial references.
+    public var x: Double
+    /// Northing, or latitude in degrees for geographic spatial references.
+    public var y: Double
+    /// Height or elevation, if any, in the spatial reference's vertical unit (meters for WGS84).
+    public var z: Double?
+
+    /// Creates a vertex.
+    /// - Parameters:
+    ///   - x: Easting, or longitude in degrees.
+    ///   - y: Northing, or latitude in degrees.
+    ///   - z: Optional height.
+    public init(x: Double, y: Double, z: Double? = nil) {
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+
+    /// Whether x, y (and z when present) are all finite numbers.
+    public var isFinite: Bool { x.isFinite && y.isFinite && (z?.isFinite ?? true) }
+}

@@ -1,0 +1,43 @@
+import MeridianCore
+
+/// Why an engine operation failed. GEOS's and PROJ's own messages are kept in the cases that wrap them.
+public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// GEOS reported an error; the message is GEOS's own.
+    case geos(String)
+    /// PROJ reported an error; the message is PROJ's own.
+    case proj(String)
+    /// The spatial reference code, WKT or PROJ string is unknown to PROJ.
+    case unknownSpatialReference(String, reason: String)
+    /// A geometry is not valid (e.g. a self-intersecting ring); `reason` is GEOS's diagnosis.
+    case invalidGeometry(reason: String)
+    /// The input geometry itself is unusable (non-finite or too few coordinates).
+    case badGeometry(GeometryError)
+    /// A buffer distance is out of range; the message says which and why.
+    case invalidDistance(String)
+    /// A planar operation was asked of geographic (degree) coordinates.
+    case geographicCoordinatesRefused(operation: String)
+    /// Two geometries must share a spatial reference and do not.
+    case spatialReferenceMismatch(SpatialReference, SpatialReference)
+    /// The distance list does not match the geometry list (see `GeometryEngine.buffer(around:distances:shouldUnion:)`).
+    case distanceCountMismatch(geometries: Int, distances: Int)
+    /// A coordinate could not be transformed (outside the projection's domain).
+    case projectionFailed(String)
+
+    public var description: String {
+        switch self {
+        case .geos(let m): "GEOS error: \(m)"
+        case .proj(let m): "PROJ error: \(m)"
+        case .unknownSpatialReference(let s, let reason): "unknown spatial reference '\(s)': \(reason)"
+        case .invalidGeometry(let r): "invalid geometry: \(r) (GeometryEngine.makeValid can repair it)"
+        case .badGeometry(let e): e.description
+        case .invalidDistance(let m): "invalid distance: \(m)"
+        case .geographicCoordinatesRefused(let op):
+            "\(op) in a geographic spatial reference would be computed in degrees; project to a projected spatial "
+                + "reference first, or use the geodesic operation (GeometryEngine.geodeticBuffer)"
+        case .spatialReferenceMismatch(let a, let b): "spatial references differ: \(a) and \(b)"
+        case .distanceCountMismatch(let g, let d):
+            "\(d) distances for \(g) geometries: give one distance for all, or exactly one per geometry"
+        case .projectionFailed(let m): "projection failed: \(m)"
+        }
+    }
+}

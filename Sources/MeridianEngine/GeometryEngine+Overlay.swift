@@ -1,0 +1,175 @@
+import CGEOS
+import MeridianCore
+
+// MARK: - Overlay
+
+extension GeometryEngine {
+    /// The union of two geometries (points, lines and areas) in one spatial reference.
+    /// - Throws: `EngineError.spatialReferenceMismatch`, `.invalidGeometry`, `.geos`.
+    public static func union(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Geometry {
+        try binary(a, b, "union") { GEOSUnion_r($0, $1, $2) }
+    }
+
+    /// The union of any number of geometries in one spatial reference (GEOS's cascaded unary union).
+    /// - Parameter geometries: At least one geometry.
+    public static func union(_ geometries: [some GeometryConvertible]) throws(EngineError) -> Geometry {
+        let gs = geometries.map(\.geometry)
+        guard let sr = gs.first?.spatialReference else { throw .badGeometry(.empty("nothing to union")) }
+        let context = try GEOSContext()
+        var refs: [GEOSGeometryRef] = []
+        for g in gs {
+            guard g.spatialReference == sr else { throw .spatialReferenceMismatch(sr, g.spatialReference) }
+            let ref = try context.make(g)
+            try context.requireValid(ref, g)
+            refs.append(ref)
+        }
+        let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, refs)
+        return try context.geometry(try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union"), in: sr)
+    }
+
+    /// The part common to both geometries.
+    public static func intersection(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Geometry {
+        try binary(a, b, "intersection") { GEOSIntersection_r($0, $1, $2) }
+    }
+
+    /// The part of `a` not in `b`.
+    public static func difference(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Geometry {
+        try binary(a, b, "difference") { GEOSDifference_r($0, $1, $2) }
+    }
+
+    /// The parts in exactly one of the two geometries.
+    public static func symmetricDifference(_ a: some GeometryConvertible, _ b: some GeometryConvertible)
+        throws(EngineError) -> Geometry
+    {
+        try binary(a, b, "symmetric difference") { GEOSSymDifference_r($0, $1, $2) }
+    }
+
+    /// Whether a geometry is topologically valid (OGC rules), and GEOS's reason when not.
+    /// - Returns: `nil` when valid, else GEOS's diagnosis (e.g. "Self-intersection[1 1]").
+    public static func invalidityReason(_ geometry: some GeometryConvertible) throws(EngineError) -> String? {
+        let context = try GEOSContext()
+        let ref = try context.make(geometry.geometry)
+        guard GEOSisValid_r(context.handle, ref.pointer) != 1 else { return nil }
+        guard let r = GEOSisValidReason_r(context.handle, ref.pointer) else { return "not valid" }
+        defer { GEOSFree_r(context.handle, r) }
+        return String(cString: r)
+    }
+
+    /// Repairs an invalid geometry (GEOS's MakeValid): a self-intersecting ring becomes a multi-part polygon.
+    public static func makeValid(_ geometry: some GeometryConvertible) throws(EngineError) -> Geometry {
+        let g = geometry.geometry
+        let context = try GEOSContext()
+        let ref = try context.make(g)
+        return try context.geometry(try context.own(GEOSMakeValid_r(context.handle, ref.pointer), "make valid"),
+                                    in: g.spatialReference)
+    }
+
+    private static func binary(
+        _ a: some GeometryConvertible, _ b: some GeometryConvertible, _ name: String,
+        _ op: (GEOSContextHandle_t, OpaquePointer, OpaquePointer) -> OpaquePointer?
+    ) throws(EngineError) -> Geometry {
+        let (ga, gb) = (a.geometry, b.geometry)
+        guard ga.spatialReference == gb.spatialReference else {
+            throw .spatialReferenceMismatch(ga.spatialReference, gb.spatialReference)
+        }
+        let context = try GEOSContext()
+        let ra = try context.make(ga), rb = try context.make(gb)
+        try context.requireValid(ra, ga)
+        try context.requireValid(rb, gb)
+        let result = try context.own(op(context.handle, ra.pointer, rb.pointer), name)
+        return try context.geometry(result, in: ga.spatialReference)
+    }
+}
+
+// MARK: - Predicates
+
+extension GeometryEngine {
+    /// Whether `container` contains `geometry` (no point of `geometry` outside `container`, and at least one interior
+    /// point in common) — the test the seed sample uses to accept a tap inside the area of use.
+    public static func contains(_ container: some GeometryConvertible, _ geometry: some GeometryConvertible)
+        throws(EngineError) -> Bool
+    {
+        try predicate(container, geometry, "contains") { GEOSContains_r($0, $1, $2) }
+    }
+
+    /// Whether the two geometries share at least one point.
+    public static func intersects(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Bool {
+        try predicate(a, b, "intersects") { GEOSIntersects_r($0, $1, $2) }
+    }
+
+    /// Whether `geometry` lies within `container` (the converse of `contains`).
+    public static func within(_ geometry: some GeometryConvertible, _ container: some GeometryConvertible)
+        throws(EngineError) -> Bool
+    {
+        try predicate(geometry, container, "within") { GEOSWithin_r($0, $1, $2) }
+    }
+
+    private static func predicate(
+        _ a: some GeometryConvertible, _ b: some GeometryConvertible, _ name: String,
+        _ op: (GEOSContextHandle_t, OpaquePointer, OpaquePointer) -> CChar
+    ) throws(EngineError) -> Bool {
+        let (ga, gb) = (a.geometry, b.geometry)
+        guard ga.spatialReference == gb.spatialReference else {
+            throw .spatialReferenceMismatch(ga.spatialReference, gb.spatialReference)
+        }
+        let context = try GEOSContext()
+        let ra = try context.make(ga), rb = try context.make(gb)
+        switch op(context.handle, ra.pointer, rb.pointer) {
+        case 1: return true
+        case 0: return false
+        default: throw context.error(name)
+        }
+    }
+}
+
+// MARK: - Planar measurement
+
+extension GeometryEngine {
+    /// The planar area in the square of the spatial reference's unit (0 for points and lines).
+    /// - Throws: `.geographicCoordinatesRefused` for degree coordinates (use `geodeticArea`).
+    public static func area(_ geometry: some GeometryConvertible) throws(EngineError) -> Double {
+        try measure(geometry, "a planar area") { GEOSArea_r($0, $1, $2) }
+    }
+
+    /// The planar length (perimeter for polygons) in the spatial reference's unit.
+    /// - Throws: `.geographicCoordinatesRefused` for degree coordinates (use `geodeticLength`).
+    public static func length(_ geometry: some GeometryConvertible) throws(EngineError) -> Double {
+        try measure(geometry, "a planar length") { GEOSLength_r($0, $1, $2) }
+    }
+
+    /// The smallest planar distance between two geometries in their spatial reference's unit.
+    public static func distance(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Double {
+        let (ga, gb) = (a.geometry, b.geometry)
+        guard ga.spatialReference == gb.spatialReference else {
+            throw .spatialReferenceMismatch(ga.spatialReference, gb.spatialReference)
+        }
+        guard !ga.spatialReference.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar distance") }
+        let context = try GEOSContext()
+        let ra = try context.make(ga), rb = try context.make(gb)
+        var d = 0.0
+        guard GEOSDistance_r(context.handle, ra.pointer, rb.pointer, &d) == 1 else { throw context.error("distance") }
+        return d
+    }
+
+    private static func measure(
+        _ geometry: some GeometryConvertible, _ name: String,
+        _ op: (GEOSContextHandle_t, OpaquePointer, UnsafeMutablePointer<Double>) -> Int32
+    ) throws(EngineError) -> Double {
+        let g = geometry.geometry
+        guard !g.spatialReference.isGeographic else { throw .geographicCoordinatesRefused(operation: name) }
+        let context = try GEOSContext()
+        let ref = try context.make(g)
+        var value = 0.0
+        guard op(context.handle, ref.pointer, &value) == 1 else { throw context.error(name) }
+        return value
+    }
+}
+
+// MARK: - Versions
+
+extension GeometryEngine {
+    /// The GEOS library version, e.g. "3.11.1-CAPI-1.17.1".
+    public static var geosVersion: String { String(cString: GEOSversion()) }
+    /// The PROJ library version, e.g. "9.1.1".
+    public static var projVersion: String { PROJInfo.version }
+}

@@ -1,0 +1,285 @@
+import CGEOS
+import Foundation
+import MeridianCore
+
+/// Geometry operations, with the names ArcGIS users know. Planar operations run in GEOS in the geometries' own
+/// spatial reference; projection runs in PROJ; geodetic operations run on the ellipsoid (see `geodetic…`).
+///
+/// Every function is thread-safe and throws an `EngineError` with GEOS's or PROJ's message on failure.
+public enum GeometryEngine {}
+
+// MARK: - Projection
+
+extension GeometryEngine {
+    /// Projects a geometry into another spatial reference.
+    /// - Parameters:
+    ///   - geometry: Any geometry.
+    ///   - spatialReference: The target spatial reference.
+    /// - Returns: The projected geometry.
+    /// - Throws: `EngineError.projectionFailed` when a vertex is outside the transformation's domain.
+    public static func project(_ geometry: some GeometryConvertible, into spatialReference: SpatialReference)
+        throws(EngineError) -> Geometry
+    {
+        try projectReportingOperations(geometry, into: spatialReference).geometry
+    }
+
+    /// Projects a geometry and reports which PROJ operation ran and its accuracy (for NAD27 ↔ WGS84 without the
+    /// NADCON grid, PROJ falls back to a Helmert shift accurate to about 7 m; with the grid under `PROJ_DATA` it
+    /// uses the grid).
+    /// - Parameters:
+    ///   - geometry: Any geometry.
+    ///   - spatialReference: The target spatial reference.
+    /// - Returns: The projected geometry and the operations used.
+    public static func projectReportingOperations(
+        _ geometry: some GeometryConvertible, into spatialReference: SpatialReference
+    ) throws(EngineError) -> ProjectedGeometry {
+        let g = geometry.geometry
+        if g.spatialReference == spatialReference { return ProjectedGeometry(geometry: g, operations: []) }
+        let transformation = try Transformation.between(g.spatialReference, spatialReference)
+        var operations: [ProjectionOperation] = []
+        let mapped: Geometry
+        do {
+            // Transform all vertices in one PROJ call, then redistribute them into the shape.
+            var all = g.coordinates
+            if let op = try transformation.transform(&all) { operations.append(op) }
+            var iterator = all.makeIterator()
+            mapped = g.mapCoordinates(into: spatialReference) { _ in iterator.next()! }
+        }
+        return ProjectedGeometry(geometry: mapped, operations: Array(Set(operations)))
+    }
+
+    /// Projects coordinates in bulk, without building geometries (the fast path for large point sets).
+    /// - Parameters:
+    ///   - coordinates: Coordinates in `source`; transformed in place.
+    ///   - source: Their spatial reference.
+    ///   - target: The target spatial reference.
+    /// - Returns: The operation PROJ used, if any ran.
+    @discardableResult
+    public static func project(
+        _ coordinates: inout [Coordinate], from source: SpatialReference, into target: SpatialReference
+    ) throws(EngineError) -> ProjectionOperation? {
+        if source == target { return nil }
+        return try Transformation.between(source, target).transform(&coordinates)
+    }
+}
+
+// MARK: - Buffers
+
+/// How the ends of buffered lines are drawn.
+public enum EndCapStyle: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A half circle (the default).
+    case round
+    /// Cut square at the line's end.
+    case flat
+    /// A square extending `distance` past the end.
+    case square
+}
+
+/// How buffered lines and polygons turn at their vertices.
+public enum JoinStyle: String, Sendable, Hashable, Codable, CaseIterable {
+    /// An arc (the default).
+    case round
+    /// A sharp corner, cut at the mitre limit.
+    case mitre
+    /// A straight cut across the corner.
+    case bevel
+}
+
+/// How a buffer's curves are approximated.
+///
+/// Each quarter circle becomes `segmentsPerQuarterCircle` straight chords. A chord of a circle of radius r
+/// spanning π/(2q) deviates from the arc by at most r(1 − cos(π/(4q))): with the default q = 16 that is
+/// 0.12% of the radius (0.0012 r; 6.2 ft for a 1-mile buffer), and the buffer's area is
+/// (2q/π)·sin(π/(2q))… of the circle's, i.e. 0.16% smaller.
+public struct BufferParameters: Sendable, Hashable, Codable {
+    /// Chords per quarter circle, q ≥ 1. Default 16 (64 vertices on a point's buffer).
+    public var segmentsPerQuarterCircle: Int
+    /// End caps of buffered lines.
+    public var endCapStyle: EndCapStyle
+    /// Joins of buffered lines and polygons.
+    public var joinStyle: JoinStyle
+    /// For mitre joins: the largest ratio of mitre length to distance before the corner is bevelled (default 5).
+    public var mitreLimit: Double
+
+    /// Creates buffer parameters.
+    /// - Parameters:
+    ///   - segmentsPerQuarterCircle: Chords per quarter circle, 1…1000 (default 16).
+    ///   - endCapStyle: Line end caps (default round).
+    ///   - joinStyle: Vertex joins (default round).
+    ///   - mitreLimit: Mitre ratio limit (default 5).
+    public init(segmentsPerQuarterCircle: Int = 16, endCapStyle: EndCapStyle = .round, joinStyle: JoinStyle = .round,
+                mitreLimit: Double = 5) {
+        self.segmentsPerQuarterCircle = segmentsPerQuarterCircle
+        self.endCapStyle = endCapStyle
+        self.joinStyle = joinStyle
+        self.mitreLimit = mitreLimit
+    }
+
+    /// The defaults: 16 chords per quarter circle, round caps and joins.
+    public static let `default` = BufferParameters()
+
+    /// The largest distance between a true circular arc of radius 1 and its chords: 1 − cos(π/(4q)).
+    public var relativeChordError: Double { 1 - cos(Double.pi / (4 * Double(segmentsPerQuarterCircle))) }
+}
+
+extension GeometryEngine {
+    /// The largest buffer distance accepted, in meters: half the Earth's equatorial circumference. No planar
+    /// projection is meaningful beyond it.
+    public static let maximumBufferDistance = 20_037_508.342789244
+
+    /// Buffers one geometry in its own (projected) spatial reference.
+    /// - Parameters:
+    ///   - geometry: A point, multipoint, polyline, polygon or envelope in a projected spatial reference.
+    ///   - distance: The buffer distance in the spatial reference's unit (US survey feet for EPSG:32038).
+    ///     Positive for points and lines; negative shrinks polygons. Its size in meters must not exceed
+    ///     `maximumBufferDistance`.
+    ///   - parameters: Segments per quarter circle, end caps and joins.
+    /// - Returns: The buffer polygon (possibly empty, e.g. a polygon shrunk to nothing).
+    /// - Throws: `EngineError.geographicCoordinatesRefused` for degree coordinates (use `geodeticBuffer`),
+    ///   `.invalidDistance`, `.invalidGeometry` for self-intersecting polygons, `.badGeometry`.
+    public static func buffer(
+        around geometry: some GeometryConvertible, distance: Double, parameters: BufferParameters = .default
+    ) throws(EngineError) -> Polygon {
+        try buffer(around: [geometry.geometry], distances: [distance], shouldUnion: false, parameters: parameters)[0]
+    }
+
+    /// Buffers one geometry by a distance in any unit.
+    /// - Parameters:
+    ///   - geometry: A geometry in a projected spatial reference.
+    ///   - distance: The buffer distance, e.g. `Measurement(value: 2, unit: UnitLength.miles)`.
+    ///   - parameters: Segments per quarter circle, end caps and joins.
+    public static func buffer(
+        around geometry: some GeometryConvertible, distance: Measurement<UnitLength>,
+        parameters: BufferParameters = .default
+    ) throws(EngineError) -> Polygon {
+        let g = geometry.geometry
+        return try buffer(around: g, distance: try nativeDistance(distance, in: g.spatialReference), parameters: parameters)
+    }
+
+    /// Buffers several geometries, one distance each, and returns one polygon per geometry or one unioned polygon.
+    ///
+    /// Distance rule: give exactly one distance per geometry, or a single distance for all of them; any other count
+    /// is an error (`distanceCountMismatch`), never silently padded or truncated.
+    /// - Parameters:
+    ///   - geometries: Geometries in one projected spatial reference.
+    ///   - distances: Distances in that spatial reference's unit (see `buffer(around:distance:parameters:)`).
+    ///   - shouldUnion: `true` to dissolve all buffers into one (multi-part) polygon.
+    ///   - parameters: Segments per quarter circle, end caps and joins.
+    /// - Returns: `geometries.count` polygons, or one polygon when `shouldUnion` (none when `geometries` is empty).
+    public static func buffer(
+        around geometries: [some GeometryConvertible], distances: [Double], shouldUnion: Bool,
+        parameters: BufferParameters = .default
+    ) throws(EngineError) -> [Polygon] {
+        let gs = geometries.map(\.geometry)
+        guard let sr = gs.first?.spatialReference else { return [] }
+        guard distances.count == gs.count || distances.count == 1 else {
+            throw .distanceCountMismatch(geometries: gs.count, distances: distances.count)
+        }
+        if let other = gs.first(where: { $0.spatialReference != sr }) {
+            throw .spatialReferenceMismatch(sr, other.spatialReference)
+        }
+        guard !sr.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar buffer") }
+        guard (1...1000).contains(parameters.segmentsPerQuarterCircle) else {
+            throw .invalidDistance("segments per quarter circle must be in 1…1000, got \(parameters.segmentsPerQuarterCircle)")
+        }
+        let metersPerUnit = sr.unit?.metersPerUnit ?? 1
+        for (i, g) in gs.enumerated() {
+            let d = distances.count == 1 ? distances[0] : distances[i]
+            try validate(distance: d, for: g, index: i, metersPerUnit: metersPerUnit)
+        }
+        let context = try GEOSContext()
+        let params = try context.bufferParameters(parameters)
+        defer { GEOSBufferParams_destroy_r(context.handle, params) }
+        var buffers: [GEOSGeometryRef] = []
+        buffers.reserveCapacity(gs.count)
+        for (i, g) in gs.enumerated() {
+            let d = distances.count == 1 ? distances[0] : distances[i]
+            let input = try context.make(g)
+            try context.requireValid(input, g)
+            buffers.append(try context.own(GEOSBufferWithParams_r(context.handle, input.pointer, params, d), "buffer"))
+        }
+        if shouldUnion {
+            let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, buffers)
+            let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+            return [try context.polygon(unioned, in: sr)]
+        }
+        var result: [Polygon] = []
+        result.reserveCapacity(buffers.count)
+        for b in buffers { result.append(try context.polygon(b, in: sr)) }
+        return result
+    }
+
+    /// Buffers several geometries by distances in any unit; see `buffer(around:distances:shouldUnion:parameters:)`.
+    /// - Parameters:
+    ///   - geometries: Geometries in one projected spatial reference.
+    ///   - distances: One distance for all, or one per geometry.
+    ///   - shouldUnion: `true` to dissolve all buffers into one polygon.
+    ///   - parameters: Segments per quarter circle, end caps and joins.
+    public static func buffer(
+        around geometries: [some GeometryConvertible], distances: [Measurement<UnitLength>], shouldUnion: Bool,
+        parameters: BufferParameters = .default
+    ) throws(EngineError) -> [Polygon] {
+        guard let sr = geometries.first?.geometry.spatialReference else { return [] }
+        var native: [Double] = []
+        for d in distances { native.append(try nativeDistance(d, in: sr)) }
+        return try buffer(around: geometries, distances: native, shouldUnion: shouldUnion, parameters: parameters)
+    }
+
+    /// A length converted to a projected spatial reference's unit.
+    static func nativeDistance(_ distance: Measurement<UnitLength>, in sr: SpatialReference) throws(EngineError) -> Double {
+        guard let unit = sr.unit, sr.isProjected else { throw .geographicCoordinatesRefused(operation: "a planar buffer") }
+        return unit.value(of: distance)
+    }
+
+    private static func validate(distance d: Double, for g: Geometry, index: Int, metersPerUnit: Double) throws(EngineError) {
+        guard d.isFinite else { throw .invalidDistance("geometry \(index): distance \(d) is not a finite number") }
+        guard abs(d) * metersPerUnit <= maximumBufferDistance else {
+            throw .invalidDistance("geometry \(index): distance \(d) exceeds half the Earth's circumference")
+        }
+        switch g {
+        case .point, .multipoint, .polyline:
+            guard d > 0 else {
+                throw .invalidDistance("geometry \(index): a \(g.typeName.lowercased()) needs a positive distance, got \(d)")
+            }
+        case .polygon, .envelope:
+            break
+        }
+    }
+}
+
+extension GEOSContext {
+    func bufferParameters(_ p: BufferParameters) throws(EngineError) -> OpaquePointer {
+        guard let params = GEOSBufferParams_create_r(handle) else { throw error("buffer parameters") }
+        GEOSBufferParams_setQuadrantSegments_r(handle, params, Int32(p.segmentsPerQuarterCircle))
+        let cap: GEOSBufCapStyles = switch p.endCapStyle {
+        case .round: GEOSBUF_CAP_ROUND
+        case .flat: GEOSBUF_CAP_FLAT
+        case .square: GEOSBUF_CAP_SQUARE
+        }
+        let join: GEOSBufJoinStyles = switch p.joinStyle {
+        case .round: GEOSBUF_JOIN_ROUND
+        case .mitre: GEOSBUF_JOIN_MITRE
+        case .bevel: GEOSBUF_JOIN_BEVEL
+        }
+        GEOSBufferParams_setEndCapStyle_r(handle, params, Int32(cap.rawValue))
+        GEOSBufferParams_setJoinStyle_r(handle, params, Int32(join.rawValue))
+        GEOSBufferParams_setMitreLimit_r(handle, params, p.mitreLimit)
+        return params
+    }
+
+    /// Refuses invalid polygonal input (self-intersections, bad nesting) with GEOS's reason.
+    func requireValid(_ ref: GEOSGeometryRef, _ g: Geometry) throws(EngineError) {
+        switch g {
+        case .polygon, .envelope:
+            guard GEOSisValid_r(handle, ref.pointer) != 1 else { return }
+            var reason = "not valid"
+            if let r = GEOSisValidReason_r(handle, ref.pointer) {
+                reason = String(cString: r)
+                GEOSFree_r(handle, r)
+            }
+            throw .invalidGeometry(reason: reason)
+        default:
+            return
+        }
+    }
+}

@@ -1,0 +1,1 @@
+// Placeholder: KML model (issue 3).

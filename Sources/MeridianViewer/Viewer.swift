@@ -1,0 +1,2 @@
+// Placeholder: viewer (issue 5).
+import Meridian

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Creates (or updates) the virtual environment .venv with the Python packages the test harnesses and benchmarks use
+# as independent references (shapely, pyproj, geographiclib, selenium, pytest). Never used by the product.
+# Usage: scripts/python-env.sh [requirements-file ...]   (default: Tests/python/requirements.txt)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+files=("$@"); ((${#files[@]})) || files=(Tests/python/requirements.txt)
+[[ -x .venv/bin/python ]] || python3 -m venv .venv
+stamp=.venv/.installed-$(cat "${files[@]}" | sha1sum | cut -c1-12)
+if [[ ! -f $stamp ]]; then
+    for f in "${files[@]}"; do .venv/bin/pip install -q --disable-pip-version-check -r "$f"; done
+    touch "$stamp"
+fi

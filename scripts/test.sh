@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs every test: installs what is missing, builds (failing on any compiler warning), runs the Swift tests
+# (unit, reference and CLI end-to-end), then the Python harness (peer-library comparisons, GDAL/XSD interop and
+# headless-browser tests of the viewer). Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh --browser
+scripts/python-env.sh
+mkdir -p artifacts
+swift build --build-tests 2>&1 | tee artifacts/build.log | grep -v '^\[' || true
+if grep -E '(warning|error):' artifacts/build.log | grep -v '^warning: .*Invalid Resource' >/dev/null; then
+    echo "The build has warnings or errors (see artifacts/build.log):" >&2
+    grep -E '(warning|error):' artifacts/build.log >&2
+    exit 1
+fi
+swift test --skip-build 2>&1 | tee artifacts/swift-test.log | grep -E '✘|error|passed|failed|Executed' | tail -40
+grep -qE 'Test run with [0-9]+ tests? .*passed' artifacts/swift-test.log && \
+    ! grep -qE '✘|with [0-9]+ failures? \(' artifacts/swift-test.log || { echo "swift test failed" >&2; exit 1; }
+MERIDIAN_BIN="$(swift build --show-bin-path)/meridian" .venv/bin/python -m pytest -q Tests/python
