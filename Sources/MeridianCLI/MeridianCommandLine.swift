@@ -3,8 +3,62 @@ import Meridian
 
 /// Entry point of the `meridian` command line.
 public enum MeridianCommandLine {
-    /// Runs the command line with arguments (without the program name) and returns the exit status.
-    public static func run(_ arguments: [String]) -> Int32 { 0 }
+    /// Meridian's version.
+    public static let version = "0.1.0"
+
+    /// Every subcommand, in the order `--help` lists them. Commands from other modules (the viewer's `serve`)
+    /// are added by the executable through `run(_:extraCommands:io:)`.
+    public static let commands: [any Command.Type] = [
+        BufferCommand.self, ProjectCommand.self, SpatialReferenceCommand.self,
+    ]
+
+    /// Runs the command line and returns the exit status: 0 success, 1 failure, 2 usage error.
+    /// - Parameters:
+    ///   - arguments: The arguments without the program name.
+    ///   - extraCommands: Commands defined outside this module.
+    ///   - io: The standard streams.
+    public static func run(_ arguments: [String], extraCommands: [any Command.Type] = [], io: CommandIO = .standard)
+        -> Int32
+    {
+        let all = commands + extraCommands
+        guard let first = arguments.first else {
+            io.note(overview(all))
+            return 2
+        }
+        if first == "--version" || first == "version" {
+            io.print("meridian \(version) (GEOS \(GeometryEngine.geosVersion), PROJ \(GeometryEngine.projVersion))")
+            return 0
+        }
+        if first == "--help" || first == "-h" || first == "help" {
+            io.print(overview(all))
+            return 0
+        }
+        guard let command = all.first(where: { $0.name == first }) else {
+            io.note("meridian: unknown command '\(first)' (see meridian --help)")
+            return 2
+        }
+        var rest = Arguments(Array(arguments.dropFirst()))
+        if rest.wantsHelp {
+            io.print(command.help)
+            return 0
+        }
+        do {
+            try command.run(&rest, io: io)
+            return 0
+        } catch {
+            io.note("meridian \(command.name): \(error.description)")
+            return error.exitStatus
+        }
+    }
+
+    static func overview(_ commands: [any Command.Type]) -> String {
+        var lines = ["meridian \(version): geometry engine and KML toolkit", "",
+                     "Usage: meridian COMMAND [OPTIONS]", "", "Commands:"]
+        for c in commands { lines.append("  " + c.name.padding(toLength: 10, withPad: " ", startingAt: 0) + c.summary) }
+        lines += ["", "  --version  print the versions of Meridian, GEOS and PROJ",
+                  "Run 'meridian COMMAND --help' for a command's options."]
+        return lines.joined(separator: "\n")
+    }
 
     /// Flushes and exits.
     public static func exit(_ status: Int32) -> Never { Foundation.exit(status) }

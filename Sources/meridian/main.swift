@@ -1,5 +1,5 @@
 import MeridianCLI
 import MeridianViewer
 
-// The executable is a thin shell: parse, run, exit with the command's status.
+// The executable is a thin shell over the libraries: run the command line, exit with its status.
 MeridianCommandLine.exit(MeridianCommandLine.run(Array(CommandLine.arguments.dropFirst())))

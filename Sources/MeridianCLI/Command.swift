@@ -1,0 +1,62 @@
+import Foundation
+
+/// One `meridian` subcommand. Each lives in its own file under `Commands/` and is listed in
+/// `MeridianCommandLine.commands`.
+public protocol Command {
+    /// The subcommand's name, e.g. "buffer".
+    static var name: String { get }
+    /// One line for `meridian --help`.
+    static var summary: String { get }
+    /// The full `--help` text: usage line, options, examples.
+    static var help: String { get }
+    /// Runs the command.
+    /// - Parameters:
+    ///   - arguments: The arguments after the subcommand name.
+    ///   - io: Standard input, output and error.
+    /// - Throws: `CommandError` (usage → exit 2, failure → exit 1).
+    static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError)
+}
+
+/// The command's standard streams, replaceable in tests.
+public final class CommandIO: @unchecked Sendable {
+    private let readInput: () -> Data
+    private let writeOutput: (Data) -> Void
+    private let writeError: (Data) -> Void
+
+    /// Creates streams from closures.
+    /// - Parameters:
+    ///   - readInput: Returns all of standard input.
+    ///   - writeOutput: Appends to standard output.
+    ///   - writeError: Appends to standard error.
+    public init(readInput: @escaping () -> Data, writeOutput: @escaping (Data) -> Void,
+                writeError: @escaping (Data) -> Void) {
+        self.readInput = readInput
+        self.writeOutput = writeOutput
+        self.writeError = writeError
+    }
+
+    /// The process's own standard streams.
+    public static let standard = CommandIO(
+        readInput: { FileHandle.standardInput.readDataToEndOfFile() },
+        writeOutput: { FileHandle.standardOutput.write($0) },
+        writeError: { FileHandle.standardError.write($0) })
+
+    /// Reads all of standard input.
+    public func input() -> Data { readInput() }
+    /// Writes bytes to standard output.
+    public func output(_ data: Data) { writeOutput(data) }
+    /// Writes text to standard output.
+    public func print(_ text: String) { writeOutput(Data((text + "\n").utf8)) }
+    /// Writes a line to standard error.
+    public func note(_ text: String) { writeError(Data((text + "\n").utf8)) }
+
+    /// Reads a file, or standard input for `-` or `nil`.
+    /// - Parameter path: A path, `-` or `nil`.
+    /// - Throws: `CommandError.failure` when the file cannot be read.
+    public func read(_ path: String?) throws(CommandError) -> Data {
+        guard let path, path != "-" else { return input() }
+        do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw .failure("cannot read \(path): \((error as NSError).localizedFailureReason ?? "no such file or not readable")")
+        }
+    }
+}
