@@ -8,9 +8,9 @@ public enum MeridianCommandLine {
 
     /// Every subcommand, in the order `--help` lists them. Commands from other modules (the viewer's `serve`)
     /// are added by the executable through `run(_:extraCommands:io:)`.
-    public static let commands: [any Command.Type] = [
-        BufferCommand.self, ProjectCommand.self, SpatialReferenceCommand.self,
-    ]
+    public static var commands: [any Command.Type] {
+        [BufferCommand.self, ProjectCommand.self, SpatialReferenceCommand.self]
+    }
 
     /// Runs the command line and returns the exit status: 0 success, 1 failure, 2 usage error.
     /// - Parameters:
