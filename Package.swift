@@ -7,8 +7,9 @@
 //   MeridianEngine                              GEOS + PROJ: projection, buffers, overlay, predicates, geodesy
 //   MeridianKML                                 KML model, writer, reader, KMZ (libzip)
 //   Meridian                                    umbrella: re-exports the three libraries above
-//   MeridianCLI, MeridianViewer                 the `meridian` commands and the local web viewer
-//   meridian                                    the executable: a thin shell over MeridianCLI
+//   MeridianViewer                              the local web viewer: HTTP server (libmicrohttpd), JSON API, page
+//   MeridianCLI                                 the `meridian` commands (`serve` starts the viewer)
+//   meridian, meridian-bench                    executables: thin shells over MeridianCLI / the benchmark cases
 import PackageDescription
 
 let package = Package(
@@ -28,13 +29,14 @@ let package = Package(
         .target(name: "MeridianEngine", dependencies: ["MeridianCore", "CGEOS", "CPROJ"]),
         .target(name: "MeridianKML", dependencies: ["MeridianCore", "MeridianEngine", "CZip"]),
         .target(name: "Meridian", dependencies: ["MeridianCore", "MeridianEngine", "MeridianKML"]),
-        .target(name: "MeridianCLI", dependencies: ["Meridian"]),
         .target(
             name: "MeridianViewer",
             dependencies: ["Meridian", "CMicroHTTPD"],
             resources: [.copy("Site")]
         ),
-        .executableTarget(name: "meridian", dependencies: ["MeridianCLI", "MeridianViewer"]),
+        .target(name: "MeridianCLI", dependencies: ["Meridian", "MeridianViewer"]),
+        .executableTarget(name: "meridian", dependencies: ["MeridianCLI"]),
+        .executableTarget(name: "meridian-bench", dependencies: ["Meridian"], path: "bench/Sources/meridian-bench"),
 
         .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore"]),
         .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine"]),
