@@ -187,6 +187,10 @@ extension GeometryEngine {
             let d = distances.count == 1 ? distances[0] : distances[i]
             try validate(distance: d, for: g, index: i, metersPerUnit: metersPerUnit)
         }
+        if shouldUnion, let c = PointBufferUnion.circles(gs, distances: distances, parameters: parameters) {
+            // Point buffers: built directly and unioned by CircleUnion (GEOS only for degenerate configurations).
+            return [try PointBufferUnion.union(x: c.x, y: c.y, radius: c.radius, parameters: parameters, in: sr).0]
+        }
         let context = try GEOSContext()
         let params = try context.bufferParameters(parameters)
         defer { GEOSBufferParams_destroy_r(context.handle, params) }

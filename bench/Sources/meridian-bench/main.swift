@@ -1,4 +1,137 @@
-// Benchmark harness driver (issue 6): placeholder until the harness lands.
+// Benchmark driver (issue 6): runs one Meridian case per process and prints one JSON line with the times, peak
+// memory and result checks. bench/run starts it; it is not part of the test suite.
+//
+//   meridian-bench p1 INPUT.xy RADIUS REPS [--check]   buffer + union of points in EPSG:32038 (64-gon circles)
+//   meridian-bench p3 INPUT.xy EPSG REPS                project lon/lat (EPSG:4326) points to EPSG
+import Foundation
 import Meridian
 
-print("meridian-bench: no cases yet")
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("meridian-bench: \(message)\n".utf8))
+    exit(2)
+}
+
+/// Reads little-endian float64 (x, y) pairs.
+func readPairs(_ path: String) -> [Coordinate] {
+    guard let data = FileManager.default.contents(atPath: path) else { fail("cannot read \(path)") }
+    let count = data.count / 16
+    var result: [Coordinate] = []
+    result.reserveCapacity(count)
+    data.withUnsafeBytes { raw in
+        for i in 0..<count {
+            let x = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * i, as: UInt64.self)))
+            let y = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * i + 8, as: UInt64.self)))
+            result.append(Coordinate(x: x, y: y))
+        }
+    }
+    return result
+}
+
+/// Peak resident set size of this process in MiB.
+func peakRSSMiB() -> Double {
+    var usage = rusage()
+    getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
+/// Runs `body` `reps` times and returns the wall times in seconds and the last result.
+func timed<T>(_ reps: Int, _ body: () throws -> T) rethrows -> ([Double], T) {
+    var times: [Double] = []
+    var result: T?
+    let clock = ContinuousClock()
+    for _ in 0..<max(reps, 1) {
+        let start = clock.now
+        result = try body()
+        let elapsed = clock.now - start
+        times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+    return (times, result!)
+}
+
+func emit(_ fields: [String: Any]) {
+    var record = fields
+    record["peak_rss_mb"] = (peakRSSMiB() * 10).rounded() / 10
+    let data = try! JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+func isValid(_ p: Polygon) -> Bool {
+    do { return try GeometryEngine.invalidityReason(p) == nil } catch { return false }
+}
+
+func polygonStats(_ p: Polygon) -> [String: Any] {
+    [
+        "area": (try? GeometryEngine.area(p)) ?? -1,
+        "parts": p.parts.count,
+        "holes": p.parts.reduce(0) { $0 + $1.holes.count },
+        "vertices": p.vertexCount,
+        "valid": isValid(p),
+    ]
+}
+
+let args = CommandLine.arguments
+guard args.count >= 2 else { fail("usage: meridian-bench p1|p3 …") }
+do {
+    switch args[1] {
+    case "p1":
+        guard args.count >= 5, let radius = Double(args[3]), let reps = Int(args[4]) else {
+            fail("usage: meridian-bench p1 INPUT.xy RADIUS REPS [--check]")
+        }
+        let sr = try SpatialReference(wkid: 32038)
+        let points = readPairs(args[2]).map { Point($0, spatialReference: sr) }
+        let (times, result) = try timed(reps) {
+            try GeometryEngine.buffer(around: points, distances: [radius], shouldUnion: true)[0]
+        }
+        var record = polygonStats(result)
+        record["tool"] = "meridian"
+        record["times"] = times
+        let report = try GeometryEngine.unionOfPointBuffers(around: points, distances: [radius])
+        record["fallback"] = report.geosFallbackReason ?? ""
+        if args.contains("--check") {
+            // GEOS's own path: a GEOS buffer per point, then GEOS's cascaded union.
+            let clock = ContinuousClock()
+            let start = clock.now
+            let buffers = try GeometryEngine.buffer(around: points, distances: [radius], shouldUnion: false)
+            let reference = try GeometryEngine.union(buffers)
+            let elapsed = clock.now - start
+            guard case .polygon(let refPolygon) = reference else { fail("GEOS union is not a polygon") }
+            let stats = polygonStats(refPolygon)
+            let refArea = stats["area"] as! Double
+            record["geos_time"] = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            record["geos_area"] = refArea
+            record["geos_parts"] = stats["parts"]
+            record["geos_holes"] = stats["holes"]
+            record["geos_vertices"] = stats["vertices"]
+            record["geos_valid"] = stats["valid"]
+            record["geos_rel_area_diff"] = abs((record["area"] as! Double) - refArea) / refArea
+        }
+        emit(record)
+    case "p3":
+        guard args.count >= 5, let epsg = Int(args[3]), let reps = Int(args[4]) else {
+            fail("usage: meridian-bench p3 INPUT.xy EPSG REPS")
+        }
+        let source = SpatialReference.wgs84
+        let target = try SpatialReference(wkid: epsg)
+        let input = readPairs(args[2])
+        var output: [Coordinate] = []
+        let (times, _) = try timed(reps) {
+            output = input
+            try GeometryEngine.project(&output, from: source, into: target)
+        }
+        var sumX = 0.0, sumY = 0.0
+        for c in output {
+            sumX += c.x
+            sumY += c.y
+        }
+        emit(["tool": "meridian", "times": times, "count": output.count, "sum_x": sumX, "sum_y": sumY,
+              "first": [output[0].x, output[0].y]])
+    default:
+        fail("unknown case \(args[1])")
+    }
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,101 @@
+/// A uniform grid over circle centres (counting-sorted into cells), for finding the circles that can meet a given
+/// one, nearest cells first.
+struct CircleGrid {
+    /// Cell side.
+    let side: Double
+    /// The grid's lower-left corner.
+    let originX: Double, originY: Double
+    /// Cells across and down.
+    let columns: Int, rows: Int
+    /// The largest radius, which bounds how far a neighbour's centre can be.
+    let maximumRadius: Double
+    /// cellStart[c]..<cellStart[c+1] index `items` for cell c.
+    private let cellStart: [Int32]
+    /// Circle indices, grouped by cell.
+    private let items: [Int32]
+
+    /// Builds the grid. The cell side follows the density (about four centres per cell), but is never below
+    /// 1/32 of the largest radius, so a search reaches at most ~64 cells out.
+    init(x: [Double], y: [Double], radius: [Double]) {
+        let n = x.count
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        var rMax = 0.0
+        for i in 0..<n {
+            minX = min(minX, x[i]); maxX = max(maxX, x[i])
+            minY = min(minY, y[i]); maxY = max(maxY, y[i])
+            rMax = max(rMax, radius[i])
+        }
+        let width = max(maxX - minX, 0), height = max(maxY - minY, 0)
+        let area = max(width * height, 0)
+        var side = 2 * (area / Double(max(n, 1))).squareRoot()
+        side = max(side, rMax / 32, max(width, height) / 4096, 1e-9 * max(abs(minX), abs(minY), 1))
+        if !(side.isFinite && side > 0) { side = 1 }
+        self.side = side
+        originX = minX
+        originY = minY
+        columns = Int(width / side) + 1
+        rows = Int(height / side) + 1
+        maximumRadius = rMax
+        var counts = [Int32](repeating: 0, count: columns * rows + 1)
+        var cellOf = [Int32](repeating: 0, count: n)
+        for i in 0..<n {
+            let c = min(Int((x[i] - minX) / side), columns - 1) + min(Int((y[i] - minY) / side), rows - 1) * columns
+            cellOf[i] = Int32(c)
+            counts[c + 1] += 1
+        }
+        for c in 0..<(columns * rows) { counts[c + 1] += counts[c] }
+        var fill = counts
+        var list = [Int32](repeating: 0, count: n)
+        for i in 0..<n {
+            let c = Int(cellOf[i])
+            list[Int(fill[c])] = Int32(i)
+            fill[c] += 1
+        }
+        cellStart = counts
+        items = list
+    }
+
+    /// The cell of a point (clamped to the grid).
+    @inline(__always)
+    func cell(_ x: Double, _ y: Double) -> (Int, Int) {
+        (max(0, min(Int((x - originX) / side), columns - 1)), max(0, min(Int((y - originY) / side), rows - 1)))
+    }
+
+    /// How many rings of cells around a circle of radius `radius` can hold circles that meet it.
+    func reach(for radius: Double) -> Int {
+        let k = ((radius + maximumRadius) / side).rounded(.up) + 1
+        return Int(min(k, Double(max(columns, rows))))
+    }
+
+    /// Calls `body` with every circle whose cell is exactly `ring` cells (Chebyshev distance) from (ix, iy).
+    @inline(__always)
+    func forEachInRing(_ ix: Int, _ iy: Int, _ ring: Int, _ body: (Int) -> Void) {
+        cellStart.withUnsafeBufferPointer { start in
+            items.withUnsafeBufferPointer { list in
+                func visit(_ cx: Int, _ cy: Int) {
+                    guard cx >= 0, cx < columns, cy >= 0, cy < rows else { return }
+                    let c = cx + cy * columns
+                    var k = Int(start[c])
+                    let end = Int(start[c + 1])
+                    while k < end {
+                        body(Int(list[k]))
+                        k += 1
+                    }
+                }
+                if ring == 0 {
+                    visit(ix, iy)
+                    return
+                }
+                let y0 = iy - ring, y1 = iy + ring
+                for cxx in max(ix - ring, 0)...min(ix + ring, columns - 1) {
+                    visit(cxx, y0)
+                    visit(cxx, y1)
+                }
+                for cyy in max(y0 + 1, 0)...min(y1 - 1, rows - 1) {
+                    visit(ix - ring, cyy)
+                    visit(ix + ring, cyy)
+                }
+            }
+        }
+    }
+}

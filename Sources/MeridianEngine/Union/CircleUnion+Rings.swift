@@ -1,0 +1,219 @@
+import MeridianCore
+
+/// One closed ring of the union, with what the assembly needs.
+struct UnionRing {
+    /// Vertices, closed (first repeated at the end).
+    var vertices: [Coordinate]
+    /// Twice the signed area: positive for shells (counter-clockwise), negative for holes.
+    var doubleArea: Double
+}
+
+extension CircleUnion {
+    /// Links the arcs into closed rings through their shared crossings.
+    func linkRings(_ arcs: ArcStore) throws(DegenerateConfiguration) -> [UnionRing] {
+        let count = arcs.polygon.count
+        var byStart: [CrossKey: Int] = [:]
+        byStart.reserveCapacity(count)
+        for a in 0..<count where arcs.s0[a] >= 0 {
+            if byStart.updateValue(a, forKey: arcs.startKey[a]) != nil {
+                throw DegenerateConfiguration(reason: "two arcs start at one crossing")
+            }
+        }
+        let n = circle.count
+        var visited = [Bool](repeating: false, count: count)
+        var rings: [UnionRing] = []
+        for first in 0..<count where !visited[first] {
+            var ring: [Coordinate] = []
+            if arcs.s0[first] < 0 {
+                visited[first] = true
+                let i = Int(arcs.polygon[first])
+                ring.reserveCapacity(n + 1)
+                for k in 0...n {
+                    let (x, y) = vertex(i, k)
+                    ring.append(Coordinate(x: x, y: y))
+                }
+                rings.append(UnionRing(vertices: ring, doubleArea: Self.doubleArea(ring)))
+                continue
+            }
+            var a = first
+            repeat {
+                guard !visited[a] else { throw DegenerateConfiguration(reason: "arcs form a figure eight") }
+                visited[a] = true
+                let i = Int(arcs.polygon[a])
+                ring.append(Coordinate(x: arcs.x0[a], y: arcs.y0[a]))
+                let s0 = arcs.s0[a]
+                var s1 = arcs.s1[a]
+                if s1 <= s0 { s1 += Double(n) }
+                let firstVertex = Int(s0.rounded(.down)) + 1
+                let lastVertex = Int(s1.rounded(.up)) - 1
+                if firstVertex <= lastVertex {
+                    for k in firstVertex...lastVertex {
+                        let (x, y) = vertex(i, k)
+                        ring.append(Coordinate(x: x, y: y))
+                    }
+                }
+                guard let next = byStart[arcs.endKey[a]] else {
+                    throw DegenerateConfiguration(reason: "an arc ends where no arc starts")
+                }
+                a = next
+            } while a != first
+            guard ring.count >= 3 else { throw DegenerateConfiguration(reason: "a ring of fewer than 3 vertices") }
+            ring.append(ring[0])
+            rings.append(UnionRing(vertices: ring, doubleArea: Self.doubleArea(ring)))
+        }
+        return rings
+    }
+
+    /// Twice the signed area of a closed ring (shoelace, shifted to its first vertex for precision).
+    static func doubleArea(_ ring: [Coordinate]) -> Double {
+        guard ring.count > 3 else { return 0 }
+        let x0 = ring[0].x, y0 = ring[0].y
+        var sum = 0.0
+        for k in 1..<(ring.count - 2) {
+            sum += (ring[k].x - x0) * (ring[k + 1].y - y0) - (ring[k + 1].x - x0) * (ring[k].y - y0)
+        }
+        return sum
+    }
+
+    /// Groups the rings into parts: every hole joins the shell around it.
+    func assemble(_ rings: inout [UnionRing]) throws(DegenerateConfiguration) -> [Polygon.Part] {
+        var shells: [Int] = [], holes: [Int] = []
+        for k in rings.indices {
+            if rings[k].doubleArea > 0 { shells.append(k) } else if rings[k].doubleArea < 0 { holes.append(k) } else {
+                throw DegenerateConfiguration(reason: "a ring of zero area")
+            }
+        }
+        var owner = Array(rings.indices)  // union-find over rings
+        func find(_ a: Int) -> Int {
+            var a = a
+            while owner[a] != a {
+                owner[a] = owner[owner[a]]
+                a = owner[a]
+            }
+            return a
+        }
+        if !holes.isEmpty {
+            if shells.count == 1 {
+                for h in holes { owner[h] = shells[0] }
+            } else {
+                let index = RingEdgeIndex(rings)
+                for h in holes {
+                    // The ring just above the hole's top vertex bounds the same part (shell or sibling hole).
+                    var top = 0
+                    let vs = rings[h].vertices
+                    for k in vs.indices where vs[k].y > vs[top].y { top = k }
+                    guard let above = index.firstRingAbove(vs[top].x, vs[top].y, excluding: h, rings) else {
+                        throw DegenerateConfiguration(reason: "a hole outside every shell")
+                    }
+                    let (a, b) = (find(h), find(above))
+                    if a != b { owner[a] = b }
+                }
+            }
+        }
+        var partOfRoot: [Int: Int] = [:]
+        var parts: [Polygon.Part] = []
+        parts.reserveCapacity(shells.count)
+        for s in shells {
+            let root = find(s)
+            guard partOfRoot[root] == nil else { throw DegenerateConfiguration(reason: "two shells joined by holes") }
+            partOfRoot[root] = parts.count
+            parts.append(Polygon.Part(shell: rings[s].vertices, holes: []))
+        }
+        for h in holes {
+            guard let p = partOfRoot[find(h)] else { throw DegenerateConfiguration(reason: "a hole without a shell") }
+            parts[p].holes.append(rings[h].vertices)
+        }
+        return parts
+    }
+}
+
+/// A grid of ring edges for shooting vertical rays: which ring is hit first above a point.
+struct RingEdgeIndex {
+    private let originX: Double, originY: Double, side: Double
+    private let columns: Int, rows: Int
+    private let start: [Int32]
+    /// (ring, vertex) of each edge, grouped by cell.
+    private let ringOf: [Int32], vertexOf: [Int32]
+
+    init(_ rings: [UnionRing]) {
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        var edges = 0
+        for ring in rings {
+            for c in ring.vertices {
+                minX = min(minX, c.x); maxX = max(maxX, c.x)
+                minY = min(minY, c.y); maxY = max(maxY, c.y)
+            }
+            edges += ring.vertices.count - 1
+        }
+        let width = maxX - minX, height = maxY - minY
+        // About 8 edges per cell.
+        var side = ((width * height) / Double(max(edges / 8, 1))).squareRoot()
+        side = max(side, max(width, height) / 2048, 1e-9)
+        originX = minX
+        originY = minY
+        self.side = side
+        let columns = Int(width / side) + 1, rows = Int(height / side) + 1
+        self.columns = columns
+        self.rows = rows
+        let cells = columns * rows
+        var counts = [Int32](repeating: 0, count: cells + 1)
+        func cellRange(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> (Int, Int, Int, Int) {
+            (min(Int((min(ax, bx) - minX) / side), columns - 1), min(Int((max(ax, bx) - minX) / side), columns - 1),
+             min(Int((min(ay, by) - minY) / side), rows - 1), min(Int((max(ay, by) - minY) / side), rows - 1))
+        }
+        for ring in rings {
+            let v = ring.vertices
+            for k in 0..<(v.count - 1) {
+                let (c0, c1, r0, r1) = cellRange(v[k].x, v[k].y, v[k + 1].x, v[k + 1].y)
+                for row in r0...r1 { for col in c0...c1 { counts[col + row * columns + 1] += 1 } }
+            }
+        }
+        for c in 0..<cells { counts[c + 1] += counts[c] }
+        var fill = counts
+        var ringOf = [Int32](repeating: 0, count: Int(counts[cells]))
+        var vertexOf = ringOf
+        for (ri, ring) in rings.enumerated() {
+            let v = ring.vertices
+            for k in 0..<(v.count - 1) {
+                let (c0, c1, r0, r1) = cellRange(v[k].x, v[k].y, v[k + 1].x, v[k + 1].y)
+                for row in r0...r1 {
+                    for col in c0...c1 {
+                        let c = col + row * columns
+                        ringOf[Int(fill[c])] = Int32(ri)
+                        vertexOf[Int(fill[c])] = Int32(k)
+                        fill[c] += 1
+                    }
+                }
+            }
+        }
+        start = counts
+        self.ringOf = ringOf
+        self.vertexOf = vertexOf
+    }
+
+    /// The ring (other than `excluding`) whose boundary a vertical ray upward from (x, y) meets first.
+    func firstRingAbove(_ x: Double, _ y: Double, excluding: Int, _ rings: [UnionRing]) -> Int? {
+        let col = min(max(Int((x - originX) / side), 0), columns - 1)
+        var row = min(max(Int((y - originY) / side), 0), rows - 1)
+        var best = Double.infinity, bestRing: Int?
+        while row < rows {
+            let c = col + row * columns
+            for k in Int(start[c])..<Int(start[c + 1]) {
+                let ri = Int(ringOf[k])
+                if ri == excluding { continue }
+                let v = rings[ri].vertices
+                let a = v[Int(vertexOf[k])], b = v[Int(vertexOf[k]) + 1]
+                let (lx, hx) = a.x < b.x ? (a.x, b.x) : (b.x, a.x)
+                guard x >= lx, x < hx else { continue }
+                let yy = a.y + (x - a.x) / (b.x - a.x) * (b.y - a.y)
+                if yy > y && yy < best {
+                    best = yy
+                    bestRing = ri
+                }
+            }
+            if bestRing != nil && best <= originY + Double(row + 1) * side { break }
+            row += 1
+        }
+        return bestRing
+    }
+}

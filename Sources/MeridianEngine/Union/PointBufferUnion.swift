@@ -1,0 +1,93 @@
+import CGEOS
+import MeridianCore
+
+/// The fast path of `GeometryEngine.buffer(around:distances:shouldUnion:parameters:)` for unioned buffers of points:
+/// builds the buffer polygons directly from GEOS's unit circle (`UnitCircle`) and unions them with `CircleUnion`,
+/// falling back to GEOS's own union of the same polygons when `CircleUnion` meets a degenerate configuration.
+enum PointBufferUnion {
+    /// Centres and radii of the point buffers, or `nil` when the fast path does not apply (not all points or
+    /// multipoints, non-round end caps, non-finite coordinates, non-positive distances).
+    static func circles(_ geometries: [Geometry], distances: [Double], parameters: BufferParameters)
+        -> (x: [Double], y: [Double], radius: [Double])?
+    {
+        guard parameters.endCapStyle == .round else { return nil }
+        var xs: [Double] = [], ys: [Double] = [], rs: [Double] = []
+        xs.reserveCapacity(geometries.count)
+        ys.reserveCapacity(geometries.count)
+        rs.reserveCapacity(geometries.count)
+        for (i, g) in geometries.enumerated() {
+            let d = distances.count == 1 ? distances[0] : distances[i]
+            guard d > 0, d.isFinite else { return nil }
+            switch g {
+            case .point(let p):
+                guard p.x.isFinite, p.y.isFinite else { return nil }
+                xs.append(p.x)
+                ys.append(p.y)
+                rs.append(d)
+            case .multipoint(let m):
+                for c in m.coordinates {
+                    guard c.x.isFinite, c.y.isFinite else { return nil }
+                    xs.append(c.x)
+                    ys.append(c.y)
+                    rs.append(d)
+                }
+            default:
+                return nil
+            }
+        }
+        return (xs, ys, rs)
+    }
+
+    /// How the last call was computed (for tests and the benchmark's report).
+    enum Method: Sendable, Equatable {
+        /// `CircleUnion` produced the result.
+        case circleUnion
+        /// `CircleUnion` met a degenerate configuration; GEOS unioned the polygons.
+        case geosFallback(reason: String)
+    }
+
+    /// The union of the point buffers as one polygon, and how it was computed.
+    static func union(x: [Double], y: [Double], radius: [Double], parameters: BufferParameters,
+                      in spatialReference: SpatialReference) throws(EngineError) -> (Polygon, Method)
+    {
+        let circle = UnitCircle(segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
+        let problem = CircleUnion(circle: circle, x: x, y: y, radius: radius)
+        do {
+            let parts = try problem.run()
+            return (Polygon(parts: parts, spatialReference: spatialReference), .circleUnion)
+        } catch {
+            let polygon = try geosUnion(problem, in: spatialReference)
+            return (polygon, .geosFallback(reason: error.reason))
+        }
+    }
+
+    /// GEOS's unary union of the (deduplicated) circle polygons.
+    static func geosUnion(_ problem: CircleUnion, in spatialReference: SpatialReference) throws(EngineError) -> Polygon {
+        let context = try GEOSContext()
+        let polygons = try circlePolygons(problem, context: context)
+        let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, polygons)
+        let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+        return try context.polygon(unioned, in: spatialReference)
+    }
+
+    /// The circles as GEOS polygons, built from their vertices (no GEOS buffer call).
+    static func circlePolygons(_ problem: CircleUnion, context: GEOSContext) throws(EngineError) -> [GEOSGeometryRef] {
+        let n = problem.circle.count
+        var buffer = [Double](repeating: 0, count: 2 * (n + 1))
+        var result: [GEOSGeometryRef] = []
+        result.reserveCapacity(problem.cx.count)
+        for i in problem.cx.indices {
+            for k in 0...n {
+                let (x, y) = problem.vertex(i, k)
+                buffer[2 * k] = x
+                buffer[2 * k + 1] = y
+            }
+            guard let seq = GEOSCoordSeq_copyFromBuffer_r(context.handle, buffer, UInt32(n + 1), 0, 0),
+                let ring = GEOSGeom_createLinearRing_r(context.handle, seq),
+                let polygon = GEOSGeom_createPolygon_r(context.handle, ring, nil, 0)
+            else { throw context.error("create circle polygon") }
+            result.append(GEOSGeometryRef(context: context, pointer: polygon))
+        }
+        return result
+    }
+}
