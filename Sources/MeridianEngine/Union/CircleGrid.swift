@@ -63,7 +63,7 @@ struct CircleGrid {
 
     /// How many rings of cells around a circle of radius `radius` can hold circles that meet it.
     func reach(for radius: Double) -> Int {
-        let k = ((radius + maximumRadius) / side).rounded(.up) + 1
+        let k = ((radius + maximumRadius) * (1 + 1e-9) / side).rounded(.up)
         return Int(min(k, Double(max(columns, rows))))
     }
 

@@ -12,12 +12,16 @@ extension CircleUnion {
     /// Links the arcs into closed rings through their shared crossings.
     func linkRings(_ arcs: ArcStore) throws(DegenerateConfiguration) -> [UnionRing] {
         let count = arcs.polygon.count
-        var byStart: [CrossKey: Int] = [:]
-        byStart.reserveCapacity(count)
-        for a in 0..<count where arcs.s0[a] >= 0 {
-            if byStart.updateValue(a, forKey: arcs.startKey[a]) != nil {
-                throw DegenerateConfiguration(reason: "two arcs start at one crossing")
+        // Arcs are stored polygon by polygon: firstArc[p]..<firstArc[p+1] are polygon p's.
+        var firstArc = [Int32](repeating: 0, count: cx.count + 1)
+        for a in 0..<count { firstArc[Int(arcs.polygon[a]) + 1] += 1 }
+        for p in 0..<cx.count { firstArc[p + 1] += firstArc[p] }
+        /// The arc that starts at the crossing `key` on polygon p.
+        func arc(startingAt key: CrossKey, on p: Int) -> Int? {
+            for a in Int(firstArc[p])..<Int(firstArc[p + 1]) where arcs.startKey[a] == key && arcs.s0[a] >= 0 {
+                return a
             }
+            return nil
         }
         let n = circle.count
         var visited = [Bool](repeating: false, count: count)
@@ -52,7 +56,10 @@ extension CircleUnion {
                         ring.append(Coordinate(x: x, y: y))
                     }
                 }
-                guard let next = byStart[arcs.endKey[a]] else {
+                // The next arc runs along the other polygon of the end crossing.
+                let key = arcs.endKey[a]
+                let low = Int(key.low >> 20), high = Int(key.high >> 20)
+                guard let next = arc(startingAt: key, on: low == i ? high : low) else {
                     throw DegenerateConfiguration(reason: "an arc ends where no arc starts")
                 }
                 a = next
@@ -102,7 +109,7 @@ extension CircleUnion {
                     var top = 0
                     let vs = rings[h].vertices
                     for k in vs.indices where vs[k].y > vs[top].y { top = k }
-                    guard let above = index.firstRingAbove(vs[top].x, vs[top].y, excluding: h, rings) else {
+                    guard let above = index.firstRingAbove(vs[top].x, vs[top].y, excluding: h) else {
                         throw DegenerateConfiguration(reason: "a hole outside every shell")
                     }
                     let (a, b) = (find(h), find(above))
@@ -132,16 +139,19 @@ struct RingEdgeIndex {
     private let originX: Double, originY: Double, side: Double
     private let columns: Int, rows: Int
     private let start: [Int32]
-    /// (ring, vertex) of each edge, grouped by cell.
-    private let ringOf: [Int32], vertexOf: [Int32]
+    /// Edge endpoints and ring, grouped by cell.
+    private let ax: [Double], ay: [Double], bx: [Double], by: [Double]
+    private let ringOf: [Int32]
 
     init(_ rings: [UnionRing]) {
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         var edges = 0
         for ring in rings {
-            for c in ring.vertices {
-                minX = min(minX, c.x); maxX = max(maxX, c.x)
-                minY = min(minY, c.y); maxY = max(maxY, c.y)
+            ring.vertices.withUnsafeBufferPointer { v in
+                for c in v {
+                    minX = min(minX, c.x); maxX = max(maxX, c.x)
+                    minY = min(minY, c.y); maxY = max(maxY, c.y)
+                }
             }
             edges += ring.vertices.count - 1
         }
@@ -149,50 +159,60 @@ struct RingEdgeIndex {
         // About 8 edges per cell.
         var side = ((width * height) / Double(max(edges / 8, 1))).squareRoot()
         side = max(side, max(width, height) / 2048, 1e-9)
+        let columns = Int(width / side) + 1, rows = Int(height / side) + 1
         originX = minX
         originY = minY
         self.side = side
-        let columns = Int(width / side) + 1, rows = Int(height / side) + 1
         self.columns = columns
         self.rows = rows
         let cells = columns * rows
-        var counts = [Int32](repeating: 0, count: cells + 1)
-        func cellRange(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> (Int, Int, Int, Int) {
+        @inline(__always) func cellRange(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> (Int, Int, Int, Int) {
             (min(Int((min(ax, bx) - minX) / side), columns - 1), min(Int((max(ax, bx) - minX) / side), columns - 1),
              min(Int((min(ay, by) - minY) / side), rows - 1), min(Int((max(ay, by) - minY) / side), rows - 1))
         }
+        var counts = [Int32](repeating: 0, count: cells + 1)
         for ring in rings {
-            let v = ring.vertices
-            for k in 0..<(v.count - 1) {
-                let (c0, c1, r0, r1) = cellRange(v[k].x, v[k].y, v[k + 1].x, v[k + 1].y)
-                for row in r0...r1 { for col in c0...c1 { counts[col + row * columns + 1] += 1 } }
+            ring.vertices.withUnsafeBufferPointer { v in
+                for k in 0..<(v.count - 1) {
+                    let (c0, c1, r0, r1) = cellRange(v[k].x, v[k].y, v[k + 1].x, v[k + 1].y)
+                    for row in r0...r1 { for col in c0...c1 { counts[col + row * columns + 1] += 1 } }
+                }
             }
         }
         for c in 0..<cells { counts[c + 1] += counts[c] }
+        let total = Int(counts[cells])
         var fill = counts
-        var ringOf = [Int32](repeating: 0, count: Int(counts[cells]))
-        var vertexOf = ringOf
+        var eax = [Double](repeating: 0, count: total), eay = eax, ebx = eax, eby = eax
+        var ringOf = [Int32](repeating: 0, count: total)
         for (ri, ring) in rings.enumerated() {
-            let v = ring.vertices
-            for k in 0..<(v.count - 1) {
-                let (c0, c1, r0, r1) = cellRange(v[k].x, v[k].y, v[k + 1].x, v[k + 1].y)
-                for row in r0...r1 {
-                    for col in c0...c1 {
-                        let c = col + row * columns
-                        ringOf[Int(fill[c])] = Int32(ri)
-                        vertexOf[Int(fill[c])] = Int32(k)
-                        fill[c] += 1
+            ring.vertices.withUnsafeBufferPointer { v in
+                for k in 0..<(v.count - 1) {
+                    let (c0, c1, r0, r1) = cellRange(v[k].x, v[k].y, v[k + 1].x, v[k + 1].y)
+                    for row in r0...r1 {
+                        for col in c0...c1 {
+                            let c = col + row * columns
+                            let slot = Int(fill[c])
+                            eax[slot] = v[k].x
+                            eay[slot] = v[k].y
+                            ebx[slot] = v[k + 1].x
+                            eby[slot] = v[k + 1].y
+                            ringOf[slot] = Int32(ri)
+                            fill[c] += 1
+                        }
                     }
                 }
             }
         }
         start = counts
+        ax = eax
+        ay = eay
+        bx = ebx
+        by = eby
         self.ringOf = ringOf
-        self.vertexOf = vertexOf
     }
 
     /// The ring (other than `excluding`) whose boundary a vertical ray upward from (x, y) meets first.
-    func firstRingAbove(_ x: Double, _ y: Double, excluding: Int, _ rings: [UnionRing]) -> Int? {
+    func firstRingAbove(_ x: Double, _ y: Double, excluding: Int) -> Int? {
         let col = min(max(Int((x - originX) / side), 0), columns - 1)
         var row = min(max(Int((y - originY) / side), 0), rows - 1)
         var best = Double.infinity, bestRing: Int?
@@ -201,11 +221,9 @@ struct RingEdgeIndex {
             for k in Int(start[c])..<Int(start[c + 1]) {
                 let ri = Int(ringOf[k])
                 if ri == excluding { continue }
-                let v = rings[ri].vertices
-                let a = v[Int(vertexOf[k])], b = v[Int(vertexOf[k]) + 1]
-                let (lx, hx) = a.x < b.x ? (a.x, b.x) : (b.x, a.x)
+                let (lx, hx) = ax[k] < bx[k] ? (ax[k], bx[k]) : (bx[k], ax[k])
                 guard x >= lx, x < hx else { continue }
-                let yy = a.y + (x - a.x) / (b.x - a.x) * (b.y - a.y)
+                let yy = ay[k] + (x - ax[k]) / (bx[k] - ax[k]) * (by[k] - ay[k])
                 if yy > y && yy < best {
                     best = yy
                     bestRing = ri

@@ -107,6 +107,11 @@ struct ArcStore {
     /// Keys of the start and end crossings.
     var startKey: [CrossKey] = [], endKey: [CrossKey] = []
 
+    /// Appends a whole polygon's ring (no crossings).
+    mutating func appendWhole(polygon i: Int) {
+        append(polygon: i, s0: -1, s1: -1, x: 0, y: 0, start: CrossKey(i, 0, i, 0), end: CrossKey(i, 0, i, 0))
+    }
+
     mutating func append(polygon i: Int, s0 a: Double, s1 b: Double, x: Double, y: Double, start: CrossKey, end: CrossKey) {
         polygon.append(Int32(i))
         s0.append(a)
@@ -119,36 +124,17 @@ struct ArcStore {
 }
 
 extension CircleUnion {
-    /// Edge indices (unwrapped, so possibly negative or ≥ n) covering the angular window [a, b], with one edge of
-    /// margin each side; `nil` when the window is empty.
-    @inline(__always)
-    func edgeRange(_ a: Double, _ b: Double) -> ClosedRange<Int>? {
-        guard b >= a else { return nil }
-        let first = Int((a / circle.step).rounded(.down)) - 1
-        let last = Int((b / circle.step).rounded(.down)) + 1
-        return first...last
-    }
-
-    /// The edges of a polygon in one or two angular windows around direction `phi`: [phi − beta, phi − gamma] and
-    /// [phi + gamma, phi + beta], each edge once.
-    func windowEdges(phi: Double, beta: Double, gamma: Double, into edges: inout [Int]) {
+    /// The edges of a polygon whose angular sectors meet the window [a, b] (radians), each once.
+    func windowEdges(_ a: Double, _ b: Double, into edges: inout [Int]) {
         edges.removeAll(keepingCapacity: true)
+        guard b >= a else { return }
         let n = circle.count
-        guard let w1 = edgeRange(phi - beta, phi - gamma), let w2 = edgeRange(phi + gamma, phi + beta) else { return }
-        var ranges: [ClosedRange<Int>] = []
-        if w2.lowerBound <= w1.upperBound + 1 {
-            ranges = [w1.lowerBound...max(w1.upperBound, w2.upperBound)]
-        } else {
-            ranges = [w1, w2]
-        }
-        let span = ranges.last!.upperBound - ranges.first!.lowerBound + 1
-        if span >= n {
+        let first = Int((a / circle.step).rounded(.down)), last = Int((b / circle.step).rounded(.down))
+        if last - first + 1 >= n {
             edges.append(contentsOf: 0..<n)
             return
         }
-        for range in ranges {
-            for k in range { edges.append(((k % n) + n) % n) }
-        }
+        for k in first...last { edges.append(((k % n) + n) % n) }
     }
 
     /// Finds the uncovered arcs of polygon i's boundary and appends them to `arcs`.
@@ -188,23 +174,36 @@ extension CircleUnion {
                 if reachI >= 1 { continue }
                 let betaI = acos(max(reachI, -1)) + Self.angleMargin
                 // Skip j when everything it could touch on i is already covered.
-                if try isAlreadyCovered(phi - betaI, phi + betaI, crossings) { continue }
+                if isAlreadyCovered(phi - betaI, phi + betaI, crossings) { continue }
                 let insideI = Self.insideCosine(lo: loI, hi: hiI, d: d, rho: loJ)
                 let gammaI = insideI >= 1 ? 0 : max(acos(max(insideI, -1)) - Self.angleMargin, 0)
                 let reachJ = Self.reachCosine(lo: loJ, hi: hiJ, d: d, rho: hiI)
                 let betaJ = reachJ >= 1 ? 0 : acos(max(reachJ, -1)) + Self.angleMargin
                 let insideJ = Self.insideCosine(lo: loJ, hi: hiJ, d: d, rho: loI)
                 let gammaJ = insideJ >= 1 ? 0 : max(acos(max(insideJ, -1)) - Self.angleMargin, 0)
-                windowEdges(phi: phi, beta: betaI, gamma: gammaI, into: &edgesI)
-                windowEdges(phi: phi + Double.pi, beta: betaJ, gamma: gammaJ, into: &edgesJ)
+                // A crossing left of the line from i to j lies in i's window [φ+γ, φ+β] and, seen from j (looking
+                // back at φ+π), in j's window [φ+π−β, φ+π−γ]; a crossing on the right in the mirrored pair.
                 var entry = -1, exit = -1, found = 0
-                for e in edgesI {
-                    for f in edgesJ {
-                        guard let c = try cross(i, e, j, f) else { continue }
-                        found += 1
-                        if found > 2 { throw DegenerateConfiguration(reason: "more than two crossings") }
-                        let index = crossings.addCrossing(s: Double(e) + c.t, x: c.x, y: c.y, key: c.key)
-                        if c.enters { entry = index } else { exit = index }
+                var firstKey = CrossKey(0, 0, 0, 0), secondKey = firstKey
+                for side in 0..<2 {
+                    if side == 0 {
+                        windowEdges(phi + gammaI, phi + betaI, into: &edgesI)
+                        windowEdges(phi + Double.pi - betaJ, phi + Double.pi - gammaJ, into: &edgesJ)
+                    } else {
+                        windowEdges(phi - betaI, phi - gammaI, into: &edgesI)
+                        windowEdges(phi + Double.pi + gammaJ, phi + Double.pi + betaJ, into: &edgesJ)
+                    }
+                    for e in edgesI {
+                        for f in edgesJ {
+                            guard let c = try cross(i, e, j, f) else { continue }
+                            // Edges near the line from i to j sit in both windows: count each crossing once.
+                            if (found >= 1 && c.key == firstKey) || (found == 2 && c.key == secondKey) { continue }
+                            found += 1
+                            if found > 2 { throw DegenerateConfiguration(reason: "more than two crossings") }
+                            if found == 1 { firstKey = c.key } else { secondKey = c.key }
+                            let index = crossings.addCrossing(s: Double(e) + c.t, x: c.x, y: c.y, key: c.key)
+                            if c.enters { entry = index } else { exit = index }
+                        }
                     }
                 }
                 if found == 0 {
@@ -230,9 +229,7 @@ extension CircleUnion {
     }
 
     /// Whether the angular window [a, b] (as boundary parameters, one edge of margin) is inside the covered blocks.
-    private func isAlreadyCovered(_ a: Double, _ b: Double, _ crossings: CrossingScratch)
-        throws(DegenerateConfiguration) -> Bool
-    {
+    private func isAlreadyCovered(_ a: Double, _ b: Double, _ crossings: CrossingScratch) -> Bool {
         guard !crossings.blockStart.isEmpty else { return false }
         let nd = Double(circle.count)
         var lo = a / circle.step - 1, hi = b / circle.step + 1
@@ -248,7 +245,7 @@ extension CircleUnion {
     private func emitArcs(of i: Int, _ c: CrossingScratch, into arcs: inout ArcStore) throws(DegenerateConfiguration) {
         let m = c.blockStart.count
         if m == 0 {
-            arcs.append(polygon: i, s0: -1, s1: -1, x: 0, y: 0, start: CrossKey(i, 0, i, 0), end: CrossKey(i, 0, i, 0))
+            arcs.appendWhole(polygon: i)
             return
         }
         for k in 0..<m {

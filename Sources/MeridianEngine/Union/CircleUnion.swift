@@ -41,7 +41,7 @@ struct CircleUnion {
     /// Relative margin applied to every radius bound (the polygon's rounded vertices stray by ~1e-16).
     static let radiusMargin = 1e-12
     /// Angular margin (radians) applied to analytic coverage windows.
-    static let angleMargin = 1e-9
+    static let angleMargin = 1e-6
     /// Relative bound under which an orientation is considered too close to zero.
     static let orientationTolerance = 1e-11
     /// Smallest crossing parameter along an edge kept away from its ends.
@@ -77,8 +77,11 @@ struct CircleUnion {
         var cover = CoverageScratch()
         var crossings = CrossingScratch()
         for i in 0..<cx.count {
-            if isCulled(i, grid: grid, scratch: &cover) { continue }
-            try traceBoundary(of: i, grid: grid, crossings: &crossings, arcs: &arcs)
+            switch classify(i, grid: grid, scratch: &cover) {
+            case .culled: continue
+            case .isolated: arcs.appendWhole(polygon: i)
+            case .overlapped: try traceBoundary(of: i, grid: grid, crossings: &crossings, arcs: &arcs)
+            }
         }
         var rings = try linkRings(arcs)
         return try assemble(&rings)
@@ -118,22 +121,34 @@ struct CircleUnion {
 
     // MARK: Phase 1: culling with circles
 
-    /// Whether polygon i's boundary lies inside the union of its neighbours' inner disks (then it contributes nothing
-    /// to the union's boundary). Neighbours are visited nearest cells first and the search stops once covered.
-    func isCulled(_ i: Int, grid: CircleGrid, scratch: inout CoverageScratch) -> Bool {
+    /// What phase 1 found about one polygon.
+    enum Classification {
+        /// Its boundary lies inside the union of its neighbours' inner disks: it contributes nothing.
+        case culled
+        /// No other circle reaches it: its whole ring is a shell of the union.
+        case isolated
+        /// Its boundary must be traced.
+        case overlapped
+    }
+
+    /// Classifies polygon i (see `Classification`). Neighbours are visited nearest cells first and the search stops
+    /// once the boundary is covered.
+    func classify(_ i: Int, grid: CircleGrid, scratch: inout CoverageScratch) -> Classification {
         let xi = cx[i], yi = cy[i], ri = r[i]
         let lo = innerRadius(i) * (1 - Self.radiusMargin), hi = ri * (1 + Self.radiusMargin)
         scratch.reset()
         let reach = grid.reach(for: ri)
         let (ix, iy) = grid.cell(xi, yi)
+        var touched = false
         for ring in 0...reach {
             var culled = false
             grid.forEachInRing(ix, iy, ring) { j in
                 if j == i || culled { return }
                 let dx = cx[j] - xi, dy = cy[j] - yi
                 let d2 = dx * dx + dy * dy
-                let reachSum = ri + r[j]
+                let reachSum = (ri + r[j]) * (1 + Self.radiusMargin)
                 if d2 >= reachSum * reachSum { return }
+                touched = true
                 let rho = innerRadius(j) * (1 - Self.radiusMargin)
                 if d2 == 0 {
                     if rho > hi { culled = true }
@@ -147,57 +162,65 @@ struct CircleUnion {
                 if w <= 0 { return }
                 scratch.add(center: atan2(dy, dx), halfWidth: w)
             }
-            if culled || scratch.isFull() { return true }
+            if culled || scratch.isFull() { return .culled }
         }
-        return false
+        return touched ? .overlapped : .isolated
     }
 }
 
-/// Angular intervals (radians) that cover part of a circle, for the culling test.
+/// Angular intervals (radians) that cover part of a circle, for the culling test, kept merged and sorted.
 struct CoverageScratch {
     private var starts: [Double] = []
     private var ends: [Double] = []
-    private var pending = 0
 
     /// Forgets all intervals.
     mutating func reset() {
         starts.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
-        pending = 0
     }
 
     /// Adds the interval [center − halfWidth, center + halfWidth].
     mutating func add(center: Double, halfWidth: Double) {
+        let full = 2 * Double.pi
         if halfWidth >= Double.pi {
-            starts.append(0)
-            ends.append(2 * Double.pi)
+            insert(0, full)
             return
         }
         var a = center - halfWidth
-        if a < 0 { a += 2 * Double.pi }
-        if a >= 2 * Double.pi { a -= 2 * Double.pi }
+        if a < 0 { a += full }
+        if a >= full { a -= full }
         let b = a + 2 * halfWidth
-        if b <= 2 * Double.pi {
-            starts.append(a)
-            ends.append(b)
+        if b <= full {
+            insert(a, b)
         } else {
-            starts.append(a)
-            ends.append(2 * Double.pi)
-            starts.append(0)
-            ends.append(b - 2 * Double.pi)
+            insert(a, full)
+            insert(0, b - full)
         }
-        pending += 1
+    }
+
+    /// Inserts [a, b] into the sorted, disjoint list, merging what it overlaps.
+    private mutating func insert(_ a: Double, _ b: Double) {
+        var lo = a, hi = b
+        var k = 0
+        while k < starts.count && ends[k] < lo { k += 1 }
+        let first = k
+        while k < starts.count && starts[k] <= hi {
+            lo = min(lo, starts[k])
+            hi = max(hi, ends[k])
+            k += 1
+        }
+        if k > first {
+            starts.replaceSubrange(first..<k, with: CollectionOfOne(lo))
+            ends.replaceSubrange(first..<k, with: CollectionOfOne(hi))
+        } else {
+            starts.insert(lo, at: first)
+            ends.insert(hi, at: first)
+        }
     }
 
     /// Whether the intervals cover the whole circle [0, 2π].
-    mutating func isFull() -> Bool {
-        guard !starts.isEmpty else { return false }
-        let order = starts.indices.sorted { starts[$0] < starts[$1] }
-        var reached = 0.0
-        for k in order {
-            if starts[k] > reached { return false }
-            reached = max(reached, ends[k])
-        }
-        return reached >= 2 * Double.pi
-    }
+    func isFull() -> Bool { starts.count == 1 && starts[0] <= 0 && ends[0] >= 2 * Double.pi }
+
+    /// Whether any interval was added.
+    var isEmpty: Bool { starts.isEmpty }
 }

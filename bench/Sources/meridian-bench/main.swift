@@ -86,6 +86,10 @@ do {
         let (times, result) = try timed(reps) {
             try GeometryEngine.buffer(around: points, distances: [radius], shouldUnion: true)[0]
         }
+        if args.contains("--time-only") {
+            emit(["tool": "meridian", "times": times, "parts": result.parts.count])
+            exit(0)
+        }
         var record = polygonStats(result)
         record["tool"] = "meridian"
         record["times"] = times
