@@ -2,7 +2,7 @@
 // memory and result checks. bench/run starts it; it is not part of the test suite.
 //
 //   meridian-bench p1 INPUT.xy RADIUS REPS [--check]   buffer + union of points in EPSG:32038 (64-gon circles)
-//   meridian-bench p3 INPUT.xy EPSG REPS                project lon/lat (EPSG:4326) points to EPSG
+//   meridian-bench p3 INPUT.xy EPSG REPS [OUT.xy]       project lon/lat (EPSG:4326) points to EPSG
 import Foundation
 import Meridian
 
@@ -116,7 +116,7 @@ do {
         emit(record)
     case "p3":
         guard args.count >= 5, let epsg = Int(args[3]), let reps = Int(args[4]) else {
-            fail("usage: meridian-bench p3 INPUT.xy EPSG REPS")
+            fail("usage: meridian-bench p3 INPUT.xy EPSG REPS [OUT.xy]")
         }
         let source = SpatialReference.wgs84
         let target = try SpatialReference(wkid: epsg)
@@ -131,8 +131,18 @@ do {
             sumX += c.x
             sumY += c.y
         }
-        emit(["tool": "meridian", "times": times, "count": output.count, "sum_x": sumX, "sum_y": sumY,
-              "first": [output[0].x, output[0].y]])
+        if args.count >= 6 {
+            // Write the projected pairs for the peer to compare.
+            var raw = [Double]()
+            raw.reserveCapacity(2 * output.count)
+            for c in output {
+                raw.append(c.x)
+                raw.append(c.y)
+            }
+            let data = raw.withUnsafeBufferPointer { Data(buffer: $0) }
+            guard FileManager.default.createFile(atPath: args[5], contents: data) else { fail("cannot write \(args[5])") }
+        }
+        emit(["tool": "meridian", "times": times, "count": output.count, "sum_x": sumX, "sum_y": sumY])
     default:
         fail("unknown case \(args[1])")
     }

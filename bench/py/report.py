@@ -1,0 +1,83 @@
+"""Turns bench/out/results.jsonl into the Markdown table of BENCHMARKS.md. Usage: report.py RESULTS.jsonl"""
+import json
+import statistics
+import sys
+
+TARGETS = {"P1a": 0.33, "P1b": 0.33, "P1c": 0.25, "P1d": 0.33, "P1e": 0.33, "P2": 0.5,
+           "P3 4326->32038": 1.0, "P3 4326->3857": 1.0, "P4 write": 0.05, "P4 read": 1.0}
+# The peer each case's target is measured against (None: the fastest peer row of the case).
+REFERENCE = {"P4 write": "simplekml", "P4 read": "lxml"}
+
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+cases = []
+for r in rows:
+    if r["case"] not in cases:
+        cases.append(r["case"])
+
+
+def med(r):
+    return statistics.median(r["times"]) if r.get("times") else None
+
+
+def timing(r):
+    if "timeout" in r:
+        return f"> {r['timeout']} s (timed out)"
+    if "pending" in r:
+        return "pending"
+    if "error" in r:
+        return r["error"]
+    t = r["times"]
+    return f"{med(r):.3f} [{min(t):.3f}–{max(t):.3f}] (n={len(t)})"
+
+
+def checks(m, peer):
+    out = []
+    if "area" in m and peer and "area" in peer:
+        out.append(f"Δarea {abs(m['area'] - peer['area']) / peer['area']:.1e}")
+        for k in ("parts", "holes", "vertices"):
+            out.append(f"{k} {m[k]}" + ("" if m[k] == peer[k] else f" ≠ {peer[k]}"))
+        out.append("valid" if m["valid"] and peer["valid"] else f"VALID? {m['valid']}/{peer['valid']}")
+    if "geos_area" in m:
+        same = all(m[k] == m["geos_" + k] for k in ("parts", "holes", "vertices"))
+        out.append(f"vs GEOS 3.11 union: Δarea {m['geos_rel_area_diff']:.1e}, counts {'equal' if same else 'DIFFER'}"
+                   f"{'' if m['geos_valid'] else ', GEOS invalid'} (GEOS path {m['geos_time']:.1f} s)")
+    if m.get("fallback"):
+        out.append(f"GEOS fallback: {m['fallback']}")
+    if "max_abs_diff" in (peer or {}):
+        out.append(f"max Δ vs pyproj {peer['max_abs_diff']:.1e}")
+    return "; ".join(out)
+
+
+print("| Case | Tool | Time s: median [min–max] | Peak RSS MiB | Meridian / peer | Target | Checks |")
+print("|---|---|---|---|---|---|---|")
+for case in cases:
+    rs = [r for r in rows if r["case"] == case]
+    mer = next((r for r in rs if r["tool"] == "meridian"), None)
+    peers = [r for r in rs if r["tool"] != "meridian"]
+    timed_peers = [p for p in peers if med(p) is not None]
+    want = REFERENCE.get(case)
+    ref = None
+    if want:
+        ref = next((p for p in timed_peers if p["tool"].startswith(want)), None)
+    elif timed_peers:
+        ref = min(timed_peers, key=med)
+    m_t = med(mer) if mer else None
+    target = TARGETS.get(case)
+    if mer:
+        ratio = f"{m_t / med(ref):.3f} vs {ref['tool']}" if (m_t and ref) else "—"
+        met = "—"
+        if m_t and ref and target:
+            met = f"≤ {target}: {'met' if m_t / med(ref) <= target else 'NOT met'}"
+        print(f"| {case} | **Meridian** | {timing(mer)} | {mer.get('peak_rss_mb', '—')} | {ratio} | {met} | "
+              f"{checks(mer, ref) if mer.get('times') else ''} |")
+    for p in peers:
+        ratio = f"{m_t / med(p):.3f}" if (m_t and med(p)) else "—"
+        extra = ""
+        if "area" in p:
+            extra = f"parts {p['parts']}, holes {p['holes']}, vertices {p['vertices']}, valid {p['valid']}"
+        if "max_abs_diff" in p:
+            extra = f"max Δ Meridian vs pyproj {p['max_abs_diff']:.1e}"
+        if "result" in p and p["result"] is not None:
+            extra = f"result {p['result']}"
+        ref_mark = " (reference)" if p is ref else ""
+        print(f"| {case} | {p['tool']}{ref_mark} | {timing(p)} | {p.get('peak_rss_mb', '—')} | {ratio} | | {extra} |")
