@@ -25,16 +25,22 @@ extension GeometryEngine {
     ) throws(EngineError) -> PointBufferUnionResult {
         let gs = points.map(\.geometry)
         guard let sr = gs.first?.spatialReference else { throw .badGeometry(.empty("no points to buffer")) }
-        // Run the shared validation (spatial references, distances, units) through the public entry point's checks.
-        _ = try buffer(around: [gs[0]], distances: [distances[0]], shouldUnion: false, parameters: parameters)
         guard distances.count == gs.count || distances.count == 1 else {
             throw .distanceCountMismatch(geometries: gs.count, distances: distances.count)
         }
         if let other = gs.first(where: { $0.spatialReference != sr }) {
             throw .spatialReferenceMismatch(sr, other.spatialReference)
         }
+        guard !sr.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar buffer") }
+        guard (1...1000).contains(parameters.segmentsPerQuarterCircle) else {
+            throw .invalidDistance("segments per quarter circle must be in 1…1000, got \(parameters.segmentsPerQuarterCircle)")
+        }
+        let metersPerUnit = sr.unit?.metersPerUnit ?? 1
+        for (i, d) in distances.enumerated() where !(d.isFinite && d > 0 && d * metersPerUnit <= maximumBufferDistance) {
+            throw .invalidDistance("geometry \(i): distance \(d) must be positive, finite and at most half the Earth's circumference")
+        }
         guard let c = PointBufferUnion.circles(gs, distances: distances, parameters: parameters) else {
-            throw .invalidDistance("the point-buffer union needs points, positive finite distances and round caps")
+            throw .invalidDistance("the point-buffer union needs finite points (or multipoints) and round caps")
         }
         let (polygon, method) = try PointBufferUnion.union(
             x: c.x, y: c.y, radius: c.radius, parameters: parameters, in: sr)

@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+
+@testable import MeridianCore
+@testable import MeridianEngine
+
+/// A small deterministic generator (SplitMix64), so every randomized case is reproducible.
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A projected spatial reference in meters that needs no PROJ lookup.
+private let planar = SpatialReference.webMercator
+
+/// What the fast union must match in GEOS's union: area within 1e-9 relative, the same numbers of parts, holes and
+/// vertices, and valid output.
+private struct Summary: Equatable {
+    let parts: Int
+    let holes: Int
+    let vertices: Int
+}
+
+private func summary(_ p: Polygon) -> Summary {
+    Summary(parts: p.parts.count, holes: p.parts.reduce(0) { $0 + $1.holes.count }, vertices: p.vertexCount)
+}
+
+/// GEOS's own answer: a GEOS buffer per point, then GEOS's cascaded union.
+private func geosUnion(_ points: [Point], _ distances: [Double]) throws -> Polygon {
+    let buffers = try GeometryEngine.buffer(around: points, distances: distances, shouldUnion: false)
+    guard case .polygon(let p) = try GeometryEngine.union(buffers) else {
+        Issue.record("GEOS union is not a polygon")
+        return Polygon(parts: [], spatialReference: planar)
+    }
+    return p
+}
+
+/// Checks the fast union against GEOS's; returns whether the fast path (no GEOS fallback) produced it.
+@discardableResult
+private func checkAgainstGEOS(_ points: [Point], _ distances: [Double], _ label: String,
+                              sourceLocation: SourceLocation = #_sourceLocation) throws -> Bool {
+    let fast = try GeometryEngine.unionOfPointBuffers(around: points, distances: distances)
+    let viaBuffer = try GeometryEngine.buffer(around: points, distances: distances, shouldUnion: true)[0]
+    #expect(viaBuffer == fast.polygon, "\(label): buffer(shouldUnion:) must return the same polygon",
+            sourceLocation: sourceLocation)
+    let reference = try geosUnion(points, distances)
+    let a = try GeometryEngine.area(fast.polygon), b = try GeometryEngine.area(reference)
+    #expect(abs(a - b) <= 1e-9 * b, "\(label): area \(a) vs GEOS \(b)", sourceLocation: sourceLocation)
+    #expect(summary(fast.polygon) == summary(reference), "\(label): counts differ from GEOS",
+            sourceLocation: sourceLocation)
+    #expect(try GeometryEngine.invalidityReason(fast.polygon) == nil, "\(label): invalid output",
+            sourceLocation: sourceLocation)
+    for part in fast.polygon.parts {
+        #expect(Polygon.signedArea(part.shell) > 0, "\(label): shell not counter-clockwise", sourceLocation: sourceLocation)
+        for h in part.holes {
+            #expect(Polygon.signedArea(h) < 0, "\(label): hole not clockwise", sourceLocation: sourceLocation)
+        }
+    }
+    if let reason = fast.geosFallbackReason { print("\(label): GEOS fallback (\(reason))") }
+    return fast.geosFallbackReason == nil
+}
+
+@Suite("Point buffer union")
+struct PointBufferUnionTests {
+    @Test("The unit circle reproduces GEOS's point buffer vertices bit for bit", arguments: [1, 2, 8, 16, 30])
+    func unitCircleMatchesGEOS(q: Int) throws {
+        var rng = SplitMix(state: UInt64(q))
+        let circle = UnitCircle(segmentsPerQuarterCircle: q)
+        #expect(circle.count == 4 * q)
+        for _ in 0..<20 {
+            let x = Double.random(in: -1e7...1e7, using: &rng), y = Double.random(in: -1e7...1e7, using: &rng)
+            let r = Double.random(in: 1e-3...1e5, using: &rng)
+            let geos = try GeometryEngine.buffer(
+                around: Point(x: x, y: y, spatialReference: planar), distance: r,
+                parameters: BufferParameters(segmentsPerQuarterCircle: q))
+            let ring = geos.parts[0].shell.dropLast()
+            let mine = (0..<circle.count).map { k in Coordinate(x: x + r * circle.x[k], y: y + r * circle.y[k]) }
+            #expect(Set(ring) == Set(mine), "q=\(q) centre (\(x), \(y)) r=\(r)")
+            #expect(ring.count == mine.count)
+        }
+    }
+
+    @Test("Random overlapping circles equal GEOS's union (fast path, no fallback)")
+    func randomOverlaps() throws {
+        // Sparse (mostly singletons), near the percolation threshold (holes, many parts), and dense (heavy culling).
+        for (seed, count, radius) in [(1, 300, 2.0), (2, 300, 4.5), (3, 300, 6.0), (4, 400, 12.0), (5, 150, 30.0)] {
+            var rng = SplitMix(state: UInt64(seed))
+            let points = (0..<count).map { _ in
+                Point(x: 5e5 + Double.random(in: 0...100, using: &rng), y: 4e6 + Double.random(in: 0...100, using: &rng),
+                      spatialReference: planar)
+            }
+            let fastPath = try checkAgainstGEOS(points, [radius], "seed \(seed)")
+            #expect(fastPath, "seed \(seed): general-position input should not need the GEOS fallback")
+        }
+    }
+
+    @Test("Random radii per point equal GEOS's union")
+    func randomRadii() throws {
+        for seed in 10..<14 {
+            var rng = SplitMix(state: UInt64(seed))
+            let points = (0..<200).map { _ in
+                Point(x: Double.random(in: 0...100, using: &rng), y: Double.random(in: 0...100, using: &rng),
+                      spatialReference: planar)
+            }
+            let radii = points.map { _ in Double.random(in: 0.5...9, using: &rng) }
+            let fastPath = try checkAgainstGEOS(points, radii, "radii seed \(seed)")
+            #expect(fastPath)
+        }
+    }
+
+    @Test("Holes with islands inside them: several shells and holes in one union")
+    func holesWithIslands() throws {
+        var points: [Point] = []
+        // Two rings of circles, each enclosing a hole with a separate circle (an island) inside it.
+        for (cx, cy) in [(0.0, 0.0), (100.0, 13.0)] {
+            for k in 0..<24 {
+                let a = Double(k) / 24 * 2 * Double.pi + 0.01
+                points.append(Point(x: cx + 30 * cos(a), y: cy + 30 * sin(a), spatialReference: planar))
+            }
+            points.append(Point(x: cx + 1.3, y: cy - 0.7, spatialReference: planar))
+        }
+        let fastPath = try checkAgainstGEOS(points, [5.0], "islands")
+        #expect(fastPath)
+        let result = try GeometryEngine.unionOfPointBuffers(around: points, distances: [5.0]).polygon
+        #expect(summary(result).parts == 4)
+        #expect(summary(result).holes == 2)
+    }
+
+    @Test("Coincident circles (duplicate points) are unioned once")
+    func coincident() throws {
+        var rng = SplitMix(state: 77)
+        var points = (0..<60).map { _ in
+            Point(x: Double.random(in: 0...50, using: &rng), y: Double.random(in: 0...50, using: &rng),
+                  spatialReference: planar)
+        }
+        points += points.prefix(20)  // exact duplicates
+        points += [points[0], points[0]]
+        let fastPath = try checkAgainstGEOS(points, [3.0], "coincident")
+        #expect(fastPath, "exact duplicates are dropped before the union, so no fallback is needed")
+    }
+
+    @Test("Tangent circles (touching at one vertex, or nearly) still equal GEOS's union")
+    func tangent() throws {
+        // Centres 2r apart on the x axis: the buffers share the vertex at angle 0 / π exactly.
+        let r = 10.0
+        let row = (0..<5).map { Point(x: 1000 + Double($0) * 2 * r, y: 500, spatialReference: planar) }
+        try checkAgainstGEOS(row, [r], "tangent row")
+        // Centres a hair closer than 2r (overlap of 1e-7) and a hair farther.
+        for gap in [-1e-7, 1e-7, -1e-12] {
+            let pair = [Point(x: 0, y: 0, spatialReference: planar),
+                        Point(x: 2 * r + gap, y: 0, spatialReference: planar)]
+            try checkAgainstGEOS(pair, [r], "tangent gap \(gap)")
+        }
+        // Tangent along a diagonal, where vertices do not coincide.
+        let d = 2 * r / 2.0.squareRoot()
+        try checkAgainstGEOS([Point(x: 0, y: 0, spatialReference: planar), Point(x: d, y: d, spatialReference: planar)],
+                             [r], "tangent diagonal")
+    }
+
+    @Test("Nested circles: concentric, inside, internally tangent")
+    func nested() throws {
+        let c = Point(x: 300, y: 300, spatialReference: planar)
+        // Concentric, different radii.
+        try checkAgainstGEOS([c, c, c], [10, 4, 9.999], "concentric")
+        // Small circles strictly inside a big one, plus one crossing its edge.
+        let inner = [Point(x: 302, y: 301, spatialReference: planar), Point(x: 295, y: 297, spatialReference: planar),
+                     Point(x: 309.5, y: 300.3, spatialReference: planar)]
+        let fastPath = try checkAgainstGEOS([c] + inner, [20, 3, 2, 4], "inside")
+        #expect(fastPath)
+        // Internally tangent: the small circle touches the big one at its vertex at angle 0.
+        try checkAgainstGEOS([c, Point(x: 305, y: 300, spatialReference: planar)], [10, 5], "internally tangent")
+    }
+
+    @Test("Inputs the fast path does not take still follow GEOS's path")
+    func otherInputs() throws {
+        let line = Polyline([Coordinate(x: 0, y: 0), Coordinate(x: 10, y: 0)], spatialReference: planar)
+        let p = Point(x: 5, y: 1, spatialReference: planar)
+        let result = try GeometryEngine.buffer(around: [line.geometry, p.geometry], distances: [2], shouldUnion: true)
+        #expect(result.count == 1)
+        let separate = try GeometryEngine.buffer(around: [line.geometry, p.geometry], distances: [2], shouldUnion: false)
+        let reference = try GeometryEngine.area(try GeometryEngine.union(separate))
+        #expect(abs(try GeometryEngine.area(result[0]) - reference) <= 1e-9 * reference)
+        let square = try GeometryEngine.buffer(
+            around: [p, Point(x: 6, y: 1, spatialReference: planar)], distances: [1], shouldUnion: true,
+            parameters: BufferParameters(endCapStyle: .square))
+        #expect(abs(try GeometryEngine.area(square[0]) - 6) < 1e-9)
+        // Multipoints take the fast path too.
+        let mp = Multipoint([Coordinate(x: 0, y: 0), Coordinate(x: 3, y: 0)], spatialReference: planar)
+        try checkAgainstGEOS([Point(x: 0, y: 0, spatialReference: planar), Point(x: 3, y: 0, spatialReference: planar)],
+                             [2], "pair")
+        let viaMultipoint = try GeometryEngine.buffer(around: [mp], distances: [2], shouldUnion: true)[0]
+        let viaPoints = try GeometryEngine.buffer(
+            around: [Point(x: 0, y: 0, spatialReference: planar), Point(x: 3, y: 0, spatialReference: planar)],
+            distances: [2], shouldUnion: true)[0]
+        #expect(viaMultipoint == viaPoints)
+    }
+
+    @Test("Errors are the same as on GEOS's path")
+    func errors() throws {
+        let p = Point(x: 0, y: 0, spatialReference: planar)
+        #expect(throws: EngineError.self) {
+            try GeometryEngine.buffer(around: [p, p], distances: [1, 2, 3], shouldUnion: true)
+        }
+        #expect(throws: EngineError.self) { try GeometryEngine.buffer(around: [p], distances: [-1], shouldUnion: true) }
+        let bad = Point(x: .nan, y: 0, spatialReference: planar)
+        #expect(throws: EngineError.self) { try GeometryEngine.buffer(around: [bad], distances: [1], shouldUnion: true) }
+    }
+}
