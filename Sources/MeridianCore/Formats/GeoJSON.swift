@@ -18,7 +18,7 @@ import Foundation
 /// byte-identical output. Coordinates are written as they are, whatever the geometry's spatial reference (project
 /// to WGS84 first: RFC 7946 allows no other). Polygon rings are closed if they are not, and oriented per RFC 7946
 /// §3.1.6 (shells counter-clockwise, holes clockwise, by their planar signed area in longitude/latitude).
-/// Numbers use the shortest text that reads back to the same double; integral values below 10^15 in magnitude are
+/// Numbers use the shortest text that reads back to the same double; integral values below 10^16 in magnitude are
 /// written without a fraction, −0 as 0, and NaN/±infinity as `null` (which no GeoJSON reader accepts in a position).
 public enum GeoJSON {
     /// Reads features from a FeatureCollection, a single Feature, or a bare geometry (which becomes one feature

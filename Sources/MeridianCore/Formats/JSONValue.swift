@@ -87,7 +87,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     /// The value as compact (or indented) JSON text, UTF-8, keys sorted by Unicode code point.
     ///
-    /// Numbers use the shortest text that reads back to the same double; integral values below 10^15 in magnitude are
+    /// Numbers use the shortest text that reads back to the same double; integral values below 10^16 in magnitude are
     /// written without a fraction ("3", not "3.0"), −0 is written "0", and NaN/±infinity are written `null`.
     /// - Parameter pretty: Indent with two spaces and put each array element and object member on its own line.
     public func encoded(pretty: Bool = false) -> Data {

@@ -23,13 +23,13 @@ struct JSONWriter {
     mutating func writeBool(_ b: Bool) { append(b ? "true" : "false") }
 
     /// Writes a number: the shortest text that reads back to the same double (Swift's `description`), integral values
-    /// below 10^15 in magnitude without a fraction, −0 as `0`, and NaN/±infinity as `null`.
+    /// below 10^16 in magnitude without a fraction, −0 as `0`, and NaN/±infinity as `null`.
     mutating func writeNumber(_ d: Double) {
         if !d.isFinite {
             append("null")
         } else if d == 0 {
             bytes.append(ASCII.zero)
-        } else if d.magnitude < 1e15 && d.rounded(.towardZero) == d {
+        } else if d.magnitude < 1e16 && d.rounded(.towardZero) == d {
             writeInteger(Int64(d))
         } else {
             bytes.append(contentsOf: d.description.utf8)
