@@ -79,6 +79,14 @@ struct WKTDecodeTests {
         #expect(try decode("MULTILINESTRING EMPTY") == emptyLine)
         #expect(try decode("POLYGON EMPTY") == emptyPolygon)
         #expect(try decode("multipolygon empty") == emptyPolygon)
+        // EMPTY members (allowed by the OGC grammar; JTS writes `POLYGON( EMPTY)`) add no points.
+        #expect(try decode("POLYGON( EMPTY)") == emptyPolygon)
+        #expect(try decode("MULTIPOLYGON (EMPTY, ((0 0, 1 0, 1 1, 0 0)))")
+            == .polygon(Polygon(parts: [Polygon.Part(shell: [c(0, 0), c(1, 0), c(1, 1), c(0, 0)])], spatialReference: sr)))
+        #expect(try decode("MULTIPOINT (EMPTY, (1 2))") == .multipoint(Multipoint([c(1, 2)], spatialReference: sr)))
+        #expect(try decode("MULTILINESTRING (EMPTY)") == emptyLine)
+        #expect(try decode("POLYGON ((0 0, 1 0, 1 1, 0 0), EMPTY)")
+            == .polygon(Polygon(parts: [Polygon.Part(shell: [c(0, 0), c(1, 0), c(1, 1), c(0, 0)])], spatialReference: sr)))
     }
 
     @Test func nanZMeansNoZ() throws {
@@ -113,7 +121,7 @@ struct WKTErrorTests {
         ("LINESTRING (0 0, 1 1 1)", 1, 22, "too many numbers"),
         ("POLYGON ((0 0, 1 0, 1 1, 0 0), (5 5, 6 5, 6 6))", 1, 32, "at least 4 vertices"),
         ("POLYGON ((0 0, 1 0, 1 1, 0 1))", 1, 10, "not closed"),
-        ("MULTIPOINT (EMPTY, (1 2))", 1, 13, "empty members"),
+        ("POLYGON (EMPTY, (0 0, 1 0, 1 1, 0 0))", 1, 10, "shell is EMPTY cannot have holes"),
         ("MULTIPOINT ((1 2) (3 4))", 1, 19, "expected ',' or ')'"),
         ("POLYGON ((0 0, 1 0, 1 1, 0 0)) ;", 1, 32, "after the geometry"),
         ("POINT\n  (1 2)\n  garbage", 3, 3, "after the geometry"),

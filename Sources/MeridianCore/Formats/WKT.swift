@@ -8,8 +8,9 @@
 ///
 /// Refused with a `FormatError` (never a crash): `GEOMETRYCOLLECTION` (Meridian's `Geometry` has no mixed
 /// collection; read the members one by one), `M`/`ZM` coordinates, non-finite x or y, a line with fewer than two
-/// vertices, a ring that is not closed or has fewer than four vertices, empty members inside a multi-geometry,
-/// and any text after the geometry. Errors carry the 1-based line and column (in characters) of the offending token.
+/// vertices, a ring that is not closed or has fewer than four vertices, a polygon whose shell is `EMPTY` but which
+/// has holes, and any text after the geometry. `EMPTY` members, which the OGC grammar allows
+/// (`MULTIPOINT (EMPTY, (1 2))`, `POLYGON (EMPTY)` as JTS writes it), add no points and are dropped. Errors carry the 1-based line and column (in characters) of the offending token.
 ///
 /// Written: `Point` → `POINT`; `Multipoint` → `MULTIPOINT ((x y), …)`; a one-part `Polyline` → `LINESTRING`, more
 /// parts → `MULTILINESTRING`; a one-part `Polygon` → `POLYGON`, more → `MULTIPOLYGON`; an `Envelope` → its
@@ -294,13 +295,12 @@ extension WKT {
                 try open()
                 var cs: [Coordinate] = []
                 repeat {
+                    if skipEmptyMember() { continue }
                     if case .open = peek().kind {
                         _ = next()
-                        try refuseEmptyMember("MULTIPOINT")
                         cs.append(try coordinate(&dimension))
                         _ = try expect("')'") { if case .close = $0 { true } else { false } }
                     } else {
-                        try refuseEmptyMember("MULTIPOINT")
                         cs.append(try coordinate(&dimension))
                     }
                 } while try commaOrClose()
@@ -313,18 +313,19 @@ extension WKT {
                 try open()
                 var parts: [[Coordinate]] = []
                 repeat {
-                    try refuseEmptyMember("MULTILINESTRING")
+                    if skipEmptyMember() { continue }
                     parts.append(try path(&dimension))
                 } while try commaOrClose()
                 return .polyline(Polyline(parts: parts, spatialReference: sr))
             case "POLYGON":
-                return .polygon(Polygon(parts: [try polygonPart(&dimension)], spatialReference: sr))
+                let part = try polygonPart(&dimension)
+                return .polygon(Polygon(parts: part.map { [$0] } ?? [], spatialReference: sr))
             default:  // MULTIPOLYGON
                 try open()
                 var parts: [Polygon.Part] = []
                 repeat {
-                    try refuseEmptyMember("MULTIPOLYGON")
-                    parts.append(try polygonPart(&dimension))
+                    if skipEmptyMember() { continue }
+                    if let part = try polygonPart(&dimension) { parts.append(part) }
                 } while try commaOrClose()
                 return .polygon(Polygon(parts: parts, spatialReference: sr))
             }
@@ -335,10 +336,11 @@ extension WKT {
             "GEOMETRYCOLLECTION",
         ]
 
-        private mutating func refuseEmptyMember(_ type: String) throws(FormatError) {
-            if case .word(let w) = peek().kind, w.uppercased() == "EMPTY" {
-                throw error("empty members inside a \(type) are not supported", at: peek())
-            }
+        /// Consumes an `EMPTY` member, if that is what comes next.
+        private mutating func skipEmptyMember() -> Bool {
+            guard case .word(let w) = peek().kind, w.uppercased() == "EMPTY" else { return false }
+            _ = next()
+            return true
         }
 
         /// `x y` or `x y z`; the first vertex fixes the dimension unless a `Z` tag did. A z of `NaN` means "none".
@@ -398,14 +400,24 @@ extension WKT {
             return cs
         }
 
-        private mutating func polygonPart(_ dimension: inout Dimension) throws(FormatError) -> Polygon.Part {
+        /// `( shell, hole, … )`; `nil` when the shell is `EMPTY` (and then there must be no holes).
+        private mutating func polygonPart(_ dimension: inout Dimension) throws(FormatError) -> Polygon.Part? {
             try open()
             var rings: [[Coordinate]] = []
+            var emptyShell: Token?
             repeat {
-                try refuseEmptyMember("POLYGON")
+                let start = peek()
+                if skipEmptyMember() {
+                    if rings.isEmpty && emptyShell == nil { emptyShell = start }
+                    continue
+                }
+                if let emptyShell {
+                    throw error("a polygon whose shell is EMPTY cannot have holes", at: emptyShell)
+                }
                 rings.append(try ring(&dimension))
             } while try commaOrClose()
-            return Polygon.Part(shell: rings[0], holes: Array(rings.dropFirst()))
+            guard let shell = rings.first else { return nil }
+            return Polygon.Part(shell: shell, holes: Array(rings.dropFirst()))
         }
     }
 }
