@@ -356,8 +356,9 @@ struct GEOSXMLReferenceTests {
         #expect(performing: { _ = try GeometryEngine.union(polygon, outside) }, throws: isMixed)
         #expect(performing: { _ = try GeometryEngine.union([polygon, outside]) }, throws: isMixed)
         #expect(performing: { _ = try GeometryEngine.symmetricDifference(polygon, outside) }, throws: isMixed)
-        #expect(try GeometryEngine.union(polygon, inside) == polygon || WKT.encode(try GeometryEngine.union(polygon, inside)).hasPrefix("POLYGON"))
-        #expect(abs(try GeometryEngine.area(try GeometryEngine.union(polygon, inside)) - 100) <= 1e-12 * 100)
+        let absorbed = try GeometryEngine.union(polygon, inside)
+        #expect(absorbed.typeName == "Polygon")
+        #expect(abs(try GeometryEngine.area(absorbed) - 100) <= 1e-12 * 100)
         // Intersection keeps its documented strict semantics: two squares sharing an edge meet in no area.
         let neighbour = try WKT.decode("POLYGON ((10 0, 20 0, 20 10, 10 10, 10 0))", spatialReference: Self.sr)
         let touching = try GeometryEngine.intersection(polygon, neighbour)
