@@ -100,6 +100,42 @@ struct PointBufferUnionTests {
         }
     }
 
+    @Test("More random regimes, q from 1 to 24", arguments: 20..<32)
+    func sweep(seed: Int) throws {
+        var rng = SplitMix(state: UInt64(seed) &* 7919)
+        let q = [1, 2, 3, 4, 8, 16, 24][seed % 7]
+        let count = Int.random(in: 20...250, using: &rng)
+        let radius = Double.random(in: 1...15, using: &rng)
+        let points = (0..<count).map { _ in
+            Point(x: -2e6 + Double.random(in: 0...100, using: &rng), y: 7e5 + Double.random(in: 0...100, using: &rng),
+                  spatialReference: planar)
+        }
+        let parameters = BufferParameters(segmentsPerQuarterCircle: q)
+        let fast = try GeometryEngine.unionOfPointBuffers(around: points, distances: [radius], parameters: parameters)
+        let buffers = try GeometryEngine.buffer(around: points, distances: [radius], shouldUnion: false,
+                                                parameters: parameters)
+        guard case .polygon(let reference) = try GeometryEngine.union(buffers) else {
+            Issue.record("GEOS union is not a polygon")
+            return
+        }
+        let a = try GeometryEngine.area(fast.polygon), b = try GeometryEngine.area(reference)
+        #expect(abs(a - b) <= 1e-9 * b, "seed \(seed) q \(q): area \(a) vs GEOS \(b)")
+        #expect(summary(fast.polygon) == summary(reference), "seed \(seed) q \(q)")
+        #expect(try GeometryEngine.invalidityReason(fast.polygon) == nil)
+        #expect(fast.geosFallbackReason == nil, "seed \(seed) q \(q): \(fast.geosFallbackReason ?? "")")
+    }
+
+    @Test("Points on a lattice (many exact coincidences) still equal GEOS's union")
+    func lattice() throws {
+        // Spacing 2r (tangent neighbours), r·√2 and r (heavy overlap) on an axis-aligned lattice.
+        for (spacing, r) in [(20.0, 10.0), (14.142135623730951, 10.0), (10.0, 10.0), (15.0, 10.0)] {
+            var points: [Point] = []
+            for i in 0..<6 { for j in 0..<6 { points.append(Point(x: Double(i) * spacing, y: Double(j) * spacing,
+                                                                   spatialReference: planar)) } }
+            try checkAgainstGEOS(points, [r], "lattice \(spacing)")
+        }
+    }
+
     @Test("Random radii per point equal GEOS's union")
     func randomRadii() throws {
         for seed in 10..<14 {

@@ -21,7 +21,7 @@ def run():
     return union(buffers)
 
 
-times, result = common.timed(run, reps, budget=15.0)
+times, result = common.timed(run, reps, budget=60.0)
 polys = list(result.geoms) if result.geom_type == "MultiPolygon" else [result]
 common.emit({
     "case": case, "tool": f"shapely {method}", "times": times,

@@ -1,7 +1,8 @@
 // Benchmark driver (issue 6): runs one Meridian case per process and prints one JSON line with the times, peak
 // memory and result checks. bench/run starts it; it is not part of the test suite.
 //
-//   meridian-bench p1 INPUT.xy RADIUS REPS [--check]   buffer + union of points in EPSG:32038 (64-gon circles)
+//   meridian-bench p1 INPUT.xy RADIUS REPS [--time-only|--geos-check]
+//       buffer + union of points in EPSG:32038 (64-gon circles); --geos-check compares with GEOS's own path instead
 //   meridian-bench p3 INPUT.xy EPSG REPS [OUT.xy]       project lon/lat (EPSG:4326) points to EPSG
 import Foundation
 import Meridian
@@ -52,9 +53,10 @@ func timed<T>(_ reps: Int, _ body: () throws -> T) rethrows -> ([Double], T) {
     return (times, result!)
 }
 
-func emit(_ fields: [String: Any]) {
+/// Prints one JSON line; `rss` is the peak RSS measured right after the timed work (before any checks).
+func emit(_ fields: [String: Any], rss: Double = peakRSSMiB()) {
     var record = fields
-    record["peak_rss_mb"] = (peakRSSMiB() * 10).rounded() / 10
+    record["peak_rss_mb"] = (rss * 10).rounded() / 10
     let data = try! JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])
     print(String(decoding: data, as: UTF8.self))
 }
@@ -79,15 +81,37 @@ do {
     switch args[1] {
     case "p1":
         guard args.count >= 5, let radius = Double(args[3]), let reps = Int(args[4]) else {
-            fail("usage: meridian-bench p1 INPUT.xy RADIUS REPS [--check]")
+            fail("usage: meridian-bench p1 INPUT.xy RADIUS REPS [--time-only|--geos-check]")
         }
         let sr = try SpatialReference(wkid: 32038)
         let points = readPairs(args[2]).map { Point($0, spatialReference: sr) }
+        if args.contains("--geos-check") {
+            // GEOS's own path, in its own process: a GEOS buffer per point, then GEOS's cascaded union.
+            let mine = try GeometryEngine.buffer(around: points, distances: [radius], shouldUnion: true)[0]
+            let clock = ContinuousClock()
+            let start = clock.now
+            let buffers = try GeometryEngine.buffer(around: points, distances: [radius], shouldUnion: false)
+            let reference = try GeometryEngine.union(buffers)
+            let elapsed = clock.now - start
+            guard case .polygon(let refPolygon) = reference else { fail("GEOS union is not a polygon") }
+            let stats = polygonStats(refPolygon), myStats = polygonStats(mine)
+            let refArea = stats["area"] as! Double
+            emit([
+                "tool": "meridian-geos-check",
+                "geos_time": Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+                "geos_area": refArea, "geos_parts": stats["parts"]!, "geos_holes": stats["holes"]!,
+                "geos_vertices": stats["vertices"]!, "geos_valid": stats["valid"]!,
+                "geos_rel_area_diff": abs((myStats["area"] as! Double) - refArea) / refArea,
+                "counts_equal": ["parts", "holes", "vertices"].allSatisfy { stats[$0] as! Int == myStats[$0] as! Int },
+            ])
+            exit(0)
+        }
         let (times, result) = try timed(reps) {
             try GeometryEngine.buffer(around: points, distances: [radius], shouldUnion: true)[0]
         }
+        let rss = peakRSSMiB()
         if args.contains("--time-only") {
-            emit(["tool": "meridian", "times": times, "parts": result.parts.count])
+            emit(["tool": "meridian", "times": times, "parts": result.parts.count], rss: rss)
             exit(0)
         }
         var record = polygonStats(result)
@@ -95,25 +119,7 @@ do {
         record["times"] = times
         let report = try GeometryEngine.unionOfPointBuffers(around: points, distances: [radius])
         record["fallback"] = report.geosFallbackReason ?? ""
-        if args.contains("--check") {
-            // GEOS's own path: a GEOS buffer per point, then GEOS's cascaded union.
-            let clock = ContinuousClock()
-            let start = clock.now
-            let buffers = try GeometryEngine.buffer(around: points, distances: [radius], shouldUnion: false)
-            let reference = try GeometryEngine.union(buffers)
-            let elapsed = clock.now - start
-            guard case .polygon(let refPolygon) = reference else { fail("GEOS union is not a polygon") }
-            let stats = polygonStats(refPolygon)
-            let refArea = stats["area"] as! Double
-            record["geos_time"] = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-            record["geos_area"] = refArea
-            record["geos_parts"] = stats["parts"]
-            record["geos_holes"] = stats["holes"]
-            record["geos_vertices"] = stats["vertices"]
-            record["geos_valid"] = stats["valid"]
-            record["geos_rel_area_diff"] = abs((record["area"] as! Double) - refArea) / refArea
-        }
-        emit(record)
+        emit(record, rss: rss)
     case "p3":
         guard args.count >= 5, let epsg = Int(args[3]), let reps = Int(args[4]) else {
             fail("usage: meridian-bench p3 INPUT.xy EPSG REPS [OUT.xy]")
@@ -126,6 +132,7 @@ do {
             output = input
             try GeometryEngine.project(&output, from: source, into: target)
         }
+        let rss = peakRSSMiB()
         var sumX = 0.0, sumY = 0.0
         for c in output {
             sumX += c.x
@@ -142,7 +149,7 @@ do {
             let data = raw.withUnsafeBufferPointer { Data(buffer: $0) }
             guard FileManager.default.createFile(atPath: args[5], contents: data) else { fail("cannot write \(args[5])") }
         }
-        emit(["tool": "meridian", "times": times, "count": output.count, "sum_x": sumX, "sum_y": sumY])
+        emit(["tool": "meridian", "times": times, "count": output.count, "sum_x": sumX, "sum_y": sumY], rss: rss)
     default:
         fail("unknown case \(args[1])")
     }
