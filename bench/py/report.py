@@ -38,7 +38,7 @@ def checks(m, peer):
             out.append(f"{k} {m[k]}" + ("" if m[k] == peer[k] else f" ≠ {peer[k]}"))
         out.append("valid" if m["valid"] and peer["valid"] else f"VALID? {m['valid']}/{peer['valid']}")
     if "geos_area" in m:
-        same = m["counts_equal"]
+        same = m.get("counts_equal", all(m.get(k) == m.get("geos_" + k) for k in ("parts", "holes", "vertices")))
         out.append(f"vs GEOS 3.11 union: Δarea {m['geos_rel_area_diff']:.1e}, counts {'equal' if same else 'DIFFER'}"
                    f"{'' if m['geos_valid'] else ', GEOS invalid'} (GEOS path {m['geos_time']:.1f} s)")
     if m.get("fallback"):
