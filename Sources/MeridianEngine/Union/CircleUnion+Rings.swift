@@ -139,25 +139,39 @@ struct RingEdgeIndex {
     private let originX: Double, originY: Double, side: Double
     private let columns: Int, rows: Int
     private let start: [Int32]
-    /// Edge endpoints and ring, grouped by cell.
+    /// Edges (indices into the arrays below), grouped by cell.
+    private let edgeOf: [Int32]
+    /// Edge endpoints and ring.
     private let ax: [Double], ay: [Double], bx: [Double], by: [Double]
     private let ringOf: [Int32]
 
     init(_ rings: [UnionRing]) {
+        // Flatten the edges first: plain arrays keep the loops below free of closures and captured state.
+        var total = 0
+        for ring in rings { total += ring.vertices.count - 1 }
+        var ex0 = [Double](), ey0 = [Double](), ex1 = [Double](), ey1 = [Double](), er = [Int32]()
+        ex0.reserveCapacity(total)
+        ey0.reserveCapacity(total)
+        ex1.reserveCapacity(total)
+        ey1.reserveCapacity(total)
+        er.reserveCapacity(total)
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-        var edges = 0
-        for ring in rings {
-            ring.vertices.withUnsafeBufferPointer { v in
-                for c in v {
-                    minX = min(minX, c.x); maxX = max(maxX, c.x)
-                    minY = min(minY, c.y); maxY = max(maxY, c.y)
-                }
+        for (ri, ring) in rings.enumerated() {
+            let v = ring.vertices
+            for k in 0..<(v.count - 1) {
+                let a = v[k], b = v[k + 1]
+                ex0.append(a.x)
+                ey0.append(a.y)
+                ex1.append(b.x)
+                ey1.append(b.y)
+                er.append(Int32(ri))
+                minX = min(minX, a.x); maxX = max(maxX, a.x)
+                minY = min(minY, a.y); maxY = max(maxY, a.y)
             }
-            edges += ring.vertices.count - 1
         }
         let width = maxX - minX, height = maxY - minY
         // About 8 edges per cell.
-        var side = ((width * height) / Double(max(edges / 8, 1))).squareRoot()
+        var side = ((width * height) / Double(max(total / 8, 1))).squareRoot()
         side = max(side, max(width, height) / 2048, 1e-9)
         let columns = Int(width / side) + 1, rows = Int(height / side) + 1
         originX = minX
@@ -166,49 +180,37 @@ struct RingEdgeIndex {
         self.columns = columns
         self.rows = rows
         let cells = columns * rows
-        @inline(__always) func cellRange(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> (Int, Int, Int, Int) {
-            (min(Int((min(ax, bx) - minX) / side), columns - 1), min(Int((max(ax, bx) - minX) / side), columns - 1),
-             min(Int((min(ay, by) - minY) / side), rows - 1), min(Int((max(ay, by) - minY) / side), rows - 1))
+        // Each edge goes into every cell its bounding box meets (almost always one or two).
+        @inline(__always) func cellBox(_ e: Int) -> (Int, Int, Int, Int) {
+            let lx = min(ex0[e], ex1[e]), hx = max(ex0[e], ex1[e]), ly = min(ey0[e], ey1[e]), hy = max(ey0[e], ey1[e])
+            return (min(Int((lx - minX) / side), columns - 1), min(Int((hx - minX) / side), columns - 1),
+                    min(Int((ly - minY) / side), rows - 1), min(Int((hy - minY) / side), rows - 1))
         }
         var counts = [Int32](repeating: 0, count: cells + 1)
-        for ring in rings {
-            ring.vertices.withUnsafeBufferPointer { v in
-                for k in 0..<(v.count - 1) {
-                    let (c0, c1, r0, r1) = cellRange(v[k].x, v[k].y, v[k + 1].x, v[k + 1].y)
-                    for row in r0...r1 { for col in c0...c1 { counts[col + row * columns + 1] += 1 } }
-                }
-            }
+        for e in 0..<total {
+            let (a, b, c, d) = cellBox(e)
+            for row in c...d { for col in a...b { counts[col + row * columns + 1] += 1 } }
         }
         for c in 0..<cells { counts[c + 1] += counts[c] }
-        let total = Int(counts[cells])
         var fill = counts
-        var eax = [Double](repeating: 0, count: total), eay = eax, ebx = eax, eby = eax
-        var ringOf = [Int32](repeating: 0, count: total)
-        for (ri, ring) in rings.enumerated() {
-            ring.vertices.withUnsafeBufferPointer { v in
-                for k in 0..<(v.count - 1) {
-                    let (c0, c1, r0, r1) = cellRange(v[k].x, v[k].y, v[k + 1].x, v[k + 1].y)
-                    for row in r0...r1 {
-                        for col in c0...c1 {
-                            let c = col + row * columns
-                            let slot = Int(fill[c])
-                            eax[slot] = v[k].x
-                            eay[slot] = v[k].y
-                            ebx[slot] = v[k + 1].x
-                            eby[slot] = v[k + 1].y
-                            ringOf[slot] = Int32(ri)
-                            fill[c] += 1
-                        }
-                    }
+        var edgeOf = [Int32](repeating: 0, count: Int(counts[cells]))
+        for e in 0..<total {
+            let (a, b, c, d) = cellBox(e)
+            for row in c...d {
+                for col in a...b {
+                    let cell = col + row * columns
+                    edgeOf[Int(fill[cell])] = Int32(e)
+                    fill[cell] += 1
                 }
             }
         }
         start = counts
-        ax = eax
-        ay = eay
-        bx = ebx
-        by = eby
-        self.ringOf = ringOf
+        self.edgeOf = edgeOf
+        ax = ex0
+        ay = ey0
+        bx = ex1
+        by = ey1
+        ringOf = er
     }
 
     /// The ring (other than `excluding`) whose boundary a vertical ray upward from (x, y) meets first.
@@ -218,7 +220,8 @@ struct RingEdgeIndex {
         var best = Double.infinity, bestRing: Int?
         while row < rows {
             let c = col + row * columns
-            for k in Int(start[c])..<Int(start[c + 1]) {
+            for slot in Int(start[c])..<Int(start[c + 1]) {
+                let k = Int(edgeOf[slot])
                 let ri = Int(ringOf[k])
                 if ri == excluding { continue }
                 let (lx, hx) = ax[k] < bx[k] ? (ax[k], bx[k]) : (bx[k], ax[k])
