@@ -294,8 +294,20 @@ final class GeodeticBufferBuilder {
     /// eastwards encloses the north pole (closed along +90°), westwards the south pole; a non-winding ring that is
     /// clockwise in the plane encloses the rest of the world.
     func geographicRegion(_ ring: [Coordinate]) throws(EngineError) -> [GEOSGeometryRef] {
-        guard let first = ring.first, let last = ring.last, ring.count >= 4 else { return [] }
+        guard var first = ring.first, var last = ring.last, ring.count >= 4 else { return [] }
         let k = ((last.x - first.x) / 360).rounded()
+        var ring = ring
+        if k != 0, let start = ring.indices.dropLast().first(where: { abs(ring[$0].x.truncatingRemainder(dividingBy: 360)) == 180 }) {
+            // Start a ring that winds around a pole on the antimeridian, so that it spans exactly [-180, 180] and
+            // its closing edges along the pole lie on ±180°.
+            let body = Array(ring[start..<(ring.count - 1)]) + Array(ring[0..<start])
+            var rotated: [Coordinate] = [Coordinate(x: k > 0 ? -180 : 180, y: body[0].y)]
+            for c in body.dropFirst() { rotated.append(Coordinate(x: unwrappedLongitude(c.x, near: rotated.last!.x), y: c.y)) }
+            rotated.append(Coordinate(x: rotated[0].x + 360 * k, y: body[0].y))
+            ring = rotated
+            first = ring[0]
+            last = ring[ring.count - 1]
+        }
         var points = Array(ring.dropLast())
         points.append(Coordinate(x: first.x + 360 * k, y: first.y))
         if k == 1 {
@@ -307,21 +319,20 @@ final class GeodeticBufferBuilder {
         }
         points.append(first)
         let area = Polygon.signedArea(points)
-        var region: GEOSGeometryRef
         let polygon = try valid(try context.make(.polygon(Polygon(shell: points, spatialReference: frame.outputSR))))
         if k == 0 && area < 0 {
-            let xs = points.map(\.x)
-            let lo = xs.min()!, hi = xs.max()!
-            guard hi - lo < 360 else { throw .geos("geodesic buffer: a boundary spans more than 360° of longitude") }
-            let c = (lo + hi) / 2
-            let box = try context.make(.envelope(Envelope(xMin: c - 180, yMin: -90, xMax: c + 180, yMax: 90,
-                                                          spatialReference: frame.outputSR)))
-            region = try context.own(GEOSDifference_r(context.handle, box.pointer, polygon.pointer), "difference")
-        } else if area > 0 {
-            region = polygon
-        } else {
-            throw .geos("geodesic buffer: a boundary ring has the wrong orientation")
+            // The rest of the world: the world minus the loop's own (cut) inside.
+            let loop = try tiles(polygon)
+            let world = try context.make(.envelope(Envelope(xMin: -180, yMin: -90, xMax: 180, yMax: 90,
+                                                            spatialReference: frame.outputSR)))
+            guard !loop.isEmpty else { return [world] }
+            let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, loop)
+            let hole = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+            let rest = try context.own(GEOSDifference_r(context.handle, world.pointer, hole.pointer), "difference")
+            return [rest]
         }
+        guard area > 0 else { throw .geos("geodesic buffer: a boundary ring has the wrong orientation") }
+        let region = polygon
         return try tiles(region)
     }
 
