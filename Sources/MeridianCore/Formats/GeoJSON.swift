@@ -62,7 +62,9 @@ public enum GeoJSON {
     ///   - pretty: Indent with two spaces, one member per line (positions stay on one line each geometry).
     /// - Returns: UTF-8 JSON text without a trailing newline.
     public static func encode(_ features: [Feature], pretty: Bool = false) -> Data {
-        var w = JSONWriter(pretty: pretty, capacity: 64 + features.count * 160)
+        // About 40 bytes per position and 160 per feature, so the buffer rarely has to grow.
+        let positions = features.reduce(0) { $0 + ($1.geometry.map(positionCount) ?? 0) }
+        var w = JSONWriter(pretty: pretty, capacity: 64 + features.count * 160 + positions * 40)
         w.beginObject()
         var first = true
         w.key("features", first: &first)
@@ -83,7 +85,7 @@ public enum GeoJSON {
     /// - Parameter geometry: A geometry, expected in WGS84 longitude/latitude.
     /// - Returns: UTF-8 JSON text.
     public static func encode(_ geometry: Geometry) -> Data {
-        var w = JSONWriter(pretty: false, capacity: 64 + geometry.coordinates.count * 40)
+        var w = JSONWriter(pretty: false, capacity: 64 + positionCount(geometry) * 40)
         writeGeometry(geometry, to: &w)
         return Data(w.bytes)
     }
@@ -521,6 +523,17 @@ public enum GeoJSON {
     }
 
     // MARK: - Writing
+
+    /// The number of positions a geometry has, without building them.
+    private static func positionCount(_ geometry: Geometry) -> Int {
+        switch geometry {
+        case .point: 1
+        case .multipoint(let m): m.coordinates.count
+        case .polyline(let l): l.parts.reduce(0) { $0 + $1.count }
+        case .polygon(let p): p.vertexCount
+        case .envelope: 5
+        }
+    }
 
     private static func writeFeature(_ feature: Feature, to w: inout JSONWriter) {
         w.beginObject()
