@@ -53,8 +53,10 @@ private func csvError(_ text: String, sourceLocation: SourceLocation = #_sourceL
         #expect(try table("a,b\r\n1,2\n3,4\r") == expected)
         #expect(try table("\u{FEFF}a,b\n1,2\n3,4") == expected)
         // Blank lines are skipped but still counted.
-        #expect(try table("\n\na,b\n\n1,2\r\n\r\n3,4\n\n") == CSVTable(
-            header: ["a", "b"], rows: [["1", "2"], ["3", "4"]], lineNumbers: [5, 7]))
+        #expect(
+            try table("\n\na,b\n\n1,2\r\n\r\n3,4\n\n")
+                == CSVTable(
+                    header: ["a", "b"], rows: [["1", "2"], ["3", "4"]], lineNumbers: [5, 7]))
         // Quoted line breaks move the following rows' line numbers.
         let t = try table("id,text\n1,\"one\ntwo\rthree\r\nfour\"\n2,\"\"\n")
         #expect(t.rows == [["1", "one\ntwo\rthree\r\nfour"], ["2", ""]])
@@ -95,15 +97,19 @@ private func csvError(_ text: String, sourceLocation: SourceLocation = #_sourceL
     }
 
     @Test func writesRFC4180() {
-        let data = CSV.encode(header: ["name", "note"], rows: [
-            ["plain", "a,b"], ["quote\"d", "line\nbreak"], ["", "cr\r"], [" spaced ", "\u{FEFF}bom"],
-        ])
+        let data = CSV.encode(
+            header: ["name", "note"],
+            rows: [
+                ["plain", "a,b"], ["quote\"d", "line\nbreak"], ["", "cr\r"], [" spaced ", "\u{FEFF}bom"],
+            ])
         // Expected text typed by hand from RFC 4180: CRLF after every record, quotes only where needed.
-        let expected = "name,note\r\nplain,\"a,b\"\r\n\"quote\"\"d\",\"line\nbreak\"\r\n,\"cr\r\"\r\n"
+        let expected =
+            "name,note\r\nplain,\"a,b\"\r\n\"quote\"\"d\",\"line\nbreak\"\r\n,\"cr\r\"\r\n"
             + " spaced ,\"\u{FEFF}bom\"\r\n"
         #expect(String(decoding: data, as: UTF8.self) == expected)
         // A lone empty field is quoted so that its line is not blank.
-        #expect(String(decoding: CSV.encode(header: ["x"], rows: [[""], ["y"]]), as: UTF8.self) == "x\r\n\"\"\r\ny\r\n")
+        #expect(
+            String(decoding: CSV.encode(header: ["x"], rows: [[""], ["y"]]), as: UTF8.self) == "x\r\n\"\"\r\ny\r\n")
     }
 
     @Test func randomTablesRoundTrip() throws {
@@ -128,7 +134,8 @@ private func csvError(_ text: String, sourceLocation: SourceLocation = #_sourceL
             for piece in starts {  // rejoin records split inside quoted fields (odd number of quotes so far)
                 if record.isEmpty { recordStartLines.append(line) } else { record += "\r\n" }
                 record += piece
-                line += 1 + piece.unicodeScalars.filter { $0 == "\n" }.count
+                line +=
+                    1 + piece.unicodeScalars.filter { $0 == "\n" }.count
                     + piece.replacingOccurrences(of: "\r\n", with: "").unicodeScalars.filter { $0 == "\r" }.count
                 if record.filter({ $0 == "\"" }).count % 2 == 0 { record = "" }
             }

@@ -384,11 +384,13 @@ public enum GeoJSON {
             // A position.
             if let p = positionLevel {
                 guard p == level else {
-                    throw JSONFailure("coordinates are nested inconsistently (a position at the wrong depth)", at: start)
+                    throw JSONFailure(
+                        "coordinates are nested inconsistently (a position at the wrong depth)", at: start)
                 }
             } else {
                 guard level > maxContainerLevel else {
-                    throw JSONFailure("coordinates are nested inconsistently (a position at the wrong depth)", at: start)
+                    throw JSONFailure(
+                        "coordinates are nested inconsistently (a position at the wrong depth)", at: start)
                 }
                 positionLevel = level
             }
@@ -414,7 +416,8 @@ public enum GeoJSON {
                 values += 1
             } while try scanner.nextElement(first: &first)
             guard values >= 2 else {
-                throw JSONFailure("a position needs at least 2 numbers (longitude, latitude), found \(values)", at: start)
+                throw JSONFailure(
+                    "a position needs at least 2 numbers (longitude, latitude), found \(values)", at: start)
             }
             flat.append(Coordinate(x: x, y: y, z: z))
         }
@@ -453,8 +456,9 @@ public enum GeoJSON {
                 throw JSONFailure("a linear ring needs at least 4 positions, found \(ring.count)", at: offset)
             }
             guard ring[0] == ring[ring.count - 1] else {
-                throw JSONFailure("a linear ring must end where it starts (its first and last positions differ)",
-                                  at: offset)
+                throw JSONFailure(
+                    "a linear ring must end where it starts (its first and last positions differ)",
+                    at: offset)
             }
         }
 
@@ -496,15 +500,18 @@ public enum GeoJSON {
             case "MultiLineString":
                 let lines = positionLists(level: 1)
                 for (i, line) in lines.enumerated() where line.count < 2 {
-                    throw JSONFailure("a LineString needs at least 2 positions, found \(line.count)",
-                                      at: offsets[1][i])
+                    throw JSONFailure(
+                        "a LineString needs at least 2 positions, found \(line.count)",
+                        at: offsets[1][i])
                 }
                 return .polyline(Polyline(parts: lines, spatialReference: .wgs84))
             case "Polygon":
                 let rings = positionLists(level: 1)
                 for (i, ring) in rings.enumerated() { try checkRing(ring, offset: offsets[1][i]) }
-                return .polygon(Polygon(
-                    parts: [Polygon.Part(shell: rings[0], holes: Array(rings.dropFirst()))], spatialReference: .wgs84))
+                return .polygon(
+                    Polygon(
+                        parts: [Polygon.Part(shell: rings[0], holes: Array(rings.dropFirst()))],
+                        spatialReference: .wgs84))
             default:  // MultiPolygon
                 let rings = positionLists(level: 2)
                 for (i, ring) in rings.enumerated() { try checkRing(ring, offset: offsets[2][i]) }
@@ -620,7 +627,8 @@ public enum GeoJSON {
 
     /// Writes a polygon part's rings closed, the shell counter-clockwise and the holes clockwise.
     private static func writeRings(_ part: Polygon.Part, to w: inout JSONWriter) {
-        let rings = [oriented(part.shell, counterClockwise: true)]
+        let rings =
+            [oriented(part.shell, counterClockwise: true)]
             + part.holes.map { oriented($0, counterClockwise: false) }
         writeList(rings, to: &w) { w, ring in writePositions(ring, to: &w) }
     }
