@@ -493,6 +493,14 @@ struct ReferenceCollection: Decodable {
                [[[0,0],[10,0],[10,10],[0,10],[0,0]],[[2,2],[2,4],[4,4],[4,2],[2,2]]],[[[20,20],[21,20],[21,21],[20,20]]]]}},
              {"type":"Feature","properties":{"é":{}},"geometry":null}]}
             """
+        // Hostile nesting in coordinates, properties and skipped members: an error, not a stack overflow.
+        for prefix in [
+            #"{"type":"Point","coordinates":"#, #"{"type":"Feature","geometry":null,"properties":{"a":"#,
+            #"{"bbox":"#, #"{"type":"FeatureCollection","features":[{"type":"Feature","x":"#,
+        ] {
+            let e = geoJSONError(prefix + String(repeating: "[", count: 100_000))
+            #expect(e?.message.contains("nesting deeper than 512") == true, "\(prefix)")
+        }
         let bytes = Array(seed.utf8)
         #expect(try GeoJSON.decodeFeatures(Data(bytes)).count == 4)
         let lines = bytes.filter { $0 == 0x0A }.count + 1
