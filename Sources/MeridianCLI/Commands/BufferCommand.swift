@@ -57,7 +57,7 @@ public enum BufferCommand: Command {
         guard let srsText else { throw .usage("missing --srs (the projected spatial reference to buffer in, e.g. EPSG:32038)") }
         let sr = try parseSpatialReference(srsText)
         guard sr.isProjected, let srUnit = sr.unit else {
-            throw .usage("--srs \(srsText) is \(sr.kind.rawValue); a planar buffer needs a projected spatial reference (its unit would be degrees). Use a projected one, e.g. a UTM zone")
+            throw .usage("--srs \(srsText) is \(sr.kind.rawValue); a planar buffer needs a projected spatial reference (its unit would be degrees). Use a projected one, e.g. a UTM zone, or --geodesic for a buffer on the ellipsoid")
         }
         switch (distanceText, field) {
         case (nil, nil): throw .usage("give --distance D or --distance-field NAME")
