@@ -205,7 +205,17 @@ struct TreeBuilder {
             }
             stack.append(top)
         case .endContainer:
-            guard let done = stack.popLast() else { return }  // </kml>
+            guard var done = stack.popLast() else { return }  // </kml>
+            switch done {
+            case .document(var d):
+                done = .folder(KMLFolder())
+                d.unmodeledElements = KMLEncoder.canonicalOrder(d.unmodeledElements, rank: KMLEncoder.featureRank)
+                done = .document(d)
+            case .folder(var f):
+                done = .document(KMLDocument())
+                f.unmodeledElements = KMLEncoder.canonicalOrder(f.unmodeledElements, rank: KMLEncoder.featureRank)
+                done = .folder(f)
+            }
             if var parent = stack.popLast() {
                 switch parent {
                 case .document(var d):

@@ -85,6 +85,7 @@ struct KMLDecoder {
         if e.attributes.contains(where: { $0.name != "id" || !$0.namespace.isEmpty }) {
             warnings.append("Placemark attributes other than id are not kept")
         }
+        p.unmodeledElements = KMLEncoder.canonicalOrder(p.unmodeledElements, rank: KMLEncoder.featureRank)
         return p
     }
 
@@ -151,6 +152,7 @@ struct KMLDecoder {
                 g.unmodeledElements.append(c)
             }
         }
+        g.unmodeledElements = KMLEncoder.canonicalOrder(g.unmodeledElements, rank: KMLEncoder.geometryRank)
         guard ok else {
             warnings.append("\(e.name) with unreadable coordinates kept as XML")
             return KMLGeometry(shape: .unmodeled(e))
@@ -276,6 +278,7 @@ struct KMLDecoder {
             default: s.unmodeledElements.append(c)
             }
         }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.styleRank)
         return s
     }
 
@@ -292,6 +295,7 @@ struct KMLDecoder {
                 for ic in c.elements {
                     if ic.isKML("href"), icon.href == nil { icon.href = ic.text } else { icon.unmodeledElements.append(ic) }
                 }
+                icon.unmodeledElements = KMLEncoder.canonicalOrder(icon.unmodeledElements, rank: KMLEncoder.linkRank)
                 s.icon = icon
             } else if c.isKML("hotSpot"), let x = c.attribute("x").flatMap(Double.init),
                       let y = c.attribute("y").flatMap(Double.init) {
@@ -299,6 +303,7 @@ struct KMLDecoder {
                                        yUnits: c.attribute("yunits").flatMap(KMLUnits.init) ?? .fraction)
             } else { s.unmodeledElements.append(c) }
         }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
         return s
     }
 
@@ -311,6 +316,7 @@ struct KMLDecoder {
             else if c.isKML("width"), let d = Self.double(c) { s.width = d }
             else { s.unmodeledElements.append(c) }
         }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
         return s
     }
 
@@ -324,6 +330,7 @@ struct KMLDecoder {
             else if c.isKML("outline"), let b = Self.bool(c) { s.isOutlined = b }
             else { s.unmodeledElements.append(c) }
         }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
         return s
     }
 
@@ -336,6 +343,7 @@ struct KMLDecoder {
             else if c.isKML("scale"), let d = Self.double(c) { s.scale = d }
             else { s.unmodeledElements.append(c) }
         }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
         return s
     }
 
@@ -349,6 +357,7 @@ struct KMLDecoder {
             else if c.isKML("displayMode") { s.displayMode = c.text }
             else { s.unmodeledElements.append(c) }
         }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
         return s
     }
 

@@ -30,7 +30,12 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
         var isContainer: Bool
         var text = ""
         var hasText = false
+        var isSynthetic = false
     }
+
+    /// Root elements accepted: `<kml>`, or a bare feature.
+    static let rootNames: Set<String> = ["kml", "Document", "Folder", "Placemark", "NetworkLink", "GroundOverlay",
+                                         "ScreenOverlay", "PhotoOverlay"]
 
     private let handler: Handler
     private let maximumDepth: Int
@@ -169,11 +174,19 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
         let isContainer: Bool
         if stack.isEmpty {
             sawRoot = true
-            guard namespace == KMLNamespace.kml22, ["kml", "Document", "Folder"].contains(elementName) else {
+            guard namespace == KMLNamespace.kml22, Self.rootNames.contains(elementName) else {
                 fail(KMLError.notKML(rootElement: qName ?? elementName))
                 return
             }
-            isContainer = true
+            if elementName != "kml" {
+                // A bare feature as root (no <kml> wrapper): read it as if it were wrapped.
+                let kml = KMLElement(name: "kml")
+                stack.append(Frame(element: kml, isContainer: true, isSynthetic: true))
+                emit(.beginContainer(kml))
+                isContainer = elementName == "Document" || elementName == "Folder"
+            } else {
+                isContainer = true
+            }
         } else {
             isContainer = parentIsContainer && namespace == KMLNamespace.kml22
                 && (elementName == "Document" || elementName == "Folder")
@@ -194,6 +207,10 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
             } else {
                 stack[parent].element.children.append(.element(frame.element))
             }
+        }
+        if stack.count == 1, stack[0].isSynthetic {
+            stack.removeAll()
+            emit(.endContainer)
         }
     }
 

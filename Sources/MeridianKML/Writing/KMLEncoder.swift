@@ -67,6 +67,14 @@ struct KMLEncoder {
 
     static let unknownRank = 1000
 
+    /// Preserved elements in the order the writer emits them (stable by schema rank), so that a model read from
+    /// a file equals the model read back from what Meridian wrote.
+    static func canonicalOrder(_ elements: [KMLElement], rank: (KMLElement) -> Int) -> [KMLElement] {
+        guard elements.count > 1 else { return elements }
+        return elements.enumerated().map { (rank($0.element), $0.offset, $0.element) }
+            .sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+    }
+
     static func featureRank(_ e: KMLElement) -> Int {
         switch e.namespace {
         case KMLNamespace.kml22:
@@ -175,7 +183,7 @@ struct KMLEncoder {
         var body = w
         for a in dataset.rootAttributes {
             header.raw(" ")
-            if !a.namespace.isEmpty, let p = body.prefix(for: a.namespace, hint: a.prefix) {
+            if !a.namespace.isEmpty, let p = body.attributePrefix(for: a.namespace, hint: a.prefix) {
                 header.raw("\(p):")
             }
             header.raw(a.name)

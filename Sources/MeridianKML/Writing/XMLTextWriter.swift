@@ -81,6 +81,16 @@ struct XMLTextWriter {
         return p
     }
 
+    /// The prefix for an attribute's namespace: attributes never take the default namespace, so a KML-namespace
+    /// attribute (`kml:id`) gets the `kml` prefix, declared beside the default.
+    mutating func attributePrefix(for namespace: String, hint: String?) -> String? {
+        guard namespace == KMLNamespace.kml22 else { return prefix(for: namespace, hint: hint) }
+        if let p = namespaces[namespace] { return p }
+        let p = Set(namespaces.values).contains("kml") ? "kmlns" : "kml"
+        namespaces[namespace] = p
+        return p
+    }
+
     /// Registers a namespace as used (e.g. `gx` for `gx:altitudeMode`) and returns its qualified element name.
     mutating func qualified(_ name: String, in namespace: String, hint: String? = nil) -> String {
         prefix(for: namespace, hint: hint).map { "\($0):\(name)" } ?? name
@@ -150,7 +160,7 @@ struct XMLTextWriter {
         raw(name)
         for a in e.attributes {
             raw(" ")
-            if !a.namespace.isEmpty, let p = prefix(for: a.namespace, hint: a.prefix) {
+            if !a.namespace.isEmpty, let p = attributePrefix(for: a.namespace, hint: a.prefix) {
                 raw(p)
                 raw(":")
             }
