@@ -52,8 +52,13 @@ extension KMLDataset {
         var used = Set(resources.keys).union(["doc.kml"])
         let base = sourceURL?.deletingLastPathComponent()
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
-        for href in Set(iconHrefs) where hrefs[href] == nil && resources[href] == nil {
+        var entryForPath: [String: String] = [:]
+        for href in Set(iconHrefs).sorted() where hrefs[href] == nil && resources[href] == nil {
             guard let file = Self.localFile(href, base: base) else { continue }
+            if let entry = entryForPath[file.url.path] {  // the same file under another spelling
+                hrefs[href] = entry
+                continue
+            }
             guard let data = try? Data(contentsOf: file.url) else {
                 if file.mustExist { throw .missingResource(href: href) }
                 continue
@@ -69,6 +74,7 @@ extension KMLDataset {
             used.insert(entry)
             packed.append((entry, data))
             hrefs[href] = entry
+            entryForPath[file.url.path] = entry
         }
         var encoder = KMLEncoder(hrefs: hrefs)
         let kml = encoder.file(self)
