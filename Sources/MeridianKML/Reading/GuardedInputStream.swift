@@ -15,6 +15,7 @@ final class GuardedInputStream: InputStream {
     private(set) var failure: KMLError?
     /// How many bytes were handed to the parser.
     private(set) var bytesDelivered: UInt64 = 0
+    private var validator: UTF8Validator?
 
     /// The largest prolog inspected before the root element must have started.
     static let maximumPrologBytes = 1 << 20
@@ -45,7 +46,9 @@ final class GuardedInputStream: InputStream {
         inspected = true
         while true {
             switch XMLPrologGuard.inspect(pending, isComplete: finished) {
-            case .safe: return
+            case .safe:
+                if XMLPrologGuard.isUTF8(pending) { validator = UTF8Validator() }
+                return
             case .refused(let line): throw .entityDeclarationsRefused(line: line)
             case .needMore:
                 guard pending.count < Self.maximumPrologBytes else {
@@ -59,6 +62,22 @@ final class GuardedInputStream: InputStream {
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         guard failure == nil else { return -1 }
         do throws(KMLError) {
+            let n = try deliver(buffer, maxLength: len)
+            if validator != nil {
+                if !validator!.validate(buffer, count: n) || (n == 0 && validator!.isIncomplete) {
+                    throw .malformedXML(message: "invalid UTF-8 byte sequence", line: validator!.line,
+                                        column: validator!.column)
+                }
+            }
+            return n
+        } catch {
+            failure = error
+            return -1
+        }
+    }
+
+    private func deliver(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) throws(KMLError) -> Int {
+        do {
             if !inspected {
                 _ = try pull(64 * 1024)
                 try inspectProlog()
@@ -76,9 +95,6 @@ final class GuardedInputStream: InputStream {
             if n == 0 { finished = true }
             bytesDelivered += UInt64(n)
             return n
-        } catch {
-            failure = error
-            return -1
         }
     }
 }

@@ -96,4 +96,69 @@ enum XMLPrologGuard {
         }
         return isComplete ? .safe : .needMore
     }
+
+    /// Whether the document's bytes are UTF-8 as the parser will read them: no UTF-16/32 byte-order mark and no
+    /// XML declaration naming another encoding (which libxml2 converts to UTF-8 itself).
+    static func isUTF8(_ b: [UInt8]) -> Bool {
+        if b.count >= 2, (b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF) { return false }
+        if b.count >= 4, b[0] == 0, b[1] == 0 || b[1] == 0x3C { return false }
+        if b.count >= 2, b[0] == 0x3C, b[1] == 0 { return false }
+        var start = 0
+        if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { start = 3 }
+        guard b.count >= start + 5, Array(b[start..<start + 5]) == Array("<?xml".utf8) else { return true }
+        var end = start
+        while end + 1 < b.count, !(b[end] == UInt8(ascii: "?") && b[end + 1] == UInt8(ascii: ">")) { end += 1 }
+        let declaration = String(decoding: b[start..<end], as: UTF8.self)
+        guard let r = declaration.range(of: "encoding") else { return true }
+        let rest = declaration[r.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+        let name = rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " }.lowercased()
+        return name == "utf-8" || name == "utf8" || name.isEmpty
+    }
+}
+
+/// Checks that bytes are well-formed UTF-8 (no overlongs, surrogates or values above U+10FFFF), chunk by chunk.
+///
+/// FoundationXML traps (crashes the process) on element or attribute names that are not valid UTF-8, so
+/// Meridian validates the bytes before the parser sees them.
+struct UTF8Validator {
+    private var need = 0
+    private var lower: UInt8 = 0x80
+    private var upper: UInt8 = 0xBF
+    /// 1-based line of the next byte.
+    private(set) var line = 1
+    /// 1-based byte column of the next byte.
+    private(set) var column = 1
+
+    /// Validates the next chunk; returns `false` at the first invalid byte (then `line`/`column` point at it).
+    mutating func validate(_ p: UnsafePointer<UInt8>, count: Int) -> Bool {
+        for i in 0..<count {
+            let b = p[i]
+            if need == 0 {
+                if b < 0x80 {
+                    if b == 0x0A { line += 1; column = 1 } else { column += 1 }
+                    continue
+                }
+                switch b {
+                case 0xC2...0xDF: need = 1; lower = 0x80; upper = 0xBF
+                case 0xE0: need = 2; lower = 0xA0; upper = 0xBF
+                case 0xE1...0xEC, 0xEE, 0xEF: need = 2; lower = 0x80; upper = 0xBF
+                case 0xED: need = 2; lower = 0x80; upper = 0x9F
+                case 0xF0: need = 3; lower = 0x90; upper = 0xBF
+                case 0xF1...0xF3: need = 3; lower = 0x80; upper = 0xBF
+                case 0xF4: need = 3; lower = 0x80; upper = 0x8F
+                default: return false
+                }
+                column += 1
+            } else {
+                guard b >= lower && b <= upper else { return false }
+                need -= 1
+                lower = 0x80
+                upper = 0xBF
+            }
+        }
+        return true
+    }
+
+    /// Whether the input ended in the middle of a sequence.
+    var isIncomplete: Bool { need > 0 }
 }
