@@ -9,7 +9,7 @@ public enum KMLCommand: Command {
     public static let help = """
         Usage:
           meridian kml create INPUT -o OUT.kmz|OUT.kml [options]
-          meridian kml info FILE [--json]
+          meridian kml info FILE [--json | --stream]
           meridian kml convert IN OUT [--overwrite]
 
         create: placemarks from GeoJSON, CSV (lon,lat / x,y columns) or WKT (one geometry per line), projected
@@ -30,6 +30,7 @@ public enum KMLCommand: Command {
 
         info: counts of placemarks by geometry type, folders, styles, the bounding box and the reader's warnings.
           --json                print JSON instead of text
+          --stream              count placemarks and the bounding box in bounded memory (multi-GB files)
 
         convert: KML ↔ KMZ (lossless), KML/KMZ → GeoJSON (effective styles as simplestyle properties),
         GeoJSON → KML/KMZ (simplestyle as styles). Formats are chosen by extension.
@@ -55,6 +56,7 @@ public enum KMLCommand: Command {
         var noOutline = false
         var overwrite = false
         var json = false
+        var stream = false
         /// The create-only options given, for a usage error elsewhere.
         var createOnly: [String] = []
     }
@@ -73,6 +75,7 @@ public enum KMLCommand: Command {
         o.noOutline = arguments.flag("--no-outline")
         o.overwrite = arguments.flag("--overwrite")
         o.json = arguments.flag("--json")
+        o.stream = arguments.flag("--stream")
         let given: [(String, Bool)] = [("-o", o.output != nil), ("--name", o.name != nil), ("--in-srs", o.srs != nil),
                                        ("--icon", o.icon != nil), ("--icon-scale", o.iconScale != nil),
                                        ("--line-color", o.lineColor != nil), ("--line-width", o.lineWidth != nil),
@@ -82,13 +85,15 @@ public enum KMLCommand: Command {
         let positionals = try arguments.finish(maximumPositionals: 3)
         switch positionals.first {
         case "create":
-            if o.json { throw .usage("--json applies to kml info only") }
+            if o.json || o.stream { throw .usage("--json and --stream apply to kml info only") }
             try create(Array(positionals.dropFirst()), o, io: io)
         case "info":
             if let bad = (o.createOnly + (o.overwrite ? ["--overwrite"] : [])).first { throw .usage("\(bad) does not apply to kml info") }
-            try info(Array(positionals.dropFirst()), json: o.json, io: io)
+            try info(Array(positionals.dropFirst()), json: o.json, stream: o.stream, io: io)
         case "convert":
-            if let bad = (o.createOnly + (o.json ? ["--json"] : [])).first { throw .usage("\(bad) does not apply to kml convert") }
+            if let bad = (o.createOnly + (o.json ? ["--json"] : []) + (o.stream ? ["--stream"] : [])).first {
+                throw .usage("\(bad) does not apply to kml convert")
+            }
             try convert(Array(positionals.dropFirst()), overwrite: o.overwrite, io: io)
         case nil: throw .usage("kml needs a subcommand: create, info or convert (see meridian kml --help)")
         case let other?: throw .usage("unknown kml subcommand '\(other)' (create, info or convert)")
@@ -178,6 +183,8 @@ public enum KMLCommand: Command {
         var otherFeatures: [String: Int] = [:]
         var envelope: Envelope?
 
+        init() {}
+
         init(_ d: KMLDataset) {
             let doc = d.document
             folders = doc.folderCount
@@ -206,8 +213,43 @@ public enum KMLCommand: Command {
         }
     }
 
-    static func info(_ positionals: [String], json: Bool, io: CommandIO) throws(CommandError) {
+    /// Placemark counts and bounding box from the streaming reader (bounded memory; folders not counted).
+    static func streamSummary(_ path: String) throws(CommandError) -> Summary {
+        var s = Summary()
+        var xMin = Double.infinity, yMin = Double.infinity, xMax = -Double.infinity, yMax = -Double.infinity
+        do {
+            try KMLDataset.forEachPlacemark(in: URL(fileURLWithPath: path)) { r in
+                s.placemarks += 1
+                if r.placemark.style != nil || r.placemark.styleMap != nil { s.inlineStyles += 1 }
+                if let g = r.placemark.geometry {
+                    s.geometryTypes[g.typeName, default: 0] += 1
+                    for c in g.coordinates {
+                        xMin = min(xMin, c.x); yMin = min(yMin, c.y); xMax = max(xMax, c.x); yMax = max(yMax, c.y)
+                    }
+                } else {
+                    s.geometryTypes["none", default: 0] += 1
+                }
+                return true
+            }
+        } catch let e as KMLError {
+            throw .failure("\(path): \(e.description)")
+        } catch {
+            throw .failure("\(path): \(error)")
+        }
+        if xMin <= xMax { s.envelope = Envelope(xMin: xMin, yMin: yMin, xMax: xMax, yMax: yMax, spatialReference: .wgs84) }
+        return s
+    }
+
+    static func info(_ positionals: [String], json: Bool, stream: Bool, io: CommandIO) throws(CommandError) {
         guard positionals.count == 1 else { throw .usage("kml info needs one FILE (.kml or .kmz)") }
+        if stream {
+            let s = try streamSummary(positionals[0])
+            var lines = ["\(positionals[0]) (streamed): placemarks: \(s.placemarks)"]
+            for (t, n) in s.geometryTypes.sorted(by: { $0.key < $1.key }) { lines.append("  \(t): \(n)") }
+            if let e = s.envelope { lines.append("bbox (lon/lat): \(e.xMin), \(e.yMin), \(e.xMax), \(e.yMax)") }
+            io.print(lines.joined(separator: "\n"))
+            return
+        }
         let dataset = try read(positionals[0])
         let s = Summary(dataset)
         if json {
