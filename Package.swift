@@ -40,6 +40,7 @@ let package = Package(
 
         .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore"]),
         .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine"]),
+        .testTarget(name: "MeridianKMLTests", dependencies: ["MeridianKML"]),
         .testTarget(name: "MeridianCLITests", dependencies: ["MeridianCLI", "Meridian"]),
     ]
 )
