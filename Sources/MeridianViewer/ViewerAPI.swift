@@ -276,9 +276,12 @@ public final class ViewerAPI: Sendable {
     func polygons(for job: BufferJob) throws(APIError) -> [Polygon] {
         switch job.mode {
         case .planar:
+            // Miles → the spatial reference's unit with LinearUnit's exact factors (1 mi = 1609.344 m). Not
+            // Measurement<UnitLength>: Foundation's UnitLength.miles is 1609.34 m, 2.5 ppm short.
+            let unit = job.info.spatialReference.unit ?? .meters
             do {
                 return try GeometryEngine.buffer(
-                    around: job.points, distances: job.radiiMiles.map { Measurement(value: $0, unit: UnitLength.miles) },
+                    around: job.points, distances: job.radiiMiles.map { LinearUnit.miles.convert($0, to: unit) },
                     shouldUnion: job.union)
             } catch {
                 throw .unprocessable(error.description)
