@@ -60,7 +60,19 @@ async function load() {
 
 // MARK: choices (the sample's action sheets)
 
+let settleChoice = null;
+
+/** Closes the menu and answers the pending choose() (null for Cancel/Escape). */
+function settle(value) {
+  const resolve = settleChoice;
+  settleChoice = null;
+  if (choiceDialog.open) choiceDialog.close();
+  if (resolve) resolve(value);
+}
+
+/** Shows a menu of options and resolves with the chosen value, or null when cancelled. */
 function choose(title, message, options) {
+  settle(null);
   return new Promise((resolve) => {
     $("choice-title").textContent = title;
     $("choice-message").textContent = message || "";
@@ -83,20 +95,22 @@ function choose(title, message, options) {
         b.appendChild(swatch);
       }
       b.appendChild(document.createTextNode(option.title));
-      b.addEventListener("click", () => {
-        resolve(option.value); // first: the dialog's "close" event below then resolves nothing
-        choiceDialog.close();
-      });
+      b.addEventListener("click", () => settle(option.value));
       list.appendChild(b);
     }
-    const onClose = () => {
-      choiceDialog.removeEventListener("close", onClose);
-      resolve(null);
-    };
-    choiceDialog.addEventListener("close", onClose);
+    settleChoice = resolve;
     choiceDialog.showModal();
   });
 }
+
+$("choice-cancel").addEventListener("click", (e) => {
+  e.preventDefault();
+  settle(null);
+});
+choiceDialog.addEventListener("cancel", (e) => {
+  e.preventDefault();
+  settle(null);
+});
 
 async function add() {
   if (!state.palette) return;
