@@ -1,13 +1,162 @@
 import Foundation
 import Meridian
 
-/// `meridian buffer`: buffer points, lines and polygons (planar or geodesic).
+/// `meridian buffer`: planar buffers around features in a projected spatial reference, like the seed sample.
 public enum BufferCommand: Command {
     public static let name = "buffer"
-    public static let summary = "buffer points, lines and polygons (planar or geodesic)"
-    public static let help = "Usage: meridian buffer (not yet implemented)"
+    public static let summary = "buffer points, lines and polygons in a projected spatial reference"
+    public static let help = """
+        Usage: meridian buffer [INPUT] --srs SRS (--distance D | --distance-field NAME [--unit U])
+                               [--union] [--segments N] [--in-srs SRS] [--allow-outside-area] [-o OUTPUT]
+
+        Buffers every feature of INPUT in the projected spatial reference SRS (planar, in its unit), one buffer per
+        feature or, with --union, one dissolved polygon.
+
+        INPUT                 a path or - (stdin, the default): GeoJSON (WGS84 lon/lat, RFC 7946), CSV with a header
+                              naming lon,lat (or longitude,latitude) or x,y columns plus any others, or WKT (one
+                              geometry per line)
+        --srs SRS             where the buffer is computed, e.g. EPSG:32038 (must be projected)
+        --distance D          one distance for all features: a number with an optional unit, m km ft us-ft mi
+                              us-mi nmi (a bare number is in the SRS unit, US survey feet for EPSG:32038)
+        --distance-field NAME take each feature's distance from this property/column
+        --unit U              the unit of --distance-field values (default: the SRS unit)
+        --union               dissolve all buffers into one (multi-part) polygon
+        --segments N          chords per quarter circle, 1-1000 (default 16: 64-gon circles, chord error
+                              1 - cos(pi/64) = 0.12% of the radius)
+        --in-srs SRS          spatial reference of CSV x,y / WKT input (default: --srs for x,y; WGS84 for lon,lat)
+        --allow-outside-area  buffer features outside the SRS's area of use (refused by default: the planar buffer
+                              is only meaningful inside it)
+        -o, --output OUTPUT   .geojson (WGS84; the stdout default), .wkt (in --srs), .svg (a picture with the area
+                              of use as a red dashed outline), .kml or .kmz (styled like the sample)
+
+        Without --union each output feature keeps its input feature's properties.
+        Example: meridian buffer cities.csv --srs EPSG:32038 --distance 10mi -o buffers.geojson
+        """
 
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
-        throw .failure("not yet implemented")
+        let srsText = try arguments.option("--srs")
+        let distanceText = try arguments.option("--distance")
+        let field = try arguments.option("--distance-field")
+        let unitText = try arguments.option("--unit")
+        let union = arguments.flag("--union")
+        let segmentsText = try arguments.option("--segments")
+        let inSRSText = try arguments.option("--in-srs")
+        let allowOutside = arguments.flag("--allow-outside-area")
+        let output = OutputFile(try arguments.option("--output", "-o"))
+        let positionals = try arguments.finish(maximumPositionals: 1)
+
+        guard let srsText else { throw .usage("missing --srs (the projected spatial reference to buffer in, e.g. EPSG:32038)") }
+        let sr = try parseSpatialReference(srsText)
+        guard sr.isProjected, let srUnit = sr.unit else {
+            throw .usage("--srs \(srsText) is \(sr.kind.rawValue); a planar buffer needs a projected spatial reference (its unit would be degrees). Use a projected one, e.g. a UTM zone")
+        }
+        switch (distanceText, field) {
+        case (nil, nil): throw .usage("give --distance D or --distance-field NAME")
+        case (.some, .some): throw .usage("give either --distance or --distance-field, not both")
+        default: break
+        }
+        if unitText != nil && field == nil { throw .usage("--unit applies to --distance-field values") }
+        let fieldUnit: LinearUnit? = try unitText.map { (u: String) throws(CommandError) -> LinearUnit in
+            guard let unit = LinearUnit(symbol: u) else { throw .usage("unknown unit '\(u)' (use m, km, ft, us-ft, mi, us-mi or nmi)") }
+            return unit
+        }
+        var parameters = BufferParameters.default
+        if let segmentsText {
+            guard let n = Int(segmentsText), (1...1000).contains(n) else {
+                throw .usage("--segments expects a whole number from 1 to 1000, got '\(segmentsText)'")
+            }
+            parameters.segmentsPerQuarterCircle = n
+        }
+        let fixedDistance = try distanceText.map { (t: String) throws(CommandError) in try Distance(parsing: t) }
+        let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
+        if let format = Optional(output.format), !["", "geojson", "json", "wkt", "svg", "kml", "kmz"].contains(format) {
+            throw .usage("unknown output format '.\(format)' (use .geojson, .wkt, .svg, .kml or .kmz)")
+        }
+
+        let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
+                                          defaultXYSpatialReference: sr, io: io)
+        guard !input.features.isEmpty else { throw .failure("the input has no features") }
+
+        // Geometries in the buffer's spatial reference, refusing those outside its area of use.
+        var geometries: [Geometry] = []
+        var distances: [Double] = []
+        for (i, feature) in input.features.enumerated() {
+            let label = input.labels[i]
+            guard let geometry = feature.geometry else { throw .failure("\(label) has no geometry") }
+            if !allowOutside, let area = sr.areaOfUse,
+               let outside = try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideAreaOfUse(geometry, of: sr) }) {
+                throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use --allow-outside-area to buffer it anyway",
+                                      label, outside.longitude, outside.latitude, sr.name, area.west, area.south, area.east, area.north))
+            }
+            do {
+                geometries.append(try GeometryEngine.project(geometry, into: sr))
+            } catch {
+                throw .failure("\(label): \(error.description)")
+            }
+            if let field {
+                guard let value = feature.properties[field] else { throw .failure("\(label) has no '\(field)' property") }
+                let d: Double
+                switch value {
+                case .number(let n): d = n
+                case .string(let s):
+                    guard let n = Double(s.trimmingCharacters(in: .whitespaces)) else {
+                        throw .failure("\(label): '\(field)' is '\(s)', not a number")
+                    }
+                    d = n
+                default: throw .failure("\(label): '\(field)' is not a number")
+                }
+                distances.append(fieldUnit.map { $0.convert(d, to: srUnit) } ?? d)
+            }
+        }
+        if let fixedDistance { distances = [fixedDistance.value(in: srUnit)] }
+
+        let buffers: [Polygon]
+        do {
+            buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
+                                                parameters: parameters)
+        } catch let error {
+            throw .failure(relabel(error.description, labels: input.labels))
+        }
+
+        switch output.format {
+        case "wkt":
+            try output.write(FeatureEncoding.wkt(buffers.map(\.geometry)), io: io)
+        case "svg":
+            var picture = SVGPicture()
+            picture.buffers = buffers
+            picture.points = geometries.flatMap { g -> [Coordinate] in
+                if case .point(let p) = g { return [p.coordinate] }
+                if case .multipoint(let m) = g { return m.coordinates }
+                return []
+            }
+            picture.areaOfUse = try? GeometryEngine.areaOfUsePolygon(of: sr)
+            picture.title = "Buffers in \(sr.name)"
+            try output.write(picture.render(), io: io)
+        case "kml", "kmz":
+            try writeKML(buffers: buffers, geometries: geometries, to: output, io: io)
+        default:
+            let features: [Feature]
+            if union {
+                features = [Feature(geometry: .polygon(buffers[0]), properties: ["count": .number(Double(geometries.count))], id: nil)]
+            } else {
+                features = zip(input.features, buffers).map { Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id) }
+            }
+            try output.write(try FeatureEncoding.geoJSON(features), io: io)
+        }
+    }
+
+    /// Engine messages name "geometry i"; users know their features by the input's labels.
+    private static func relabel(_ message: String, labels: [String]) -> String {
+        guard let range = message.range(of: #"geometry \d+"#, options: .regularExpression),
+              let index = Int(message[range].dropFirst("geometry ".count)), labels.indices.contains(index)
+        else { return message }
+        return message.replacingCharacters(in: range, with: labels[index])
+    }
+
+    /// KML/KMZ output: filled in when the KML module lands.
+    private static func writeKML(buffers: [Polygon], geometries: [Geometry], to output: OutputFile, io: CommandIO)
+        throws(CommandError)
+    {
+        throw .usage("KML output is not available yet")
     }
 }

@@ -1,13 +1,117 @@
 import Foundation
 import Meridian
 
-/// `meridian project`: project coordinates between spatial references.
+/// `meridian project`: coordinates from one spatial reference to another, reporting PROJ's operation and accuracy.
 public enum ProjectCommand: Command {
     public static let name = "project"
     public static let summary = "project coordinates between spatial references"
-    public static let help = "Usage: meridian project (not yet implemented)"
+    public static let help = """
+        Usage: meridian project [INPUT] --to SRS [--from SRS] [-o OUTPUT]
+
+        Projects every coordinate of INPUT into SRS and prints on stderr which operation PROJ used and its
+        accuracy (e.g. NAD27 to WGS 84 without the NADCON grid is a Helmert shift accurate to about 7 m).
+
+        INPUT               a path or - (stdin, the default): CSV with lon,lat (or longitude,latitude) or x,y
+                            columns, GeoJSON, or WKT (one geometry per line)
+        --to SRS            the target spatial reference (EPSG:n, ESRI:n, WKT or a PROJ string)
+        --from SRS          the source of CSV/WKT coordinates (default WGS84 for lon,lat columns; required for x,y)
+        -o, --output OUTPUT CSV in: CSV out, the coordinate columns replaced by x,y (projected target) or lon,lat
+                            (geographic target), other columns kept. GeoJSON/WKT in: .geojson (only for a WGS84
+                            target) or .wkt (the default on stdout for any other target)
+
+        Example: meridian project points.csv --to EPSG:32038 -o points_tx.csv
+        """
 
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
-        throw .failure("not yet implemented")
+        guard let toText = try arguments.option("--to") else { throw .usage("missing --to SRS") }
+        let fromText = try arguments.option("--from")
+        let output = OutputFile(try arguments.option("--output", "-o"))
+        let positionals = try arguments.finish(maximumPositionals: 1)
+        let target = try parseSpatialReference(toText)
+        let source = try fromText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
+
+        let input = try FeatureInput.read(positionals.first, inputSpatialReference: source,
+                                          defaultXYSpatialReference: nil, io: io)
+        var operations = Set<ProjectionOperation>()
+        var projected: [Feature] = []
+        projected.reserveCapacity(input.features.count)
+        if input.format == .csv {
+            // Points only: one bulk PROJ call.
+            var coordinates = input.features.map { f -> Coordinate in
+                if case .point(let p)? = f.geometry { return p.coordinate }
+                return Coordinate(x: .nan, y: .nan)
+            }
+            do {
+                if let op = try GeometryEngine.project(&coordinates, from: input.spatialReference, into: target) {
+                    operations.insert(op)
+                }
+            } catch {
+                throw .failure(relabel(error, input.labels))
+            }
+            report(operations, from: input.spatialReference, to: target, io: io)
+            try output.write(csv(input, coordinates, target: target), io: io)
+            return
+        }
+        for (i, feature) in input.features.enumerated() {
+            guard let g = feature.geometry else { projected.append(feature); continue }
+            do {
+                let result = try GeometryEngine.projectReportingOperations(g, into: target)
+                operations.formUnion(result.operations)
+                projected.append(Feature(geometry: result.geometry, properties: feature.properties, id: feature.id))
+            } catch {
+                throw .failure("\(input.labels[i]): \(error.description)")
+            }
+        }
+        report(operations, from: input.spatialReference, to: target, io: io)
+        switch output.format {
+        case "geojson", "json":
+            guard target == .wgs84 else {
+                throw .usage("GeoJSON output is WGS84 only (RFC 7946); write .wkt for \(target.name)")
+            }
+            try output.write(GeoJSON.encode(projected) + Data("\n".utf8), io: io)
+        case "wkt":
+            try output.write(FeatureEncoding.wkt(projected.compactMap(\.geometry)), io: io)
+        case "":
+            if target == .wgs84 {
+                try output.write(GeoJSON.encode(projected) + Data("\n".utf8), io: io)
+            } else {
+                try output.write(FeatureEncoding.wkt(projected.compactMap(\.geometry)), io: io)
+            }
+        default:
+            throw .usage("unknown output format '.\(output.format)' for \(input.format.rawValue) input (use .geojson or .wkt)")
+        }
+    }
+
+    private static func report(_ operations: Set<ProjectionOperation>, from: SpatialReference, to: SpatialReference,
+                               io: CommandIO) {
+        if operations.isEmpty {
+            io.note("operation: none (\(from.name) and \(to.name) are the same)")
+        }
+        for op in operations.sorted(by: { $0.name < $1.name }) {
+            let accuracy = op.accuracy.map { "\($0) m" } ?? "unknown (ballpark: no datum shift information)"
+            io.note("operation: \(op.name)\naccuracy: \(accuracy)")
+        }
+    }
+
+    private static func relabel(_ error: EngineError, _ labels: [String]) -> String {
+        let message = error.description
+        guard let range = message.range(of: #"vertex \d+"#, options: .regularExpression),
+              let index = Int(message[range].dropFirst("vertex ".count)), labels.indices.contains(index)
+        else { return message }
+        return message.replacingCharacters(in: range, with: labels[index])
+    }
+
+    private static func csv(_ input: FeatureInput, _ coordinates: [Coordinate], target: SpatialReference) -> Data {
+        guard let table = input.table, let (xi, yi) = input.coordinateColumns else { return Data() }
+        var header = table.header
+        header[xi] = target.isGeographic ? "lon" : "x"
+        header[yi] = target.isGeographic ? "lat" : "y"
+        let digits = target.isGeographic ? "%.9f" : "%.4f"
+        var rows = table.rows
+        for r in rows.indices {
+            rows[r][xi] = String(format: digits, coordinates[r].x)
+            rows[r][yi] = String(format: digits, coordinates[r].y)
+        }
+        return CSV.encode(header: header, rows: rows)
     }
 }

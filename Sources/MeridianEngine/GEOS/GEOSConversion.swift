@@ -23,7 +23,8 @@ extension GEOSContext {
             }
             return try collection(GEOS_MULTIPOINT, points)
         case .polyline(let l):
-            guard !l.parts.isEmpty else { throw .badGeometry(.empty("a polyline needs at least one part")) }
+            // An empty polyline (e.g. from WKT `LINESTRING EMPTY` or an overlay) is GEOS's empty line string.
+            if l.parts.isEmpty { return try own(GEOSGeom_createEmptyLineString_r(handle), "create empty line") }
             var lines: [GEOSGeometryRef] = []
             for (i, part) in l.parts.enumerated() {
                 try check(part, "polyline part \(i)")
@@ -34,7 +35,9 @@ extension GEOSContext {
             }
             return lines.count == 1 ? lines[0] : try collection(GEOS_MULTILINESTRING, lines)
         case .polygon(let p):
-            guard !p.parts.isEmpty else { throw .badGeometry(.empty("a polygon needs at least one part")) }
+            // An empty polygon (e.g. a polygon buffered inwards to nothing) is GEOS's empty polygon, so engine
+            // results can be passed back to the engine (area 0, union with it is the other operand, …).
+            if p.parts.isEmpty { return try own(GEOSGeom_createEmptyPolygon_r(handle), "create empty polygon") }
             var polygons: [GEOSGeometryRef] = []
             polygons.reserveCapacity(p.parts.count)
             for (i, part) in p.parts.enumerated() { polygons.append(try make(part, index: i)) }

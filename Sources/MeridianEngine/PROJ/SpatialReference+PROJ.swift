@@ -65,7 +65,9 @@ extension SpatialReference {
         }
     }
 
-    private init(proj definition: String, wkid: Int?) throws(EngineError) {
+    /// A spatial reference from any definition `proj_create` accepts, asking PROJ even for the codes that have
+    /// constants (`.wgs84`, `.webMercator`); the tests use it to check those constants against PROJ.
+    init(proj definition: String, wkid: Int?) throws(EngineError) {
         let context = PROJContext()
         guard let created = proj_create(context.handle, definition) else {
             throw .unknownSpatialReference(definition, reason: context.lastMessage())

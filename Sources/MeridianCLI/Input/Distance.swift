@@ -1,0 +1,41 @@
+import Foundation
+import Meridian
+
+/// A distance as typed on the command line: a number with an optional unit suffix (`2km`, `1.5 mi`, `300`).
+struct Distance: Equatable {
+    /// The number as typed.
+    var value: Double
+    /// The unit, or nil for "the spatial reference's unit".
+    var unit: LinearUnit?
+
+    /// Parses `NUMBER[UNIT]`; units: m, km, ft, us-ft, mi, us-mi, nmi.
+    /// - Throws: `CommandError.usage` naming the problem.
+    init(parsing text: String) throws(CommandError) {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        var end = t.startIndex
+        let numberCharacters = Set("0123456789+-.eE")
+        while end < t.endIndex, numberCharacters.contains(t[end]) {
+            // Stop before an 'e' that starts a unit rather than an exponent.
+            if t[end] == "e" || t[end] == "E" {
+                let next = t.index(after: end)
+                guard next < t.endIndex, "0123456789+-".contains(t[next]) else { break }
+            }
+            end = t.index(after: end)
+        }
+        guard let number = Double(t[..<end]), number.isFinite else {
+            throw .usage("'\(text)' is not a distance (expected a number with an optional unit: m, km, ft, us-ft, mi, nmi)")
+        }
+        let suffix = t[end...].trimmingCharacters(in: .whitespaces)
+        if suffix.isEmpty {
+            unit = nil
+        } else if let u = LinearUnit(symbol: suffix) {
+            unit = u
+        } else {
+            throw .usage("unknown unit '\(suffix)' in '\(text)' (use m, km, ft, us-ft, mi, us-mi or nmi)")
+        }
+        value = number
+    }
+
+    /// The distance in a target unit; a bare number is already in it.
+    func value(in target: LinearUnit) -> Double { unit.map { $0.convert(value, to: target) } ?? value }
+}

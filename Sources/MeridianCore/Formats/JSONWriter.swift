@@ -1,0 +1,179 @@
+// JSON text output into a byte buffer, shared by `JSONValue.encoded` and the GeoJSON writer.
+
+/// Appends JSON text to `bytes`.
+struct JSONWriter {
+    /// The output so far (UTF-8).
+    var bytes: [UInt8] = []
+    /// Whether to indent (two spaces) and break lines.
+    let pretty: Bool
+    /// Current indentation level (pretty mode).
+    private var level = 0
+
+    init(pretty: Bool, capacity: Int = 256) {
+        self.pretty = pretty
+        bytes.reserveCapacity(capacity)
+    }
+
+    // MARK: Scalars
+
+    /// Writes `null`.
+    mutating func writeNull() { append("null") }
+
+    /// Writes `true` or `false`.
+    mutating func writeBool(_ b: Bool) { append(b ? "true" : "false") }
+
+    /// Writes a number: the shortest text that reads back to the same double (Swift's `description`), integral values
+    /// below 10^16 in magnitude without a fraction, −0 as `0`, and NaN/±infinity as `null`.
+    mutating func writeNumber(_ d: Double) {
+        if !d.isFinite {
+            append("null")
+        } else if d == 0 {
+            bytes.append(ASCII.zero)
+        } else if d.magnitude < 1e16 && d.rounded(.towardZero) == d {
+            writeInteger(Int64(d))
+        } else {
+            bytes.append(contentsOf: d.description.utf8)
+        }
+    }
+
+    private mutating func writeInteger(_ value: Int64) {
+        var v = value.magnitude
+        if value < 0 { bytes.append(ASCII.minus) }
+        let first = bytes.count
+        repeat {
+            bytes.append(ASCII.zero + UInt8(v % 10))
+            v /= 10
+        } while v > 0
+        bytes[first...].reverse()
+    }
+
+    /// Writes a string with the escapes JSON requires (quote, backslash, control characters); other characters,
+    /// including non-ASCII ones, are written as UTF-8.
+    mutating func writeString(_ s: String) {
+        bytes.append(ASCII.quote)
+        var s = s
+        s.withUTF8 { utf8 in
+            var runStart = 0
+            for i in 0..<utf8.count {
+                let b = utf8[i]
+                guard b < 0x20 || b == ASCII.quote || b == ASCII.backslash else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                runStart = i + 1
+                bytes.append(ASCII.backslash)
+                switch b {
+                case ASCII.quote: bytes.append(ASCII.quote)
+                case ASCII.backslash: bytes.append(ASCII.backslash)
+                case ASCII.lineFeed: bytes.append(ASCII.lowerN)
+                case ASCII.carriageReturn: bytes.append(0x72)  // r
+                case ASCII.tab: bytes.append(ASCII.lowerT)
+                case 0x08: bytes.append(0x62)  // b
+                case 0x0C: bytes.append(ASCII.lowerF)
+                default:
+                    let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+                    bytes.append(contentsOf: [0x75, ASCII.zero, ASCII.zero, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                }
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        }
+        bytes.append(ASCII.quote)
+    }
+
+    /// Appends ASCII text verbatim.
+    mutating func append(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    // MARK: Structure
+
+    /// Writes `{` and increases the indentation.
+    mutating func beginObject() {
+        bytes.append(ASCII.leftBrace)
+        level += 1
+    }
+
+    /// Writes the separator (if not `first`), a line break in pretty mode, the quoted key and the colon.
+    mutating func key(_ k: String, first: inout Bool) {
+        if !first { bytes.append(ASCII.comma) }
+        first = false
+        newline()
+        writeString(k)
+        bytes.append(ASCII.colon)
+        if pretty { bytes.append(ASCII.space) }
+    }
+
+    /// Writes `}`, on its own line in pretty mode unless the object was empty.
+    mutating func endObject(empty: Bool) {
+        level -= 1
+        if !empty { newline() }
+        bytes.append(ASCII.rightBrace)
+    }
+
+    /// Writes `[` and increases the indentation.
+    mutating func beginArray() {
+        bytes.append(ASCII.leftBracket)
+        level += 1
+    }
+
+    /// Writes the separator before an element: a comma (unless `first`) and, if `multiline` in pretty mode, a line
+    /// break; inline elements are separated by ", " in pretty mode.
+    mutating func element(first: inout Bool, multiline: Bool) {
+        if !first { bytes.append(ASCII.comma) }
+        if pretty {
+            if multiline { newline() } else if !first { bytes.append(ASCII.space) }
+        }
+        first = false
+    }
+
+    /// Writes `]`, on its own line if `multiline` in pretty mode and the array was not empty.
+    mutating func endArray(empty: Bool, multiline: Bool) {
+        level -= 1
+        if multiline && !empty { newline() }
+        bytes.append(ASCII.rightBracket)
+    }
+
+    private mutating func newline() {
+        guard pretty else { return }
+        bytes.append(ASCII.lineFeed)
+        for _ in 0..<(2 * level) { bytes.append(ASCII.space) }
+    }
+
+    // MARK: Values
+
+    /// Writes any value; object keys are sorted by Unicode code point. In pretty mode, arrays holding only scalars
+    /// are written on one line.
+    mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: writeNull()
+        case .bool(let b): writeBool(b)
+        case .number(let d): writeNumber(d)
+        case .string(let s): writeString(s)
+        case .array(let a):
+            let multiline = a.contains { if case .array = $0 { true } else if case .object = $0 { true } else { false } }
+            beginArray()
+            var first = true
+            for v in a {
+                element(first: &first, multiline: multiline)
+                write(v)
+            }
+            endArray(empty: a.isEmpty, multiline: multiline)
+        case .object(let o):
+            writeObject(o)
+        }
+    }
+
+    /// Writes an object with its keys sorted by Unicode code point.
+    mutating func writeObject(_ o: [String: JSONValue]) {
+        beginObject()
+        var first = true
+        for k in JSONWriter.sortedKeys(o) {
+            key(k, first: &first)
+            write(o[k]!)
+        }
+        endObject(empty: o.isEmpty)
+    }
+
+    /// Keys in Unicode code-point order (the order of their UTF-8 bytes).
+    static func sortedKeys(_ o: [String: JSONValue]) -> [String] {
+        o.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+}

@@ -1,0 +1,423 @@
+/// Well-known text (OGC Simple Features WKT) for geometries: a reader and a writer.
+///
+/// Read: `POINT`, `MULTIPOINT` (both `MULTIPOINT (1 2, 3 4)` and `MULTIPOINT ((1 2), (3 4))`), `LINESTRING`,
+/// `LINEARRING` (read as a one-part polyline), `MULTILINESTRING`, `POLYGON`, `MULTIPOLYGON`, each optionally with a
+/// `Z` tag (`POINT Z (1 2 3)`, `POINTZ (1 2 3)`) or with three numbers per vertex, and each `EMPTY`. Keywords are
+/// case-insensitive. Empty geometries become an empty multipoint (`POINT EMPTY`, `MULTIPOINT EMPTY`), polyline
+/// (`LINESTRING`/`LINEARRING`/`MULTILINESTRING EMPTY`) or polygon (`POLYGON`/`MULTIPOLYGON EMPTY`).
+///
+/// Refused with a `FormatError` (never a crash): `GEOMETRYCOLLECTION` (Meridian's `Geometry` has no mixed
+/// collection; read the members one by one), `M`/`ZM` coordinates, non-finite x or y, a line with fewer than two
+/// vertices, a ring that is not closed or has fewer than four vertices, a polygon whose shell is `EMPTY` but which
+/// has holes, and any text after the geometry. `EMPTY` members, which the OGC grammar allows
+/// (`MULTIPOINT (EMPTY, (1 2))`, `POLYGON (EMPTY)` as JTS writes it), add no points and are dropped. Errors carry the 1-based line and column (in characters) of the offending token.
+///
+/// Written: `Point` → `POINT`; `Multipoint` → `MULTIPOINT ((x y), …)`; a one-part `Polyline` → `LINESTRING`, more
+/// parts → `MULTILINESTRING`; a one-part `Polygon` → `POLYGON`, more → `MULTIPOLYGON`; an `Envelope` → its
+/// `POLYGON`. Numbers use the shortest text that reads back to the same `Double` (`1`, `0.1`, `1e-07`). A geometry
+/// is written with `Z` when any vertex has a z; a vertex without one is then written with `NaN` as its z, which the
+/// reader turns back into "no z". `decode(encode(g))` equals `g` for every geometry except envelopes (which come back
+/// as polygons).
+public enum WKT {
+    /// Reads one geometry from well-known text.
+    /// - Parameters:
+    ///   - text: The WKT, e.g. `POINT (2215204.973 394833.169)`; surrounding white space is ignored.
+    ///   - spatialReference: The spatial reference the coordinates are in (WKT does not say).
+    /// - Returns: The geometry.
+    /// - Throws: `FormatError` (format "WKT") with the line and column of the offending token.
+    public static func decode(_ text: String, spatialReference: SpatialReference) throws(FormatError) -> Geometry {
+        var parser = Parser(text)
+        let geometry = try parser.geometry(spatialReference)
+        let trailing = parser.next()
+        guard case .end = trailing.kind else {
+            throw parser.error("unexpected \(trailing.kind) after the geometry", at: trailing)
+        }
+        return geometry
+    }
+
+    /// Writes a geometry as well-known text (see the type's documentation for the mapping).
+    /// - Parameter geometry: Any geometry.
+    /// - Returns: The WKT, e.g. `POLYGON ((0 0, 1 0, 1 1, 0 0))`.
+    public static func encode(_ geometry: Geometry) -> String {
+        let hasZ = geometry.coordinates.contains { $0.z != nil }
+        let tag = hasZ ? " Z" : ""
+        func coordinate(_ c: Coordinate) -> String {
+            var s = number(c.x) + " " + number(c.y)
+            if hasZ { s += " " + (c.z.map(number) ?? "NaN") }
+            return s
+        }
+        func sequence(_ cs: [Coordinate]) -> String { "(" + cs.map(coordinate).joined(separator: ", ") + ")" }
+        func polygon(_ part: Polygon.Part) -> String { "(" + part.rings.map(sequence).joined(separator: ", ") + ")" }
+
+        switch geometry {
+        case .point(let p):
+            return "POINT\(tag) (\(coordinate(p.coordinate)))"
+        case .multipoint(let m):
+            if m.coordinates.isEmpty { return "MULTIPOINT EMPTY" }
+            return "MULTIPOINT\(tag) (" + m.coordinates.map { "(" + coordinate($0) + ")" }.joined(separator: ", ") + ")"
+        case .polyline(let l):
+            switch l.parts.count {
+            case 0: return "LINESTRING EMPTY"
+            case 1: return "LINESTRING\(tag) " + sequence(l.parts[0])
+            default: return "MULTILINESTRING\(tag) (" + l.parts.map(sequence).joined(separator: ", ") + ")"
+            }
+        case .polygon(let p):
+            switch p.parts.count {
+            case 0: return "POLYGON EMPTY"
+            case 1: return "POLYGON\(tag) " + polygon(p.parts[0])
+            default: return "MULTIPOLYGON\(tag) (" + p.parts.map(polygon).joined(separator: ", ") + ")"
+            }
+        case .envelope(let e):
+            return encode(.polygon(e.polygon))
+        }
+    }
+
+    /// The shortest decimal text that reads back as exactly `value` (Swift's round-trip formatting, without a
+    /// trailing `.0`): `1`, `-0.5`, `1e-07`, `1.7976931348623157e+308`.
+    static func number(_ value: Double) -> String {
+        let s = value.description
+        if s.hasSuffix(".0") { return String(s.dropLast(2)) }
+        return s
+    }
+}
+
+// MARK: - Reader
+
+extension WKT {
+    struct Token {
+        enum Kind: CustomStringConvertible {
+            case word(String)
+            case number(Double)
+            case open, close, comma, end
+            case invalid(String)
+
+            var description: String {
+                switch self {
+                case .word(let w): "'\(w)'"
+                case .number(let n): "number \(WKT.number(n))"
+                case .open: "'('"
+                case .close: "')'"
+                case .comma: "','"
+                case .end: "end of text"
+                case .invalid(let s): "'\(s)'"
+                }
+            }
+        }
+        let kind: Kind
+        /// Byte offset of the token's first byte in the UTF-8 text.
+        let offset: Int
+    }
+
+    /// A recursive-descent reader over the UTF-8 bytes, with one token of look-ahead.
+    struct Parser {
+        private let bytes: [UInt8]
+        private var position = 0
+        private var peeked: Token?
+
+        init(_ text: String) { bytes = Array(text.utf8) }
+
+        // MARK: Tokens
+
+        mutating func next() -> Token {
+            if let t = peeked {
+                peeked = nil
+                return t
+            }
+            return scan()
+        }
+
+        mutating func peek() -> Token {
+            if let t = peeked { return t }
+            let t = scan()
+            peeked = t
+            return t
+        }
+
+        private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        private static func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
+        private static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+
+        private mutating func scan() -> Token {
+            while position < bytes.count, Parser.isSpace(bytes[position]) { position += 1 }
+            let start = position
+            guard position < bytes.count else { return Token(kind: .end, offset: start) }
+            let b = bytes[position]
+            switch b {
+            case UInt8(ascii: "("):
+                position += 1
+                return Token(kind: .open, offset: start)
+            case UInt8(ascii: ")"):
+                position += 1
+                return Token(kind: .close, offset: start)
+            case UInt8(ascii: ","):
+                position += 1
+                return Token(kind: .comma, offset: start)
+            default:
+                break
+            }
+            if Parser.isLetter(b) {
+                while position < bytes.count, Parser.isLetter(bytes[position]) { position += 1 }
+                return Token(kind: .word(String(decoding: bytes[start..<position], as: UTF8.self)), offset: start)
+            }
+            if Parser.isDigit(b) || b == UInt8(ascii: "-") || b == UInt8(ascii: "+") || b == UInt8(ascii: ".") {
+                return Token(kind: scanNumber(from: start), offset: start)
+            }
+            // Anything else: one Unicode scalar, reported as is.
+            position += 1
+            while position < bytes.count, bytes[position] & 0xC0 == 0x80 { position += 1 }
+            return Token(kind: .invalid(String(decoding: bytes[start..<position], as: UTF8.self)), offset: start)
+        }
+
+        /// `[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?`, strictly (no hex, no `inf`).
+        private mutating func scanNumber(from start: Int) -> Token.Kind {
+            func digits() -> Int {
+                let s = position
+                while position < bytes.count, Parser.isDigit(bytes[position]) { position += 1 }
+                return position - s
+            }
+            if bytes[position] == UInt8(ascii: "-") || bytes[position] == UInt8(ascii: "+") { position += 1 }
+            var mantissa = digits()
+            if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+                position += 1
+                mantissa += digits()
+            }
+            var valid = mantissa > 0
+            if valid, position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+                position += 1
+                if position < bytes.count, bytes[position] == UInt8(ascii: "-") || bytes[position] == UInt8(ascii: "+") {
+                    position += 1
+                }
+                valid = digits() > 0
+            }
+            // A number glued to letters or more signs/dots (`1.2.3`, `12abc`) is one bad token.
+            while position < bytes.count, Parser.isLetter(bytes[position]) || Parser.isDigit(bytes[position])
+                || bytes[position] == UInt8(ascii: ".") || bytes[position] == UInt8(ascii: "-")
+                || bytes[position] == UInt8(ascii: "+")
+            {
+                position += 1
+                valid = false
+            }
+            let text = String(decoding: bytes[start..<position], as: UTF8.self)
+            guard valid, let value = Double(text) else { return .invalid(text) }
+            return .number(value)
+        }
+
+        // MARK: Errors
+
+        /// A `FormatError` at a token: 1-based line, and 1-based column counted in characters within that line.
+        func error(_ message: String, at token: Token) -> FormatError {
+            var line = 1
+            var lineStart = 0
+            let end = min(token.offset, bytes.count)
+            for i in 0..<end where bytes[i] == 0x0A {
+                line += 1
+                lineStart = i + 1
+            }
+            let column = String(decoding: bytes[lineStart..<end], as: UTF8.self).count + 1
+            return FormatError(format: "WKT", message: message, line: line, column: column)
+        }
+
+        private mutating func expect(_ what: String, _ matches: (Token.Kind) -> Bool) throws(FormatError) -> Token {
+            let t = next()
+            guard matches(t.kind) else { throw error("expected \(what), found \(t.kind)", at: t) }
+            return t
+        }
+
+        private mutating func open() throws(FormatError) {
+            _ = try expect("'('") { if case .open = $0 { true } else { false } }
+        }
+
+        /// After a list element: `true` at ',' (another element follows), `false` at ')'.
+        private mutating func commaOrClose() throws(FormatError) -> Bool {
+            let t = next()
+            switch t.kind {
+            case .comma: return true
+            case .close: return false
+            default: throw error("expected ',' or ')', found \(t.kind)", at: t)
+            }
+        }
+
+        // MARK: Grammar
+
+        enum Dimension { case xy, xyz, unknown }
+
+        mutating func geometry(_ sr: SpatialReference) throws(FormatError) -> Geometry {
+            let t = next()
+            guard case .word(let rawWord) = t.kind else {
+                throw error("expected a geometry type such as POINT or POLYGON, found \(t.kind)", at: t)
+            }
+            var word = rawWord.uppercased()
+            var dimension = Dimension.unknown
+            // `POINTZ`, `POINTM`, `POINTZM` glued forms.
+            for (suffix, dim) in [("ZM", Dimension?.none), ("Z", .xyz), ("M", nil)] where word.hasSuffix(suffix) {
+                let base = String(word.dropLast(suffix.count))
+                guard WKT.Parser.types.contains(base) else { continue }
+                guard let dim else { throw error("M coordinates are not supported (\(rawWord))", at: t) }
+                word = base
+                dimension = dim
+                break
+            }
+            if word == "GEOMETRYCOLLECTION" {
+                throw error("GEOMETRYCOLLECTION is not supported: Meridian geometries are points, multipoints, "
+                            + "polylines or polygons; give the members one by one", at: t)
+            }
+            guard WKT.Parser.types.contains(word) else {
+                throw error("unknown geometry type '\(rawWord)'", at: t)
+            }
+            // A separate `Z`, `M` or `ZM` tag.
+            if dimension == .unknown, case .word(let tagWord) = peek().kind {
+                let tag = peek()
+                switch tagWord.uppercased() {
+                case "Z":
+                    _ = next()
+                    dimension = .xyz
+                case "M", "ZM":
+                    throw error("M coordinates are not supported (\(word) \(tagWord))", at: tag)
+                default:
+                    break
+                }
+            }
+            if case .word(let w) = peek().kind, w.uppercased() == "EMPTY" {
+                _ = next()
+                switch word {
+                case "POINT", "MULTIPOINT": return .multipoint(Multipoint([], spatialReference: sr))
+                case "LINESTRING", "LINEARRING", "MULTILINESTRING": return .polyline(Polyline(parts: [], spatialReference: sr))
+                default: return .polygon(Polygon(parts: [], spatialReference: sr))
+                }
+            }
+            switch word {
+            case "POINT":
+                try open()
+                let c = try coordinate(&dimension)
+                _ = try expect("')'") { if case .close = $0 { true } else { false } }
+                return .point(Point(c, spatialReference: sr))
+            case "MULTIPOINT":
+                try open()
+                var cs: [Coordinate] = []
+                repeat {
+                    if skipEmptyMember() { continue }
+                    if case .open = peek().kind {
+                        _ = next()
+                        cs.append(try coordinate(&dimension))
+                        _ = try expect("')'") { if case .close = $0 { true } else { false } }
+                    } else {
+                        cs.append(try coordinate(&dimension))
+                    }
+                } while try commaOrClose()
+                return .multipoint(Multipoint(cs, spatialReference: sr))
+            case "LINESTRING":
+                return .polyline(Polyline(parts: [try path(&dimension)], spatialReference: sr))
+            case "LINEARRING":
+                return .polyline(Polyline(parts: [try ring(&dimension)], spatialReference: sr))
+            case "MULTILINESTRING":
+                try open()
+                var parts: [[Coordinate]] = []
+                repeat {
+                    if skipEmptyMember() { continue }
+                    parts.append(try path(&dimension))
+                } while try commaOrClose()
+                return .polyline(Polyline(parts: parts, spatialReference: sr))
+            case "POLYGON":
+                let part = try polygonPart(&dimension)
+                return .polygon(Polygon(parts: part.map { [$0] } ?? [], spatialReference: sr))
+            default:  // MULTIPOLYGON
+                try open()
+                var parts: [Polygon.Part] = []
+                repeat {
+                    if skipEmptyMember() { continue }
+                    if let part = try polygonPart(&dimension) { parts.append(part) }
+                } while try commaOrClose()
+                return .polygon(Polygon(parts: parts, spatialReference: sr))
+            }
+        }
+
+        static let types: Set<String> = [
+            "POINT", "MULTIPOINT", "LINESTRING", "LINEARRING", "MULTILINESTRING", "POLYGON", "MULTIPOLYGON",
+            "GEOMETRYCOLLECTION",
+        ]
+
+        /// Consumes an `EMPTY` member, if that is what comes next.
+        private mutating func skipEmptyMember() -> Bool {
+            guard case .word(let w) = peek().kind, w.uppercased() == "EMPTY" else { return false }
+            _ = next()
+            return true
+        }
+
+        /// `x y` or `x y z`; the first vertex fixes the dimension unless a `Z` tag did. A z of `NaN` means "none".
+        private mutating func coordinate(_ dimension: inout Dimension) throws(FormatError) -> Coordinate {
+            let x = try finiteNumber("x")
+            let y = try finiteNumber("y")
+            var z: Double?
+            switch (dimension, peek().kind) {
+            case (.xy, _):
+                break
+            case (.unknown, .number), (.unknown, .word), (.xyz, _):
+                let t = next()
+                switch t.kind {
+                case .number(let v): z = v
+                case .word(let w) where w.uppercased() == "NAN": z = nil
+                default:
+                    throw error(dimension == .xyz ? "expected a z coordinate, found \(t.kind)"
+                                                  : "expected a z coordinate, ',' or ')', found \(t.kind)", at: t)
+                }
+                if dimension == .unknown { dimension = .xyz }
+            case (.unknown, _):
+                dimension = .xy
+            }
+            if case .number = peek().kind {
+                throw error("too many numbers in a coordinate (M coordinates are not supported)", at: peek())
+            }
+            return Coordinate(x: x, y: y, z: z)
+        }
+
+        private mutating func finiteNumber(_ axis: String) throws(FormatError) -> Double {
+            let t = next()
+            guard case .number(let v) = t.kind else { throw error("expected the \(axis) coordinate, found \(t.kind)", at: t) }
+            guard v.isFinite else { throw error("the \(axis) coordinate is out of range", at: t) }
+            return v
+        }
+
+        /// `( c, c, … )` with at least `minimum` vertices; returns them and the opening token.
+        private mutating func sequence(_ dimension: inout Dimension) throws(FormatError) -> ([Coordinate], Token) {
+            let start = try expect("'('") { if case .open = $0 { true } else { false } }
+            var cs: [Coordinate] = []
+            repeat { cs.append(try coordinate(&dimension)) } while try commaOrClose()
+            return (cs, start)
+        }
+
+        private mutating func path(_ dimension: inout Dimension) throws(FormatError) -> [Coordinate] {
+            let (cs, start) = try sequence(&dimension)
+            guard cs.count >= 2 else { throw error("a line needs at least 2 vertices, found \(cs.count)", at: start) }
+            return cs
+        }
+
+        private mutating func ring(_ dimension: inout Dimension) throws(FormatError) -> [Coordinate] {
+            let (cs, start) = try sequence(&dimension)
+            guard cs.count >= 4 else { throw error("a ring needs at least 4 vertices, found \(cs.count)", at: start) }
+            guard let first = cs.first, let last = cs.last, first.x == last.x, first.y == last.y else {
+                throw error("the ring is not closed (its last vertex differs from its first)", at: start)
+            }
+            return cs
+        }
+
+        /// `( shell, hole, … )`; `nil` when the shell is `EMPTY` (and then there must be no holes).
+        private mutating func polygonPart(_ dimension: inout Dimension) throws(FormatError) -> Polygon.Part? {
+            try open()
+            var rings: [[Coordinate]] = []
+            var emptyShell: Token?
+            repeat {
+                let start = peek()
+                if skipEmptyMember() {
+                    if rings.isEmpty && emptyShell == nil { emptyShell = start }
+                    continue
+                }
+                if let emptyShell {
+                    throw error("a polygon whose shell is EMPTY cannot have holes", at: emptyShell)
+                }
+                rings.append(try ring(&dimension))
+            } while try commaOrClose()
+            guard let shell = rings.first else { return nil }
+            return Polygon.Part(shell: shell, holes: Array(rings.dropFirst()))
+        }
+    }
+}

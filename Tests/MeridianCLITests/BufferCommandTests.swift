@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+import Meridian
+
+/// `meridian buffer` end to end: the seed scenario, the area-of-use rule, bad input, atomic output.
+/// Numeric references: the NGS/PROJ TXNC GP1 point (../shared/reference/stateplane) and the analytic area of a
+/// regular polygon.
+@Suite struct BufferCommandTests {
+    /// TXNC GP1: NAD27 lon −96°48′, lat 32°45′ → E 2215204.973, N 394833.169 US ft in EPSG:32038 (published to 1 mm).
+    let gp1 = (lon: -96.8, lat: 32.75, e: 2_215_204.973, n: 394_833.169)
+
+    @Test func oneMileBufferAroundTheNGSPointIsTheRegular64Gon() throws {
+        let csv = "name,lon,lat\nGP1,\(gp1.lon),\(gp1.lat)\n"
+        let r = runCommand(["buffer", "--srs", "EPSG:32038", "--in-srs", "EPSG:4267", "--distance", "1mi", "-o", "-"] , stdin: csv)
+        #expect(r.status == 0, "\(r.stderr)")
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("b.wkt").path
+        let w = runCommand(["buffer", "--srs", "EPSG:32038", "--in-srs", "EPSG:4267", "--distance", "1mi", "-o", out], stdin: csv)
+        #expect(w.status == 0, "\(w.stderr)")
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        let geometry = try WKT.decode(text.trimmingCharacters(in: .whitespacesAndNewlines), spatialReference: .webMercator)
+        guard case .polygon(let polygon) = geometry else { Issue.record("not a polygon: \(text)"); return }
+        let ring = polygon.parts[0].shell
+        #expect(ring.count == 65)  // 64 chords, closed
+        // Radius: 1 international mile in US survey feet, exactly 1609.344 × 3937/1200.
+        let r = 1609.344 * 3937 / 1200
+        // Analytic area of the regular 64-gon inscribed in that circle: (n/2) r² sin(2π/n); shoelace on ~1e5 ft
+        // coordinates keeps ~1e-12 relative.
+        let expected = 32 * r * r * sin(2 * Double.pi / 64)
+        #expect(abs(Polygon.signedArea(ring) - expected) / expected < 1e-9)
+        // Centre: the mean of the 64 distinct vertices is the projected point; against the NGS value within
+        // 0.002 ft (the published precision is 0.001 ft; PROJ's LCC agrees with NGS to < 0.001 ft).
+        let cx = ring.dropLast().reduce(0) { $0 + $1.x } / 64, cy = ring.dropLast().reduce(0) { $0 + $1.y } / 64
+        #expect(abs(cx - gp1.e) < 0.002)
+        #expect(abs(cy - gp1.n) < 0.002)
+        // Every vertex at distance r from the centre (vertices lie on the circle) to 1e-6 ft.
+        for v in ring { #expect(abs(hypot(v.x - gp1.e, v.y - gp1.n) - r) < 0.002) }
+    }
+
+    @Test func seedScenarioUnionedAndSeparate() throws {
+        let csv = try String(contentsOf: packageRoot.appendingPathComponent("examples/seed-points.csv"), encoding: .utf8)
+        let separate = runCommand(["buffer", "--srs", "EPSG:32038", "--distance-field", "radius_mi", "--unit", "mi"], stdin: csv)
+        #expect(separate.status == 0, "\(separate.stderr)")
+        let features = try GeoJSON.decodeFeatures(Data(separate.stdout.utf8))
+        #expect(features.count == 5)
+        #expect(features[0].properties["name"] == .string("Dallas"))
+        #expect(features[0].properties["radius_mi"] == .number(40))
+        let unioned = runCommand(["buffer", "--srs", "EPSG:32038", "--distance-field", "radius_mi", "--unit", "mi", "--union"], stdin: csv)
+        #expect(unioned.status == 0, "\(unioned.stderr)")
+        let one = try GeoJSON.decodeFeatures(Data(unioned.stdout.utf8))
+        #expect(one.count == 1)
+        // Dallas (40 mi) and Fort Worth (30 mi) are 31 miles apart: their buffers merge, so fewer parts than points.
+        guard case .polygon(let p)? = one[0].geometry else { Issue.record("not a polygon"); return }
+        #expect(p.parts.count < 5)
+    }
+
+    @Test func pointsOutsideTheAreaOfUseAreRefusedByName() throws {
+        let csv = "name,lon,lat\nDallas,-96.797,32.7767\nHouston,-95.3698,29.7604\n"
+        let r = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "10mi"], stdin: csv)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("feature 1 (line 3)"))
+        #expect(r.stderr.contains("outside the area of use of NAD27 / Texas North Central"))
+        #expect(r.stdout.isEmpty)
+        let allowed = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "10mi", "--allow-outside-area"], stdin: csv)
+        #expect(allowed.status == 0)
+    }
+
+    @Test func badDistancesAndUnits() {
+        let csv = "lon,lat,d\n-97,32.5,0\n"
+        #expect(runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "abc"], stdin: csv).status == 2)
+        #expect(runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "3 furlongs"], stdin: csv).status == 2)
+        #expect(runCommand(["buffer", "--srs", "EPSG:32038"], stdin: csv).status == 2)
+        let zero = runCommand(["buffer", "--srs", "EPSG:32038", "--distance-field", "d"], stdin: csv)
+        #expect(zero.status == 1)
+        #expect(zero.stderr.contains("feature 0 (line 2)"))
+        #expect(zero.stderr.contains("positive distance"))
+        let huge = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1e12mi"], stdin: csv)
+        #expect(huge.status == 1)
+        #expect(huge.stderr.contains("half the Earth's circumference"))
+        #expect(runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "--segments", "0"], stdin: csv).status == 2)
+    }
+
+    @Test func badInputNamesTheLine() {
+        let nan = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi"], stdin: "lon,lat\n-97,32.5\n-97,nan\n")
+        #expect(nan.status == 1)
+        #expect(nan.stderr.contains("line 3"))
+        let json = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi"],
+                              stdin: "{\"type\": \"FeatureCollection\",\n \"features\": [}\n")
+        #expect(json.status == 1)
+        #expect(json.stderr.contains("line 2"))
+        let empty = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi"], stdin: "  \n")
+        #expect(empty.status == 1)
+        #expect(empty.stderr.contains("empty"))
+        let header = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi"], stdin: "a,b\n1,2\n")
+        #expect(header.status == 1)
+        #expect(header.stderr.contains("lon,lat"))
+    }
+
+    @Test func failedRunsLeaveNoFile() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("never.geojson")
+        let r = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "-o", out.path], stdin: "lon,lat\n-95.37,29.76\n")
+        #expect(r.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func svgPictureShowsAreaOfUseBuffersAndPoints() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("b.svg")
+        let csv = try String(contentsOf: packageRoot.appendingPathComponent("examples/seed-points.csv"), encoding: .utf8)
+        let r = runCommand(["buffer", "--srs", "EPSG:32038", "--distance-field", "radius_mi", "--unit", "mi", "-o", out.path], stdin: csv)
+        #expect(r.status == 0, "\(r.stderr)")
+        let svg = try String(contentsOf: out, encoding: .utf8)
+        #expect(svg.contains("stroke-dasharray"))  // the red dashed area of use
+        #expect(svg.components(separatedBy: "<circle").count - 1 == 5)
+        #expect(svg.components(separatedBy: "fill=\"#ffff00\"").count - 1 == 5)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Meridian
+import Testing
+
+/// The README's Swift example, compiled and run here. `readmeExampleIsThisCode` keeps the two identical.
+@Suite struct ReadmeExampleTests {
+    // README-BEGIN
+    func readmeExample() throws -> (Polygon, Double) {
+        // The seed's spatial reference: NAD27 / Texas North Central, in US survey feet.
+        let texas = try SpatialReference(wkid: 32038)
+        print(texas.name, texas.unit!.metersPerUnit)           // NAD27 / Texas North Central 0.3048006096012192
+
+        // Project a WGS84 point into it; PROJ reports the operation it ran and its accuracy.
+        let dallas = Point(latitude: 32.7767, longitude: -96.797)
+        let projected = try GeometryEngine.projectReportingOperations(dallas, into: texas)
+        print(projected.operations.first!.accuracy!)            // 7.0 (metres: NAD27→WGS84 Helmert, no NADCON grid)
+
+        // Refuse taps outside the spatial reference's area of use, like the sample.
+        let boundary = try GeometryEngine.areaOfUsePolygon(of: texas)
+        precondition(try GeometryEngine.contains(boundary, projected.geometry))
+
+        // Buffer by 10 miles (one polygon per point, or unioned).
+        let fortWorth = try GeometryEngine.project(Point(latitude: 32.7555, longitude: -97.3308), into: texas)
+        let buffers = try GeometryEngine.buffer(
+            around: [projected.geometry, fortWorth],
+            distances: [Measurement(value: 10, unit: UnitLength.miles), Measurement(value: 20, unit: UnitLength.miles)],
+            shouldUnion: true)
+        print(buffers.count, try GeometryEngine.area(buffers[0]) / 27_878_400)   // 1 polygon, area in square miles
+        // README-END
+        return (buffers[0], try GeometryEngine.area(buffers[0]) / 27_878_400)
+    }
+
+    @Test func readmeExampleRunsAndIsPlausible() throws {
+        let (polygon, squareMiles) = try readmeExample()
+        // Dallas–Fort Worth is 31 mi: the 10 mi and 20 mi circles are disjoint, so the union has two parts whose
+        // area is π(10² + 20²) mi² less the chord deficit of 64-gons (sin(2π/64)·32/π = 0.99839).
+        // Square miles here are US survey miles² (27,878,400 US ft²); the radii are international miles
+        // (1609.344 m vs 6336/3937 km). Shoelace and PROJ rounding keep ~1e-12 relative; allow 1e-9.
+        #expect(polygon.parts.count == 2)
+        let mileRatio = 1609.344 / (6_336_000.0 / 3937)
+        let expected = 32 * sin(2 * Double.pi / 64) * 500 * mileRatio * mileRatio
+        #expect(abs(squareMiles - expected) / expected < 1e-9)
+    }
+
+    @Test func readmeExampleIsThisCode() throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let block = try #require(readme.components(separatedBy: "```swift\n").dropFirst().first?
+            .components(separatedBy: "```").first)
+        let readmeLines = block.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("import ") }.map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
+        let body = try #require(source.components(separatedBy: "// README-BEGIN\n").dropFirst().first?
+            .components(separatedBy: "// README-END").first)
+        let testLines = body.split(separator: "\n").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        #expect(readmeLines == testLines)
+    }
+}

@@ -1,0 +1,104 @@
+"""`meridian buffer` against the peer stack a GIS developer would otherwise use: pyproj (PROJ) for the projection
+and shapely (GEOS) for the buffer and the union.
+
+Tolerances:
+- Areas of single buffers depend only on radius and segment count, not on the projection: 1e-9 relative.
+- Vertex positions depend on the projected centre. pyproj's wheel bundles its own PROJ and proj.db, so the centres
+  agree only as closely as the two PROJ builds pick the same WGS84->NAD27 operation; both pick the Helmert
+  "NAD27 to WGS 84 (6)" here (no NADCON grid in either), which agree to well under 1e-6 ft. We allow 1e-4 ft
+  (0.03 mm), far below the 7 m accuracy of the operation itself.
+- The union's area: shapely's and Meridian's GEOS builds differ (3.13 vs 3.11) in noding details at the 1e-9 ft
+  level; 1e-9 relative.
+"""
+import csv
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+import shapely
+from pyproj import Transformer
+from shapely import wkt as shapely_wkt
+
+US_FT = 1200 / 3937          # metres per US survey foot (exact)
+MILE = 1609.344               # metres per international mile (exact)
+
+
+def _points(n, seed):
+    rng = np.random.default_rng(seed)
+    lon = rng.uniform(-102.5, -94.5, n)
+    lat = rng.uniform(32.0, 34.3, n)
+    radius = rng.uniform(0.5, 30.0, n)
+    return lon, lat, radius
+
+
+def _write_csv(path, lon, lat, radius):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "lon", "lat", "r_mi"])
+        for i, (x, y, r) in enumerate(zip(lon, lat, radius)):
+            w.writerow([i, repr(float(x)), repr(float(y)), repr(float(r))])
+
+
+def _run(meridian, *args):
+    out = subprocess.run([meridian, *args], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out
+
+
+def _read_wkt(path):
+    return [shapely_wkt.loads(line) for line in pathlib.Path(path).read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def case(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("buffer-peers")
+    lon, lat, radius = _points(60, seed=20261129)
+    _write_csv(folder / "points.csv", lon, lat, radius)
+    to_tx = Transformer.from_crs("EPSG:4326", "EPSG:32038", always_xy=True)
+    x, y = to_tx.transform(lon, lat)
+    radius_ft = radius * MILE / US_FT
+    peers = [shapely.Point(px, py).buffer(r, quad_segs=16) for px, py, r in zip(x, y, radius_ft)]
+    return folder, peers, (x, y, radius_ft)
+
+
+def test_single_buffers_match_shapely(meridian, case):
+    folder, peers, (x, y, radius_ft) = case
+    _run(meridian, "buffer", str(folder / "points.csv"), "--srs", "EPSG:32038", "--distance-field", "r_mi",
+         "--unit", "mi", "-o", str(folder / "separate.wkt"))
+    ours = _read_wkt(folder / "separate.wkt")
+    assert len(ours) == len(peers)
+    for i, (a, b) in enumerate(zip(ours, peers)):
+        assert a.is_valid
+        assert len(a.exterior.coords) == len(b.exterior.coords) == 65
+        assert abs(a.area - b.area) / b.area < 1e-9, i
+        assert shapely.hausdorff_distance(a, b) < 1e-4, i
+
+
+def test_union_matches_shapely(meridian, case):
+    folder, peers, _ = case
+    _run(meridian, "buffer", str(folder / "points.csv"), "--srs", "EPSG:32038", "--distance-field", "r_mi",
+         "--unit", "mi", "--union", "-o", str(folder / "union.wkt"))
+    ours = _read_wkt(folder / "union.wkt")
+    assert len(ours) == 1
+    peer = shapely.union_all(peers)
+    assert ours[0].is_valid
+    assert abs(ours[0].area - peer.area) / peer.area < 1e-9
+    n_ours = len(getattr(ours[0], "geoms", [ours[0]]))
+    n_peer = len(getattr(peer, "geoms", [peer]))
+    assert n_ours == n_peer
+
+
+def test_geojson_output_is_wgs84_and_keeps_properties(meridian, case):
+    import json
+    folder, peers, _ = case
+    out = _run(meridian, "buffer", str(folder / "points.csv"), "--srs", "EPSG:32038", "--distance", "2km")
+    doc = json.loads(out.stdout)
+    assert doc["type"] == "FeatureCollection"
+    assert len(doc["features"]) == len(peers)
+    first = doc["features"][0]
+    assert first["properties"]["id"] == 0
+    ring = np.array(first["geometry"]["coordinates"][0])
+    # WGS84 longitudes/latitudes in Texas, and a 2 km radius is about 0.018 degrees of latitude.
+    assert ring[:, 0].min() > -104 and ring[:, 0].max() < -93
+    assert 0.035 < ring[:, 1].max() - ring[:, 1].min() < 0.037
