@@ -312,9 +312,55 @@ public final class ViewerAPI: Sendable {
         guard let format = body.format, ["geojson", "kmz"].contains(format) else {
             throw .badRequest("format must be \"geojson\" or \"kmz\"")
         }
-        _ = try polygons(for: try validate(body))
-        // TODO(formats, kml branches): GeoJSON.encode / KMLDocument + KMZ once they are merged.
-        throw APIError(501, "\(format == "kmz" ? "KMZ" : "GeoJSON") export is not available in this build yet")
+        let job = try validate(body)
+        let wgs84 = try exportPolygons(for: job)
+        switch format {
+        case "geojson":
+            let features = wgs84.enumerated().map { i, polygon in
+                Feature(geometry: .polygon(polygon), properties: exportProperties(job, index: i))
+            }
+            return .attachment(GeoJSON.encode(features), contentType: "application/geo+json", filename: "buffers.geojson")
+        default:
+            // TODO(kml branch): KMLDocument + KMZ once it is merged into main.
+            throw APIError(501, "KMZ export is not available in this build yet")
+        }
+    }
+
+    /// The job's buffers projected to WGS84 longitude/latitude for export.
+    func exportPolygons(for job: BufferJob) throws(APIError) -> [Polygon] {
+        var result: [Polygon] = []
+        for polygon in try polygons(for: job) {
+            do {
+                guard case .polygon(let p) = try GeometryEngine.project(polygon, into: .wgs84) else {
+                    throw APIError(500, "projecting a buffer did not give a polygon")
+                }
+                result.append(p)
+            } catch let e as APIError {
+                throw e
+            } catch {
+                throw .unprocessable("cannot project the buffers to WGS84: \(error)")
+            }
+        }
+        return result
+    }
+
+    /// The attributes of exported buffer `index`: the centre(s) in the source spatial reference and the radii.
+    func exportProperties(_ job: BufferJob, index: Int) -> [String: JSONValue] {
+        let radius: (Int) -> Double = { job.radiiMiles.count == 1 ? job.radiiMiles[0] : job.radiiMiles[$0] }
+        var properties: [String: JSONValue] = [
+            "mode": .string(job.mode.rawValue),
+            "sourceCRS": .string("EPSG:\(job.info.wkid)"),
+            "unioned": .bool(job.union),
+        ]
+        if job.union {
+            properties["pointCount"] = .number(Double(job.points.count))
+            properties["radiiMiles"] = .array(job.points.indices.map { .number(radius($0)) })
+        } else {
+            properties["radiusMiles"] = .number(radius(index))
+            properties["centerX"] = .number(job.points[index].x)
+            properties["centerY"] = .number(job.points[index].y)
+        }
+        return properties
     }
 
     // MARK: KML

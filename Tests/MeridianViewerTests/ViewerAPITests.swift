@@ -1,4 +1,5 @@
 import Foundation
+import Meridian
 import Testing
 
 @testable import MeridianViewer
@@ -11,7 +12,7 @@ import Testing
     ])
     let api = ViewerAPI(site: Self.site, limits: ViewerLimits(maximumPoints: 50))
 
-    /// A point well inside the EPSG:32038 area of use (near Abilene, TX), in US survey feet.
+    /// A point well inside the EPSG:32038 area of use (98.48°W, 32.76°N, Palo Pinto County), in US survey feet.
     static let inside = (x: 1_700_000.0, y: 400_000.0)
 
     func post(_ path: String, _ json: String) -> HTTPResponse {
@@ -133,6 +134,27 @@ import Testing
         #expect(none.status == 422)
         let geographic = post("/api/buffer", #"{"wkid":4326,"points":[{"x":-97,"y":32}],"radiiMiles":[1]}"#)
         #expect(geographic.status == 422)
+    }
+
+    @Test func exportsBuffersAsGeoJSONInWGS84() throws {
+        let r = post("/api/buffer/export",
+                     #"{"points":[{"x":1700000,"y":400000},{"x":1750000,"y":400000}],"radiiMiles":[10,20],"format":"geojson"}"#)
+        #expect(r.status == 200)
+        #expect(r.header("Content-Type") == "application/geo+json")
+        #expect(r.header("Content-Disposition") == #"attachment; filename="buffers.geojson""#)
+        let features = try GeoJSON.decodeFeatures(r.body)
+        #expect(features.count == 2)
+        #expect(features[1].properties["radiusMiles"] == .number(20))
+        let envelope = try #require(features[0].geometry?.envelope)
+        // (1,700,000 ft, 400,000 ft) is about 98.48°W, 32.76°N (Palo Pinto County); a 10-mile buffer spans about
+        // 0.29° of latitude.
+        #expect(envelope.xMin > -98.8 && envelope.xMax < -98.1 && envelope.yMin > 32.4 && envelope.yMax < 33.2)
+        #expect(abs((envelope.yMax - envelope.yMin) - 20 * 1609.344 / 110_900) < 0.01)
+        let unioned = post("/api/buffer/export",
+                           #"{"points":[{"x":1700000,"y":400000},{"x":1750000,"y":400000}],"radiiMiles":[30],"union":true,"format":"geojson"}"#)
+        #expect(try GeoJSON.decodeFeatures(unioned.body).count == 1)
+        #expect(post("/api/buffer/export", #"{"points":[{"x":1700000,"y":400000}],"radiiMiles":[1],"format":"shp"}"#)
+            .status == 400)
     }
 
     @Test func routingErrors() throws {

@@ -13,8 +13,8 @@ from shapely.geometry import Point, Polygon
 
 from viewer_support import Viewer, record
 
-# Inside the EPSG:32038 area of use (near Abilene and Dallas), US survey feet.
-ABILENE = (1_700_000.0, 400_000.0)
+# Inside the EPSG:32038 area of use (98.48°W, 32.76°N, Palo Pinto County), US survey feet.
+INSIDE = (1_700_000.0, 400_000.0)
 US_FT = 1200 / 3937
 
 
@@ -67,11 +67,11 @@ def test_oversized_chunked_body_is_drained_then_refused(viewer):
 
 
 def test_limits_and_ranges(viewer):
-    too_many = [{"x": ABILENE[0] + i, "y": ABILENE[1]} for i in range(5001)]
+    too_many = [{"x": INSIDE[0] + i, "y": INSIDE[1]} for i in range(5001)]
     status, body = viewer.post_json("/api/buffer", {"points": too_many, "radiiMiles": [1]})
     assert status == 413 and "limit 5000" in body["error"]
     for radius in (0, 300, -5, 1e9):
-        status, body = viewer.post_json("/api/buffer", {"points": [dict(x=ABILENE[0], y=ABILENE[1])], "radiiMiles": [radius]})
+        status, body = viewer.post_json("/api/buffer", {"points": [dict(x=INSIDE[0], y=INSIDE[1])], "radiiMiles": [radius]})
         assert status == 422 and "between 0 and 300 miles" in body["error"], radius
     status, body = viewer.post_json("/api/buffer", {"points": [{"x": 9e6, "y": 0}], "radiiMiles": [5]})
     assert status == 422 and "outside the area of use" in body["error"]
@@ -85,19 +85,19 @@ def test_limits_and_ranges(viewer):
 def test_buffer_matches_shapely(viewer):
     """A 25-mile planar buffer is the circle shapely (GEOS) draws around the same point in US survey feet."""
     radius_ft = 25 * 1609.344 / US_FT
-    status, body = viewer.post_json("/api/buffer", {"points": [dict(x=ABILENE[0], y=ABILENE[1])], "radiiMiles": [25]})
+    status, body = viewer.post_json("/api/buffer", {"points": [dict(x=INSIDE[0], y=INSIDE[1])], "radiiMiles": [25]})
     assert status == 200
     ring = body["polygons"][0]["parts"][0]["shell"]
     ours = Polygon(ring)
-    reference = Point(*ABILENE).buffer(radius_ft, quad_segs=16)
+    reference = Point(*INSIDE).buffer(radius_ft, quad_segs=16)
     assert abs(ours.area - reference.area) / reference.area < 1e-6
     assert ours.symmetric_difference(reference).area / reference.area < 1e-6
     for x, y in ring:
-        assert abs(math.hypot(x - ABILENE[0], y - ABILENE[1]) - radius_ft) < 0.02
+        assert abs(math.hypot(x - INSIDE[0], y - INSIDE[1]) - radius_ft) < 0.02
 
 
 def test_union_drops_the_polygon_count(viewer):
-    points = [{"x": ABILENE[0] + dx, "y": ABILENE[1]} for dx in (0, 100_000, 200_000)]
+    points = [{"x": INSIDE[0] + dx, "y": INSIDE[1]} for dx in (0, 100_000, 200_000)]
     _, separate = viewer.post_json("/api/buffer", {"points": points, "radiiMiles": [15], "union": False})
     _, unioned = viewer.post_json("/api/buffer", {"points": points, "radiiMiles": [15], "union": True})
     assert len(separate["polygons"]) == 3
@@ -157,7 +157,7 @@ def test_round_trip_of_a_1000_point_buffer_request(viewer):
 def test_many_parallel_clients(viewer):
     """64 requests from 32 concurrent loopback clients (buffers, pages, bad JSON): all answered correctly, and the
     server stays responsive."""
-    body = json.dumps({"points": [dict(x=ABILENE[0], y=ABILENE[1]), dict(x=ABILENE[0] + 80_000, y=ABILENE[1])],
+    body = json.dumps({"points": [dict(x=INSIDE[0], y=INSIDE[1]), dict(x=INSIDE[0] + 80_000, y=INSIDE[1])],
                        "radiiMiles": [20], "union": True}).encode()
 
     def one(i):
