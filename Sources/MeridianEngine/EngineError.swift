@@ -22,6 +22,9 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     case distanceCountMismatch(geometries: Int, distances: Int)
     /// A coordinate could not be transformed (outside the projection's domain).
     case projectionFailed(String)
+    /// An overlay's result mixes dimensions (e.g. the union of a polygon and a point outside it), which one Meridian
+    /// geometry cannot hold; the operation is refused rather than silently dropping the lower-dimension parts.
+    case mixedDimensionResult(operation: String)
 
     public var description: String {
         switch self {
@@ -38,6 +41,9 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case .distanceCountMismatch(let g, let d):
             "\(d) distances for \(g) geometries: give one distance for all, or exactly one per geometry"
         case .projectionFailed(let m): "projection failed: \(m)"
+        case .mixedDimensionResult(let op):
+            "the \(op) mixes polygons, lines and/or points, which one Meridian geometry cannot hold; "
+                + "compute it separately for the polygons, the lines and the points"
         }
     }
 }

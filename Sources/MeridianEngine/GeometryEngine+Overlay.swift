@@ -5,13 +5,15 @@ import MeridianCore
 
 extension GeometryEngine {
     /// The union of two geometries (points, lines and areas) in one spatial reference.
-    /// - Throws: `EngineError.spatialReferenceMismatch`, `.invalidGeometry`, `.geos`.
+    /// - Throws: `EngineError.spatialReferenceMismatch`, `.invalidGeometry`, `.geos`, and `.mixedDimensionResult`
+    ///   when the union mixes dimensions (e.g. a polygon and a point outside it), which one `Geometry` cannot hold.
     public static func union(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Geometry {
-        try binary(a, b, "union") { GEOSUnion_r($0, $1, $2) }
+        try binary(a, b, "union", singleDimension: true) { GEOSUnion_r($0, $1, $2) }
     }
 
     /// The union of any number of geometries in one spatial reference (GEOS's cascaded unary union).
     /// - Parameter geometries: At least one geometry.
+    /// - Throws: as `union(_:_:)`, including `.mixedDimensionResult`.
     public static func union(_ geometries: [some GeometryConvertible]) throws(EngineError) -> Geometry {
         let gs = geometries.map(\.geometry)
         guard let sr = gs.first?.spatialReference else { throw .badGeometry(.empty("nothing to union")) }
@@ -24,10 +26,13 @@ extension GeometryEngine {
             refs.append(ref)
         }
         let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, refs)
-        return try context.geometry(try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union"), in: sr)
+        let result = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+        try context.requireSingleDimension(result, "union")
+        return try context.geometry(result, in: sr)
     }
 
-    /// The part common to both geometries.
+    /// The part common to both geometries, of the highest dimension present: where two polygons also touch along
+    /// an edge or at a point, those lower-dimension contacts are left out (OverlayNG's strict-mode semantics).
     public static func intersection(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Geometry {
         try binary(a, b, "intersection") { GEOSIntersection_r($0, $1, $2) }
     }
@@ -38,10 +43,11 @@ extension GeometryEngine {
     }
 
     /// The parts in exactly one of the two geometries.
+    /// - Throws: `.mixedDimensionResult` when those parts mix dimensions (e.g. a polygon and a point outside it).
     public static func symmetricDifference(_ a: some GeometryConvertible, _ b: some GeometryConvertible)
         throws(EngineError) -> Geometry
     {
-        try binary(a, b, "symmetric difference") { GEOSSymDifference_r($0, $1, $2) }
+        try binary(a, b, "symmetric difference", singleDimension: true) { GEOSSymDifference_r($0, $1, $2) }
     }
 
     /// Whether a geometry is topologically valid (OGC rules), and GEOS's reason when not.
@@ -65,7 +71,7 @@ extension GeometryEngine {
     }
 
     private static func binary(
-        _ a: some GeometryConvertible, _ b: some GeometryConvertible, _ name: String,
+        _ a: some GeometryConvertible, _ b: some GeometryConvertible, _ name: String, singleDimension: Bool = false,
         _ op: (GEOSContextHandle_t, OpaquePointer, OpaquePointer) -> OpaquePointer?
     ) throws(EngineError) -> Geometry {
         let (ga, gb) = (a.geometry, b.geometry)
@@ -77,7 +83,25 @@ extension GeometryEngine {
         try context.requireValid(ra, ga)
         try context.requireValid(rb, gb)
         let result = try context.own(op(context.handle, ra.pointer, rb.pointer), name)
+        if singleDimension { try context.requireSingleDimension(result, name) }
         return try context.geometry(result, in: ga.spatialReference)
+    }
+}
+
+extension GEOSContext {
+    /// Refuses a result whose non-empty members have different dimensions: `geometry(_:in:)` keeps only the
+    /// highest dimension of such a collection, which for a union or symmetric difference would lose data.
+    func requireSingleDimension(_ ref: GEOSGeometryRef, _ operation: String) throws(EngineError) {
+        guard GEOSGeomTypeId_r(handle, ref.pointer) == Int32(GEOS_GEOMETRYCOLLECTION.rawValue) else { return }
+        var dimensions = Set<Int32>()
+        let n = GEOSGetNumGeometries_r(handle, ref.pointer)
+        if n > 0 {
+            for i in 0..<n {
+                guard let member = GEOSGetGeometryN_r(handle, ref.pointer, i), GEOSisEmpty_r(handle, member) == 0 else { continue }
+                dimensions.insert(GEOSGeom_getDimensions_r(handle, member))
+            }
+        }
+        guard dimensions.count <= 1 else { throw .mixedDimensionResult(operation: operation) }
     }
 }
 

@@ -87,10 +87,10 @@ public enum JoinStyle: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// How a buffer's curves are approximated.
 ///
-/// Each quarter circle becomes `segmentsPerQuarterCircle` straight chords. A chord of a circle of radius r
-/// spanning π/(2q) deviates from the arc by at most r(1 − cos(π/(4q))): with the default q = 16 that is
-/// 0.12% of the radius (0.0012 r; 6.2 ft for a 1-mile buffer), and the buffer's area is
-/// (2q/π)·sin(π/(2q))… of the circle's, i.e. 0.16% smaller.
+/// Each quarter circle becomes `segmentsPerQuarterCircle` (q) straight chords, with the vertices on the circle.
+/// A chord spanning π/(2q) deviates from the arc by at most r·(1 − cos(π/(4q))): with the default q = 16 that is
+/// 0.12% of the radius (6.4 ft for a 1-mile buffer), and a point's buffer, a regular 4q-gon, has
+/// (2q/π)·sin(π/(2q)) = 0.99839 of the circle's area (0.16% less).
 public struct BufferParameters: Sendable, Hashable, Codable {
     /// Chords per quarter circle, q ≥ 1. Default 16 (64 vertices on a point's buffer).
     public var segmentsPerQuarterCircle: Int

@@ -17,7 +17,8 @@ import Testing
 
         // Refuse taps outside the spatial reference's area of use, like the sample.
         let boundary = try GeometryEngine.areaOfUsePolygon(of: texas)
-        precondition(try GeometryEngine.contains(boundary, projected.geometry))
+        let inside = try GeometryEngine.contains(boundary, projected.geometry)
+        print(inside)                                           // true
 
         // Buffer by 10 miles (one polygon per point, or unioned).
         let fortWorth = try GeometryEngine.project(Point(latitude: 32.7555, longitude: -97.3308), into: texas)

@@ -303,7 +303,7 @@ struct ReferenceCollection: Decodable {
 
     @Test func writesNumbersThatReadBackExactly() throws {
         var rng = SplitMix64(seed: 42)
-        var coordinates: [Coordinate] = [c(-0.0, 5e-324), c(1.7976931348623157e308, -2.2250738585072014e-308),
+        var coordinates: [Coordinate] = [c(-0.0, Double.leastNonzeroMagnitude), c(1.7976931348623157e308, -2.2250738585072014e-308),
                                          c(0.1, 0.2, 0.30000000000000004), c(1e16, 123456789012345)]
         for _ in 0..<5000 {
             coordinates.append(c(Double.random(in: -180...180, using: &rng), Double.random(in: -90...90, using: &rng),

@@ -38,8 +38,8 @@ struct LinearUnitTests {
         #expect(abs(ratio - 1 - 2e-6) < 1e-9)
     }
 
-    @Test(arguments: [("m", 1.0), ("km", 1000), ("ft", 0.3048), ("us-ft", 1200.0 / 3937), ("mi", 1609.344),
-                      ("nmi", 1852), ("MI", 1609.344)])
+    @Test(arguments: [("m", 1.0), ("km", 1000.0), ("ft", 0.3048), ("us-ft", 1200.0 / 3937), ("mi", 1609.344),
+                      ("nmi", 1852.0), ("MI", 1609.344)] as [(String, Double)])
     func symbols(symbol: String, meters: Double) throws {
         let unit = try #require(LinearUnit(symbol: symbol))
         #expect(unit.metersPerUnit == meters)

@@ -22,9 +22,11 @@ import Testing
 ///
 /// By design, Meridian refuses invalid polygonal input (`EngineError.invalidGeometry`) and non-positive buffer
 /// distances for points and lines (`.invalidDistance`, where GEOS returns an empty polygon): those cases are
-/// counted separately, and for the latter the expected result must be empty. Cases Meridian's geometry model
-/// cannot express (GEOMETRYCOLLECTION inputs or results), fixed-precision runs, single-sided buffers and snap-rounding
-/// overlays are skipped and counted with their reason.
+/// counted separately, and for the latter the expected result must be empty. A union whose expected result is a
+/// GEOMETRYCOLLECTION of mixed dimensions must be refused with `.mixedDimensionResult` (a `Geometry` cannot hold
+/// it; it must not silently lose parts); `GEOMETRYCOLLECTION EMPTY` matches any empty result. GEOMETRYCOLLECTION
+/// inputs, fixed-precision runs, single-sided buffers and snap-rounding overlays are skipped and counted with
+/// their reason.
 @Suite("GEOS XMLTester buffer and union cases")
 struct GEOSXMLReferenceTests {
     static let folders = ["geos_xml/general", "geos_xml/misc", "geos_xml/robust_overlay"]
@@ -40,6 +42,8 @@ struct GEOSXMLReferenceTests {
         var failed = 0
         var invalidInput = 0
         var refusedDistance = 0
+        /// Union cases whose expected result mixes dimensions, correctly refused with `.mixedDimensionResult`.
+        var refusedMixed = 0
         var skipped: [String: Int] = [:]
         var worstAreaRatio = (0.0, "")
         var worstHausdorffRatio = (0.0, "")
@@ -50,7 +54,8 @@ struct GEOSXMLReferenceTests {
 
         func summary(_ title: String) -> String {
             var s = "\(title): \(matched) matched, \(failed) failed, \(invalidInput) refused as invalid input (EngineError.invalidGeometry), "
-                + "\(refusedDistance) refused for a non-positive point/line distance; worst area ratio \(worstAreaRatio.0) at "
+                + "\(refusedDistance) refused for a non-positive point/line distance, \(refusedMixed) mixed-dimension "
+                + "results refused (.mixedDimensionResult); worst area ratio \(worstAreaRatio.0) at "
                 + "\(worstAreaRatio.1), worst Hausdorff/tolerance \(worstHausdorffRatio.0) at \(worstHausdorffRatio.1)\n"
             s += "\(title) matched by kind: \(matchedByKind.sorted(by: { $0.key < $1.key }))\n"
             s += "\(title) skipped: \(skipped.values.reduce(0, +))\n"
@@ -229,8 +234,43 @@ struct GEOSXMLReferenceTests {
             }
             b = g
         }
-        guard case .success(let expected) = Self.decode(op.expected) else {
-            tally.skip("expected result is a GEOMETRYCOLLECTION of mixed dimensions (not in Meridian's geometry model)")
+        let expected: Geometry
+        switch Self.decode(op.expected) {
+        case .success(let g):
+            expected = g
+        case .failure:
+            // A GEOMETRYCOLLECTION result. EMPTY: any empty result matches. Mixed dimensions: Meridian must refuse
+            // (`.mixedDimensionResult`) rather than return part of it.
+            guard let members = Self.collectionMembers(op.expected) else {
+                tally.skip("expected result not readable")
+                return
+            }
+            let decoded = members.compactMap { try? Self.decode($0).get() }
+            guard decoded.count == members.count else {
+                tally.skip("expected result has nested collections")
+                return
+            }
+            let nonEmpty = decoded.filter { !Self.isEmpty($0) }
+            if nonEmpty.isEmpty {
+                expected = .polygon(Polygon(parts: [], spatialReference: Self.sr))
+                break
+            }
+            guard Set(nonEmpty.map(Self.dimension)).count > 1 else {
+                tally.skip("expected result is a single-dimension GEOMETRYCOLLECTION")
+                return
+            }
+            do {
+                let got = if let b { try GeometryEngine.union(a, b) } else { try GeometryEngine.union([a]) }
+                tally.failed += 1
+                Issue.record("\(place): mixed-dimension result expected, got \(WKT.encode(got).prefix(200))")
+            } catch .mixedDimensionResult {
+                tally.refusedMixed += 1
+            } catch .invalidGeometry {
+                tally.invalidInput += 1
+            } catch {
+                tally.failed += 1
+                Issue.record("\(place): \(error)")
+            }
             return
         }
         let actual: Geometry
@@ -300,6 +340,59 @@ struct GEOSXMLReferenceTests {
         default:
             Issue.record("\(place): got a \(actual.typeName), expected a \(expected.typeName): \(WKT.encode(actual).prefix(200)) vs \(WKT.encode(expected).prefix(200))")
             return false
+        }
+    }
+
+    // MARK: Mixed-dimension results
+
+    /// A union or symmetric difference whose result mixes dimensions is refused (`.mixedDimensionResult`) instead
+    /// of dropping the lower-dimension parts (as TestOverlayPA's "P/A - point outside polygon" union would); when
+    /// the point is inside, the union is just the polygon.
+    @Test func mixedDimensionResultsAreRefused() throws {
+        let polygon = try WKT.decode("POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0))", spatialReference: Self.sr)
+        let outside = try WKT.decode("POINT (20 20)", spatialReference: Self.sr)
+        let inside = try WKT.decode("POINT (5 5)", spatialReference: Self.sr)
+        let isMixed: (any Error) -> Bool = { if case EngineError.mixedDimensionResult = $0 { true } else { false } }
+        #expect(performing: { _ = try GeometryEngine.union(polygon, outside) }, throws: isMixed)
+        #expect(performing: { _ = try GeometryEngine.union([polygon, outside]) }, throws: isMixed)
+        #expect(performing: { _ = try GeometryEngine.symmetricDifference(polygon, outside) }, throws: isMixed)
+        let absorbed = try GeometryEngine.union(polygon, inside)
+        #expect(absorbed.typeName == "Polygon")
+        #expect(abs(try GeometryEngine.area(absorbed) - 100) <= 1e-12 * 100)
+        // Intersection keeps its documented strict semantics: two squares sharing an edge meet in no area.
+        let neighbour = try WKT.decode("POLYGON ((10 0, 20 0, 20 10, 10 10, 10 0))", spatialReference: Self.sr)
+        let touching = try GeometryEngine.intersection(polygon, neighbour)
+        #expect(try GeometryEngine.area(touching) == 0)
+    }
+
+    /// The top-level members of `GEOMETRYCOLLECTION (…)`, or `nil` if the text is not one.
+    static func collectionMembers(_ text: String) -> [String]? {
+        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard t.uppercased().hasPrefix("GEOMETRYCOLLECTION") else { return nil }
+        let rest = t.dropFirst("GEOMETRYCOLLECTION".count).trimmingCharacters(in: .whitespacesAndNewlines)
+        if rest.uppercased() == "EMPTY" { return [] }
+        guard rest.hasPrefix("("), rest.hasSuffix(")") else { return nil }
+        var members: [String] = []
+        var depth = 0
+        var current = ""
+        for ch in rest.dropFirst().dropLast() {
+            if ch == "(" { depth += 1 } else if ch == ")" { depth -= 1 }
+            if ch == ",", depth == 0 {
+                members.append(current)
+                current = ""
+            } else {
+                current.append(ch)
+            }
+        }
+        members.append(current)
+        return members.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    static func dimension(_ g: Geometry) -> Int {
+        switch g {
+        case .point, .multipoint: 0
+        case .polyline: 1
+        case .polygon, .envelope: 2
         }
     }
 }

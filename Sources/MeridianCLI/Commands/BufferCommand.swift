@@ -4,8 +4,9 @@ import Meridian
 /// `meridian buffer`: planar buffers around features in a projected spatial reference, like the seed sample.
 public enum BufferCommand: Command {
     public static let name = "buffer"
-    public static let summary = "buffer points, lines and polygons in a projected spatial reference"
-    public static let help = """
+    public static let summary = "buffer points, lines and polygons (planar in a projected SRS, or --geodesic)"
+    public static var help: String {
+        """
         Usage: meridian buffer [INPUT] --srs SRS (--distance D | --distance-field NAME [--unit U])
                                [--union] [--segments N] [--in-srs SRS] [--allow-outside-area] [-o OUTPUT]
 
@@ -31,9 +32,17 @@ public enum BufferCommand: Command {
 
         Without --union each output feature keeps its input feature's properties.
         Example: meridian buffer cities.csv --srs EPSG:32038 --distance 10mi -o buffers.geojson
+
+        \(geodesicHelp)
         """
+    }
 
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
+        if arguments.flag("--geodesic") {
+            try runGeodesic(&arguments, io: io)
+            return
+        }
+        if try arguments.option("--max-deviation") != nil { throw .usage("--max-deviation applies to --geodesic buffers") }
         let srsText = try arguments.option("--srs")
         let distanceText = try arguments.option("--distance")
         let field = try arguments.option("--distance-field")
