@@ -287,8 +287,13 @@ public final class ViewerAPI: Sendable {
                 throw .unprocessable(error.description)
             }
         case .geodesic:
-            // TODO(geodesic branch): GeometryEngine.geodeticBuffer, projected back into job.info.spatialReference.
-            throw APIError(501, "geodesic buffers are not available in this build yet")
+            // Geodesic circles on the ellipsoid, expressed in the job's spatial reference for drawing.
+            do {
+                return try GeometryEngine.geodeticBuffer(
+                    around: job.points, distances: job.radiiMiles, unit: .miles, shouldUnion: job.union)
+            } catch {
+                throw .unprocessable(error.description)
+            }
         }
     }
 

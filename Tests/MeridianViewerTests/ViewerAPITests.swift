@@ -157,6 +157,22 @@ import Testing
             .status == 400)
     }
 
+    @Test func geodesicBuffersAreNearThePlanarOnesInTheMiddleOfTheZone() throws {
+        let body = #"{"points":[{"x":2000000,"y":500000}],"radiiMiles":[50],"mode":"MODE"}"#
+        let planar = post("/api/buffer", body.replacingOccurrences(of: "MODE", with: "planar"))
+        let geodesic = post("/api/buffer", body.replacingOccurrences(of: "MODE", with: "geodesic"))
+        #expect(geodesic.status == 200)
+        func area(_ r: HTTPResponse) throws -> Double {
+            let polygons = try #require(try object(r)["polygons"] as? [[String: Any]])
+            let shell = try #require((polygons.first?["parts"] as? [[String: Any]])?.first?["shell"] as? [[Double]])
+            return abs(Polygon.signedArea(shell.map { Coordinate(x: $0[0], y: $0[1]) }))
+        }
+        // Near the projection's centre its scale error is below 1:10,000, so the two agree to well under 1%.
+        let ratio = try area(geodesic) / area(planar)
+        #expect(abs(ratio - 1) < 0.005)
+        #expect(try object(geodesic)["mode"] as? String == "geodesic")
+    }
+
     @Test func routingErrors() throws {
         #expect(api.handle(HTTPRequest(method: "GET", path: "/api/buffer")).status == 405)
         #expect(api.handle(HTTPRequest(method: "DELETE", path: "/api/kml")).status == 405)
