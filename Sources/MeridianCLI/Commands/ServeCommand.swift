@@ -34,6 +34,14 @@ public enum ServeCommand: Command {
         guard let port = Int(portText), (0...65535).contains(port) else {
             throw .usage("--port expects a number in 0…65535, got '\(portText)'")
         }
+        // Block SIGINT and SIGTERM before any thread starts (libmicrohttpd's and Dispatch's threads inherit the
+        // mask): a signal arriving before the dispatch sources below are registered then stays pending instead of
+        // being lost, and the sources (signalfd-based on Linux) still receive it.
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGINT)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
         let viewer: ViewerServer
         let url: URL
         do {
