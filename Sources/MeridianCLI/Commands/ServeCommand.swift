@@ -8,8 +8,11 @@ import Glibc
 
 /// `meridian serve`: the local web viewer (buffers around points; create and save KML).
 public enum ServeCommand: Command {
+    /// "serve".
     public static let name = "serve"
+    /// One line for `meridian --help`.
     public static let summary = "serve the local web map (buffers around points; create and save KML)"
+    /// The `--help` text.
     public static let help = """
         Usage: meridian serve [--host ADDRESS] [--port PORT]
 
@@ -27,6 +30,11 @@ public enum ServeCommand: Command {
           meridian serve --port 8080     then open http://127.0.0.1:8080/
         """
 
+    /// Starts the viewer, prints its URL and serves until SIGINT or SIGTERM, then stops it cleanly.
+    /// - Parameters:
+    ///   - arguments: `--host`, `--port`.
+    ///   - io: The standard streams (the URL goes to standard output, progress notes to standard error).
+    /// - Throws: `CommandError.usage` for bad options, `.failure` when the site is missing or the port is busy.
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
         let host = try arguments.option("--host") ?? "127.0.0.1"
         let portText = try arguments.option("--port", "-p") ?? "8080"
