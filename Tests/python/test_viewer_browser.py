@@ -137,6 +137,7 @@ def test_page1_buffers_union_clear_and_messages(browser, viewer, extent):
     # Out of bounds: below the red dashed boundary.
     click_world(d, *at(extent, 0.5, -0.06))
     wait(d, lambda d: status(d) == STATUS["outside"], message="out-of-bounds status")
+    shot(d, "page1-out-of-bounds")
     assert d.find_element(By.ID, "radius-dialog").get_attribute("open") is None
 
     # Three overlapping points around Dallas–Fort Worth.
