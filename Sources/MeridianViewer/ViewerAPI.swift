@@ -326,8 +326,15 @@ public final class ViewerAPI: Sendable {
             }
             return .attachment(GeoJSON.encode(features), contentType: "application/geo+json", filename: "buffers.geojson")
         default:
-            // TODO(kml branch): KMLDocument + KMZ once it is merged into main.
-            throw APIError(501, "KMZ export is not available in this build yet")
+            let document: KMLDocument
+            do {
+                document = try KMLDocument.bufferDocument(points: job.points, buffers: wgs84,
+                                                          name: "Buffers (\(job.mode.rawValue))")
+            } catch {
+                throw .unprocessable("cannot build the KML document: \(error.description)")
+            }
+            return .attachment(try KMLBridge.kmzData(KMLDataset(document: document)),
+                               contentType: "application/vnd.google-earth.kmz", filename: "buffers.kmz")
         }
     }
 
@@ -376,15 +383,16 @@ public final class ViewerAPI: Sendable {
     }
 
     private func saveKML(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
-        _ = r
-        // TODO(kml branch): KMLDocument + KMLPlacemark + KMLStyle, projected to WGS84, saved as KMZ with icons.
-        throw APIError(501, "saving KMZ is not available in this build yet")
+        let sketch = try decode(KMLBridge.SketchDocument.self, from: r)
+        let dataset = try KMLBridge.dataset(for: sketch, site: site, limits: limits)
+        let name = dataset.document.name ?? "Untitled"
+        return .attachment(try KMLBridge.kmzData(dataset), contentType: "application/vnd.google-earth.kmz",
+                           filename: "\(name).kmz")
     }
 
     private func openKML(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard !r.body.isEmpty else { throw .badRequest("the request body is empty: send a KML or KMZ file") }
-        // TODO(kml branch): KMLDataset(contentsOf:) and projection to Web Mercator.
-        throw APIError(501, "opening KML is not available in this build yet")
+        return .json(data: try KMLBridge.openResponse(r.body, limits: limits))
     }
 }
 

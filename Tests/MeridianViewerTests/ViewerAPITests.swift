@@ -150,6 +150,11 @@ import Testing
         // 0.29° of latitude.
         #expect(envelope.xMin > -98.8 && envelope.xMax < -98.1 && envelope.yMin > 32.4 && envelope.yMax < 33.2)
         #expect(abs((envelope.yMax - envelope.yMin) - 20 * 1609.344 / 110_900) < 0.01)
+        let kmz = post("/api/buffer/export",
+                       #"{"points":[{"x":1700000,"y":400000},{"x":1750000,"y":400000}],"radiiMiles":[10,20],"format":"kmz"}"#)
+        #expect(kmz.status == 200)
+        #expect(kmz.header("Content-Type") == "application/vnd.google-earth.kmz")
+        #expect(kmz.body.prefix(2) == Data("PK".utf8))
         let unioned = post("/api/buffer/export",
                            #"{"points":[{"x":1700000,"y":400000},{"x":1750000,"y":400000}],"radiiMiles":[30],"union":true,"format":"geojson"}"#)
         #expect(try GeoJSON.decodeFeatures(unioned.body).count == 1)
@@ -171,6 +176,71 @@ import Testing
         let ratio = try area(geodesic) / area(planar)
         #expect(abs(ratio - 1) < 0.005)
         #expect(try object(geodesic)["mode"] as? String == "geodesic")
+    }
+
+    @Test func savesSketchedPlacemarksAsAKMZTheLibraryReadsBack() throws {
+        let site = try StaticSite.bundled()
+        let api = ViewerAPI(site: site)
+        let body = #"""
+            {"name":"Trip","placemarks":[
+              {"type":"point","coordinates":[[-10775000,3865000]],"style":{"icon":"round-pin"}},
+              {"type":"polyline","coordinates":[[-11500000,3500000],[-10600000,4200000]],"style":{"color":"#ff8000"}},
+              {"type":"polygon","coordinates":[[-12000000,4500000],[-11000000,4600000],[-11200000,5300000]],
+               "style":{"color":"#800080"}}]}
+            """#
+        let r = api.handle(HTTPRequest(method: "POST", path: "/api/kml", body: Data(body.utf8)))
+        #expect(r.status == 200)
+        #expect(r.header("Content-Type") == "application/vnd.google-earth.kmz")
+        #expect(r.header("Content-Disposition") == #"attachment; filename="Trip.kmz""#)
+        #expect(r.body.prefix(2) == Data("PK".utf8))
+        let dataset = try KMLDataset(data: r.body)
+        #expect(dataset.document.name == "Trip")
+        #expect(dataset.resources["files/round-pin.png"] == site.files["/icons/round-pin.png"]?.data)
+        var placemarks: [KMLPlacemark] = []
+        for case .placemark(let p) in dataset.document.features { placemarks.append(p) }
+        #expect(placemarks.map { $0.name ?? "" } == ["Point 1", "Polyline 1", "Polygon 1"])
+        guard case .point(let c)? = placemarks.first?.geometry?.shape else {
+            Issue.record("the first placemark is not a point")
+            return
+        }
+        // -10,775,000 m, 3,865,000 m in Web Mercator is 96.7935°W, 32.7714°N.
+        #expect(abs(c.x - -96.79347186) < 1e-6 && abs(c.y - 32.77139775) < 1e-6)
+        #expect(placemarks[1].style?.lineStyle?.color?.hexRGB == "#ff8000")
+        #expect(placemarks[2].style?.polygonStyle?.color?.hexRGB == "#800080")
+        #expect(placemarks[2].style?.polygonStyle?.isOutlined == false)
+
+        let opened = api.handle(HTTPRequest(method: "POST", path: "/api/kml/open", body: r.body))
+        #expect(opened.status == 200)
+        let o = try object(opened)
+        let drawn = try #require(o["placemarks"] as? [[String: Any]])
+        #expect(drawn.count == 3)
+        let point = try #require((drawn[0]["geometries"] as? [[String: Any]])?.first)
+        #expect(abs((point["x"] as? Double ?? 0) - -10_775_000) < 0.01)
+        #expect((drawn[0]["style"] as? [String: Any])?["icon"] as? String != nil)
+    }
+
+    @Test func kmlRequestsOutOfRangeGet4xx() throws {
+        let api = ViewerAPI(site: try StaticSite.bundled(), limits: ViewerLimits(maximumVertices: 10, maximumPlacemarks: 2))
+        func save(_ json: String) -> Int {
+            api.handle(HTTPRequest(method: "POST", path: "/api/kml", body: Data(json.utf8))).status
+        }
+        #expect(save(#"{"placemarks":[{"type":"circle","coordinates":[[0,0]]}]}"#) == 422)
+        #expect(save(#"{"placemarks":[{"type":"point","coordinates":[[0,0]],"style":{"icon":"heart"}}]}"#) == 422)
+        #expect(save(##"{"placemarks":[{"type":"polyline","coordinates":[[0,0]],"style":{"color":"#ff0000"}}]}"##) == 422)
+        #expect(save(#"{"placemarks":[{"type":"polyline","coordinates":[[0,0],[1,1]],"style":{"color":"red"}}]}"#) == 422)
+        #expect(save(#"{"placemarks":[{"type":"point","coordinates":[[3e7,0]]}]}"#) == 422)
+        #expect(save(#"{"placemarks":[{"type":"point","coordinates":[[0]]}]}"#) == 422)
+        let three = #"{"type":"point","coordinates":[[0,0]]}"#
+        #expect(save(#"{"placemarks":[\#(three),\#(three),\#(three)]}"#) == 413)
+        #expect(save(##"{"placemarks":[{"type":"polyline","coordinates":[\##(Array(repeating: "[0,0]", count: 11).joined(separator: ","))],"style":{"color":"#ff0000"}}]}"##) == 413)
+        #expect(save(#"{"placemarks":[]}"#) == 200)
+        func open(_ bytes: String) -> Int {
+            api.handle(HTTPRequest(method: "POST", path: "/api/kml/open", body: Data(bytes.utf8))).status
+        }
+        #expect(open("") == 400)
+        #expect(open("<html><body>no</body></html>") == 422)
+        #expect(open("<kml><Document><Placemark>") == 422)
+        #expect(open("PK\u{3}\u{4}garbage") == 422)
     }
 
     @Test func routingErrors() throws {

@@ -2,6 +2,7 @@
 statuses, buffers, union, clear; KML sketching, save and open. Screenshots go to artifacts/screenshots/."""
 import json
 import pathlib
+import re
 import shutil
 import subprocess
 import tempfile
@@ -9,6 +10,7 @@ import time
 import zipfile
 
 import pytest
+from pyproj import Transformer
 
 from viewer_support import ARTIFACTS, Viewer
 
@@ -309,7 +311,21 @@ def test_page2_sketch_save_and_open(browser, viewer, downloads, shared):
     assert "Feature Count: 3" in info.stdout
     detail = subprocess.run(["ogrinfo", "-ro", "-al", str(kmz)], capture_output=True, text=True, timeout=60).stdout
     assert "POINT" in detail and "LINESTRING" in detail and "POLYGON" in detail
-    assert "-96.79" in detail or "-96.8" in detail  # the point near Dallas, in WGS84 degrees
+    # The saved point is the sketched one, projected from Web Mercator to WGS84 (checked with pyproj).
+    x, y = d.execute_script("return window.meridianViewer.state.placemarks[0].coordinates[0]")
+    lon, lat = Transformer.from_crs("EPSG:3857", "EPSG:4326", always_xy=True).transform(x, y)
+    match = re.search(r"POINT \(([-\d.]+) ([-\d.]+)", detail)
+    assert match, detail
+    assert abs(float(match.group(1)) - lon) < 1e-6 and abs(float(match.group(2)) - lat) < 1e-6
+    assert -98 < lon < -95 and 32 < lat < 34  # near Dallas
+    # The library reads its own KMZ back (meridian's KML reader, through the API the page uses for Open).
+    status_code, _, opened = viewer.request("POST", "/api/kml/open", kmz.read_bytes(), "application/octet-stream")
+    assert status_code == 200
+    opened = json.loads(opened)
+    assert [p["name"] for p in opened["placemarks"]] == ["Point 1", "Polyline 1", "Polygon 1"]
+    assert opened["placemarks"][1]["style"]["lineColor"] == "#ff0000"
+    assert opened["placemarks"][2]["style"]["fillColor"] == "#0000ff"
+    assert opened["placemarks"][0]["style"]["icon"].startswith("data:image/png;base64,")
 
     # Reset, then Open a KMZ from the shared samples.
     d.find_element(By.ID, "reset").click()
