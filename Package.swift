@@ -42,5 +42,6 @@ let package = Package(
         .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine"]),
         .testTarget(name: "MeridianKMLTests", dependencies: ["MeridianKML"]),
         .testTarget(name: "MeridianCLITests", dependencies: ["MeridianCLI", "Meridian"]),
+        .testTarget(name: "MeridianViewerTests", dependencies: ["MeridianViewer"]),
     ]
 )
