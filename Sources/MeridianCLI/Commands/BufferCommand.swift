@@ -78,9 +78,7 @@ public enum BufferCommand: Command {
         }
         let fixedDistance = try distanceText.map { (t: String) throws(CommandError) in try Distance(parsing: t) }
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
-        if let format = Optional(output.format), !["", "geojson", "json", "wkt", "svg", "kml", "kmz"].contains(format) {
-            throw .usage("unknown output format '.\(format)' (use .geojson, .wkt, .svg, .kml or .kmz)")
-        }
+        try BufferOutput.check(output)
 
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
                                           defaultXYSpatialReference: sr, io: io)
@@ -124,48 +122,11 @@ public enum BufferCommand: Command {
             buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
                                                 parameters: parameters)
         } catch let error {
-            throw .failure(relabel(error.description, labels: input.labels))
+            throw .failure(relabel(error.description, "geometry", labels: input.labels))
         }
 
-        switch output.format {
-        case "wkt":
-            try output.write(FeatureEncoding.wkt(buffers.map(\.geometry)), io: io)
-        case "svg":
-            var picture = SVGPicture()
-            picture.buffers = buffers
-            picture.points = geometries.flatMap { g -> [Coordinate] in
-                if case .point(let p) = g { return [p.coordinate] }
-                if case .multipoint(let m) = g { return m.coordinates }
-                return []
-            }
-            picture.areaOfUse = try? GeometryEngine.areaOfUsePolygon(of: sr)
-            picture.title = "Buffers in \(sr.name)"
-            try output.write(picture.render(), io: io)
-        case "kml", "kmz":
-            try writeKML(buffers: buffers, geometries: geometries, to: output, io: io)
-        default:
-            let features: [Feature]
-            if union {
-                features = [Feature(geometry: .polygon(buffers[0]), properties: ["count": .number(Double(geometries.count))], id: nil)]
-            } else {
-                features = zip(input.features, buffers).map { Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id) }
-            }
-            try output.write(try FeatureEncoding.geoJSON(features), io: io)
-        }
-    }
-
-    /// Engine messages name "geometry i"; users know their features by the input's labels.
-    private static func relabel(_ message: String, labels: [String]) -> String {
-        guard let range = message.range(of: #"geometry \d+"#, options: .regularExpression),
-              let index = Int(message[range].dropFirst("geometry ".count)), labels.indices.contains(index)
-        else { return message }
-        return message.replacingCharacters(in: range, with: labels[index])
-    }
-
-    /// KML/KMZ output: filled in when the KML module lands.
-    private static func writeKML(buffers: [Polygon], geometries: [Geometry], to output: OutputFile, io: CommandIO)
-        throws(CommandError)
-    {
-        throw .usage("KML output is not available yet")
+        try BufferOutput.write(
+            buffers: buffers, inputs: geometries, features: input.features, union: union,
+            areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: sr), to: output, io: io)
     }
 }

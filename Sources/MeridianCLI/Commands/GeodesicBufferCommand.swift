@@ -59,9 +59,7 @@ extension BufferCommand {
             guard d.value > 0 else { throw .usage("--max-deviation must be positive, got '\(deviationText)'") }
             maxDeviation = d.value(in: .meters)
         }
-        if !["", "geojson", "json", "wkt"].contains(output.format) {
-            throw .usage("unknown output format '.\(output.format)' for --geodesic (use .geojson or .wkt)")
-        }
+        try BufferOutput.check(output)
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
                                           defaultXYSpatialReference: inSRS ?? .wgs84, io: io)
@@ -99,27 +97,10 @@ extension BufferCommand {
                 around: same, distances: distances, unit: .meters, maxDeviation: maxDeviation, curveType: .geodesic,
                 shouldUnion: union, outputSpatialReference: .wgs84)
         } catch {
-            throw .failure(relabelGeodesic(error.description, labels: input.labels))
+            throw .failure(relabel(error.description, "geometry", labels: input.labels))
         }
-        switch output.format {
-        case "wkt":
-            try output.write(FeatureEncoding.wkt(buffers.map(\.geometry)), io: io)
-        default:
-            let features: [Feature]
-            if union {
-                features = [Feature(geometry: .polygon(buffers[0]), properties: ["count": .number(Double(geometries.count))], id: nil)]
-            } else {
-                features = zip(input.features, buffers).map { Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id) }
-            }
-            try output.write(try FeatureEncoding.geoJSON(features), io: io)
-        }
-    }
-
-    /// Engine messages name "geometry i"; users know their features by the input's labels.
-    private static func relabelGeodesic(_ message: String, labels: [String]) -> String {
-        guard let range = message.range(of: #"geometry \d+"#, options: .regularExpression),
-              let index = Int(message[range].dropFirst("geometry ".count)), labels.indices.contains(index)
-        else { return message }
-        return message.replacingCharacters(in: range, with: labels[index])
+        try BufferOutput.write(
+            buffers: buffers, inputs: geometries, features: input.features, union: union, areaOfUse: nil,
+            to: output, io: io)
     }
 }
