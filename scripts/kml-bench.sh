@@ -43,9 +43,9 @@ PY
 
 measure() {  # measure LABEL COUNT COMMAND...
     local label=$1 count=$2; shift 2
-    local out; out=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-    local secs=${out% *} rss=${out#* }
-    python3 -c "import sys; s=float('$secs'); print(f'$label: {$count} placemarks in {s:.1f} s = {$count/max(s,1e-9):,.0f} placemarks/s, peak RSS {int('$rss')/1024:.0f} MiB')"
+    /usr/bin/time -o "$dir/time.txt" -f "%e %M" "$@" >"$dir/last.out" 2>"$dir/last.err" || { cat "$dir/last.err"; return 1; }
+    read -r secs rss < <(tail -1 "$dir/time.txt")
+    python3 -c "import sys; n, s, r = int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]); print('%s: %d placemarks in %.1f s = %.0f placemarks/s, peak RSS %.0f MiB' % (sys.argv[1], n, s, n / max(s, 1e-9), r / 1024))" "$label" "$count" "$secs" "$rss"
 }
 
 [[ -f $dir/big.kml ]] || generate "$dir/big.kml" "$big"

@@ -4,8 +4,11 @@ import Meridian
 /// `meridian kml`: create KML/KMZ from GeoJSON, CSV or WKT; describe a KML/KMZ file; convert between KML, KMZ
 /// and GeoJSON.
 public enum KMLCommand: Command {
+    /// The subcommand name.
     public static let name = "kml"
+    /// One line for `meridian --help`.
     public static let summary = "create, describe and convert KML/KMZ files"
+    /// The `--help` text.
     public static let help = """
         Usage:
           meridian kml create INPUT -o OUT.kmz|OUT.kml [options]
@@ -61,6 +64,7 @@ public enum KMLCommand: Command {
         var createOnly: [String] = []
     }
 
+    /// Parses every option, then runs `create`, `info` or `convert`.
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
         var o = Options()
         o.output = try arguments.option("--output", "-o")

@@ -69,6 +69,7 @@ public struct KMLColor: Sendable, Hashable, CustomStringConvertible {
     /// Opacity as a fraction, alpha / 255.
     public var opacity: Double { Double(alpha) / 255 }
 
+    /// `#rrggbbaa`.
     public var description: String { hexRGBA }
 
     /// Opaque red.

@@ -34,6 +34,7 @@ public enum KMLError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A geometry could not be turned into KML (empty, non-finite, or not projectable to WGS84).
     case invalidGeometry(String)
 
+    /// A one-line explanation for users.
     public var description: String {
         switch self {
         case .malformedXML(let m, let l, let c): "malformed XML at line \(l), column \(c): \(m)"

@@ -109,14 +109,23 @@ public struct KMLExtendedData: Sendable, Hashable {
 
 /// A `<Placemark>`: a geometry with a name, description, style and data.
 public struct KMLPlacemark: KMLNode {
+    /// The `id` attribute.
     public var id: String?
+    /// `<name>`.
     public var name: String?
+    /// `<description>`: text or HTML (written in CDATA when it holds markup).
     public var description: String?
+    /// `<Snippet>`.
     public var snippet: String?
+    /// `<visibility>`; `nil` when not written.
     public var isVisible: Bool?
+    /// `<open>`; `nil` when not written.
     public var isOpen: Bool?
+    /// `<styleUrl>`, e.g. `#pin`.
     public var styleUrl: String?
+    /// `<ExtendedData>`.
     public var extendedData: KMLExtendedData?
+    /// Children read but not modeled, written back in schema order.
     public var unmodeledElements: [KMLElement]
     /// The inline `<Style>` (ArcGIS's `placemark.style`); it overrides the shared style's sub-styles.
     public var style: KMLStyle?
@@ -145,14 +154,23 @@ public struct KMLPlacemark: KMLNode {
 
 /// A `<Folder>`: features grouped, possibly nested.
 public struct KMLFolder: KMLNode {
+    /// The `id` attribute.
     public var id: String?
+    /// `<name>`.
     public var name: String?
+    /// `<description>`: text or HTML (written in CDATA when it holds markup).
     public var description: String?
+    /// `<Snippet>`.
     public var snippet: String?
+    /// `<visibility>`; `nil` when not written.
     public var isVisible: Bool?
+    /// `<open>`; `nil` when not written.
     public var isOpen: Bool?
+    /// `<styleUrl>`, e.g. `#pin`.
     public var styleUrl: String?
+    /// `<ExtendedData>`.
     public var extendedData: KMLExtendedData?
+    /// Children read but not modeled, written back in schema order.
     public var unmodeledElements: [KMLElement]
     /// Style selectors defined in the folder.
     public var styles: [KMLStyleSelector]
@@ -177,14 +195,23 @@ public struct KMLFolder: KMLNode {
 
 /// A `<Document>`: the top-level container, holding the shared styles referenced by `styleUrl`.
 public struct KMLDocument: KMLNode {
+    /// The `id` attribute.
     public var id: String?
+    /// `<name>`.
     public var name: String?
+    /// `<description>`: text or HTML (written in CDATA when it holds markup).
     public var description: String?
+    /// `<Snippet>`.
     public var snippet: String?
+    /// `<visibility>`; `nil` when not written.
     public var isVisible: Bool?
+    /// `<open>`; `nil` when not written.
     public var isOpen: Bool?
+    /// `<styleUrl>`, e.g. `#pin`.
     public var styleUrl: String?
+    /// `<ExtendedData>`.
     public var extendedData: KMLExtendedData?
+    /// Children read but not modeled, written back in schema order.
     public var unmodeledElements: [KMLElement]
     /// Shared styles and style maps, referenced by `#id`.
     public var styles: [KMLStyleSelector]
