@@ -13,7 +13,10 @@ if grep -E '(warning|error):' artifacts/build.log | grep -v '^warning: .*Invalid
     grep -E '(warning|error):' artifacts/build.log >&2
     exit 1
 fi
-swift test --skip-build 2>&1 | tee artifacts/swift-test.log | grep -E '✘|error|passed|failed|Executed' | tail -40
-grep -qE 'Test run with [0-9]+ tests? .*passed' artifacts/swift-test.log && \
-    ! grep -qE '✘|with [0-9]+ failures? \(' artifacts/swift-test.log || { echo "swift test failed" >&2; exit 1; }
+if ! swift test --skip-build > artifacts/swift-test.log 2>&1; then
+    grep -E '✘|error:|failed' artifacts/swift-test.log | head -60 >&2
+    echo "swift test failed (full log: artifacts/swift-test.log)" >&2
+    exit 1
+fi
+grep -E 'Test run with|Executed [0-9]+ tests' artifacts/swift-test.log | tail -2
 MERIDIAN_BIN="$(swift build --show-bin-path)/meridian" .venv/bin/python -m pytest -q Tests/python

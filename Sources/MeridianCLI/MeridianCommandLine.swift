@@ -9,7 +9,10 @@ public enum MeridianCommandLine {
     /// Every subcommand, in the order `--help` lists them. Commands from other modules (the viewer's `serve`)
     /// are added by the executable through `run(_:extraCommands:io:)`.
     public static var commands: [any Command.Type] {
-        [BufferCommand.self, ProjectCommand.self, SpatialReferenceCommand.self]
+        [
+            BufferCommand.self, ProjectCommand.self, SpatialReferenceCommand.self, MeasureCommand.self, KMLCommand.self,
+            ServeCommand.self,
+        ]
     }
 
     /// Runs the command line and returns the exit status: 0 success, 1 failure, 2 usage error.

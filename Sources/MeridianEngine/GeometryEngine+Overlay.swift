@@ -110,6 +110,8 @@ extension GEOSContext {
 extension GeometryEngine {
     /// Whether `container` contains `geometry` (no point of `geometry` outside `container`, and at least one interior
     /// point in common) — the test the seed sample uses to accept a tap inside the area of use.
+    /// - Throws: `.spatialReferenceMismatch`, `.invalidGeometry` for invalid polygons (as every predicate: the answer
+    ///   would depend on how GEOS happens to read an interior that is not well defined).
     public static func contains(_ container: some GeometryConvertible, _ geometry: some GeometryConvertible)
         throws(EngineError) -> Bool
     {
@@ -138,6 +140,8 @@ extension GeometryEngine {
         }
         let context = try GEOSContext()
         let ra = try context.make(ga), rb = try context.make(gb)
+        try context.requireValid(ra, ga)
+        try context.requireValid(rb, gb)
         switch op(context.handle, ra.pointer, rb.pointer) {
         case 1: return true
         case 0: return false
@@ -150,39 +154,50 @@ extension GeometryEngine {
 
 extension GeometryEngine {
     /// The planar area in the square of the spatial reference's unit (0 for points and lines).
-    /// - Throws: `.geographicCoordinatesRefused` for degree coordinates (use `geodeticArea`).
+    /// - Throws: `.geographicCoordinatesRefused` for degree coordinates (use `geodeticArea`), `.invalidGeometry` for
+    ///   invalid polygons (a self-intersecting ring's signed parts cancel: a bow tie would measure 0).
     public static func area(_ geometry: some GeometryConvertible) throws(EngineError) -> Double {
-        try measure(geometry, "a planar area") { GEOSArea_r($0, $1, $2) }
+        try measure(geometry, "a planar area", requireValid: true) { GEOSArea_r($0, $1, $2) }
     }
 
-    /// The planar length (perimeter for polygons) in the spatial reference's unit.
+    /// The planar length (perimeter for polygons: the length of all rings, holes included) in the spatial
+    /// reference's unit. It depends only on the rings, so it is measured even for an invalid polygon.
     /// - Throws: `.geographicCoordinatesRefused` for degree coordinates (use `geodeticLength`).
     public static func length(_ geometry: some GeometryConvertible) throws(EngineError) -> Double {
-        try measure(geometry, "a planar length") { GEOSLength_r($0, $1, $2) }
+        try measure(geometry, "a planar length", requireValid: false) { GEOSLength_r($0, $1, $2) }
     }
 
-    /// The smallest planar distance between two geometries in their spatial reference's unit.
+    /// The smallest planar distance between two geometries in their spatial reference's unit (0 when they meet).
+    /// - Throws: `.spatialReferenceMismatch`, `.geographicCoordinatesRefused` for degree coordinates (use
+    ///   `geodeticDistance`), `.badGeometry` for an empty geometry (no distance to nothing; GEOS would say 0),
+    ///   `.invalidGeometry` for invalid polygons.
     public static func distance(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Double {
         let (ga, gb) = (a.geometry, b.geometry)
         guard ga.spatialReference == gb.spatialReference else {
             throw .spatialReferenceMismatch(ga.spatialReference, gb.spatialReference)
         }
         guard !ga.spatialReference.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar distance") }
+        guard !ga.coordinates.isEmpty, !gb.coordinates.isEmpty else {
+            throw .badGeometry(.empty("a distance needs two non-empty geometries"))
+        }
         let context = try GEOSContext()
         let ra = try context.make(ga), rb = try context.make(gb)
+        try context.requireValid(ra, ga)
+        try context.requireValid(rb, gb)
         var d = 0.0
         guard GEOSDistance_r(context.handle, ra.pointer, rb.pointer, &d) == 1 else { throw context.error("distance") }
         return d
     }
 
     private static func measure(
-        _ geometry: some GeometryConvertible, _ name: String,
+        _ geometry: some GeometryConvertible, _ name: String, requireValid: Bool,
         _ op: (GEOSContextHandle_t, OpaquePointer, UnsafeMutablePointer<Double>) -> Int32
     ) throws(EngineError) -> Double {
         let g = geometry.geometry
         guard !g.spatialReference.isGeographic else { throw .geographicCoordinatesRefused(operation: name) }
         let context = try GEOSContext()
         let ref = try context.make(g)
+        if requireValid { try context.requireValid(ref, g) }
         var value = 0.0
         guard op(context.handle, ref.pointer, &value) == 1 else { throw context.error(name) }
         return value

@@ -1,2 +1,70 @@
-// Placeholder: viewer (issue 5).
+import Foundation
 import Meridian
+
+/// The local web viewer: the static page and JSON API (`ViewerAPI`) on a libmicrohttpd server (`HTTPServer`).
+///
+/// ```swift
+/// let viewer = try ViewerServer()
+/// let url = try viewer.start(host: "127.0.0.1", port: 8080)
+/// // … later
+/// viewer.stop()
+/// ```
+public final class ViewerServer: Sendable {
+    /// The viewer's version, reported by `/api/health`.
+    public static let version = "0.1.0"
+
+    /// The API and page.
+    public let api: ViewerAPI
+    /// The HTTP server.
+    public let server: HTTPServer
+
+    /// Why the viewer could not start.
+    public enum StartError: Error, Sendable, CustomStringConvertible {
+        /// The page's resources are missing.
+        case site(StaticSite.LoadError)
+        /// The server could not listen.
+        case server(HTTPServerError)
+
+        /// A one-line explanation.
+        public var description: String {
+            switch self {
+            case .site(let e): e.description
+            case .server(let e): e.description
+            }
+        }
+    }
+
+    /// Creates a stopped viewer.
+    /// - Parameters:
+    ///   - site: The static page (default: the one shipped with the package).
+    ///   - limits: The API's limits.
+    /// - Throws: `StartError.site` when the page's resources cannot be found.
+    public init(site: StaticSite? = nil, limits: ViewerLimits = ViewerLimits()) throws(StartError) {
+        let resolved: StaticSite
+        if let site {
+            resolved = site
+        } else {
+            do { resolved = try StaticSite.bundled() } catch { throw .site(error) }
+        }
+        let api = ViewerAPI(site: resolved, limits: limits)
+        self.api = api
+        self.server = HTTPServer(maximumBodySize: limits.maximumBodySize) { api.handle($0) }
+    }
+
+    /// Starts listening.
+    /// - Parameters:
+    ///   - host: An IP address; loopback by default.
+    ///   - port: A TCP port, or 0 for a free one.
+    /// - Returns: The page's URL, e.g. `http://127.0.0.1:8080/`.
+    /// - Throws: `StartError.server`.
+    @discardableResult
+    public func start(host: String = "127.0.0.1", port: Int = 8080) throws(StartError) -> URL {
+        let bound: Int
+        do { bound = try server.start(host: host, port: port) } catch { throw .server(error) }
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return URL(string: "http://\(shownHost):\(bound)/") ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Stops the server and waits for its threads. Idempotent.
+    public func stop() { server.stop() }
+}

@@ -123,3 +123,32 @@ import Meridian
         #expect(svg.components(separatedBy: "fill=\"#ffff00\"").count - 1 == 5)
     }
 }
+
+/// `meridian buffer -o out.kmz`: the sample's graphics as KML placemarks, read back by the library.
+@Suite struct BufferKMLOutputTests {
+    @Test func kmzHoldsOneStyledPlacemarkPerBufferAndInput() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let csv = try String(contentsOf: packageRoot.appendingPathComponent("examples/seed-points.csv"), encoding: .utf8)
+        for (ext, union) in [("kmz", false), ("kml", true)] {
+            let out = folder.appendingPathComponent("b.\(ext)")
+            var args = ["buffer", "--srs", "EPSG:32038", "--distance-field", "radius_mi", "--unit", "mi", "-o", out.path]
+            if union { args.append("--union") }
+            let r = runCommand(args, stdin: csv)
+            #expect(r.status == 0, "\(r.stderr)")
+            let dataset = try KMLDataset(contentsOf: out)
+            let placemarks = dataset.document.allPlacemarks
+            #expect(placemarks.count == (union ? 1 : 5) + 5)
+            let buffer = try #require(placemarks.first)
+            #expect(buffer.styleUrl == "#\(KMLDocument.bufferStyleID)")
+            // Yellow at 60% opacity: KML's aabbggrr is 99 00 ff ff (0.6 × 255 = 153 = 0x99).
+            let style = try #require(KMLStyleResolver(document: dataset.document).effectiveStyle(for: buffer))
+            #expect(style.polygonStyle?.color?.kmlString == "9900ffff")
+        }
+        // The geodesic buffer writes KML too.
+        let g = folder.appendingPathComponent("g.kmz")
+        let geodesic = runCommand(["buffer", "--geodesic", "--distance", "50km", "-o", g.path], stdin: csv)
+        #expect(geodesic.status == 0, "\(geodesic.stderr)")
+        #expect(try KMLDataset(contentsOf: g).document.allPlacemarks.count == 10)
+    }
+}

@@ -27,7 +27,23 @@ import Testing
             distances: [Measurement(value: 10, unit: UnitLength.miles), Measurement(value: 20, unit: UnitLength.miles)],
             shouldUnion: true)
         print(buffers.count, try GeometryEngine.area(buffers[0]) / 27_878_400)   // 1 polygon, area in square miles
+
+        // A geodesic buffer on the ellipsoid, across the antimeridian: split into two parts (RFC 7946).
+        let fiji = Point(latitude: -17.7, longitude: 179.9)
+        let circle = try GeometryEngine.geodeticBuffer(around: fiji, distance: 100_000, outputSpatialReference: .wgs84)
+        print(circle.parts.count)                               // 2
+
+        // A KML document with a styled placemark, saved as KMZ and read back.
+        var document = KMLDocument(name: "Sketch")
+        let style = KMLStyle(polygonStyle: KMLPolygonStyle(color: .yellow, isFilled: true, isOutlined: false))
+        document.addChild(KMLPlacemark(geometry: try KMLGeometry(buffers[0]), name: "Buffers", style: style))
+        let kmz = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-readme.kmz")
+        try document.save(to: kmz, overwrite: true)
+        print(try KMLDataset(contentsOf: kmz).document.allPlacemarks.count)   // 1
         // README-END
+        #expect(inside)
+        #expect(circle.parts.count == 2)
+        #expect(try KMLDataset(contentsOf: kmz).document.allPlacemarks.count == 1)
         return (buffers[0], try GeometryEngine.area(buffers[0]) / 27_878_400)
     }
 

@@ -40,7 +40,11 @@ struct ReferenceCollection: Decodable {
         case array([Nested])
         init(from decoder: any Decoder) throws {
             let c = try decoder.singleValueContainer()
-            if let d = try? c.decode(Double.self) { self = .number(d) } else { self = .array(try c.decode([Nested].self)) }
+            if let d = try? c.decode(Double.self) {
+                self = .number(d)
+            } else {
+                self = .array(try c.decode([Nested].self))
+            }
         }
         /// The innermost arrays of numbers, in document order.
         var positions: [[Double]] {
@@ -109,13 +113,24 @@ struct ReferenceCollection: Decodable {
             """
         let features = try GeoJSON.decodeFeatures(Data(text.utf8))
         #expect(features.count == 3)
-        #expect(features[0] == Feature(geometry: .point(Point(x: 102, y: 0.5, spatialReference: .wgs84)),
-                                       properties: ["prop0": "value0"]))
-        #expect(features[1].geometry == .polyline(Polyline([c(102, 0), c(103, 1), c(104, 0), c(105, 1)],
-                                                           spatialReference: .wgs84)))
+        #expect(
+            features[0]
+                == Feature(
+                    geometry: .point(Point(x: 102, y: 0.5, spatialReference: .wgs84)),
+                    properties: ["prop0": "value0"]))
+        #expect(
+            features[1].geometry
+                == .polyline(
+                    Polyline(
+                        [c(102, 0), c(103, 1), c(104, 0), c(105, 1)],
+                        spatialReference: .wgs84)))
         #expect(features[1].properties == ["prop0": "value0", "prop1": 0])
-        #expect(features[2].geometry == .polygon(Polygon(
-            parts: [.init(shell: [c(100, 0), c(101, 0), c(101, 1), c(100, 1), c(100, 0)])], spatialReference: .wgs84)))
+        #expect(
+            features[2].geometry
+                == .polygon(
+                    Polygon(
+                        parts: [.init(shell: [c(100, 0), c(101, 0), c(101, 1), c(100, 1), c(100, 0)])],
+                        spatialReference: .wgs84)))
         #expect(features[2].properties["prop1"] == ["this": "that"])
         #expect(features.allSatisfy { $0.id == nil && $0.geometry?.spatialReference == .wgs84 })
         // Writing and reading again gives the same features (the polygon's shell is already counter-clockwise).
@@ -127,45 +142,71 @@ struct ReferenceCollection: Decodable {
     @Test func rfc7946AppendixAGeometries() throws {
         func geometry(_ text: String) throws -> Geometry { try GeoJSON.decodeGeometry(Data(text.utf8)) }
         // A.1 Points
-        #expect(try geometry(#"{"type": "Point", "coordinates": [100.0, 0.0]}"#)
-            == .point(Point(x: 100, y: 0, spatialReference: .wgs84)))
+        #expect(
+            try geometry(#"{"type": "Point", "coordinates": [100.0, 0.0]}"#)
+                == .point(Point(x: 100, y: 0, spatialReference: .wgs84)))
         // A.2 LineStrings
-        #expect(try geometry(#"{"type": "LineString", "coordinates": [[100.0, 0.0], [101.0, 1.0]]}"#)
-            == .polyline(Polyline([c(100, 0), c(101, 1)], spatialReference: .wgs84)))
+        #expect(
+            try geometry(#"{"type": "LineString", "coordinates": [[100.0, 0.0], [101.0, 1.0]]}"#)
+                == .polyline(Polyline([c(100, 0), c(101, 1)], spatialReference: .wgs84)))
         // A.3 Polygons, no holes
-        #expect(try geometry("""
-            {"type": "Polygon", "coordinates": [[[100.0, 0.0], [101.0, 0.0], [101.0, 1.0], [100.0, 1.0], [100.0, 0.0]]]}
-            """) == .polygon(Polygon(parts: [.init(shell: [c(100, 0), c(101, 0), c(101, 1), c(100, 1), c(100, 0)])],
-                                     spatialReference: .wgs84)))
+        #expect(
+            try geometry(
+                """
+                {"type": "Polygon", "coordinates": [[[100.0, 0.0], [101.0, 0.0], [101.0, 1.0], [100.0, 1.0], [100.0, 0.0]]]}
+                """)
+                == .polygon(
+                    Polygon(
+                        parts: [.init(shell: [c(100, 0), c(101, 0), c(101, 1), c(100, 1), c(100, 0)])],
+                        spatialReference: .wgs84)))
         // A.3 Polygons, with holes
-        let withHole = try geometry("""
+        let withHole = try geometry(
+            """
             {"type": "Polygon", "coordinates": [[[100.0, 0.0], [101.0, 0.0], [101.0, 1.0], [100.0, 1.0], [100.0, 0.0]],
               [[100.8, 0.8], [100.8, 0.2], [100.2, 0.2], [100.2, 0.8], [100.8, 0.8]]]}
             """)
-        #expect(withHole == .polygon(Polygon(
-            parts: [.init(shell: [c(100, 0), c(101, 0), c(101, 1), c(100, 1), c(100, 0)],
-                          holes: [[c(100.8, 0.8), c(100.8, 0.2), c(100.2, 0.2), c(100.2, 0.8), c(100.8, 0.8)]])],
-            spatialReference: .wgs84)))
+        #expect(
+            withHole
+                == .polygon(
+                    Polygon(
+                        parts: [
+                            .init(
+                                shell: [c(100, 0), c(101, 0), c(101, 1), c(100, 1), c(100, 0)],
+                                holes: [[c(100.8, 0.8), c(100.8, 0.2), c(100.2, 0.2), c(100.2, 0.8), c(100.8, 0.8)]])
+                        ],
+                        spatialReference: .wgs84)))
         // A.4 MultiPoints
-        #expect(try geometry(#"{"type": "MultiPoint", "coordinates": [[100.0, 0.0], [101.0, 1.0]]}"#)
-            == .multipoint(Multipoint([c(100, 0), c(101, 1)], spatialReference: .wgs84)))
+        #expect(
+            try geometry(#"{"type": "MultiPoint", "coordinates": [[100.0, 0.0], [101.0, 1.0]]}"#)
+                == .multipoint(Multipoint([c(100, 0), c(101, 1)], spatialReference: .wgs84)))
         // A.5 MultiLineStrings
-        #expect(try geometry("""
-            {"type": "MultiLineString", "coordinates": [[[100.0, 0.0], [101.0, 1.0]], [[102.0, 2.0], [103.0, 3.0]]]}
-            """) == .polyline(Polyline(parts: [[c(100, 0), c(101, 1)], [c(102, 2), c(103, 3)]],
-                                       spatialReference: .wgs84)))
+        #expect(
+            try geometry(
+                """
+                {"type": "MultiLineString", "coordinates": [[[100.0, 0.0], [101.0, 1.0]], [[102.0, 2.0], [103.0, 3.0]]]}
+                """)
+                == .polyline(
+                    Polyline(
+                        parts: [[c(100, 0), c(101, 1)], [c(102, 2), c(103, 3)]],
+                        spatialReference: .wgs84)))
         // A.6 MultiPolygons
-        let multi = try geometry("""
+        let multi = try geometry(
+            """
             {"type": "MultiPolygon", "coordinates": [
               [[[102.0, 2.0], [103.0, 2.0], [103.0, 3.0], [102.0, 3.0], [102.0, 2.0]]],
               [[[100.0, 0.0], [101.0, 0.0], [101.0, 1.0], [100.0, 1.0], [100.0, 0.0]],
                [[100.2, 0.2], [100.2, 0.8], [100.8, 0.8], [100.8, 0.2], [100.2, 0.2]]]]}
             """)
-        #expect(multi == .polygon(Polygon(parts: [
-            .init(shell: [c(102, 2), c(103, 2), c(103, 3), c(102, 3), c(102, 2)]),
-            .init(shell: [c(100, 0), c(101, 0), c(101, 1), c(100, 1), c(100, 0)],
-                  holes: [[c(100.2, 0.2), c(100.2, 0.8), c(100.8, 0.8), c(100.8, 0.2), c(100.2, 0.2)]]),
-        ], spatialReference: .wgs84)))
+        #expect(
+            multi
+                == .polygon(
+                    Polygon(
+                        parts: [
+                            .init(shell: [c(102, 2), c(103, 2), c(103, 3), c(102, 3), c(102, 2)]),
+                            .init(
+                                shell: [c(100, 0), c(101, 0), c(101, 1), c(100, 1), c(100, 0)],
+                                holes: [[c(100.2, 0.2), c(100.2, 0.8), c(100.8, 0.8), c(100.8, 0.2), c(100.2, 0.2)]]),
+                        ], spatialReference: .wgs84)))
         // Every example writes and reads back (holes of these examples are already clockwise).
         for g in [withHole, multi] { #expect(try GeoJSON.decodeGeometry(GeoJSON.encode(g)) == g) }
     }
@@ -210,20 +251,29 @@ struct ReferenceCollection: Decodable {
              "type": "FeatureCollection"}
             """
         let f = try GeoJSON.decodeFeatures(Data(late.utf8))
-        #expect(f == [Feature(geometry: .polyline(Polyline([c(1, 2), c(3, 4)], spatialReference: .wgs84)),
-                              properties: ["a": 1])])
+        #expect(
+            f == [
+                Feature(
+                    geometry: .polyline(Polyline([c(1, 2), c(3, 4)], spatialReference: .wgs84)),
+                    properties: ["a": 1])
+            ])
         // A lone Feature and a bare geometry with "type" last.
         let feature = #"{"geometry": {"type": "Point", "coordinates": [1, 2]}, "id": "x", "type": "Feature"}"#
         #expect(try GeoJSON.decodeFeatures(Data(feature.utf8)).first?.id == "x")
         #expect(try GeoJSON.decodeGeometry(Data(feature.utf8)) == .point(Point(x: 1, y: 2, spatialReference: .wgs84)))
         let point = #"{"coordinates": [1, 2], "type": "Point"}"#
-        #expect(try GeoJSON.decodeFeatures(Data(point.utf8)) == [Feature(geometry: .point(
-            Point(x: 1, y: 2, spatialReference: .wgs84)))])
+        #expect(
+            try GeoJSON.decodeFeatures(Data(point.utf8)) == [
+                Feature(
+                    geometry: .point(
+                        Point(x: 1, y: 2, spatialReference: .wgs84)))
+            ])
         // A "features" member is foreign to a Feature: skipped, however odd.
         let odd = #"{"features": 17, "type": "Feature", "geometry": null}"#
         #expect(try GeoJSON.decodeFeatures(Data(odd.utf8)) == [Feature(geometry: nil)])
         // Errors found in members read after "type" still point at the right place.
-        let bad = "{\"features\": [{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\",\n \"coordinates\": [1]}}],\n \"type\": \"FeatureCollection\"}"
+        let bad =
+            "{\"features\": [{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\",\n \"coordinates\": [1]}}],\n \"type\": \"FeatureCollection\"}"
         let e = geoJSONError(bad)
         #expect(e?.line == 2 && e?.column == 17 && e?.feature == 0)
     }
@@ -231,30 +281,38 @@ struct ReferenceCollection: Decodable {
     // MARK: Writing
 
     @Test func writesDeterministicSortedOutput() throws {
-        let f = Feature(geometry: .point(Point(x: -0.0, y: 0.1, z: 12, spatialReference: .wgs84)),
-                        properties: ["b": 2, "a": [true, nil], "é": "x\"y"], id: 7)
+        let f = Feature(
+            geometry: .point(Point(x: -0.0, y: 0.1, z: 12, spatialReference: .wgs84)),
+            properties: ["b": 2, "a": [true, nil], "é": "x\"y"], id: 7)
         // Expected text typed by hand from the documented rules.
-        let expected = #"{"features":[{"geometry":{"coordinates":[0,0.1,12],"type":"Point"},"id":7,"#
+        let expected =
+            #"{"features":[{"geometry":{"coordinates":[0,0.1,12],"type":"Point"},"id":7,"#
             + #""properties":{"a":[true,null],"b":2,"é":"x\"y"},"type":"Feature"}],"type":"FeatureCollection"}"#
         #expect(String(decoding: GeoJSON.encode([f]), as: UTF8.self) == expected)
         #expect(String(decoding: GeoJSON.encode([]), as: UTF8.self) == #"{"features":[],"type":"FeatureCollection"}"#)
-        let pretty = String(decoding: GeoJSON.encode([Feature(geometry: .multipoint(
-            Multipoint([c(1, 2), c(3.5, -4)], spatialReference: .wgs84)))], pretty: true), as: UTF8.self)
-        #expect(pretty == """
-            {
-              "features": [
+        let pretty = String(
+            decoding: GeoJSON.encode(
+                [
+                    Feature(
+                        geometry: .multipoint(
+                            Multipoint([c(1, 2), c(3.5, -4)], spatialReference: .wgs84)))
+                ], pretty: true), as: UTF8.self)
+        #expect(
+            pretty == """
                 {
-                  "geometry": {
-                    "coordinates": [[1, 2], [3.5, -4]],
-                    "type": "MultiPoint"
-                  },
-                  "properties": {},
-                  "type": "Feature"
+                  "features": [
+                    {
+                      "geometry": {
+                        "coordinates": [[1, 2], [3.5, -4]],
+                        "type": "MultiPoint"
+                      },
+                      "properties": {},
+                      "type": "Feature"
+                    }
+                  ],
+                  "type": "FeatureCollection"
                 }
-              ],
-              "type": "FeatureCollection"
-            }
-            """)
+                """)
     }
 
     @Test func writesEveryGeometryTypeAsRFC7946() throws {
@@ -263,12 +321,20 @@ struct ReferenceCollection: Decodable {
             (.point(Point(x: 1, y: 2, spatialReference: .wgs84)), "Point"),
             (.multipoint(Multipoint([c(1, 2)], spatialReference: .wgs84)), "MultiPoint"),
             (.polyline(Polyline([c(1, 2), c(3, 4)], spatialReference: .wgs84)), "LineString"),
-            (.polyline(Polyline(parts: [[c(1, 2), c(3, 4)], [c(5, 6), c(7, 8)]], spatialReference: .wgs84)),
-             "MultiLineString"),
+            (
+                .polyline(Polyline(parts: [[c(1, 2), c(3, 4)], [c(5, 6), c(7, 8)]], spatialReference: .wgs84)),
+                "MultiLineString"
+            ),
             (.polygon(Polygon(shell: [c(0, 0), c(1, 0), c(0, 1)], spatialReference: .wgs84)), "Polygon"),
-            (.polygon(Polygon(parts: [.init(shell: [c(0, 0), c(1, 0), c(0, 1), c(0, 0)]),
-                                      .init(shell: [c(5, 5), c(6, 5), c(5, 6), c(5, 5)])], spatialReference: .wgs84)),
-             "MultiPolygon"),
+            (
+                .polygon(
+                    Polygon(
+                        parts: [
+                            .init(shell: [c(0, 0), c(1, 0), c(0, 1), c(0, 0)]),
+                            .init(shell: [c(5, 5), c(6, 5), c(5, 6), c(5, 5)]),
+                        ], spatialReference: .wgs84)),
+                "MultiPolygon"
+            ),
             (.envelope(envelope), "Polygon"),
         ]
         for (g, type) in cases {
@@ -279,15 +345,23 @@ struct ReferenceCollection: Decodable {
         }
         // The envelope is its counter-clockwise rectangle.
         let e = try GeoJSON.decodeGeometry(GeoJSON.encode(.envelope(envelope)))
-        #expect(e == .polygon(Polygon(parts: [.init(shell: [c(-1, -2), c(3, -2), c(3, 4), c(-1, 4), c(-1, -2)])],
-                                      spatialReference: .wgs84)))
+        #expect(
+            e
+                == .polygon(
+                    Polygon(
+                        parts: [.init(shell: [c(-1, -2), c(3, -2), c(3, 4), c(-1, 4), c(-1, -2)])],
+                        spatialReference: .wgs84)))
     }
 
     @Test func writesRingsClosedAndOrientedPerRFC7946() throws {
         // A clockwise, unclosed shell with a counter-clockwise hole: RFC 7946 §3.1.6 wants the opposite.
-        var polygon = Polygon(parts: [.init(shell: [c(0, 0), c(0, 10), c(10, 10), c(10, 0)],
-                                            holes: [[c(2, 2), c(4, 2), c(4, 4), c(2, 4), c(2, 2)]])],
-                              spatialReference: .wgs84)
+        var polygon = Polygon(
+            parts: [
+                .init(
+                    shell: [c(0, 0), c(0, 10), c(10, 10), c(10, 0)],
+                    holes: [[c(2, 2), c(4, 2), c(4, 4), c(2, 4), c(2, 2)]])
+            ],
+            spatialReference: .wgs84)
         let decoded = try GeoJSON.decodeGeometry(GeoJSON.encode(.polygon(polygon)))
         guard case .polygon(let p) = decoded else { Issue.record("not a polygon"); return }
         let shell = p.parts[0].shell, hole = p.parts[0].holes[0]
@@ -303,11 +377,15 @@ struct ReferenceCollection: Decodable {
 
     @Test func writesNumbersThatReadBackExactly() throws {
         var rng = SplitMix64(seed: 42)
-        var coordinates: [Coordinate] = [c(-0.0, Double.leastNonzeroMagnitude), c(1.7976931348623157e308, -2.2250738585072014e-308),
-                                         c(0.1, 0.2, 0.30000000000000004), c(1e16, 123456789012345)]
+        var coordinates: [Coordinate] = [
+            c(-0.0, Double.leastNonzeroMagnitude), c(1.7976931348623157e308, -2.2250738585072014e-308),
+            c(0.1, 0.2, 0.30000000000000004), c(1e16, 123456789012345),
+        ]
         for _ in 0..<5000 {
-            coordinates.append(c(Double.random(in: -180...180, using: &rng), Double.random(in: -90...90, using: &rng),
-                                 Bool.random(using: &rng) ? Double.random(in: -500...9000, using: &rng) : nil))
+            coordinates.append(
+                c(
+                    Double.random(in: -180...180, using: &rng), Double.random(in: -90...90, using: &rng),
+                    Bool.random(using: &rng) ? Double.random(in: -500...9000, using: &rng) : nil))
         }
         let g = Geometry.multipoint(Multipoint(coordinates, spatialReference: .wgs84))
         let text = GeoJSON.encode(g)
@@ -325,7 +403,8 @@ struct ReferenceCollection: Decodable {
 
     @Test func reportsStructuralErrorsWithPlace() {
         // Ring not closed: the second ring starts at line 4, column 3.
-        var e = geoJSONError("""
+        var e = geoJSONError(
+            """
             {"type": "Polygon",
              "coordinates": [
               [[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]],
@@ -336,7 +415,8 @@ struct ReferenceCollection: Decodable {
         #expect(e?.line == 4 && e?.column == 3 && e?.feature == nil)
 
         // A position with one number, in feature 1 (positions counted by hand: line 3, column 60).
-        e = geoJSONError("""
+        e = geoJSONError(
+            """
             {"type":"FeatureCollection","features":[
             {"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":null},
             {"type":"Feature","geometry":{"type":"Point","coordinates":[1]},"properties":{}}
@@ -346,7 +426,8 @@ struct ReferenceCollection: Decodable {
         #expect(e?.line == 3 && e?.column == 60 && e?.feature == 1)
 
         // GeometryCollection in feature 2: the place of its type string.
-        e = geoJSONError("""
+        e = geoJSONError(
+            """
             {"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":null},
               {"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[0,0]}},
               {"type":"Feature","properties":{},"geometry":{"type":"GeometryCollection","geometries":[]}}]}
@@ -393,8 +474,12 @@ struct ReferenceCollection: Decodable {
         #expect(throws: FormatError.self) {
             try GeoJSON.decodeGeometry(Data(#"{"type":"FeatureCollection","features":[]}"#.utf8))
         }
-        #expect(throws: FormatError.self) { try GeoJSON.decodeGeometry(Data(#"{"type":"Feature","geometry":null}"#.utf8)) }
-        #expect(throws: FormatError.self) { try GeoJSON.decodeGeometry(Data(#"{"type":"Polygon","coordinates":[]}"#.utf8)) }
+        #expect(throws: FormatError.self) {
+            try GeoJSON.decodeGeometry(Data(#"{"type":"Feature","geometry":null}"#.utf8))
+        }
+        #expect(throws: FormatError.self) {
+            try GeoJSON.decodeGeometry(Data(#"{"type":"Polygon","coordinates":[]}"#.utf8))
+        }
     }
 
     /// Truncated and mutated documents must throw a `FormatError` (with a place) or decode, never crash.
@@ -408,6 +493,14 @@ struct ReferenceCollection: Decodable {
                [[[0,0],[10,0],[10,10],[0,10],[0,0]],[[2,2],[2,4],[4,4],[4,2],[2,2]]],[[[20,20],[21,20],[21,21],[20,20]]]]}},
              {"type":"Feature","properties":{"é":{}},"geometry":null}]}
             """
+        // Hostile nesting in coordinates, properties and skipped members: an error, not a stack overflow.
+        for prefix in [
+            #"{"type":"Point","coordinates":"#, #"{"type":"Feature","geometry":null,"properties":{"a":"#,
+            #"{"bbox":"#, #"{"type":"FeatureCollection","features":[{"type":"Feature","x":"#,
+        ] {
+            let e = geoJSONError(prefix + String(repeating: "[", count: 100_000))
+            #expect(e?.message.contains("nesting deeper than 512") == true, "\(prefix)")
+        }
         let bytes = Array(seed.utf8)
         #expect(try GeoJSON.decodeFeatures(Data(bytes)).count == 4)
         let lines = bytes.filter { $0 == 0x0A }.count + 1
@@ -511,7 +604,8 @@ struct ReferenceCollection: Decodable {
 
     @Test func texasStateMatchesReadme() throws {
         // README: "the Texas feature only (12,969 vertices, 31 parts)".
-        let data = try Data(contentsOf: basemap.appendingPathComponent("usa_states_census2016/cb_2016_tx_state_500k.geojson"))
+        let data = try Data(
+            contentsOf: basemap.appendingPathComponent("usa_states_census2016/cb_2016_tx_state_500k.geojson"))
         let f = try GeoJSON.decodeFeatures(data)
         guard case .polygon(let p)? = f.first?.geometry else { Issue.record("no polygon"); return }
         #expect(p.parts.count == 31)
@@ -531,7 +625,9 @@ struct ReferenceCollection: Decodable {
         for i in 0..<n {
             let x = Double.random(in: -180...180, using: &rng), y = Double.random(in: -90...90, using: &rng)
             xs.append(x)
-            parts.append(#"{"type":"Feature","properties":{"i":\#(i),"name":"p\#(i)"},"geometry":{"type":"Point","coordinates":[\#(x),\#(y)]}}"#)
+            parts.append(
+                #"{"type":"Feature","properties":{"i":\#(i),"name":"p\#(i)"},"geometry":{"type":"Point","coordinates":[\#(x),\#(y)]}}"#
+            )
         }
         let text = Data(("{\"type\":\"FeatureCollection\",\"features\":[" + parts.joined(separator: ",\n") + "]}").utf8)
         let clock = ContinuousClock()

@@ -61,7 +61,8 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     @Test func parsesScalarsAndStructures() throws {
-        let text = #" { "s": "a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude00", "n": -12.5e-1, "t": true, "f": false, "z": null, "e": [], "o": {} } "#
+        let text =
+            #" { "s": "a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude00", "n": -12.5e-1, "t": true, "f": false, "z": null, "e": [], "o": {} } "#
         let v = try JSONValue.decode(Data(text.utf8))
         #expect(v["s"] == .string("a\"b\\c/d\u{08}\u{0C}\n\r\té😀"))
         #expect(v["n"] == .number(-1.25))
@@ -142,7 +143,8 @@ struct SplitMix64: RandomNumberGenerator {
         var rng = SplitMix64(seed: 7946)
         var texts: [String] = [
             "9007199254740993", "9007199254740995", "9007199254740993.0000000000001", "-97.77852999999999",
-            "28.756961999999998", "0.30000000000000004", "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308",
+            "28.756961999999998", "0.30000000000000004", "2.2250738585072014e-308", "4.9e-324",
+            "1.7976931348623157e308",
             "1e23", "8.98846567431158e307", "123456789012345678901234567890", "0.000000000000000000000000000001",
             "7.2057594037927933e16", "1.00000000000000011102230246251565404236316680908203125",
             "1.00000000000000011102230246251565404236316680908203124",
@@ -250,9 +252,11 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     @Test func boundsNesting() throws {
-        let ok = String(repeating: "[", count: JSONScanner.maxDepth) + String(repeating: "]", count: JSONScanner.maxDepth)
+        let ok =
+            String(repeating: "[", count: JSONScanner.maxDepth) + String(repeating: "]", count: JSONScanner.maxDepth)
         #expect(throws: Never.self) { try JSONValue.decode(Data(ok.utf8)) }
-        let tooDeep = String(repeating: "[", count: JSONScanner.maxDepth + 1)
+        let tooDeep =
+            String(repeating: "[", count: JSONScanner.maxDepth + 1)
             + String(repeating: "]", count: JSONScanner.maxDepth + 1)
         #expect(jsonError(tooDeep)?.message.contains("nesting") == true)
         // Hostile input: far deeper than any stack could recurse.

@@ -13,12 +13,7 @@ import Testing
 /// boundaries (segments densified to quarters) ≤ max(|distance|/100, 1e-8). This is the tolerance the cases were
 /// written for: buffers are approximations whose vertices may legitimately differ between implementations.
 ///
-/// Union matcher (exact-ish topological equality): overlay results are exact up to floating-point rounding of the
-/// computed intersection points, so they must match far more tightly than buffers. With D the diagonal of the
-/// expected result's envelope: polygons pass when symmetric difference area ≤ 1e-9 × expected area and boundary
-/// Hausdorff distance ≤ 1e-9 × D; lines when Hausdorff ≤ 1e-9 × D and lengths agree to 1e-9 relative; points when
-/// the coordinate sets are equal. 1e-9 is ~10⁶ times double rounding on these coordinates, yet ~10⁶ times smaller
-/// than any real topological difference in these cases (missing or extra pieces have size ≳ 1e-3 × D).
+/// Union matcher: the exact-ish matcher of `GEOSXMLSuite` (Support/GEOSXMLMatching.swift).
 ///
 /// By design, Meridian refuses invalid polygonal input (`EngineError.invalidGeometry`) and non-positive buffer
 /// distances for points and lines (`.invalidDistance`, where GEOS returns an empty polygon): those cases are
@@ -28,68 +23,17 @@ import Testing
 /// inputs, fixed-precision runs, single-sided buffers and snap-rounding overlays are skipped and counted with
 /// their reason.
 @Suite("GEOS XMLTester buffer and union cases")
-struct GEOSXMLReferenceTests {
+struct GEOSXMLReferenceTests: GEOSXMLSuite {
     static let folders = ["geos_xml/general", "geos_xml/misc", "geos_xml/robust_overlay"]
-    static let sr = SpatialReference.webMercator
 
     /// Minimum executed comparisons: counted on this machine (see the printed summary); fewer means cases that used
     /// to run are now skipped or refused.
     static let minimumBufferMatches = 150
     static let minimumUnionMatches = 100
 
-    struct Tally {
-        var matched = 0
-        var failed = 0
-        var invalidInput = 0
-        var refusedDistance = 0
-        /// Union cases whose expected result mixes dimensions, correctly refused with `.mixedDimensionResult`.
-        var refusedMixed = 0
-        var skipped: [String: Int] = [:]
-        var worstAreaRatio = (0.0, "")
-        var worstHausdorffRatio = (0.0, "")
-        /// Matches by kind of expected result ("Polygon", "Polyline", "Points").
-        var matchedByKind: [String: Int] = [:]
+    typealias Tally = XMLTally
 
-        mutating func skip(_ reason: String) { skipped[reason, default: 0] += 1 }
-
-        func summary(_ title: String) -> String {
-            var s = "\(title): \(matched) matched, \(failed) failed, \(invalidInput) refused as invalid input (EngineError.invalidGeometry), "
-                + "\(refusedDistance) refused for a non-positive point/line distance, \(refusedMixed) mixed-dimension "
-                + "results refused (.mixedDimensionResult); worst area ratio \(worstAreaRatio.0) at "
-                + "\(worstAreaRatio.1), worst Hausdorff/tolerance \(worstHausdorffRatio.0) at \(worstHausdorffRatio.1)\n"
-            s += "\(title) matched by kind: \(matchedByKind.sorted(by: { $0.key < $1.key }))\n"
-            s += "\(title) skipped: \(skipped.values.reduce(0, +))\n"
-            for (reason, n) in skipped.sorted(by: { $0.key < $1.key }) { s += "  \(n) × \(reason)\n" }
-            return s
-        }
-    }
-
-    static func allCases() throws -> [(file: String, xml: XMLTestFile)] {
-        var result: [(String, XMLTestFile)] = []
-        for folder in folders {
-            for file in try ReferenceData.files(in: folder, suffix: ".xml") {
-                result.append((file, XMLTestFile(try ReferenceData.text(file))))
-            }
-        }
-        return result
-    }
-
-    static func decode(_ wkt: String) -> Result<Geometry, FormatError> {
-        Result { () throws(FormatError) -> Geometry in try WKT.decode(wkt, spatialReference: sr) }
-    }
-
-    static func isEmpty(_ g: Geometry) -> Bool { g.coordinates.isEmpty }
-
-    /// A polygon's boundary as a polyline of its rings.
-    static func boundary(_ p: Polygon) -> Polyline { Polyline(parts: p.rings, spatialReference: p.spatialReference) }
-
-    static func polygon(_ g: Geometry) -> Polygon? {
-        switch g {
-        case .polygon(let p): p
-        case .envelope(let e): e.polygon
-        default: nil
-        }
-    }
+    static func allCases() throws -> [(file: String, xml: XMLTestFile)] { try cases(in: folders) }
 
     // MARK: Buffer
 
@@ -285,7 +229,7 @@ struct GEOSXMLReferenceTests {
             return
         }
         do {
-            if try unionMatches(actual, expected, place: place, tally: &tally) {
+            if try exactishMatches(actual, expected, place: place, tally: &tally) {
                 tally.matched += 1
                 tally.matchedByKind[Self.isEmpty(expected) ? "empty" : expected.typeName, default: 0] += 1
             } else {
@@ -294,52 +238,6 @@ struct GEOSXMLReferenceTests {
         } catch {
             tally.failed += 1
             Issue.record("\(place): comparison failed: \(error)")
-        }
-    }
-
-    func unionMatches(_ actual: Geometry, _ expected: Geometry, place: String, tally: inout Tally) throws -> Bool {
-        if Self.isEmpty(actual) || Self.isEmpty(expected) {
-            guard Self.isEmpty(actual) == Self.isEmpty(expected) else {
-                Issue.record("\(place): got \(WKT.encode(actual).prefix(200)), expected \(WKT.encode(expected).prefix(200))")
-                return false
-            }
-            return true
-        }
-        let diagonal = expected.envelope.map { hypot($0.width, $0.height) } ?? 0
-        let tolerance = max(1e-9 * diagonal, 1e-12)
-        switch (actual, expected) {
-        case (.point, _), (.multipoint, _):
-            let key: (Coordinate) -> [Double] = { [$0.x, $0.y] }
-            let got = Set(actual.coordinates.map(key)), want = Set(expected.coordinates.map(key))
-            if got != want || !(expected.typeName == "Point" || expected.typeName == "Multipoint") {
-                Issue.record("\(place): points \(WKT.encode(actual)) vs \(WKT.encode(expected))")
-                return false
-            }
-            return true
-        case (.polyline, .polyline):
-            let hausdorff = try GeometryEngine.hausdorffDistance(actual, expected)
-            let (la, le) = (try GeometryEngine.length(actual), try GeometryEngine.length(expected))
-            if hausdorff / tolerance > tally.worstHausdorffRatio.0 { tally.worstHausdorffRatio = (hausdorff / tolerance, place) }
-            guard hausdorff <= tolerance, abs(la - le) <= 1e-9 * le else {
-                Issue.record("\(place): lines Hausdorff \(hausdorff) (limit \(tolerance)), length \(la) vs \(le)")
-                return false
-            }
-            return true
-        case (.polygon(let pa), .polygon(let pe)):
-            let expectedArea = try GeometryEngine.area(pe)
-            let difference = try GeometryEngine.area(try GeometryEngine.symmetricDifference(pa, pe))
-            let areaRatio = difference / expectedArea
-            if areaRatio > tally.worstAreaRatio.0 { tally.worstAreaRatio = (areaRatio, place) }
-            let hausdorff = try GeometryEngine.hausdorffDistance(Self.boundary(pa), Self.boundary(pe))
-            if hausdorff / tolerance > tally.worstHausdorffRatio.0 { tally.worstHausdorffRatio = (hausdorff / tolerance, place) }
-            guard areaRatio <= 1e-9, hausdorff <= tolerance else {
-                Issue.record("\(place): polygons area ratio \(areaRatio) (limit 1e-9), boundary Hausdorff \(hausdorff) (limit \(tolerance))")
-                return false
-            }
-            return true
-        default:
-            Issue.record("\(place): got a \(actual.typeName), expected a \(expected.typeName): \(WKT.encode(actual).prefix(200)) vs \(WKT.encode(expected).prefix(200))")
-            return false
         }
     }
 
@@ -363,36 +261,5 @@ struct GEOSXMLReferenceTests {
         let neighbour = try WKT.decode("POLYGON ((10 0, 20 0, 20 10, 10 10, 10 0))", spatialReference: Self.sr)
         let touching = try GeometryEngine.intersection(polygon, neighbour)
         #expect(try GeometryEngine.area(touching) == 0)
-    }
-
-    /// The top-level members of `GEOMETRYCOLLECTION (…)`, or `nil` if the text is not one.
-    static func collectionMembers(_ text: String) -> [String]? {
-        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard t.uppercased().hasPrefix("GEOMETRYCOLLECTION") else { return nil }
-        let rest = t.dropFirst("GEOMETRYCOLLECTION".count).trimmingCharacters(in: .whitespacesAndNewlines)
-        if rest.uppercased() == "EMPTY" { return [] }
-        guard rest.hasPrefix("("), rest.hasSuffix(")") else { return nil }
-        var members: [String] = []
-        var depth = 0
-        var current = ""
-        for ch in rest.dropFirst().dropLast() {
-            if ch == "(" { depth += 1 } else if ch == ")" { depth -= 1 }
-            if ch == ",", depth == 0 {
-                members.append(current)
-                current = ""
-            } else {
-                current.append(ch)
-            }
-        }
-        members.append(current)
-        return members.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-    }
-
-    static func dimension(_ g: Geometry) -> Int {
-        switch g {
-        case .point, .multipoint: 0
-        case .polyline: 1
-        case .polygon, .envelope: 2
-        }
     }
 }

@@ -102,3 +102,30 @@ def test_geojson_output_is_wgs84_and_keeps_properties(meridian, case):
     # WGS84 longitudes/latitudes in Texas, and a 2 km radius is about 0.018 degrees of latitude.
     assert ring[:, 0].min() > -104 and ring[:, 0].max() < -93
     assert 0.035 < ring[:, 1].max() - ring[:, 1].min() < 0.037
+
+
+def test_kmz_output_opens_in_gdal_with_the_same_shapes(meridian, case):
+    """GDAL reads the KMZ `meridian buffer` writes: one layer per folder, as many features as buffers and points,
+    and each buffer's area (after projecting GDAL's WGS84 polygon back with pyproj) equals shapely's within the
+    1e-9° coordinate rounding of KML (~0.1 mm, ~1e-7 relative on areas of miles)."""
+    import json
+    folder, peers, _ = case
+    kmz = folder / "buffers.kmz"
+    _run(meridian, "buffer", str(folder / "points.csv"), "--srs", "EPSG:32038", "--distance-field", "r_mi",
+         "--unit", "mi", "-o", str(kmz))
+    info = subprocess.run(["ogrinfo", "-ro", "-so", "-al", str(kmz)], capture_output=True, text=True, timeout=60)
+    assert info.returncode == 0, info.stderr
+    counts = [int(line.split(":")[1]) for line in info.stdout.splitlines() if line.startswith("Feature Count")]
+    assert sorted(counts) == [len(peers), len(peers)]
+    geojson = folder / "from-gdal.geojson"
+    conv = subprocess.run(["ogr2ogr", "-f", "GeoJSON", str(geojson), str(kmz), "Buffers"], capture_output=True,
+                          text=True, timeout=60)
+    assert conv.returncode == 0, conv.stderr
+    to_tx = Transformer.from_crs("EPSG:4326", "EPSG:32038", always_xy=True)
+    features = json.loads(geojson.read_text())["features"]
+    assert len(features) == len(peers)
+    for feature, peer in zip(features, peers):
+        ring = np.array(feature["geometry"]["coordinates"][0])[:, :2]
+        x, y = to_tx.transform(ring[:, 0], ring[:, 1])
+        area = shapely.Polygon(np.column_stack([x, y])).area
+        assert abs(area - peer.area) / peer.area < 1e-7

@@ -4,8 +4,9 @@ import Meridian
 /// `meridian buffer`: planar buffers around features in a projected spatial reference, like the seed sample.
 public enum BufferCommand: Command {
     public static let name = "buffer"
-    public static let summary = "buffer points, lines and polygons in a projected spatial reference"
-    public static let help = """
+    public static let summary = "buffer points, lines and polygons (planar in a projected SRS, or --geodesic)"
+    public static var help: String {
+        """
         Usage: meridian buffer [INPUT] --srs SRS (--distance D | --distance-field NAME [--unit U])
                                [--union] [--segments N] [--in-srs SRS] [--allow-outside-area] [-o OUTPUT]
 
@@ -31,9 +32,17 @@ public enum BufferCommand: Command {
 
         Without --union each output feature keeps its input feature's properties.
         Example: meridian buffer cities.csv --srs EPSG:32038 --distance 10mi -o buffers.geojson
+
+        \(geodesicHelp)
         """
+    }
 
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
+        if arguments.flag("--geodesic") {
+            try runGeodesic(&arguments, io: io)
+            return
+        }
+        if try arguments.option("--max-deviation") != nil { throw .usage("--max-deviation applies to --geodesic buffers") }
         let srsText = try arguments.option("--srs")
         let distanceText = try arguments.option("--distance")
         let field = try arguments.option("--distance-field")
@@ -48,7 +57,7 @@ public enum BufferCommand: Command {
         guard let srsText else { throw .usage("missing --srs (the projected spatial reference to buffer in, e.g. EPSG:32038)") }
         let sr = try parseSpatialReference(srsText)
         guard sr.isProjected, let srUnit = sr.unit else {
-            throw .usage("--srs \(srsText) is \(sr.kind.rawValue); a planar buffer needs a projected spatial reference (its unit would be degrees). Use a projected one, e.g. a UTM zone")
+            throw .usage("--srs \(srsText) is \(sr.kind.rawValue); a planar buffer needs a projected spatial reference (its unit would be degrees). Use a projected one, e.g. a UTM zone, or --geodesic for a buffer on the ellipsoid")
         }
         switch (distanceText, field) {
         case (nil, nil): throw .usage("give --distance D or --distance-field NAME")
@@ -69,9 +78,7 @@ public enum BufferCommand: Command {
         }
         let fixedDistance = try distanceText.map { (t: String) throws(CommandError) in try Distance(parsing: t) }
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
-        if let format = Optional(output.format), !["", "geojson", "json", "wkt", "svg", "kml", "kmz"].contains(format) {
-            throw .usage("unknown output format '.\(format)' (use .geojson, .wkt, .svg, .kml or .kmz)")
-        }
+        try BufferOutput.check(output)
 
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
                                           defaultXYSpatialReference: sr, io: io)
@@ -115,48 +122,11 @@ public enum BufferCommand: Command {
             buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
                                                 parameters: parameters)
         } catch let error {
-            throw .failure(relabel(error.description, labels: input.labels))
+            throw .failure(relabel(error.description, "geometry", labels: input.labels))
         }
 
-        switch output.format {
-        case "wkt":
-            try output.write(FeatureEncoding.wkt(buffers.map(\.geometry)), io: io)
-        case "svg":
-            var picture = SVGPicture()
-            picture.buffers = buffers
-            picture.points = geometries.flatMap { g -> [Coordinate] in
-                if case .point(let p) = g { return [p.coordinate] }
-                if case .multipoint(let m) = g { return m.coordinates }
-                return []
-            }
-            picture.areaOfUse = try? GeometryEngine.areaOfUsePolygon(of: sr)
-            picture.title = "Buffers in \(sr.name)"
-            try output.write(picture.render(), io: io)
-        case "kml", "kmz":
-            try writeKML(buffers: buffers, geometries: geometries, to: output, io: io)
-        default:
-            let features: [Feature]
-            if union {
-                features = [Feature(geometry: .polygon(buffers[0]), properties: ["count": .number(Double(geometries.count))], id: nil)]
-            } else {
-                features = zip(input.features, buffers).map { Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id) }
-            }
-            try output.write(try FeatureEncoding.geoJSON(features), io: io)
-        }
-    }
-
-    /// Engine messages name "geometry i"; users know their features by the input's labels.
-    private static func relabel(_ message: String, labels: [String]) -> String {
-        guard let range = message.range(of: #"geometry \d+"#, options: .regularExpression),
-              let index = Int(message[range].dropFirst("geometry ".count)), labels.indices.contains(index)
-        else { return message }
-        return message.replacingCharacters(in: range, with: labels[index])
-    }
-
-    /// KML/KMZ output: filled in when the KML module lands.
-    private static func writeKML(buffers: [Polygon], geometries: [Geometry], to output: OutputFile, io: CommandIO)
-        throws(CommandError)
-    {
-        throw .usage("KML output is not available yet")
+        try BufferOutput.write(
+            buffers: buffers, inputs: geometries, features: input.features, union: union,
+            areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: sr), to: output, io: io)
     }
 }

@@ -46,7 +46,7 @@ public enum ProjectCommand: Command {
                     operations.insert(op)
                 }
             } catch {
-                throw .failure(relabel(error, input.labels))
+                throw .failure(relabel(error.description, "vertex", labels: input.labels))
             }
             report(operations, from: input.spatialReference, to: target, io: io)
             try output.write(csv(input, coordinates, target: target), io: io)
@@ -91,14 +91,6 @@ public enum ProjectCommand: Command {
             let accuracy = op.accuracy.map { "\($0) m" } ?? "unknown (ballpark: no datum shift information)"
             io.note("operation: \(op.name)\naccuracy: \(accuracy)")
         }
-    }
-
-    private static func relabel(_ error: EngineError, _ labels: [String]) -> String {
-        let message = error.description
-        guard let range = message.range(of: #"vertex \d+"#, options: .regularExpression),
-              let index = Int(message[range].dropFirst("vertex ".count)), labels.indices.contains(index)
-        else { return message }
-        return message.replacingCharacters(in: range, with: labels[index])
     }
 
     private static func csv(_ input: FeatureInput, _ coordinates: [Coordinate], target: SpatialReference) -> Data {

@@ -138,12 +138,14 @@ public enum CSV {
                         }
                         pos += 1
                     }
-                    fields.append(try buffer.withUnsafeBufferPointer { b throws(CSVFailure) in try string(b, at: start) })
+                    fields.append(
+                        try buffer.withUnsafeBufferPointer { b throws(CSVFailure) in try string(b, at: start) })
                     if pos < n {
                         let c = bytes[pos]
                         guard c == comma || c == ASCII.lineFeed || c == ASCII.carriageReturn else {
                             throw CSVFailure(
-                                message: "unexpected \(ASCII.describe(c)) after a closing quote (expected ',' or a line end)",
+                                message:
+                                    "unexpected \(ASCII.describe(c)) after a closing quote (expected ',' or a line end)",
                                 offset: pos)
                         }
                     }

@@ -62,7 +62,9 @@ public enum GeoJSON {
     ///   - pretty: Indent with two spaces, one member per line (positions stay on one line each geometry).
     /// - Returns: UTF-8 JSON text without a trailing newline.
     public static func encode(_ features: [Feature], pretty: Bool = false) -> Data {
-        var w = JSONWriter(pretty: pretty, capacity: 64 + features.count * 160)
+        // About 40 bytes per position and 160 per feature, so the buffer rarely has to grow.
+        let positions = features.reduce(0) { $0 + ($1.geometry.map(positionCount) ?? 0) }
+        var w = JSONWriter(pretty: pretty, capacity: 64 + features.count * 160 + positions * 40)
         w.beginObject()
         var first = true
         w.key("features", first: &first)
@@ -83,7 +85,7 @@ public enum GeoJSON {
     /// - Parameter geometry: A geometry, expected in WGS84 longitude/latitude.
     /// - Returns: UTF-8 JSON text.
     public static func encode(_ geometry: Geometry) -> Data {
-        var w = JSONWriter(pretty: false, capacity: 64 + geometry.coordinates.count * 40)
+        var w = JSONWriter(pretty: false, capacity: 64 + positionCount(geometry) * 40)
         writeGeometry(geometry, to: &w)
         return Data(w.bytes)
     }
@@ -382,11 +384,13 @@ public enum GeoJSON {
             // A position.
             if let p = positionLevel {
                 guard p == level else {
-                    throw JSONFailure("coordinates are nested inconsistently (a position at the wrong depth)", at: start)
+                    throw JSONFailure(
+                        "coordinates are nested inconsistently (a position at the wrong depth)", at: start)
                 }
             } else {
                 guard level > maxContainerLevel else {
-                    throw JSONFailure("coordinates are nested inconsistently (a position at the wrong depth)", at: start)
+                    throw JSONFailure(
+                        "coordinates are nested inconsistently (a position at the wrong depth)", at: start)
                 }
                 positionLevel = level
             }
@@ -412,7 +416,8 @@ public enum GeoJSON {
                 values += 1
             } while try scanner.nextElement(first: &first)
             guard values >= 2 else {
-                throw JSONFailure("a position needs at least 2 numbers (longitude, latitude), found \(values)", at: start)
+                throw JSONFailure(
+                    "a position needs at least 2 numbers (longitude, latitude), found \(values)", at: start)
             }
             flat.append(Coordinate(x: x, y: y, z: z))
         }
@@ -451,8 +456,9 @@ public enum GeoJSON {
                 throw JSONFailure("a linear ring needs at least 4 positions, found \(ring.count)", at: offset)
             }
             guard ring[0] == ring[ring.count - 1] else {
-                throw JSONFailure("a linear ring must end where it starts (its first and last positions differ)",
-                                  at: offset)
+                throw JSONFailure(
+                    "a linear ring must end where it starts (its first and last positions differ)",
+                    at: offset)
             }
         }
 
@@ -494,15 +500,18 @@ public enum GeoJSON {
             case "MultiLineString":
                 let lines = positionLists(level: 1)
                 for (i, line) in lines.enumerated() where line.count < 2 {
-                    throw JSONFailure("a LineString needs at least 2 positions, found \(line.count)",
-                                      at: offsets[1][i])
+                    throw JSONFailure(
+                        "a LineString needs at least 2 positions, found \(line.count)",
+                        at: offsets[1][i])
                 }
                 return .polyline(Polyline(parts: lines, spatialReference: .wgs84))
             case "Polygon":
                 let rings = positionLists(level: 1)
                 for (i, ring) in rings.enumerated() { try checkRing(ring, offset: offsets[1][i]) }
-                return .polygon(Polygon(
-                    parts: [Polygon.Part(shell: rings[0], holes: Array(rings.dropFirst()))], spatialReference: .wgs84))
+                return .polygon(
+                    Polygon(
+                        parts: [Polygon.Part(shell: rings[0], holes: Array(rings.dropFirst()))],
+                        spatialReference: .wgs84))
             default:  // MultiPolygon
                 let rings = positionLists(level: 2)
                 for (i, ring) in rings.enumerated() { try checkRing(ring, offset: offsets[2][i]) }
@@ -521,6 +530,17 @@ public enum GeoJSON {
     }
 
     // MARK: - Writing
+
+    /// The number of positions a geometry has, without building them.
+    private static func positionCount(_ geometry: Geometry) -> Int {
+        switch geometry {
+        case .point: 1
+        case .multipoint(let m): m.coordinates.count
+        case .polyline(let l): l.parts.reduce(0) { $0 + $1.count }
+        case .polygon(let p): p.vertexCount
+        case .envelope: 5
+        }
+    }
 
     private static func writeFeature(_ feature: Feature, to w: inout JSONWriter) {
         w.beginObject()
@@ -607,7 +627,8 @@ public enum GeoJSON {
 
     /// Writes a polygon part's rings closed, the shell counter-clockwise and the holes clockwise.
     private static func writeRings(_ part: Polygon.Part, to w: inout JSONWriter) {
-        let rings = [oriented(part.shell, counterClockwise: true)]
+        let rings =
+            [oriented(part.shell, counterClockwise: true)]
             + part.holes.map { oriented($0, counterClockwise: false) }
         writeList(rings, to: &w) { w, ring in writePositions(ring, to: &w) }
     }

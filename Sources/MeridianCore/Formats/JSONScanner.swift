@@ -100,12 +100,12 @@ private let exactPowersOfTen: [Double] = [
 ]
 
 #if arch(x86_64) && !os(Windows)
-/// 10^0 … 10^27, all exact in Float80's 64-bit significand (5^27 < 2^63).
-private let exactPowersOfTen80: [Float80] = {
-    var p: [Float80] = [1]
-    for _ in 1...27 { p.append(p[p.count - 1] * 10) }
-    return p
-}()
+    /// 10^0 … 10^27, all exact in Float80's 64-bit significand (5^27 < 2^63).
+    private let exactPowersOfTen80: [Float80] = {
+        var p: [Float80] = [1]
+        for _ in 1...27 { p.append(p[p.count - 1] * 10) }
+        return p
+    }()
 #endif
 
 /// A cursor over JSON text. Offsets are byte offsets into `bytes`.
@@ -389,8 +389,9 @@ struct JSONScanner {
         while position < bytes.count {
             let b = bytes[position]
             if b == ASCII.quote {
-                if !ascii, String(validating: UnsafeBufferPointer(rebasing: bytes[start + 1..<position]), as: UTF8.self)
-                    == nil
+                if !ascii,
+                    String(validating: UnsafeBufferPointer(rebasing: bytes[start + 1..<position]), as: UTF8.self)
+                        == nil
                 {
                     throw JSONFailure("invalid UTF-8 in string", at: start)
                 }
@@ -500,7 +501,9 @@ struct JSONScanner {
         var truncated = false  // a non-zero digit did not fit in `mantissa`
         if bytes[i] == ASCII.zero {
             i += 1
-            if i < n, bytes[i] &- ASCII.zero < 10 { throw JSONFailure("leading zeros are not allowed in numbers", at: start) }
+            if i < n, bytes[i] &- ASCII.zero < 10 {
+                throw JSONFailure("leading zeros are not allowed in numbers", at: start)
+            }
         } else {
             while i < n {
                 let d = bytes[i] &- ASCII.zero
@@ -565,18 +568,18 @@ struct JSONScanner {
             return negative ? -v : v
         }
         #if arch(x86_64) && !os(Windows)
-        if !truncated && exponent >= -27 && exponent <= 27 {
-            // Float80 holds the mantissa (< 10^19 < 2^64) and 10^|exponent| exactly, so the product/quotient is
-            // rounded once to 64 bits. Rounding that to 53 bits is correct unless the 11 discarded bits sit within
-            // one unit of the half-way pattern 0x400, in which case the slow path decides.
-            let m = Float80(mantissa)
-            let v = exponent >= 0 ? m * exactPowersOfTen80[exponent] : m / exactPowersOfTen80[-exponent]
-            let low = v.significandBitPattern & 0x7FF
-            if low < 0x3FF || low > 0x401 {
-                let d = Double(v)
-                return negative ? -d : d
+            if !truncated && exponent >= -27 && exponent <= 27 {
+                // Float80 holds the mantissa (< 10^19 < 2^64) and 10^|exponent| exactly, so the product/quotient is
+                // rounded once to 64 bits. Rounding that to 53 bits is correct unless the 11 discarded bits sit within
+                // one unit of the half-way pattern 0x400, in which case the slow path decides.
+                let m = Float80(mantissa)
+                let v = exponent >= 0 ? m * exactPowersOfTen80[exponent] : m / exactPowersOfTen80[-exponent]
+                let low = v.significandBitPattern & 0x7FF
+                if low < 0x3FF || low > 0x401 {
+                    let d = Double(v)
+                    return negative ? -d : d
+                }
             }
-        }
         #endif
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
         guard let v = Double(text), v.isFinite else {

@@ -148,7 +148,9 @@ struct JSONWriter {
         case .number(let d): writeNumber(d)
         case .string(let s): writeString(s)
         case .array(let a):
-            let multiline = a.contains { if case .array = $0 { true } else if case .object = $0 { true } else { false } }
+            let multiline = a.contains {
+                if case .array = $0 { true } else if case .object = $0 { true } else { false }
+            }
             beginArray()
             var first = true
             for v in a {

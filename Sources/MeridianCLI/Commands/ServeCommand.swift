@@ -1,0 +1,81 @@
+import Dispatch
+import Foundation
+import MeridianViewer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `meridian serve`: the local web viewer (buffers around points; create and save KML).
+public enum ServeCommand: Command {
+    /// "serve".
+    public static let name = "serve"
+    /// One line for `meridian --help`.
+    public static let summary = "serve the local web map (buffers around points; create and save KML)"
+    /// The `--help` text.
+    public static let help = """
+        Usage: meridian serve [--host ADDRESS] [--port PORT]
+
+        Serves the viewer's pages and JSON API on libmicrohttpd until Ctrl-C (SIGINT) or SIGTERM.
+        Page 1 creates buffers around points (EPSG:32038, Texas); page 2 sketches placemarks and saves them as KMZ.
+        Everything works offline: the page, its scripts and its basemap ship with Meridian.
+
+        Options:
+          --host ADDRESS  the IP address to listen on (default 127.0.0.1, loopback only; ::1 for IPv6)
+          --port PORT     the TCP port (default 8080; 0 picks a free port)
+
+        Prints one line, "Meridian viewer: http://HOST:PORT/", once the server is listening.
+
+        Example:
+          meridian serve --port 8080     then open http://127.0.0.1:8080/
+        """
+
+    /// Starts the viewer, prints its URL and serves until SIGINT or SIGTERM, then stops it cleanly.
+    /// - Parameters:
+    ///   - arguments: `--host`, `--port`.
+    ///   - io: The standard streams (the URL goes to standard output, progress notes to standard error).
+    /// - Throws: `CommandError.usage` for bad options, `.failure` when the site is missing or the port is busy.
+    public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
+        let host = try arguments.option("--host") ?? "127.0.0.1"
+        let portText = try arguments.option("--port", "-p") ?? "8080"
+        _ = try arguments.finish(maximumPositionals: 0)
+        guard let port = Int(portText), (0...65535).contains(port) else {
+            throw .usage("--port expects a number in 0…65535, got '\(portText)'")
+        }
+        // Block SIGINT and SIGTERM before any thread starts (libmicrohttpd's and Dispatch's threads inherit the
+        // mask): a signal arriving before the dispatch sources below are registered then stays pending instead of
+        // being lost, and the sources (signalfd-based on Linux) still receive it.
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGINT)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        let viewer: ViewerServer
+        let url: URL
+        do {
+            viewer = try ViewerServer()
+            url = try viewer.start(host: host, port: port)
+        } catch {
+            throw .failure(error.description)
+        }
+        let stopped = DispatchSemaphore(value: 0)
+        let queue = DispatchQueue(label: "meridian.serve.signals")
+        var sources: [DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)  // let the dispatch source, not the default action, handle it
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler { stopped.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        io.print("Meridian viewer: \(url.absoluteString)")
+        if !["127.0.0.1", "localhost", "::1"].contains(host) {
+            io.note("warning: listening on \(host), not loopback: other machines can reach the viewer")
+        }
+        stopped.wait()
+        io.note("Stopping the viewer…")
+        viewer.stop()
+        for source in sources { source.cancel() }
+        io.note("Stopped.")
+    }
+}

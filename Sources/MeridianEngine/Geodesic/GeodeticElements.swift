@@ -1,0 +1,162 @@
+import Foundation
+import MeridianCore
+
+/// One piece of an input geometry that a geodesic buffer keeps its distance from: a vertex, or the interior of a
+/// geodesic segment (the points whose nearest point on the segment is not an end).
+struct GeodeticElement {
+    enum Kind {
+        case vertex(Coordinate)
+        case segment(start: Coordinate, end: Coordinate, line: Geodesic.Line)
+    }
+    let kind: Kind
+    /// The required distance in meters (> 0).
+    let required: Double
+}
+
+/// The distance from a point to an element and the direction in which it grows fastest.
+struct ElementDistance {
+    /// Meters.
+    var distance: Double
+    /// The azimuth, at the point, of the geodesic coming from the element's nearest point (degrees).
+    var azimuth: Double
+}
+
+/// The nearest point on a geodesic segment.
+struct SegmentFoot {
+    /// Meters from the segment's start, in [0, length].
+    var along: Double
+    /// The distance from the point to the segment, meters.
+    var distance: Double
+    /// The azimuth at the point of the geodesic from the foot (degrees).
+    var azimuth: Double
+    /// Whether the foot is strictly inside the segment (not an end).
+    var isInterior: Bool
+}
+
+extension Geodesic {
+    /// The mean radius (2a + b)/3 in meters, for spherical first guesses.
+    var meanRadius: Double { ellipsoid.semiMajorAxis * (3 - ellipsoid.flattening) / 3 }
+
+    /// The nearest point to `p` on a geodesic segment, found by iterating the spherical along-track step
+    /// (each step's point and azimuths are PROJ's geodesic solutions, so the converged foot is exact: the geodesic
+    /// from it to `p` is perpendicular to the segment).
+    /// - Parameters:
+    ///   - p: A lon/lat coordinate.
+    ///   - line: The segment.
+    ///   - guess: A starting position along the segment in meters, if known.
+    func foot(of p: Coordinate, on line: Line, guess: Double? = nil) -> SegmentFoot {
+        let length = line.length
+        let radius = meanRadius
+        var t: Double
+        if let guess {
+            t = min(max(guess, 0), length)
+        } else {
+            let start = line.position(0)
+            let inv = inverse(start.coordinate, p)
+            let beta = (inv.azimuth1 - start.azimuth) * .pi / 180
+            let sigma = inv.distance / radius
+            t = min(max(radius * atan2(sin(sigma) * cos(beta), cos(sigma)), 0), length)
+        }
+        var lastStep = Double.infinity
+        for _ in 0..<60 {
+            let s = line.position(t)
+            let inv = inverse(s.coordinate, p)
+            let beta = (inv.azimuth1 - s.azimuth) * .pi / 180
+            let sigma = inv.distance / radius
+            var dt = radius * atan2(sin(sigma) * cos(beta), cos(sigma))
+            // Guard against oscillation: never step further than half the previous step once converging.
+            if abs(dt) > lastStep { dt = dt > 0 ? lastStep / 2 : -lastStep / 2 }
+            let next = min(max(t + dt, 0), length)
+            let moved = abs(next - t)
+            t = next
+            if moved < 1e-7 { break }
+            lastStep = max(moved, 1e-6)
+        }
+        let s = line.position(t)
+        let inv = inverse(s.coordinate, p)
+        let margin = max(length, 1) * 1e-9
+        return SegmentFoot(along: t, distance: inv.distance, azimuth: inv.azimuth2,
+                           isInterior: t > margin && t < length - margin)
+    }
+
+    /// The distance from `p` to an element, or `nil` for a segment whose nearest point is one of its ends (the
+    /// end's own vertex element covers that case).
+    func distance(from p: Coordinate, to element: GeodeticElement, guess: Double? = nil) -> ElementDistance? {
+        switch element.kind {
+        case .vertex(let v):
+            let inv = inverse(v, p)
+            return ElementDistance(distance: inv.distance, azimuth: inv.azimuth2)
+        case .segment(_, _, let line):
+            let f = foot(of: p, on: line, guess: guess)
+            return f.isInterior ? ElementDistance(distance: f.distance, azimuth: f.azimuth) : nil
+        }
+    }
+
+    /// The distance in meters from `p` to a whole segment, ends included.
+    func distance(from p: Coordinate, toSegment line: Line, guess: Double? = nil) -> Double {
+        foot(of: p, on: line, guess: guess).distance
+    }
+}
+
+/// The elements of one buffered geometry, with the sign of its buffer.
+struct ElementGroup {
+    var elements: [GeodeticElement]
+    /// `true` for a shrunk polygon (negative distance): its elements only constrain points inside the polygon.
+    var isInward: Bool
+    /// For inward groups: a test whether an output coordinate lies inside the input polygon.
+    var contains: ((Coordinate) -> Bool)?
+}
+
+extension Geodesic {
+    /// The smallest `distance − required` over a set of element groups at a lon/lat point (the signed distance
+    /// from the buffer boundary, positive outside a positive buffer), or `nil` when no element applies.
+    func residual(at p: Coordinate, output: Coordinate, groups: [ElementGroup]) -> Double? {
+        var best: Double?
+        for group in groups {
+            if group.isInward, let contains = group.contains, !contains(output) { continue }
+            for e in group.elements {
+                guard let d = distance(from: p, to: e) else { continue }
+                let r = d.distance - e.required
+                if best == nil || r < best! { best = r }
+            }
+        }
+        return best
+    }
+
+    /// Moves a point that lies where the boundaries of two elements cross (as found on their chord approximations)
+    /// onto the true crossing: Newton's method on (dist₁ − req₁, dist₂ − req₂) in the local east/north plane, each
+    /// step a geodesic move. Returns `nil` when it does not converge to 10 µm.
+    func refineCrossing(_ p0: Coordinate, groups: [ElementGroup], output: Coordinate) -> Coordinate? {
+        // The two elements whose boundaries pass closest to the point.
+        var candidates: [(r: Double, e: GeodeticElement)] = []
+        for group in groups {
+            if group.isInward, let contains = group.contains, !contains(output) { continue }
+            for e in group.elements {
+                guard let d = distance(from: p0, to: e) else { continue }
+                candidates.append((d.distance - e.required, e))
+            }
+        }
+        guard candidates.count >= 2 else { return nil }
+        candidates.sort { $0.r < $1.r }
+        let e1 = candidates[0].e, e2 = candidates[1].e
+        var p = p0
+        for _ in 0..<40 {
+            guard let d1 = distance(from: p, to: e1), let d2 = distance(from: p, to: e2) else { return nil }
+            let r1 = d1.distance - e1.required, r2 = d2.distance - e2.required
+            if abs(r1) < 1e-6 && abs(r2) < 1e-6 { break }
+            let a1 = d1.azimuth * .pi / 180, a2 = d2.azimuth * .pi / 180
+            let s1 = sin(a1), c1 = cos(a1), s2 = sin(a2), c2 = cos(a2)
+            let det = s1 * c2 - c1 * s2
+            guard abs(det) > 1e-9 else { return nil }
+            let east = (-r1 * c2 + r2 * c1) / det
+            let north = (-r2 * s1 + r1 * s2) / det
+            let step = (east * east + north * north).squareRoot()
+            guard step.isFinite else { return nil }
+            p = move(p, azimuth: atan2(east, north) * 180 / .pi, distance: step)
+            if step < 1e-7 { break }
+        }
+        guard let d1 = distance(from: p, to: e1), let d2 = distance(from: p, to: e2),
+              abs(d1.distance - e1.required) < 1e-5, abs(d2.distance - e2.required) < 1e-5 else { return nil }
+        return p
+    }
+}

@@ -1,0 +1,385 @@
+import CGEOS
+import Foundation
+import MeridianCore
+
+extension GeometryEngine {
+    /// The default `maxDeviation` of geodesic buffers as a fraction of the distance: 0.2 %, Esri's default.
+    ///
+    /// Why: when the whole buffer fills a 1000-pixel view (a diameter of 2 × distance), 0.2 % of the distance is
+    /// one pixel, so the polygon is indistinguishable from the true curve at any zoom showing all of it; the area is
+    /// then within about 0.27 % of the true area (a chord's mean inward deviation is 2/3 of its maximum). A circle
+    /// needs about π·√(1/(2·0.002)) ≈ 50 vertices away from the poles. Never less than 0.1 mm.
+    public static let defaultGeodeticMaxDeviationRatio = 0.002
+
+    /// Buffers one geometry on the ellipsoid. See `geodeticBuffer(around:distances:unit:maxDeviation:curveType:shouldUnion:outputSpatialReference:)`.
+    /// - Parameters:
+    ///   - geometry: A point, multipoint, polyline, polygon or envelope in any geographic or projected spatial reference.
+    ///   - distance: The buffer distance in `unit`: > 0 for points and lines; non-zero for polygons (negative shrinks).
+    ///   - unit: The unit of `distance` and `maxDeviation` (default meters).
+    ///   - maxDeviation: The largest allowed distance between the true buffer boundary and the polygon's edges, in
+    ///     `unit`; `nil` for 0.2 % of |distance| (`defaultGeodeticMaxDeviationRatio`).
+    ///   - curveType: How input edges and distances are measured (`.geodesic`).
+    ///   - outputSpatialReference: Where the result is expressed; `nil` for the input's spatial reference.
+    /// - Returns: The buffer (empty when a polygon shrinks to nothing).
+    public static func geodeticBuffer(
+        around geometry: some GeometryConvertible, distance: Double, unit: LinearUnit = .meters,
+        maxDeviation: Double? = nil, curveType: GeodeticCurveType = .geodesic,
+        outputSpatialReference: SpatialReference? = nil
+    ) throws(EngineError) -> Polygon {
+        try geodeticBuffer(around: [geometry.geometry], distances: [distance], unit: unit, maxDeviation: maxDeviation,
+                           curveType: curveType, shouldUnion: false, outputSpatialReference: outputSpatialReference)[0]
+    }
+
+    /// Buffers geometries on the ellipsoid: the set of points within a geodesic distance of each geometry,
+    /// computed with PROJ's geodesic routines (Karney) on the ellipsoid of the input's spatial reference.
+    ///
+    /// Input edges are geodesics between consecutive vertices. Longitude/latitude polygon edges lying on ±180° or
+    /// ±90° are taken as cuts (RFC 7946 §3.1.9), not as boundary.
+    ///
+    /// Accuracy contract (distances measured on the input's ellipsoid):
+    /// - every output vertex lies at the requested distance from the input, within 1 mm, except the corners a cut
+    ///   adds at ±90° latitude and vertices on ±180° that only continue a straight cut line;
+    /// - every point of every edge — an edge is straight in the output's own coordinates (degrees of
+    ///   longitude/latitude for geographic output, as GEOS, GeoJSON renderers and GIS tools draw it) — is within
+    ///   `maxDeviation` of the requested distance, except the cut edges along ±180° and ±90°;
+    /// - vertices are placed adaptively (greedy longest chords within 0.8 × `maxDeviation`), so there are no more
+    ///   than needed; near the poles a geographic output needs many more vertices than a projected one.
+    ///
+    /// Output in a geographic spatial reference: a buffer crossing ±180° is split into parts on each side
+    /// (RFC 7946 §3.1.9), a buffer containing a pole contains it with an edge along ±90°, and buffers wider than a
+    /// hemisphere are right (they contain the rest of the world). Output in a projected spatial reference needs
+    /// the buffer to lie within the projection's domain.
+    ///
+    /// Distance rule: one distance for all geometries, or exactly one per geometry.
+    /// - Parameters:
+    ///   - geometries: Geometries in one spatial reference (geographic or projected).
+    ///   - distances: In `unit`. Points and lines: > 0. Polygons: non-zero, negative shrinks. |distance| at most
+    ///     99.9 % of half the meridian (≈ 19,984 km on WGS84) for points and multipoints, 45 % of it
+    ///     (≈ 9,000 km) for lines and polygons; larger distances are refused with `invalidDistance`.
+    ///   - unit: The unit of `distances` and `maxDeviation` (default meters).
+    ///   - maxDeviation: The largest allowed deviation, in `unit`; `nil` for 0.2 % of each |distance|. Must be at
+    ///     least 0.1 mm and 10⁻⁶ × |distance|, and at most |distance| / 2.
+    ///   - curveType: `.geodesic`.
+    ///   - shouldUnion: `true` to dissolve all buffers into one polygon (correct across ±180° and the poles).
+    ///   - outputSpatialReference: The result's spatial reference; `nil` (default) for the input's; pass `.wgs84`
+    ///     for longitude/latitude output of a projected input.
+    /// - Returns: One polygon per geometry, or one polygon when `shouldUnion` (none for no geometries); shells
+    ///   counter-clockwise, holes clockwise.
+    /// - Throws: `EngineError.invalidDistance`, `.distanceCountMismatch`, `.spatialReferenceMismatch`,
+    ///   `.badGeometry`, `.invalidGeometry` (self-intersecting polygon), `.projectionFailed`, `.geos`.
+    public static func geodeticBuffer(
+        around geometries: [some GeometryConvertible], distances: [Double], unit: LinearUnit = .meters,
+        maxDeviation: Double? = nil, curveType: GeodeticCurveType = .geodesic, shouldUnion: Bool,
+        outputSpatialReference: SpatialReference? = nil
+    ) throws(EngineError) -> [Polygon] {
+        let gs = geometries.map(\.geometry)
+        guard let sr = gs.first?.spatialReference else { return [] }
+        guard distances.count == gs.count || distances.count == 1 else {
+            throw .distanceCountMismatch(geometries: gs.count, distances: distances.count)
+        }
+        if let other = gs.first(where: { $0.spatialReference != sr }) {
+            throw .spatialReferenceMismatch(sr, other.spatialReference)
+        }
+        let frame = try GeodeticFrame(input: sr, output: outputSpatialReference)
+        let context = try GEOSContext()
+        var results: [(ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = []
+        for (i, g) in gs.enumerated() {
+            let d = unit.convert(distances.count == 1 ? distances[0] : distances[i], to: .meters)
+            let tolerance = try deviation(maxDeviation.map { unit.convert($0, to: .meters) }, distance: d, index: i)
+            try validate(geodeticDistance: d, for: g, index: i, geodesic: frame.geodesic)
+            let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: tolerance)
+            let (ref, group) = try builder.buffer(g, distance: d)
+            results.append((ref, group, builder.generated))
+        }
+        if shouldUnion {
+            let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, results.map(\.ref))
+            let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+            let generated = results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
+            return [try finish(unioned, groups: results.map(\.group), generated: generated, frame: frame,
+                               context: context)]
+        }
+        var polygons: [Polygon] = []
+        for r in results {
+            polygons.append(try finish(r.ref, groups: [r.group], generated: r.generated, frame: frame, context: context))
+        }
+        return polygons
+    }
+
+    /// The largest geodesic buffer distance in meters for points on an ellipsoid: 99.9 % of half the meridian.
+    /// Closer to the antipode the circle nears the cut locus, where geodesics of that length stop being shortest.
+    static func maximumGeodeticPointDistance(_ g: Geodesic) -> Double { 0.999 * g.halfMeridian }
+    /// The largest geodesic buffer distance in meters for lines and polygons: 45 % of half the meridian (offset
+    /// curves of a geodesic degenerate at a quarter meridian).
+    static func maximumGeodeticLineDistance(_ g: Geodesic) -> Double { 0.45 * g.halfMeridian }
+
+    private static func deviation(_ requested: Double?, distance d: Double, index: Int) throws(EngineError) -> Double {
+        guard let requested else { return max(defaultGeodeticMaxDeviationRatio * abs(d), 1e-4) }
+        guard requested.isFinite, requested >= 1e-4, requested >= 1e-6 * abs(d), requested <= abs(d) / 2 else {
+            throw .invalidDistance("geometry \(index): maxDeviation \(requested) m must be at least 0.1 mm and 1e-6 × |distance|, and at most |distance|/2 (distance \(d) m)")
+        }
+        return requested
+    }
+
+    private static func validate(geodeticDistance d: Double, for g: Geometry, index: Int, geodesic: Geodesic) throws(EngineError) {
+        guard d.isFinite else { throw .invalidDistance("geometry \(index): distance \(d) is not a finite number") }
+        switch g {
+        case .point, .multipoint:
+            guard d > 0 else { throw .invalidDistance("geometry \(index): a \(g.typeName.lowercased()) needs a positive distance, got \(d) m") }
+            let limit = maximumGeodeticPointDistance(geodesic)
+            guard d <= limit else {
+                throw .invalidDistance(String(format: "geometry %d: %.0f m is more than %.0f m, 99.9%% of half the meridian (the farthest any point can be); the buffer would be nearly the whole ellipsoid", index, d, limit))
+            }
+        case .polyline:
+            guard d > 0 else { throw .invalidDistance("geometry \(index): a polyline needs a positive distance, got \(d) m") }
+            fallthrough
+        case .polygon, .envelope:
+            guard d != 0 else { throw .invalidDistance("geometry \(index): a polygon needs a non-zero distance") }
+            let limit = maximumGeodeticLineDistance(geodesic)
+            guard abs(d) <= limit else {
+                throw .invalidDistance(String(format: "geometry %d: |%.0f| m is more than %.0f m, the largest geodesic buffer distance for lines and polygons (45%% of half the meridian)", index, d, limit))
+            }
+        }
+    }
+
+    /// Turns a GEOS result into a Meridian polygon: crossing vertices moved onto the true boundary, cut lines
+    /// cleaned, rings oriented.
+    static func finish(_ ref: GEOSGeometryRef, groups: [ElementGroup], generated: Set<XY>, frame: GeodeticFrame,
+                       context: GEOSContext) throws(EngineError) -> Polygon {
+        let polygon = try context.polygon(ref, in: frame.outputSR)
+        let geod = frame.geodesic
+        var parts: [Polygon.Part] = []
+        for part in polygon.parts {
+            var rings: [[Coordinate]] = []
+            for ring in part.rings {
+                var fixed = ring
+                for i in fixed.indices.dropLast() {
+                    let v = fixed[i]
+                    if frame.geographicOutput && (abs(v.y) == 90 || abs(v.x) == 180) { continue }
+                    if generated.contains(XY(v)) { continue }
+                    let ll = try frame.toCompute(v)
+                    if let r = geod.residual(at: ll, output: v, groups: groups), abs(r) < 1e-5 { continue }
+                    guard let refined = geod.refineCrossing(ll, groups: groups, output: v) else { continue }
+                    var out = try frame.toOutput(refined)
+                    if frame.geographicOutput {
+                        out.x = min(180, max(-180, unwrappedLongitude(out.x, near: v.x)))
+                        out.y = min(90, max(-90, out.y))
+                    }
+                    fixed[i] = out
+                }
+                if let first = fixed.first { fixed[fixed.count - 1] = first }
+                rings.append(frame.geographicOutput ? cleanedCutLines(fixed) : fixed)
+            }
+            guard let shell = rings.first, shell.count >= 4 else { continue }
+            parts.append(GEOSContext.oriented(Polygon.Part(shell: shell, holes: rings.dropFirst().filter { $0.count >= 4 })))
+        }
+        return Polygon(parts: parts, spatialReference: frame.outputSR)
+    }
+
+    /// Removes repeated vertices and vertices inside straight runs along ±180° or ±90°.
+    static func cleanedCutLines(_ ring: [Coordinate]) -> [Coordinate] {
+        var cs = Array(ring.dropLast())
+        var changed = true
+        while changed && cs.count > 3 {
+            changed = false
+            var out: [Coordinate] = []
+            let n = cs.count
+            for i in 0..<n {
+                let p = cs[(i + n - 1) % n], c = cs[i], q = cs[(i + 1) % n]
+                if c.x == p.x && c.y == p.y { changed = true; continue }
+                let onX = abs(c.x) == 180 && p.x == c.x && q.x == c.x
+                let onY = abs(c.y) == 90 && p.y == c.y && q.y == c.y
+                if onX || onY { changed = true; continue }
+                out.append(c)
+            }
+            cs = out
+        }
+        guard let first = cs.first else { return [] }
+        return cs + [first]
+    }
+}
+
+// MARK: - Building one buffer
+
+extension GeodeticBufferBuilder {
+    /// The buffer of one geometry as GEOS polygons in output coordinates, and the elements it keeps its distance from.
+    func buffer(_ geometry: Geometry, distance d: Double) throws(EngineError) -> (GEOSGeometryRef, ElementGroup) {
+        let radius = abs(d)
+        let paths = try GeometryEngine.geodeticVertices(of: geometry, in: frame)
+        var g = geometry
+        if case .envelope(let e) = g { g = .polygon(e.polygon) }
+
+        // Vertices and segments, with physical points keyed once (poles at longitude 0, -180 as 180).
+        func key(_ c: Coordinate) -> Coordinate {
+            if abs(c.y) == 90 { return Coordinate(x: 0, y: c.y) }
+            let x = normalizedLongitude(c.x)
+            return Coordinate(x: x == -180 ? 180 : x, y: c.y)
+        }
+        var isolated: [Coordinate] = []
+        var segments: [(a: Coordinate, b: Coordinate, line: Geodesic.Line, azimuthA: Double, azimuthB: Double)] = []
+        var mandatory: [XY: [Double]] = [:]
+        var vertexOrder: [Coordinate] = []
+        func addVertex(_ c: Coordinate) {
+            if mandatory[XY(c)] == nil { mandatory[XY(c)] = []; vertexOrder.append(c) }
+        }
+        switch g {
+        case .point, .multipoint:
+            for path in paths { for c in path { let k = key(c); if mandatory[XY(k)] == nil { isolated.append(k) }; addVertex(k) } }
+        case .polyline, .polygon, .envelope:
+            let isPolygon: Bool = { if case .polyline = g { return false } else { return true } }()
+            for path in paths {
+                var vertices = (isPolygon ? Polygon.closed(path) : path).map(key)
+                vertices = vertices.enumerated().filter { i, c in i == 0 || geod.distance(vertices[i - 1], c) > 1e-9 }.map(\.1)
+                if vertices.count == 1 || (isPolygon && vertices.count <= 2) {
+                    if !isPolygon { isolated.append(vertices[0]); addVertex(vertices[0]) }
+                    continue
+                }
+                for i in 0..<(vertices.count - 1) {
+                    let a = vertices[i], b = vertices[i + 1]
+                    // Cut edges of longitude/latitude polygons (RFC 7946 §3.1.9) are not boundary.
+                    if isPolygon && g.spatialReference.isGeographic {
+                        if abs(a.y) == 90 && abs(b.y) == 90 { continue }
+                        if abs(a.x) == 180 && abs(b.x) == 180 { continue }
+                    }
+                    let line = geod.line(from: a, to: b)
+                    let inv = geod.inverse(a, b)
+                    segments.append((a, b, line, inv.azimuth1, inv.azimuth2))
+                    addVertex(a)
+                    addVertex(b)
+                    mandatory[XY(a)]!.append(contentsOf: [inv.azimuth1 + 90, inv.azimuth1 - 90])
+                    mandatory[XY(b)]!.append(contentsOf: [inv.azimuth2 + 90, inv.azimuth2 - 90])
+                }
+            }
+        }
+
+        // One shared circle per vertex.
+        var circles: [XY: SampledCircle] = [:]
+        for v in vertexOrder {
+            circles[XY(v)] = try circle(center: v, radius: radius, mandatory: mandatory[XY(v)] ?? [])
+        }
+
+        var pieces: [GEOSGeometryRef] = []
+        for v in isolated { pieces += try piece(circles[XY(v)]!.samples) }
+        for s in segments {
+            let ca = circles[XY(s.a)]!, cb = circles[XY(s.b)]!
+            let uRightA = normalizedAngle(-(s.azimuthA + 90)), uLeftA = normalizedAngle(-(s.azimuthA - 90))
+            let uRightB = normalizedAngle(-(s.azimuthB + 90))
+            let rightStart = ca.arc(from: uRightA, span: 0)[0]
+            let arcB = cb.arc(from: uRightB, span: 180)
+            let arcA = ca.arc(from: uLeftA, span: 180)
+            guard let rightEnd = arcB.first, let leftStart = arcB.last, let leftEnd = arcA.first else { continue }
+            let right = try offset(line: s.line, side: 1, radius: radius, start: rightStart, end: rightEnd)
+            let left = try offset(line: s.line, side: -1, radius: radius, start: leftStart, end: leftEnd)
+            var ring = right
+            ring += arcB.dropFirst()
+            ring += left.dropFirst()
+            ring += arcA.dropFirst()
+            pieces += try piece(ring)
+        }
+
+        let elements = vertexOrder.map { GeodeticElement(kind: .vertex($0), required: radius) }
+            + segments.map { GeodeticElement(kind: .segment(start: $0.a, end: $0.b, line: $0.line), required: radius) }
+
+        let union: GEOSGeometryRef
+        if pieces.isEmpty {
+            union = try context.own(GEOSGeom_createEmptyPolygon_r(context.handle), "empty")
+        } else {
+            let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, pieces)
+            union = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+        }
+        guard case .polygon(let polygon) = g else {
+            return (union, ElementGroup(elements: elements, isInward: false, contains: nil))
+        }
+        let interior = try interiorPiece(polygon, paths: paths, distance: radius)
+        if d > 0 {
+            let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, [interior, union])
+            let result = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+            return (result, ElementGroup(elements: elements, isInward: false, contains: nil))
+        }
+        let area = try PreparedArea(try context.own(GEOSGeom_clone_r(context.handle, interior.pointer), "clone"))
+        let result = try context.own(GEOSDifference_r(context.handle, interior.pointer, union.pointer), "difference")
+        return (result, ElementGroup(elements: elements, isInward: true, contains: { area.contains($0) }))
+    }
+
+    /// The input polygon in output coordinates, its geodesic edges densified to within a quarter of the distance
+    /// (the band of pieces around each edge covers the rest), as GEOS polygons within [-180, 180] for geographic
+    /// output.
+    func interiorPiece(_ polygon: Polygon, paths: [[Coordinate]], distance: Double) throws(EngineError) -> GEOSGeometryRef {
+        var iterator = paths.makeIterator()
+        var parts: [GEOSGeometryRef] = []
+        let limit = max(distance / 4, 1e-3)
+        for part in polygon.parts {
+            var rings: [[Coordinate]] = []
+            for _ in part.rings { rings.append(try densifiedRing(iterator.next()!, tolerance: limit)) }
+            let literal = !frame.geographicOutput || rings.allSatisfy { ring in
+                zip(ring, ring.dropFirst()).allSatisfy { abs($0.x - $1.x) <= 180 || (abs($0.y) == 90 && abs($1.y) == 90) }
+            }
+            if literal {
+                let p = Polygon(parts: [Polygon.Part(shell: rings[0], holes: Array(rings.dropFirst()))],
+                                spatialReference: frame.outputSR)
+                let ref = try context.make(.polygon(p))
+                try context.requireValid(ref, .polygon(p))
+                parts.append(ref)
+                continue
+            }
+            // A ring crossing ±180°: unwrap, take the side it encloses in the plane, cut into tiles.
+            var regions: [GEOSGeometryRef] = []
+            for (i, ring) in rings.enumerated() {
+                var unwrapped: [Coordinate] = []
+                for c in ring { unwrapped.append(unwrapped.last.map { Coordinate(x: unwrappedLongitude(c.x, near: $0.x), y: c.y) } ?? c) }
+                let winds = abs(unwrapped.last!.x - unwrapped.first!.x) > 180
+                if !winds && Polygon.signedArea(unwrapped) < 0 { unwrapped.reverse() }
+                let tiles = try geographicRegion(unwrapped)
+                let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, tiles)
+                let region = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+                if i == 0 { regions.append(region); continue }
+                let shell = regions.removeLast()
+                regions.append(try context.own(GEOSDifference_r(context.handle, shell.pointer, region.pointer), "difference"))
+            }
+            parts += regions
+        }
+        let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, parts)
+        return try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+    }
+
+    /// A ring's geodesic edges in output coordinates, split until each chord's midpoint is within `tolerance` m
+    /// of the geodesic's midpoint. Longitudes stay continuous along each edge.
+    func densifiedRing(_ ring: [Coordinate], tolerance: Double) throws(EngineError) -> [Coordinate] {
+        let closed = Polygon.closed(ring)
+        var out: [Coordinate] = [try sample(0, closed[0]).out]
+        if frame.geographicOutput && frame.isIdentity { out[0] = closed[0] }
+        for i in 0..<(closed.count - 1) {
+            let a = closed[i], b = closed[i + 1]
+            let endOut: Coordinate = frame.isIdentity ? b : try sample(0, b).out
+            if (abs(a.y) == 90 && abs(b.y) == 90) || geod.distance(a, b) < 1e-9 {
+                out.append(endOut)
+                continue
+            }
+            let line = geod.line(from: a, to: b)
+            var stack: [(Double, Double)] = [(0, line.length)]
+            var pieces: [Double] = []
+            var budget = 100_000
+            while let (s0, s1) = stack.popLast() {
+                budget -= 1
+                let p0 = line.position(s0).coordinate, p1 = line.position(s1).coordinate
+                let m = line.position((s0 + s1) / 2).coordinate
+                let o0 = try frame.toOutput(p0), o1 = near(try frame.toOutput(p1), try frame.toOutput(p0))
+                let chordMid = try frame.toCompute(Coordinate(x: (o0.x + o1.x) / 2, y: (o0.y + o1.y) / 2))
+                if budget > 0 && geod.distance(chordMid, m) > tolerance {
+                    stack.append(((s0 + s1) / 2, s1))
+                    stack.append((s0, (s0 + s1) / 2))
+                } else {
+                    pieces.append(s1)
+                }
+            }
+            for s in pieces.dropLast() {
+                var c = try frame.toOutput(line.position(s).coordinate)
+                if let last = out.last { c = near(c, last) }
+                out.append(c)
+            }
+            var e = endOut
+            if frame.geographicOutput && !frame.isIdentity, let last = out.last { e = near(e, last) }
+            out.append(e)
+        }
+        return out
+    }
+}

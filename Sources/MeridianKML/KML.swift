@@ -1,1 +1,0 @@
-// Placeholder: KML model (issue 3).

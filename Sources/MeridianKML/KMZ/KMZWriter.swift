@@ -1,0 +1,44 @@
+import CZip
+import Foundation
+
+/// Writes ZIP archives with libzip: every entry deflated, in the order given (so `doc.kml` can come first).
+enum KMZWriter {
+    /// Writes an archive.
+    /// - Parameters:
+    ///   - entries: Entry names and contents, in order.
+    ///   - url: The archive to create (replaced if present).
+    /// - Throws: `KMLError.io` with libzip's message.
+    static func write(_ entries: [(name: String, data: Data)], to url: URL) throws(KMLError) {
+        var code: Int32 = 0
+        guard let archive = zip_open(url.path, ZIP_CREATE | ZIP_TRUNCATE, &code) else {
+            var error = zip_error_t()
+            zip_error_init_with_code(&error, code)
+            defer { zip_error_fini(&error) }
+            throw .io(path: url.path, reason: String(cString: zip_error_strerror(&error)))
+        }
+        func failure(_ what: String) -> KMLError {
+            let message = String(cString: zip_strerror(archive))
+            zip_discard(archive)
+            return .io(path: url.path, reason: "\(what): \(message)")
+        }
+        for (name, data) in entries {
+            // zip_source_buffer does not copy and reads at zip_close: hand it a malloc'd copy it frees itself
+            // (freep = 1), so the bytes live exactly as long as libzip needs them.
+            let copy = malloc(max(data.count, 1))!
+            data.withUnsafeBytes { if let base = $0.baseAddress { copy.copyMemory(from: base, byteCount: data.count) } }
+            guard let source = zip_source_buffer(archive, copy, UInt64(data.count), 1) else {
+                free(copy)
+                throw failure("cannot buffer \(name)")
+            }
+            let index = zip_file_add(archive, name, source, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE)
+            guard index >= 0 else {
+                zip_source_free(source)
+                throw failure("cannot add \(name)")
+            }
+            guard zip_set_file_compression(archive, UInt64(index), ZIP_CM_DEFLATE, 0) == 0 else {
+                throw failure("cannot deflate \(name)")
+            }
+        }
+        guard zip_close(archive) == 0 else { throw failure("cannot write the archive") }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// An input stream for `XMLParser` that pulls bytes from a reader function (a file, a buffer, a ZIP entry) and
+/// refuses documents whose prolog declares entities (see `XMLPrologGuard`) before the parser sees a byte.
+final class GuardedInputStream: InputStream {
+    /// Reads up to `count` bytes into the buffer; returns the count read, 0 at the end, or throws.
+    typealias Reader = (UnsafeMutablePointer<UInt8>, Int) throws(KMLError) -> Int
+
+    private let reader: Reader
+    private var pending: [UInt8] = []
+    private var pendingOffset = 0
+    private var inspected = false
+    private var finished = false
+    /// The error that stopped the stream, if any (reported instead of the parser's generic error).
+    private(set) var failure: KMLError?
+    /// How many bytes were handed to the parser.
+    private(set) var bytesDelivered: UInt64 = 0
+    private var validator: UTF8Validator?
+
+    /// The largest prolog inspected before the root element must have started.
+    static let maximumPrologBytes = 1 << 20
+
+    init(reader: @escaping Reader) {
+        self.reader = reader
+        super.init(data: Data())
+    }
+
+    override func open() {}
+    override func close() {}
+    override var hasBytesAvailable: Bool { failure == nil && (!finished || pendingOffset < pending.count) }
+    override var streamStatus: Stream.Status { failure != nil ? .error : .open }
+    override var streamError: Error? { failure }
+
+    private func pull(_ count: Int) throws(KMLError) -> Int {
+        let start = pending.count
+        pending.append(contentsOf: repeatElement(0, count: count))
+        let n = try pending.withUnsafeMutableBufferPointer { (p: inout UnsafeMutableBufferPointer<UInt8>) throws(KMLError) -> Int in
+            try reader(p.baseAddress! + start, count)
+        }
+        pending.removeLast(count - n)
+        if n == 0 { finished = true }
+        return n
+    }
+
+    private func inspectProlog() throws(KMLError) {
+        inspected = true
+        while true {
+            switch XMLPrologGuard.inspect(pending, isComplete: finished) {
+            case .safe:
+                if XMLPrologGuard.isUTF8(pending) { validator = UTF8Validator() }
+                return
+            case .refused(let line): throw .entityDeclarationsRefused(line: line)
+            case .needMore:
+                guard pending.count < Self.maximumPrologBytes else {
+                    throw .malformedXML(message: "the XML prolog (before the root element) exceeds 1 MiB", line: 1, column: 1)
+                }
+                _ = try pull(64 * 1024)
+            }
+        }
+    }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        guard failure == nil else { return -1 }
+        do throws(KMLError) {
+            let n = try deliver(buffer, maxLength: len)
+            if validator != nil {
+                if !validator!.validate(buffer, count: n) || (n == 0 && validator!.isIncomplete) {
+                    throw .malformedXML(message: "invalid UTF-8 byte sequence", line: validator!.line,
+                                        column: validator!.column)
+                }
+            }
+            return n
+        } catch {
+            failure = error
+            return -1
+        }
+    }
+
+    private func deliver(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) throws(KMLError) -> Int {
+        do {
+            if !inspected {
+                _ = try pull(64 * 1024)
+                try inspectProlog()
+            }
+            if pendingOffset < pending.count {
+                let n = min(len, pending.count - pendingOffset)
+                pending.withUnsafeBufferPointer { p in buffer.update(from: p.baseAddress! + pendingOffset, count: n) }
+                pendingOffset += n
+                if pendingOffset == pending.count { pending = []; pendingOffset = 0 }
+                bytesDelivered += UInt64(n)
+                return n
+            }
+            if finished { return 0 }
+            let n = try reader(buffer, len)
+            if n == 0 { finished = true }
+            bytesDelivered += UInt64(n)
+            return n
+        }
+    }
+}

@@ -1,0 +1,405 @@
+import Foundation
+import MeridianCore
+
+/// Turns element trees from `KMLEventParser` into the model, collecting warnings for what it tolerates
+/// (bad coordinates, unparseable colors) instead of failing the whole document.
+struct KMLDecoder {
+    /// Things tolerated while decoding, in document order.
+    var warnings: [String] = []
+
+    /// KML local names of features Meridian keeps as XML.
+    static let unmodeledFeatureNames: Set<String> = ["NetworkLink", "GroundOverlay", "ScreenOverlay", "PhotoOverlay"]
+
+    /// Whether an element is a feature that a container lists among its children.
+    static func isUnmodeledFeature(_ e: KMLElement) -> Bool {
+        (e.namespace == KMLNamespace.kml22 && unmodeledFeatureNames.contains(e.name))
+            || (e.namespace == KMLNamespace.gx && e.name == "Tour")
+    }
+
+    // MARK: Scalars
+
+    static func bool(_ e: KMLElement) -> Bool? {
+        switch e.text.lowercased() {
+        case "1", "true": true
+        case "0", "false": false
+        default: nil
+        }
+    }
+
+    static func double(_ e: KMLElement) -> Double? {
+        guard let d = Double(e.text), d.isFinite else { return nil }
+        return d
+    }
+
+    /// The content of an element as a string: its text, or for mixed content (XHTML written without CDATA, as in
+    /// some descriptions) the inner XML.
+    static func content(_ e: KMLElement) -> String {
+        guard e.children.contains(where: { if case .element = $0 { true } else { false } }) else { return e.text }
+        var w = XMLTextWriter()
+        for c in e.children { w.writeInline(c) }
+        return w.string.trimmingXMLWhitespace()
+    }
+
+    // MARK: Features
+
+    /// Applies a child element that every feature has (name, visibility, …); `false` when it is not one.
+    mutating func applyCommon<N: KMLNode>(_ c: KMLElement, to node: inout N) -> Bool {
+        guard c.namespace == KMLNamespace.kml22 else { return false }
+        switch c.name {
+        case "name": node.name = Self.content(c)
+        case "visibility":
+            guard let b = Self.bool(c) else { return false }
+            node.isVisible = b
+        case "open":
+            guard let b = Self.bool(c) else { return false }
+            node.isOpen = b
+        case "Snippet", "snippet":
+            guard c.attributes.isEmpty, node.snippet == nil else { return false }
+            node.snippet = Self.content(c)
+        case "description": node.description = Self.content(c)
+        case "styleUrl": node.styleUrl = c.text
+        case "ExtendedData":
+            guard node.extendedData == nil else { return false }
+            node.extendedData = extendedData(c)
+        default: return false
+        }
+        return true
+    }
+
+    /// Decodes a `<Placemark>`.
+    mutating func placemark(_ e: KMLElement) -> KMLPlacemark {
+        var p = KMLPlacemark(geometry: nil)
+        p.id = e.attribute("id")
+        for c in e.elements {
+            if applyCommon(c, to: &p) { continue }
+            if c.isKML("Style"), p.style == nil {
+                p.style = style(c)
+            } else if c.isKML("StyleMap"), p.styleMap == nil {
+                p.styleMap = styleMap(c)
+            } else if p.geometry == nil, let g = geometry(c) {
+                p.geometry = g
+            } else {
+                p.unmodeledElements.append(c)
+            }
+        }
+        if e.attributes.contains(where: { $0.name != "id" || !$0.namespace.isEmpty }) {
+            warnings.append("Placemark attributes other than id are not kept")
+        }
+        p.unmodeledElements = KMLEncoder.canonicalOrder(p.unmodeledElements, rank: KMLEncoder.featureRank)
+        return p
+    }
+
+    /// Decodes a container's header child: returns `true` when consumed.
+    mutating func applyContainerChild<C: KMLContainer>(_ c: KMLElement, to container: inout C) -> Bool {
+        if applyCommon(c, to: &container) { return true }
+        if c.isKML("Style") { container.styles.append(.style(style(c))); return true }
+        if c.isKML("StyleMap") { container.styles.append(.styleMap(styleMap(c))); return true }
+        if c.isKML("Placemark") { container.features.append(.placemark(placemark(c))); return true }
+        if Self.isUnmodeledFeature(c) { container.features.append(.unmodeled(c)); return true }
+        container.unmodeledElements.append(c)
+        return true
+    }
+
+    // MARK: Geometry
+
+    /// Decodes a geometry element, or `nil` when the element is not a KML geometry.
+    mutating func geometry(_ e: KMLElement) -> KMLGeometry? {
+        let isGX = e.namespace == KMLNamespace.gx
+        guard e.namespace == KMLNamespace.kml22 || isGX else { return nil }
+        if isGX {
+            guard e.name == "Track" || e.name == "MultiTrack" else { return nil }
+            return KMLGeometry(shape: .unmodeled(e))
+        }
+        var g = KMLGeometry(shape: .multiGeometry([]))
+        g.id = e.attribute("id")
+        var coordinates: [Coordinate]?
+        var outer: [Coordinate]?
+        var inner: [[Coordinate]] = []
+        var members: [KMLGeometry] = []
+        var ok = true
+        func ring(_ boundary: KMLElement) -> [Coordinate]? {
+            guard let r = boundary.child("LinearRing"), let c = r.child("coordinates") else { return nil }
+            return parseCoordinates(c.text)
+        }
+        switch e.name {
+        case "Point", "LineString", "LinearRing", "Polygon", "MultiGeometry": break
+        case "Model": return KMLGeometry(shape: .unmodeled(e))
+        default: return nil
+        }
+        for c in e.elements {
+            if c.isKML("extrude"), let b = Self.bool(c) {
+                g.isExtruded = b
+            } else if c.isKML("tessellate"), let b = Self.bool(c) {
+                g.isTessellated = b
+            } else if c.name == "altitudeMode", c.namespace == KMLNamespace.kml22 || c.namespace == KMLNamespace.gx,
+                      let m = KMLAltitudeMode(rawValue: c.text), m.isGoogleExtension == (c.namespace == KMLNamespace.gx) {
+                g.altitudeMode = m
+            } else if c.isKML("coordinates"), e.name != "Polygon", e.name != "MultiGeometry", coordinates == nil {
+                guard let cs = parseCoordinates(c.text) else { ok = false; break }
+                coordinates = cs
+            } else if c.isKML("outerBoundaryIs"), e.name == "Polygon", outer == nil {
+                guard let r = ring(c) else { ok = false; break }
+                outer = r
+                if c.elements.count != 1 || c.elements[0].elements.count != 1 { warnings.append("Polygon boundary details beyond coordinates are not kept") }
+            } else if c.isKML("innerBoundaryIs"), e.name == "Polygon" {
+                for r in c.elements where r.isKML("LinearRing") {
+                    guard let cc = r.child("coordinates"), let cs = parseCoordinates(cc.text) else { ok = false; break }
+                    inner.append(cs)
+                }
+            } else if e.name == "MultiGeometry", let m = geometry(c) {
+                members.append(m)
+            } else {
+                g.unmodeledElements.append(c)
+            }
+        }
+        g.unmodeledElements = KMLEncoder.canonicalOrder(g.unmodeledElements, rank: KMLEncoder.geometryRank)
+        guard ok else {
+            warnings.append("\(e.name) with unreadable coordinates kept as XML")
+            return KMLGeometry(shape: .unmodeled(e))
+        }
+        switch e.name {
+        case "Point":
+            guard let cs = coordinates, cs.count <= 1 else {
+                if coordinates == nil { warnings.append("Point without coordinates kept as XML") }
+                else { warnings.append("Point with \(coordinates!.count) positions kept as XML") }
+                return KMLGeometry(shape: .unmodeled(e))
+            }
+            guard let c = cs.first else {
+                warnings.append("Point with empty coordinates kept as XML")
+                return KMLGeometry(shape: .unmodeled(e))
+            }
+            g.shape = .point(c)
+        case "LineString": g.shape = .lineString(coordinates ?? [])
+        case "LinearRing": g.shape = .linearRing(coordinates ?? [])
+        case "Polygon": g.shape = .polygon(outerBoundary: outer ?? [], innerBoundaries: inner)
+        default: g.shape = .multiGeometry(members)
+        }
+        return g
+    }
+
+    /// Parses a `<coordinates>` text: tuples `lon,lat[,alt]` separated by whitespace. Tolerates what Google Earth
+    /// tolerates: spaces around commas, and tuples run together with commas (`a,b,c,d,e,f` read as two
+    /// lon,lat,alt triples); a tuple of 4 or 5 values keeps its first three (with a warning).
+    /// - Returns: The coordinates, or `nil` when a value is not a finite number or a tuple has one value.
+    mutating func parseCoordinates(_ text: String) -> [Coordinate]? {
+        var tuples: [[Double]] = []
+        var current: [Double] = []
+        var afterComma = false
+        var bytes = Array(text.utf8)
+        bytes.append(0)
+        var i = 0
+        let n = bytes.count - 1
+        var sawSpace = false
+        while i < n {
+            let b = bytes[i]
+            if b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D { sawSpace = true; i += 1; continue }
+            if b == UInt8(ascii: ",") {
+                if current.isEmpty { return nil }
+                afterComma = true
+                sawSpace = false
+                i += 1
+                continue
+            }
+            var j = i
+            while j < n, bytes[j] != UInt8(ascii: ","), bytes[j] != 0x20, bytes[j] != 0x0A, bytes[j] != 0x09,
+                  bytes[j] != 0x0D { j += 1 }
+            guard let v = Self.number(bytes, i, j) else { return nil }
+            if !afterComma && sawSpace && !current.isEmpty || (!afterComma && !current.isEmpty) {
+                tuples.append(current)
+                current = []
+            }
+            current.append(v)
+            afterComma = false
+            sawSpace = false
+            i = j
+        }
+        if afterComma { return nil }
+        if !current.isEmpty { tuples.append(current) }
+        var out: [Coordinate] = []
+        out.reserveCapacity(tuples.count)
+        for t in tuples {
+            switch t.count {
+            case 2: out.append(Coordinate(x: t[0], y: t[1]))
+            case 3: out.append(Coordinate(x: t[0], y: t[1], z: t[2]))
+            case 1: return nil
+            default:
+                if t.count % 3 == 0 {
+                    var k = 0
+                    while k < t.count { out.append(Coordinate(x: t[k], y: t[k + 1], z: t[k + 2])); k += 3 }
+                } else {
+                    warnings.append("a coordinate tuple has \(t.count) values; the first three are kept")
+                    out.append(Coordinate(x: t[0], y: t[1], z: t[2]))
+                }
+            }
+        }
+        return out
+    }
+
+    private static func number(_ bytes: [UInt8], _ start: Int, _ end: Int) -> Double? {
+        guard end > start, end - start < 64 else { return nil }
+        var buffer = [CChar](repeating: 0, count: end - start + 1)
+        for k in start..<end {
+            let c = bytes[k]
+            // Only plain decimal notation: digits, sign, point, exponent (no "nan", "inf", hex).
+            guard (c >= 0x30 && c <= 0x39) || c == 0x2B || c == 0x2D || c == 0x2E || c == 0x65 || c == 0x45 else {
+                return nil
+            }
+            buffer[k - start] = CChar(bitPattern: c)
+        }
+        var endPointer: UnsafeMutablePointer<CChar>?
+        let value = buffer.withUnsafeMutableBufferPointer { p -> Double? in
+            let v = strtod(p.baseAddress!, &endPointer)
+            return endPointer == p.baseAddress! + (end - start) ? v : nil
+        }
+        guard let value, value.isFinite else { return nil }
+        return value
+    }
+
+    // MARK: Styles
+
+    private mutating func color(_ c: KMLElement, into unmodeled: inout [KMLElement]) -> KMLColor? {
+        if let color = KMLColor(kml: c.text) { return color }
+        warnings.append("unreadable color '\(c.text)' kept as XML")
+        unmodeled.append(c)
+        return nil
+    }
+
+    /// Decodes a `<Style>`.
+    mutating func style(_ e: KMLElement) -> KMLStyle {
+        var s = KMLStyle(id: e.attribute("id"))
+        for c in e.elements {
+            guard c.namespace == KMLNamespace.kml22 else { s.unmodeledElements.append(c); continue }
+            switch c.name {
+            case "IconStyle" where s.iconStyle == nil: s.iconStyle = iconStyle(c)
+            case "LabelStyle" where s.labelStyle == nil: s.labelStyle = labelStyle(c)
+            case "LineStyle" where s.lineStyle == nil: s.lineStyle = lineStyle(c)
+            case "PolyStyle" where s.polygonStyle == nil: s.polygonStyle = polygonStyle(c)
+            case "BalloonStyle" where s.balloonStyle == nil: s.balloonStyle = balloonStyle(c)
+            default: s.unmodeledElements.append(c)
+            }
+        }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.styleRank)
+        return s
+    }
+
+    private mutating func iconStyle(_ e: KMLElement) -> KMLIconStyle {
+        var s = KMLIconStyle()
+        s.id = e.attribute("id")
+        for c in e.elements {
+            if c.isKML("color") { s.color = color(c, into: &s.unmodeledElements) }
+            else if c.isKML("colorMode"), let m = KMLColorMode(rawValue: c.text) { s.colorMode = m }
+            else if c.isKML("scale"), let d = Self.double(c) { s.scale = d }
+            else if c.isKML("heading"), let d = Self.double(c) { s.heading = d }
+            else if c.isKML("Icon"), c.attributes.isEmpty {
+                var icon = KMLIcon(href: nil)
+                for ic in c.elements {
+                    if ic.isKML("href"), icon.href == nil { icon.href = ic.text } else { icon.unmodeledElements.append(ic) }
+                }
+                icon.unmodeledElements = KMLEncoder.canonicalOrder(icon.unmodeledElements, rank: KMLEncoder.linkRank)
+                s.icon = icon
+            } else if c.isKML("hotSpot"), let x = c.attribute("x").flatMap(Double.init),
+                      let y = c.attribute("y").flatMap(Double.init) {
+                s.hotSpot = KMLHotSpot(x: x, y: y, xUnits: c.attribute("xunits").flatMap(KMLUnits.init) ?? .fraction,
+                                       yUnits: c.attribute("yunits").flatMap(KMLUnits.init) ?? .fraction)
+            } else { s.unmodeledElements.append(c) }
+        }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
+        return s
+    }
+
+    private mutating func lineStyle(_ e: KMLElement) -> KMLLineStyle {
+        var s = KMLLineStyle()
+        s.id = e.attribute("id")
+        for c in e.elements {
+            if c.isKML("color") { s.color = color(c, into: &s.unmodeledElements) }
+            else if c.isKML("colorMode"), let m = KMLColorMode(rawValue: c.text) { s.colorMode = m }
+            else if c.isKML("width"), let d = Self.double(c) { s.width = d }
+            else { s.unmodeledElements.append(c) }
+        }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
+        return s
+    }
+
+    private mutating func polygonStyle(_ e: KMLElement) -> KMLPolygonStyle {
+        var s = KMLPolygonStyle()
+        s.id = e.attribute("id")
+        for c in e.elements {
+            if c.isKML("color") { s.color = color(c, into: &s.unmodeledElements) }
+            else if c.isKML("colorMode"), let m = KMLColorMode(rawValue: c.text) { s.colorMode = m }
+            else if c.isKML("fill"), let b = Self.bool(c) { s.isFilled = b }
+            else if c.isKML("outline"), let b = Self.bool(c) { s.isOutlined = b }
+            else { s.unmodeledElements.append(c) }
+        }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
+        return s
+    }
+
+    private mutating func labelStyle(_ e: KMLElement) -> KMLLabelStyle {
+        var s = KMLLabelStyle()
+        s.id = e.attribute("id")
+        for c in e.elements {
+            if c.isKML("color") { s.color = color(c, into: &s.unmodeledElements) }
+            else if c.isKML("colorMode"), let m = KMLColorMode(rawValue: c.text) { s.colorMode = m }
+            else if c.isKML("scale"), let d = Self.double(c) { s.scale = d }
+            else { s.unmodeledElements.append(c) }
+        }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
+        return s
+    }
+
+    private mutating func balloonStyle(_ e: KMLElement) -> KMLBalloonStyle {
+        var s = KMLBalloonStyle()
+        s.id = e.attribute("id")
+        for c in e.elements {
+            if c.isKML("bgColor") { s.backgroundColor = color(c, into: &s.unmodeledElements) }
+            else if c.isKML("textColor") { s.textColor = color(c, into: &s.unmodeledElements) }
+            else if c.isKML("text") { s.text = Self.content(c) }
+            else if c.isKML("displayMode") { s.displayMode = c.text }
+            else { s.unmodeledElements.append(c) }
+        }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
+        return s
+    }
+
+    /// Decodes a `<StyleMap>`.
+    mutating func styleMap(_ e: KMLElement) -> KMLStyleMap {
+        var m = KMLStyleMap(id: e.attribute("id"), pairs: [])
+        for c in e.elements {
+            guard c.isKML("Pair"), let key = c.child("key")?.text,
+                  c.elements.allSatisfy({ $0.isKML("key") || $0.isKML("styleUrl") || $0.isKML("Style") }) else {
+                m.unmodeledElements.append(c)
+                continue
+            }
+            m.pairs.append(KMLStyleMap.Pair(key: key, styleUrl: c.child("styleUrl")?.text,
+                                            style: c.child("Style").map { style($0) }))
+        }
+        return m
+    }
+
+    // MARK: ExtendedData
+
+    /// Decodes `<ExtendedData>`.
+    mutating func extendedData(_ e: KMLElement) -> KMLExtendedData {
+        var x = KMLExtendedData()
+        for c in e.elements {
+            if c.isKML("Data"), let name = c.attribute("name"),
+               c.elements.allSatisfy({ $0.isKML("value") || $0.isKML("displayName") }) {
+                x.data.append(.init(name: name, value: c.child("value").map(Self.content) ?? "",
+                                    displayName: c.child("displayName").map(Self.content)))
+            } else if c.isKML("SchemaData") {
+                var s = KMLExtendedData.SchemaData(schemaUrl: c.attribute("schemaUrl"), fields: [])
+                for f in c.elements {
+                    if f.isKML("SimpleData"), let name = f.attribute("name") {
+                        s.fields.append(.init(name: name, value: Self.content(f)))
+                    } else {
+                        s.unmodeledElements.append(f)
+                    }
+                }
+                x.schemaData.append(s)
+            } else {
+                x.unmodeledElements.append(c)
+            }
+        }
+        return x
+    }
+}

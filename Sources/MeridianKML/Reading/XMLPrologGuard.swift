@@ -1,0 +1,164 @@
+import Foundation
+
+/// Inspects the start of an XML document for a DOCTYPE declaring entities, before any parser sees it.
+///
+/// Entity declarations have no use in KML and are the vehicle of "billion laughs" expansion and external-entity
+/// (XXE) attacks, so a document declaring any is refused outright rather than parsed with limits.
+enum XMLPrologGuard {
+    /// What the inspected bytes tell.
+    enum Verdict: Equatable {
+        /// No DOCTYPE with entities before the root element: parse.
+        case safe
+        /// Entity declarations found, at a 1-based line.
+        case refused(line: Int)
+        /// The prolog is not finished within the bytes given; more are needed.
+        case needMore
+    }
+
+    /// Inspects a prefix of the document.
+    /// - Parameters:
+    ///   - bytes: The first bytes of the document.
+    ///   - isComplete: Whether `bytes` is the whole document.
+    static func inspect(_ bytes: [UInt8], isComplete: Bool) -> Verdict {
+        var b = bytes
+        if b.count >= 2, (b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF) {
+            // UTF-16: transcode the prefix (an odd trailing byte is dropped) and inspect it as UTF-8.
+            let bigEndian = b[0] == 0xFE
+            var units: [UInt16] = []
+            var i = 2
+            while i + 1 < b.count {
+                units.append(bigEndian ? UInt16(b[i]) << 8 | UInt16(b[i + 1]) : UInt16(b[i + 1]) << 8 | UInt16(b[i]))
+                i += 2
+            }
+            b = Array(String(decoding: units, as: UTF16.self).utf8)
+        }
+        var i = 0
+        let n = b.count
+        func starts(_ s: String, at j: Int) -> Bool {
+            let u = Array(s.utf8)
+            guard j + u.count <= n else { return false }
+            for k in 0..<u.count where b[j + k] != u[k] { return false }
+            return true
+        }
+        func line(at j: Int) -> Int { 1 + b[0..<min(j, n)].reduce(0) { $0 + ($1 == 10 ? 1 : 0) } }
+        /// The index after the first occurrence of `end` from `j`, or nil.
+        func skip(past end: String, from j: Int) -> Int? {
+            let u = Array(end.utf8)
+            var k = j
+            while k + u.count <= n {
+                if b[k] == u[0] && starts(end, at: k) { return k + u.count }
+                k += 1
+            }
+            return nil
+        }
+        if starts("\u{FEFF}", at: 0) { i = 3 }
+        while i < n {
+            let c = b[i]
+            if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { i += 1; continue }
+            if c != UInt8(ascii: "<") { return .safe }  // not XML; the parser reports it
+            if starts("<?", at: i) {
+                guard let j = skip(past: "?>", from: i + 2) else { return isComplete ? .safe : .needMore }
+                i = j
+            } else if starts("<!--", at: i) {
+                guard let j = skip(past: "-->", from: i + 4) else { return isComplete ? .safe : .needMore }
+                i = j
+            } else if starts("<!DOCTYPE", at: i) {
+                // Walk to the DOCTYPE's closing '>', outside quotes, comments and the internal subset.
+                var j = i + 9
+                var depth = 0
+                var quote: UInt8? = nil
+                while j < n {
+                    let d = b[j]
+                    if let q = quote {
+                        if d == q { quote = nil }
+                    } else if d == UInt8(ascii: "\"") || d == UInt8(ascii: "'") {
+                        quote = d
+                    } else if starts("<!--", at: j) {
+                        guard let k = skip(past: "-->", from: j + 4) else { return isComplete ? .safe : .needMore }
+                        j = k
+                        continue
+                    } else if starts("<!ENTITY", at: j) {
+                        return .refused(line: line(at: j))
+                    } else if d == UInt8(ascii: "[") {
+                        depth += 1
+                    } else if d == UInt8(ascii: "]") {
+                        depth -= 1
+                    } else if d == UInt8(ascii: ">") && depth <= 0 {
+                        break
+                    }
+                    j += 1
+                }
+                if j >= n { return isComplete ? .safe : .needMore }
+                i = j + 1
+            } else {
+                return .safe  // the root element starts
+            }
+        }
+        return isComplete ? .safe : .needMore
+    }
+
+    /// Whether the document's bytes are UTF-8 as the parser will read them: no UTF-16/32 byte-order mark and no
+    /// XML declaration naming another encoding (which libxml2 converts to UTF-8 itself).
+    static func isUTF8(_ b: [UInt8]) -> Bool {
+        if b.count >= 2, (b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF) { return false }
+        if b.count >= 4, b[0] == 0, b[1] == 0 || b[1] == 0x3C { return false }
+        if b.count >= 2, b[0] == 0x3C, b[1] == 0 { return false }
+        var start = 0
+        if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { start = 3 }
+        guard b.count >= start + 5, Array(b[start..<start + 5]) == Array("<?xml".utf8) else { return true }
+        var end = start
+        while end + 1 < b.count, !(b[end] == UInt8(ascii: "?") && b[end + 1] == UInt8(ascii: ">")) { end += 1 }
+        let declaration = String(decoding: b[start..<end], as: UTF8.self)
+        guard let r = declaration.range(of: "encoding") else { return true }
+        let rest = declaration[r.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+        let name = rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " }.lowercased()
+        return name == "utf-8" || name == "utf8" || name.isEmpty
+    }
+}
+
+/// Checks that bytes are well-formed UTF-8 (no overlongs, surrogates or values above U+10FFFF), chunk by chunk.
+///
+/// FoundationXML traps (crashes the process) on element or attribute names that are not valid UTF-8, so
+/// Meridian validates the bytes before the parser sees them.
+struct UTF8Validator {
+    private var need = 0
+    private var lower: UInt8 = 0x80
+    private var upper: UInt8 = 0xBF
+    /// 1-based line of the next byte.
+    private(set) var line = 1
+    /// 1-based byte column of the next byte.
+    private(set) var column = 1
+
+    /// Validates the next chunk; returns `false` at the first invalid byte (then `line`/`column` point at it).
+    mutating func validate(_ p: UnsafePointer<UInt8>, count: Int) -> Bool {
+        for i in 0..<count {
+            let b = p[i]
+            if need == 0 {
+                if b < 0x80 {
+                    if b == 0x0A { line += 1; column = 1 } else { column += 1 }
+                    continue
+                }
+                switch b {
+                case 0xC2...0xDF: need = 1; lower = 0x80; upper = 0xBF
+                case 0xE0: need = 2; lower = 0xA0; upper = 0xBF
+                case 0xE1...0xEC, 0xEE, 0xEF: need = 2; lower = 0x80; upper = 0xBF
+                case 0xED: need = 2; lower = 0x80; upper = 0x9F
+                case 0xF0: need = 3; lower = 0x90; upper = 0xBF
+                case 0xF1...0xF3: need = 3; lower = 0x80; upper = 0xBF
+                case 0xF4: need = 3; lower = 0x80; upper = 0x8F
+                default: return false
+                }
+                column += 1
+            } else {
+                guard b >= lower && b <= upper else { return false }
+                need -= 1
+                lower = 0x80
+                upper = 0xBF
+            }
+        }
+        return true
+    }
+
+    /// Whether the input ended in the middle of a sequence.
+    var isIncomplete: Bool { need > 0 }
+}

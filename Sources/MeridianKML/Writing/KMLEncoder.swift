@@ -1,0 +1,450 @@
+import Foundation
+import MeridianCore
+
+/// Writes the model as KML 2.2 text. Modeled fields are written in the order the OGC schema requires; preserved
+/// elements are slotted in at their schema position (unknown ones last), so a file read and written back stays
+/// valid when it was.
+struct KMLEncoder {
+    var w = XMLTextWriter()
+    /// Icon hrefs to replace while writing (local files packed into a KMZ).
+    var hrefs: [String: String] = [:]
+
+    init(hrefs: [String: String] = [:]) {
+        self.hrefs = hrefs
+    }
+
+    // MARK: Numbers
+
+    /// The shortest text that reads back as exactly the same double, without exponent notation.
+    static func format(_ v: Double) -> String {
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        let s = v.description
+        guard s.contains("e") else { return s }
+        var f = String(format: "%.20f", v)
+        while f.hasSuffix("0") { f.removeLast() }
+        if f.hasSuffix(".") { f.removeLast() }
+        return f == "-0" ? "0" : f
+    }
+
+    static func format(_ b: Bool) -> String { b ? "1" : "0" }
+
+    mutating func coordinates(_ cs: [Coordinate]) {
+        w.newline()
+        w.raw("<coordinates>")
+        for (i, c) in cs.enumerated() {
+            if i > 0 { w.raw(" ") }
+            w.raw(Self.format(c.x))
+            w.raw(",")
+            w.raw(Self.format(c.y))
+            if let z = c.z {
+                w.raw(",")
+                w.raw(Self.format(z))
+            }
+        }
+        w.raw("</coordinates>")
+    }
+
+    // MARK: Preserved elements in schema order
+
+    /// Preserved elements sorted by schema rank, written as modeled fields reach each rank.
+    struct Slots {
+        var items: [(rank: Int, element: KMLElement)]
+        var next = 0
+
+        init(_ elements: [KMLElement], rank: (KMLElement) -> Int) {
+            items = elements.enumerated().map { (rank($0.element), $0.offset, $0.element) }
+                .sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map { ($0.0, $0.2) }
+        }
+
+        /// Writes every preserved element ranked before `rank`.
+        mutating func flush(before rank: Int, _ w: inout XMLTextWriter) {
+            while next < items.count, items[next].rank < rank {
+                w.element(items[next].element)
+                next += 1
+            }
+        }
+    }
+
+    static let unknownRank = 1000
+
+    /// Preserved elements in the order the writer emits them (stable by schema rank), so that a model read from
+    /// a file equals the model read back from what Meridian wrote.
+    static func canonicalOrder(_ elements: [KMLElement], rank: (KMLElement) -> Int) -> [KMLElement] {
+        guard elements.count > 1 else { return elements }
+        return elements.enumerated().map { (rank($0.element), $0.offset, $0.element) }
+            .sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+    }
+
+    static func featureRank(_ e: KMLElement) -> Int {
+        switch e.namespace {
+        case KMLNamespace.kml22:
+            switch e.name {
+            case "name": 0
+            case "visibility": 1
+            case "open": 2
+            case "address": 5
+            case "phoneNumber": 7
+            case "Snippet", "snippet": 8
+            case "description": 9
+            case "Camera", "LookAt": 10
+            case "TimeStamp", "TimeSpan": 11
+            case "styleUrl": 12
+            case "Style", "StyleMap": 13
+            case "Region": 14
+            case "Metadata", "ExtendedData": 15
+            case "Schema": 20
+            default: unknownRank
+            }
+        case KMLNamespace.atom: e.name == "author" ? 3 : e.name == "link" ? 4 : unknownRank
+        case KMLNamespace.xal: e.name == "AddressDetails" ? 6 : unknownRank
+        case KMLNamespace.gx:
+            switch e.name {
+            case "TimeStamp", "TimeSpan": 11
+            case "balloonVisibility", "rank": 16
+            default: unknownRank
+            }
+        default: unknownRank
+        }
+    }
+
+    static func geometryRank(_ e: KMLElement) -> Int {
+        switch (e.namespace, e.name) {
+        case (KMLNamespace.gx, "altitudeOffset"), (KMLNamespace.gx, "drawOrder"): 0
+        case (KMLNamespace.kml22, "extrude"): 1
+        case (KMLNamespace.kml22, "tessellate"): 2
+        case (KMLNamespace.kml22, "altitudeMode"), (KMLNamespace.gx, "altitudeMode"): 3
+        case (KMLNamespace.kml22, "coordinates"), (KMLNamespace.kml22, "outerBoundaryIs"): 4
+        case (KMLNamespace.kml22, "innerBoundaryIs"): 5
+        default: unknownRank
+        }
+    }
+
+    static func colorStyleRank(_ e: KMLElement) -> Int {
+        switch (e.namespace, e.name) {
+        case (KMLNamespace.kml22, "color"), (KMLNamespace.kml22, "bgColor"): 1
+        case (KMLNamespace.kml22, "colorMode"): 2
+        case (KMLNamespace.gx, "labelVisibility"): 3
+        case (KMLNamespace.kml22, "scale"), (KMLNamespace.kml22, "width"), (KMLNamespace.kml22, "fill"): 4
+        case (KMLNamespace.kml22, "heading"), (KMLNamespace.kml22, "outline"), (KMLNamespace.kml22, "textColor"): 5
+        case (KMLNamespace.kml22, "Icon"), (KMLNamespace.kml22, "text"): 6
+        case (KMLNamespace.kml22, "hotSpot"), (KMLNamespace.kml22, "displayMode"): 7
+        case (KMLNamespace.gx, _): 10
+        default: unknownRank
+        }
+    }
+
+    static func styleRank(_ e: KMLElement) -> Int {
+        guard e.namespace == KMLNamespace.kml22 else { return unknownRank }
+        switch e.name {
+        case "IconStyle": return 1
+        case "LabelStyle": return 2
+        case "LineStyle": return 3
+        case "PolyStyle": return 4
+        case "BalloonStyle": return 5
+        case "ListStyle": return 6
+        default: return unknownRank
+        }
+    }
+
+    static func linkRank(_ e: KMLElement) -> Int {
+        switch (e.namespace, e.name) {
+        case (KMLNamespace.kml22, "href"): 1
+        case (KMLNamespace.gx, _): 2
+        case (KMLNamespace.kml22, "refreshMode"): 3
+        case (KMLNamespace.kml22, "refreshInterval"): 4
+        case (KMLNamespace.kml22, "viewRefreshMode"): 5
+        case (KMLNamespace.kml22, "viewRefreshTime"): 6
+        case (KMLNamespace.kml22, "viewBoundScale"): 7
+        case (KMLNamespace.kml22, "viewFormat"): 8
+        case (KMLNamespace.kml22, "httpQuery"): 9
+        default: unknownRank
+        }
+    }
+
+    // MARK: Document
+
+    /// Writes a whole file: XML declaration, `<kml>` with the namespaces used, the content.
+    mutating func file(_ dataset: KMLDataset) -> Data {
+        for e in dataset.rootUnmodeledElements { w.element(e) }
+        if dataset.document.isImplicit {
+            for f in dataset.document.features { feature(f) }
+        } else {
+            container(dataset.document, tag: "Document")
+        }
+        var header = XMLTextWriter()
+        header.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<kml xmlns=\"")
+        header.raw(KMLNamespace.kml22)
+        header.raw("\"")
+        for (uri, prefix) in w.namespaces.sorted(by: { $0.value < $1.value }) where prefix != "xml" {
+            header.raw(" xmlns:\(prefix)=\"")
+            header.escaped(uri, attribute: true)
+            header.raw("\"")
+        }
+        var body = w
+        for a in dataset.rootAttributes {
+            header.raw(" ")
+            if !a.namespace.isEmpty, let p = body.attributePrefix(for: a.namespace, hint: a.prefix) {
+                header.raw("\(p):")
+            }
+            header.raw(a.name)
+            header.raw("=\"")
+            header.escaped(a.value, attribute: true)
+            header.raw("\"")
+        }
+        // Attributes of the root may have introduced a namespace: declare it too.
+        for (uri, prefix) in body.namespaces where w.namespaces[uri] == nil && prefix != "xml" {
+            header.raw(" xmlns:\(prefix)=\"")
+            header.escaped(uri, attribute: true)
+            header.raw("\"")
+        }
+        header.raw(">")
+        var out = Data(header.bytes)
+        out.append(contentsOf: body.bytes)
+        out.append(contentsOf: "\n</kml>\n".utf8)
+        return out
+    }
+
+    mutating func feature(_ f: KMLFeature) {
+        switch f {
+        case .placemark(let p): placemark(p)
+        case .folder(let c): container(c, tag: "Folder")
+        case .document(let c): container(c, tag: "Document")
+        case .unmodeled(let e): w.element(e)
+        }
+    }
+
+    private mutating func commonFields<N: KMLNode>(_ n: N, _ slots: inout Slots, styles: (inout KMLEncoder) -> Void) {
+        slots.flush(before: 0, &w)
+        if let v = n.name { w.leaf("name", v) }
+        slots.flush(before: 1, &w)
+        if let v = n.isVisible { w.leaf("visibility", Self.format(v)) }
+        slots.flush(before: 2, &w)
+        if let v = n.isOpen { w.leaf("open", Self.format(v)) }
+        slots.flush(before: 8, &w)
+        if let v = n.snippet { w.leaf("Snippet", v) }
+        slots.flush(before: 9, &w)
+        if let v = n.description { w.markupLeaf("description", v) }
+        slots.flush(before: 12, &w)
+        if let v = n.styleUrl { w.leaf("styleUrl", v) }
+        slots.flush(before: 13, &w)
+        styles(&self)
+        slots.flush(before: 15, &w)
+        if let x = n.extendedData { extendedData(x) }
+        slots.flush(before: 17, &w)
+    }
+
+    private static func idAttribute(_ id: String?) -> [(String, String)] { id.map { [("id", $0)] } ?? [] }
+
+    mutating func placemark(_ p: KMLPlacemark) {
+        w.open("Placemark", Self.idAttribute(p.id))
+        var slots = Slots(p.unmodeledElements, rank: Self.featureRank)
+        commonFields(p, &slots) { e in
+            if let s = p.style { e.style(s) }
+            if let m = p.styleMap { e.styleMap(m) }
+        }
+        if let g = p.geometry { geometry(g) }
+        slots.flush(before: Int.max, &w)
+        w.close("Placemark")
+    }
+
+    mutating func container<C: KMLContainer>(_ c: C, tag: String) {
+        w.open(tag, Self.idAttribute(c.id))
+        var slots = Slots(c.unmodeledElements, rank: Self.featureRank)
+        commonFields(c, &slots) { e in
+            for s in c.styles { e.styleSelector(s) }
+        }
+        slots.flush(before: 21, &w)
+        for f in c.features { feature(f) }
+        slots.flush(before: Int.max, &w)
+        w.close(tag)
+    }
+
+    // MARK: Geometry
+
+    mutating func geometry(_ g: KMLGeometry) {
+        let tag: String
+        switch g.shape {
+        case .unmodeled(let e):
+            w.element(e)
+            return
+        case .point: tag = "Point"
+        case .lineString: tag = "LineString"
+        case .linearRing: tag = "LinearRing"
+        case .polygon: tag = "Polygon"
+        case .multiGeometry: tag = "MultiGeometry"
+        }
+        w.open(tag, Self.idAttribute(g.id))
+        var slots = Slots(g.unmodeledElements, rank: Self.geometryRank)
+        slots.flush(before: 1, &w)
+        if case .multiGeometry(let members) = g.shape {
+            for m in members { geometry(m) }
+            slots.flush(before: Int.max, &w)
+            w.close(tag)
+            return
+        }
+        if let v = g.isExtruded { w.leaf("extrude", Self.format(v)) }
+        slots.flush(before: 2, &w)
+        if let v = g.isTessellated, tag != "Point" { w.leaf("tessellate", Self.format(v)) }
+        slots.flush(before: 3, &w)
+        if let m = g.altitudeMode {
+            if m.isGoogleExtension {
+                w.leaf(w.qualified("altitudeMode", in: KMLNamespace.gx), m.rawValue)
+            } else {
+                w.leaf("altitudeMode", m.rawValue)
+            }
+        }
+        slots.flush(before: 4, &w)
+        switch g.shape {
+        case .point(let c): coordinates([c])
+        case .lineString(let cs), .linearRing(let cs): coordinates(cs)
+        case .polygon(let outer, let inner):
+            w.open("outerBoundaryIs")
+            w.open("LinearRing")
+            coordinates(outer)
+            w.close("LinearRing")
+            w.close("outerBoundaryIs")
+            slots.flush(before: 5, &w)
+            for r in inner {
+                w.open("innerBoundaryIs")
+                w.open("LinearRing")
+                coordinates(r)
+                w.close("LinearRing")
+                w.close("innerBoundaryIs")
+            }
+        case .multiGeometry, .unmodeled: break
+        }
+        slots.flush(before: Int.max, &w)
+        w.close(tag)
+    }
+
+    // MARK: Styles
+
+    mutating func styleSelector(_ s: KMLStyleSelector) {
+        switch s {
+        case .style(let st): style(st)
+        case .styleMap(let m): styleMap(m)
+        }
+    }
+
+    mutating func style(_ s: KMLStyle) {
+        w.open("Style", Self.idAttribute(s.id))
+        var slots = Slots(s.unmodeledElements, rank: Self.styleRank)
+        slots.flush(before: 1, &w)
+        if let i = s.iconStyle { iconStyle(i) }
+        slots.flush(before: 2, &w)
+        if let l = s.labelStyle {
+            colorStyle("LabelStyle", id: l.id, color: l.color, mode: l.colorMode, l.unmodeledElements) { e, slots in
+                if let v = l.scale { e.w.leaf("scale", Self.format(v)) }
+                _ = slots
+            }
+        }
+        slots.flush(before: 3, &w)
+        if let l = s.lineStyle {
+            colorStyle("LineStyle", id: l.id, color: l.color, mode: l.colorMode, l.unmodeledElements) { e, _ in
+                if let v = l.width { e.w.leaf("width", Self.format(v)) }
+            }
+        }
+        slots.flush(before: 4, &w)
+        if let p = s.polygonStyle {
+            colorStyle("PolyStyle", id: p.id, color: p.color, mode: p.colorMode, p.unmodeledElements) { e, slots in
+                if let v = p.isFilled { e.w.leaf("fill", Self.format(v)) }
+                slots.flush(before: 5, &e.w)
+                if let v = p.isOutlined { e.w.leaf("outline", Self.format(v)) }
+            }
+        }
+        slots.flush(before: 5, &w)
+        if let b = s.balloonStyle { balloonStyle(b) }
+        slots.flush(before: Int.max, &w)
+        w.close("Style")
+    }
+
+    private mutating func colorStyle(_ tag: String, id: String?, color: KMLColor?, mode: KMLColorMode?,
+                                     _ unmodeled: [KMLElement], body: (inout KMLEncoder, inout Slots) -> Void) {
+        w.open(tag, Self.idAttribute(id))
+        var slots = Slots(unmodeled, rank: Self.colorStyleRank)
+        slots.flush(before: 1, &w)
+        if let c = color { w.leaf("color", c.kmlString) }
+        slots.flush(before: 2, &w)
+        if let m = mode { w.leaf("colorMode", m.rawValue) }
+        slots.flush(before: 4, &w)
+        body(&self, &slots)
+        slots.flush(before: Int.max, &w)
+        w.close(tag)
+    }
+
+    private mutating func iconStyle(_ i: KMLIconStyle) {
+        colorStyle("IconStyle", id: i.id, color: i.color, mode: i.colorMode, i.unmodeledElements) { e, slots in
+            if let v = i.scale { e.w.leaf("scale", Self.format(v)) }
+            slots.flush(before: 5, &e.w)
+            if let v = i.heading { e.w.leaf("heading", Self.format(v)) }
+            slots.flush(before: 6, &e.w)
+            if let icon = i.icon {
+                e.w.open("Icon")
+                var iconSlots = Slots(icon.unmodeledElements, rank: Self.linkRank)
+                if let h = icon.href { e.w.leaf("href", e.hrefs[h] ?? h) }
+                iconSlots.flush(before: Int.max, &e.w)
+                e.w.close("Icon")
+            }
+            slots.flush(before: 7, &e.w)
+            if let h = i.hotSpot {
+                e.w.newline()
+                e.w.raw("<hotSpot x=\"\(Self.format(h.x))\" y=\"\(Self.format(h.y))\" xunits=\"\(h.xUnits.rawValue)\" yunits=\"\(h.yUnits.rawValue)\"/>")
+            }
+        }
+    }
+
+    private mutating func balloonStyle(_ b: KMLBalloonStyle) {
+        w.open("BalloonStyle", Self.idAttribute(b.id))
+        var slots = Slots(b.unmodeledElements, rank: Self.colorStyleRank)
+        slots.flush(before: 1, &w)
+        if let c = b.backgroundColor { w.leaf("bgColor", c.kmlString) }
+        slots.flush(before: 5, &w)
+        if let c = b.textColor { w.leaf("textColor", c.kmlString) }
+        slots.flush(before: 6, &w)
+        if let t = b.text { w.markupLeaf("text", t) }
+        slots.flush(before: 7, &w)
+        if let d = b.displayMode { w.leaf("displayMode", d) }
+        slots.flush(before: Int.max, &w)
+        w.close("BalloonStyle")
+    }
+
+    mutating func styleMap(_ m: KMLStyleMap) {
+        w.open("StyleMap", Self.idAttribute(m.id))
+        for p in m.pairs {
+            w.open("Pair")
+            w.leaf("key", p.key)
+            if let u = p.styleUrl { w.leaf("styleUrl", u) }
+            if let s = p.style { style(s) }
+            w.close("Pair")
+        }
+        for e in m.unmodeledElements { w.element(e) }
+        w.close("StyleMap")
+    }
+
+    // MARK: ExtendedData
+
+    mutating func extendedData(_ x: KMLExtendedData) {
+        w.open("ExtendedData")
+        for d in x.data {
+            w.open("Data", [("name", d.name)])
+            if let n = d.displayName { w.markupLeaf("displayName", n) }
+            w.markupLeaf("value", d.value)
+            w.close("Data")
+        }
+        for s in x.schemaData {
+            w.open("SchemaData", s.schemaUrl.map { [("schemaUrl", $0)] } ?? [])
+            for f in s.fields {
+                w.newline()
+                w.raw("<SimpleData name=\"")
+                w.escaped(f.name, attribute: true)
+                w.raw("\">")
+                w.textOrCDATA(f.value)
+                w.raw("</SimpleData>")
+            }
+            for e in s.unmodeledElements { w.element(e) }
+            w.close("SchemaData")
+        }
+        for e in x.unmodeledElements { w.element(e) }
+        w.close("ExtendedData")
+    }
+}

@@ -1,0 +1,64 @@
+/// The styles page 2 offers, as in the "Create and save KML" sample: seven point icons and fourteen colors.
+///
+/// The icons are the project's own PNGs (drawn by `scripts/make-icons.py`), served from `/icons/` and packed into
+/// saved KMZ files under `files/`.
+public enum KMLPalette {
+    /// A point icon.
+    public struct Icon: Sendable, Hashable, Codable {
+        /// A stable identifier used in API requests, e.g. "star".
+        public let id: String
+        /// The title shown in the menu, e.g. "Star".
+        public let title: String
+        /// The PNG's file name under `/icons/` and under `files/` in a KMZ.
+        public let file: String
+    }
+
+    /// A line or fill color.
+    public struct Color: Sendable, Hashable, Codable {
+        /// The name shown in the menu, e.g. "Light gray".
+        public let name: String
+        /// `#rrggbb`.
+        public let hex: String
+    }
+
+    /// The sample's seven icon choices, in its order.
+    public static let icons: [Icon] = [
+        Icon(id: "none", title: "No style", file: "no-style.png"),
+        Icon(id: "star", title: "Star", file: "star.png"),
+        Icon(id: "diamond", title: "Diamond", file: "diamond.png"),
+        Icon(id: "circle", title: "Circle", file: "circle.png"),
+        Icon(id: "square", title: "Square", file: "square.png"),
+        Icon(id: "round-pin", title: "Round pin", file: "round-pin.png"),
+        Icon(id: "square-pin", title: "Square pin", file: "square-pin.png"),
+    ]
+
+    /// The sample's fourteen colors (UIKit's named colors), in its order.
+    public static let colors: [Color] = [
+        Color(name: "Red", hex: "#ff0000"),
+        Color(name: "Yellow", hex: "#ffff00"),
+        Color(name: "White", hex: "#ffffff"),
+        Color(name: "Purple", hex: "#800080"),
+        Color(name: "Orange", hex: "#ff8000"),
+        Color(name: "Magenta", hex: "#ff00ff"),
+        Color(name: "Light gray", hex: "#aaaaaa"),
+        Color(name: "Gray", hex: "#808080"),
+        Color(name: "Dark gray", hex: "#555555"),
+        Color(name: "Green", hex: "#00ff00"),
+        Color(name: "Cyan", hex: "#00ffff"),
+        Color(name: "Brown", hex: "#996633"),
+        Color(name: "Blue", hex: "#0000ff"),
+        Color(name: "Black", hex: "#000000"),
+    ]
+
+    /// The icon with an identifier.
+    /// - Parameter id: e.g. "star".
+    public static func icon(id: String) -> Icon? { icons.first { $0.id == id } }
+
+    /// Parses `#rrggbb` (or `rrggbb`) into red, green and blue bytes.
+    /// - Parameter hex: The color text.
+    public static func rgb(_ hex: String) -> (red: UInt8, green: UInt8, blue: UInt8)? {
+        let digits = hex.hasPrefix("#") ? hex.dropFirst() : Substring(hex)
+        guard digits.count == 6, digits.allSatisfy(\.isHexDigit), let v = UInt32(digits, radix: 16) else { return nil }
+        return (UInt8(v >> 16), UInt8((v >> 8) & 0xff), UInt8(v & 0xff))
+    }
+}

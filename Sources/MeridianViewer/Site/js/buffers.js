@@ -1,0 +1,244 @@
+// Page 1: "Create buffers around points" (EPSG:32038, US survey feet). The page draws and collects clicks;
+// containment, buffering, union and export are done by the Swift API.
+"use strict";
+
+import { MapView, api, download, flatRingsPath, polygonRings, ringsPath, svg } from "./map.js";
+
+const WKID = 32038;
+const MAX_RADIUS = 300;
+const Status = {
+  addPoints: "Tap on the map to add buffers.",
+  bufferCreated: "Buffer created.",
+  outOfBoundsTap: "Tap within the boundary to add buffer.",
+  invalidInput: "Enter a value between 0 and 300 to create a buffer.",
+  noPoints: "Add a point to draw the buffers.",
+};
+
+const $ = (id) => document.getElementById(id);
+const statusLine = $("status");
+const dialog = $("radius-dialog");
+const radiusInput = $("radius");
+const unionBox = $("union");
+const modeSelect = $("mode");
+
+const state = {
+  points: [], // {x, y, radius}
+  pendingTap: null,
+  drawSerial: 0,
+  pending: 0,
+  lastResult: { planar: null, geodesic: null },
+};
+
+function setStatus(text, kind = "") {
+  statusLine.textContent = text;
+  statusLine.dataset.kind = kind;
+}
+
+function busy(delta) {
+  state.pending += delta;
+  document.body.dataset.pending = String(state.pending);
+}
+
+const map = new MapView($("map"), { onClick: (x, y) => tapped(x, y), minScale: 1e-6, maxScale: 1 });
+map.addControls($("zoom"));
+window.meridianViewer = { map, state, Status };
+
+// Layer order (bottom to top).
+for (const name of ["states", "texas", "counties", "boundary", "buffers-planar", "buffers-geodesic"]) map.worldLayer(name);
+for (const name of ["cities", "points"]) map.screenLayer(name);
+
+async function load() {
+  busy(+1);
+  try {
+    const [basemap, srs] = await Promise.all([fetch("/data/texas-32038.json").then((r) => r.json()), api(`/api/srs/${WKID}`)]);
+    drawBasemap(basemap);
+    $("srs-name").textContent = `${srs.name} (EPSG:${srs.wkid}), ${srs.unit}`;
+    const boundaryPath = svg("path", { d: ringsPath(polygonRings(srs.boundary)), class: "boundary" }, map.worldLayer("boundary"));
+    boundaryPath.id = "boundary";
+    const e = srs.extent;
+    map.fit(e.xmin, e.ymin, e.xmax, e.ymax, 24);
+    setStatus(Status.addPoints);
+    document.body.dataset.ready = "1";
+  } catch (error) {
+    setStatus(`Could not load the map: ${error.message}`, "error");
+  } finally {
+    busy(-1);
+  }
+}
+
+function drawBasemap(basemap) {
+  const { states, counties, cities } = basemap.layers;
+  for (const s of states) {
+    const layer = s.n === "Texas" ? map.worldLayer("texas") : map.worldLayer("states");
+    const p = svg("path", { d: flatRingsPath(s.r), class: s.n === "Texas" ? "state texas" : "state" }, layer);
+    p.appendChild(svg("title")).textContent = s.n;
+  }
+  const countyLayer = map.worldLayer("counties");
+  // One path for all counties: 254 outlines drawn in a single element keep panning smooth.
+  svg("path", { d: counties.map((c) => flatRingsPath(c.r)).join(""), class: "county" }, countyLayer);
+  // Cities, largest first: a name is shown where it does not overlap a larger city's (see MapView.addMarker).
+  for (const c of cities) {
+    const g = svg("g", { class: "city" });
+    svg("circle", { r: c.p >= 100000 ? 3.5 : 2.5 }, g);
+    const label = svg("text", { x: 5, y: -4 }, g);
+    label.textContent = c.n;
+    map.addMarker("cities", g, c.x, c.y, 0, 0, 0, { width: 8 + 6.4 * c.n.length, height: 16 });
+  }
+}
+
+async function tapped(x, y) {
+  if (dialog.open || !document.body.dataset.ready) return;
+  busy(+1);
+  try {
+    const { inside } = await api("/api/contains", { wkid: WKID, x, y });
+    if (!inside) {
+      setStatus(Status.outOfBoundsTap, "warning");
+      return;
+    }
+    state.pendingTap = { x, y };
+    radiusInput.value = "100";
+    dialog.showModal();
+    radiusInput.focus();
+    radiusInput.select();
+  } catch (error) {
+    setStatus(error.message, "error");
+  } finally {
+    busy(-1);
+  }
+}
+
+function finishRadius(accepted) {
+  const tap = state.pendingTap;
+  state.pendingTap = null;
+  if (dialog.open) dialog.close();
+  if (!accepted || !tap) return;
+  const text = radiusInput.value.trim();
+  const radius = text === "" ? NaN : Number(text);
+  if (!(Number.isFinite(radius) && radius > 0 && radius < MAX_RADIUS)) {
+    setStatus(Status.invalidInput, "warning");
+    return;
+  }
+  state.points.push({ x: tap.x, y: tap.y, radius });
+  drawBuffers(Status.bufferCreated);
+}
+
+$("radius-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  finishRadius(e.submitter ? e.submitter.value === "done" : true);
+});
+radiusInput.addEventListener("keydown", (e) => {
+  if (e.key === "Enter") {
+    e.preventDefault();
+    finishRadius(true);
+  }
+});
+dialog.addEventListener("cancel", () => {
+  state.pendingTap = null;
+});
+
+function request(mode) {
+  return {
+    wkid: WKID,
+    points: state.points.map((p) => ({ x: p.x, y: p.y })),
+    radiiMiles: state.points.map((p) => p.radius),
+    union: unionBox.checked,
+    mode,
+  };
+}
+
+function modes() {
+  const m = modeSelect.value;
+  return m === "both" ? ["planar", "geodesic"] : [m];
+}
+
+/** Asks the API for the buffers of every point and redraws points and buffers. */
+async function drawBuffers(successStatus) {
+  const serial = ++state.drawSerial;
+  updateButtons();
+  drawPoints();
+  const wanted = modes();
+  document.body.classList.toggle("with-geodesic", wanted.includes("geodesic"));
+  if (state.points.length === 0) {
+    for (const m of ["planar", "geodesic"]) map.clearLayer(`buffers-${m}`);
+    return;
+  }
+  busy(+1);
+  const errors = [];
+  try {
+    const results = await Promise.all(
+      wanted.map((m) =>
+        api("/api/buffer", request(m)).catch((error) => {
+          errors.push(`${m}: ${error.message}`);
+          return null;
+        })
+      )
+    );
+    if (serial !== state.drawSerial) return; // a newer drawing superseded this one
+    for (const m of ["planar", "geodesic"]) map.clearLayer(`buffers-${m}`);
+    wanted.forEach((m, i) => {
+      const result = results[i];
+      state.lastResult[m] = result;
+      if (!result) return;
+      const layer = map.worldLayer(`buffers-${m}`);
+      for (const polygon of result.polygons) {
+        svg("path", { d: ringsPath(polygonRings(polygon)), class: `buffer ${m}`, "data-mode": m }, layer);
+      }
+    });
+    if (errors.length) setStatus(`Could not draw the buffers (${errors.join("; ")})`, "error");
+    else if (successStatus) setStatus(successStatus);
+  } finally {
+    busy(-1);
+  }
+}
+
+function drawPoints() {
+  map.clearLayer("points");
+  state.points.forEach((p, i) => {
+    const c = svg("circle", { r: 5, class: "tap-point", "data-index": i });
+    c.appendChild(svg("title")).textContent = `${p.radius} mi`;
+    map.addMarker("points", c, p.x, p.y);
+  });
+}
+
+function updateButtons() {
+  const none = state.points.length === 0;
+  $("clear").disabled = none;
+  $("export-kmz").disabled = none;
+  $("export-geojson").disabled = none;
+}
+
+unionBox.addEventListener("change", () => {
+  $("union-label").textContent = unionBox.checked ? "Union Enabled" : "Union Disabled";
+  if (state.points.length > 0) drawBuffers(null);
+});
+modeSelect.addEventListener("change", () => drawBuffers(null));
+
+$("clear").addEventListener("click", () => {
+  state.points = [];
+  state.drawSerial++;
+  for (const m of ["planar", "geodesic"]) map.clearLayer(`buffers-${m}`);
+  drawPoints();
+  updateButtons();
+  setStatus(Status.addPoints);
+});
+
+async function exportBuffers(format) {
+  if (state.points.length === 0) {
+    setStatus(Status.noPoints, "warning");
+    return;
+  }
+  busy(+1);
+  try {
+    const mode = modeSelect.value === "geodesic" ? "geodesic" : "planar";
+    const { name, size } = await download("/api/buffer/export", { ...request(mode), format }, `buffers.${format === "kmz" ? "kmz" : "geojson"}`);
+    setStatus(`Exported ${name} (${size} bytes).`);
+  } catch (error) {
+    setStatus(`Export failed: ${error.message}`, "error");
+  } finally {
+    busy(-1);
+  }
+}
+$("export-kmz").addEventListener("click", () => exportBuffers("kmz"));
+$("export-geojson").addEventListener("click", () => exportBuffers("geojson"));
+
+load();

@@ -1,0 +1,324 @@
+// Page 2: "Create and save KML" (Web Mercator). The page sketches vertices; the Swift API projects them to WGS84,
+// builds the KML document with its styles and packs the KMZ, and reads opened KML/KMZ files.
+"use strict";
+
+import { MapView, api, download, flatRingsPath, ringsPath, svg } from "./map.js";
+
+const $ = (id) => document.getElementById(id);
+const statusLine = $("status");
+const choiceDialog = $("choice-dialog");
+const WORLD = 20037508.342789244;
+
+const state = {
+  palette: null,
+  placemarks: [], // {type: "point"|"polyline"|"polygon", coordinates: [[x, y]…], style: {icon?, color?}}
+  sketch: null, // {type, style, coordinates}
+  pending: 0,
+};
+
+function setStatus(text, kind = "") {
+  statusLine.textContent = text;
+  statusLine.dataset.kind = kind;
+}
+
+function busy(delta) {
+  state.pending += delta;
+  document.body.dataset.pending = String(state.pending);
+}
+
+const map = new MapView($("map"), { onClick: (x, y) => clicked(x, y), minScale: 1e-7, maxScale: 10 });
+map.addControls($("zoom"));
+window.meridianViewer = { map, state };
+
+for (const name of ["countries", "states", "opened-areas", "areas", "lines", "sketch"]) map.worldLayer(name);
+for (const name of ["cities", "opened-icons", "icons", "sketch-vertices"]) map.screenLayer(name);
+
+async function load() {
+  busy(+1);
+  try {
+    const [basemap, palette] = await Promise.all([fetch("/data/world-3857.json").then((r) => r.json()), api("/api/kml/palette")]);
+    state.palette = palette;
+    const { countries, states, cities } = basemap.layers;
+    svg("path", { d: countries.map((c) => flatRingsPath(c.r)).join(""), class: "country" }, map.worldLayer("countries"));
+    svg("path", { d: states.map((s) => flatRingsPath(s.r)).join(""), class: "us-state" }, map.worldLayer("states"));
+    for (const c of cities) {
+      const g = svg("g", { class: "city" });
+      svg("circle", { r: 2.5 }, g);
+      svg("text", { x: 5, y: -4 }, g).textContent = c.n;
+      map.addMarker("cities", g, c.x, c.y, 0, 0, 0, { width: 8 + 6.4 * c.n.length, height: 16 });
+    }
+    // The contiguous United States, as the page's starting view.
+    map.fit(-14000000, 2800000, -7400000, 6500000, 10);
+    setStatus("Tap Add to sketch a point, a polyline or a polygon.");
+    document.body.dataset.ready = "1";
+  } catch (error) {
+    setStatus(`Could not load the map: ${error.message}`, "error");
+  } finally {
+    busy(-1);
+  }
+}
+
+// MARK: choices (the sample's action sheets)
+
+let settleChoice = null;
+
+/** Closes the menu and answers the pending choose() (null for Cancel/Escape). */
+function settle(value) {
+  const resolve = settleChoice;
+  settleChoice = null;
+  if (choiceDialog.open) choiceDialog.close();
+  if (resolve) resolve(value);
+}
+
+/** Shows a menu of options and resolves with the chosen value, or null when cancelled. */
+function choose(title, message, options) {
+  settle(null);
+  return new Promise((resolve) => {
+    $("choice-title").textContent = title;
+    $("choice-message").textContent = message || "";
+    const list = $("choices");
+    list.replaceChildren();
+    for (const option of options) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.value = option.value;
+      if (option.icon) {
+        const img = document.createElement("img");
+        img.src = option.icon;
+        img.alt = "";
+        b.appendChild(img);
+      }
+      if (option.color) {
+        const swatch = document.createElement("span");
+        swatch.className = "color";
+        swatch.style.background = option.color;
+        b.appendChild(swatch);
+      }
+      b.appendChild(document.createTextNode(option.title));
+      b.addEventListener("click", () => settle(option.value));
+      list.appendChild(b);
+    }
+    settleChoice = resolve;
+    choiceDialog.showModal();
+  });
+}
+
+$("choice-cancel").addEventListener("click", (e) => {
+  e.preventDefault();
+  settle(null);
+});
+choiceDialog.addEventListener("cancel", (e) => {
+  e.preventDefault();
+  settle(null);
+});
+
+async function add() {
+  if (!state.palette) return;
+  const type = await choose("Select Feature", "", [
+    { value: "point", title: "Point" },
+    { value: "polyline", title: "Polyline" },
+    { value: "polygon", title: "Polygon" },
+  ]);
+  if (!type) return;
+  let style;
+  if (type === "point") {
+    const icon = await choose(
+      "Select Icon",
+      "This icon will be used for the new feature",
+      state.palette.icons.map((i) => ({ value: i.id, title: i.title, icon: `/icons/${i.file}` }))
+    );
+    if (!icon) return;
+    style = { icon };
+  } else {
+    const message = type === "polyline" ? "This color will be used for the polyline" : "This color will be used to fill the polygon";
+    const color = await choose(
+      "Select Color",
+      message,
+      state.palette.colors.map((c) => ({ value: c.hex, title: c.name, color: c.hex }))
+    );
+    if (!color) return;
+    style = { color };
+  }
+  startSketch(type, style);
+}
+
+// MARK: sketching
+
+function startSketch(type, style) {
+  state.sketch = { type, style, coordinates: [] };
+  updateToolbar();
+  const what = { point: "the point", polyline: "the polyline's vertices", polygon: "the polygon's vertices" }[type];
+  setStatus(`Tap on the map to sketch ${what}, then tap Done.`);
+  drawSketch();
+}
+
+function clicked(x, y) {
+  const sketch = state.sketch;
+  if (!sketch || choiceDialog.open) return;
+  if (sketch.type === "point") sketch.coordinates = [[x, y]];
+  else sketch.coordinates.push([x, y]);
+  drawSketch();
+}
+
+function drawSketch() {
+  map.clearLayer("sketch");
+  map.clearLayer("sketch-vertices");
+  const sketch = state.sketch;
+  if (!sketch) return;
+  const c = sketch.coordinates;
+  if (sketch.type === "polyline" && c.length > 1) svg("path", { d: ringsPath([c], false), class: "sketch-line" }, map.worldLayer("sketch"));
+  if (sketch.type === "polygon" && c.length > 1) svg("path", { d: ringsPath([c], true), class: "sketch-polygon" }, map.worldLayer("sketch"));
+  for (const [x, y] of c) map.addMarker("sketch-vertices", svg("circle", { r: 4, class: "sketch-vertex" }), x, y);
+}
+
+function completeSketch() {
+  const sketch = state.sketch;
+  if (!sketch) return;
+  const needed = { point: 1, polyline: 2, polygon: 3 }[sketch.type];
+  if (sketch.coordinates.length < needed) {
+    setStatus(`A ${sketch.type} needs at least ${needed} vertices: tap on the map${needed > 1 ? " to add more" : ""}.`, "warning");
+    return;
+  }
+  state.placemarks.push({ type: sketch.type, coordinates: sketch.coordinates, style: sketch.style });
+  state.sketch = null;
+  drawSketch();
+  drawPlacemarks();
+  updateToolbar();
+  setStatus(`Added a ${sketch.type}. ${state.placemarks.length} placemark${state.placemarks.length === 1 ? "" : "s"} in the document.`);
+}
+
+function cancelSketch() {
+  state.sketch = null;
+  drawSketch();
+  updateToolbar();
+  setStatus("Sketch cancelled.");
+}
+
+function iconFile(id) {
+  const icon = state.palette && state.palette.icons.find((i) => i.id === id);
+  return icon ? `/icons/${icon.file}` : "/icons/no-style.png";
+}
+
+/** An <image> for a point icon; pins stand on their tip, other icons are centred. */
+function iconMarker(layer, href, x, y, pin, title) {
+  const g = svg("g", { class: "placemark-point" });
+  svg("image", { href, width: 32, height: 32, x: -16, y: pin ? -32 : -16 }, g);
+  if (title) g.appendChild(svg("title")).textContent = title;
+  map.addMarker(layer, g, x, y);
+}
+
+function drawPlacemarks() {
+  for (const name of ["areas", "lines", "icons"]) map.clearLayer(name);
+  for (const p of state.placemarks) {
+    if (p.type === "point") {
+      const [x, y] = p.coordinates[0];
+      iconMarker("icons", iconFile(p.style.icon), x, y, /pin/.test(p.style.icon), null);
+    } else if (p.type === "polyline") {
+      svg("path", { d: ringsPath([p.coordinates], false), class: "placemark placemark-line", stroke: p.style.color }, map.worldLayer("lines"));
+    } else {
+      svg("path", { d: ringsPath([p.coordinates], true), class: "placemark placemark-polygon", fill: p.style.color }, map.worldLayer("areas"));
+    }
+  }
+}
+
+function updateToolbar() {
+  const sketching = state.sketch !== null;
+  $("add").hidden = sketching;
+  $("done").hidden = !sketching;
+  $("cancel-sketch").hidden = !sketching;
+  $("reset").disabled = sketching;
+  $("save").disabled = sketching || state.placemarks.length === 0;
+}
+
+// MARK: save, reset, open
+
+async function save() {
+  busy(+1);
+  try {
+    const { name, size } = await download("/api/kml", { name: "Untitled", placemarks: state.placemarks }, "Untitled.kmz");
+    setStatus(`Saved ${name} (${size} bytes).`);
+    document.body.dataset.saved = name;
+  } catch (error) {
+    setStatus(`Save failed: ${error.message}`, "error");
+  } finally {
+    busy(-1);
+  }
+}
+
+function reset() {
+  state.placemarks = [];
+  state.sketch = null;
+  for (const name of ["areas", "lines", "icons", "opened-areas", "opened-icons", "sketch", "sketch-vertices"]) map.clearLayer(name);
+  updateToolbar();
+  setStatus("The KML document is empty. Tap Add to sketch a placemark.");
+}
+
+/** Draws the placemarks of an opened file (geometries in Web Mercator, styles resolved by the API). */
+function drawOpened(result) {
+  map.clearLayer("opened-areas");
+  map.clearLayer("opened-icons");
+  const layer = map.worldLayer("opened-areas");
+  let xmin = Infinity, ymin = Infinity, xmax = -Infinity, ymax = -Infinity;
+  const extend = (x, y) => {
+    xmin = Math.min(xmin, x); ymin = Math.min(ymin, y); xmax = Math.max(xmax, x); ymax = Math.max(ymax, y);
+  };
+  for (const p of result.placemarks) {
+    const s = p.style || {};
+    for (const g of p.geometries) {
+      if (g.type === "point") {
+        extend(g.x, g.y);
+        iconMarker("opened-icons", s.icon || "/icons/no-style.png", g.x, g.y, false, p.name);
+      } else if (g.type === "polyline") {
+        g.paths.forEach((path) => path.forEach(([x, y]) => extend(x, y)));
+        const e = svg("path", { d: ringsPath(g.paths, false), class: "placemark placemark-line opened", stroke: s.lineColor || "#ffffff", "stroke-opacity": s.lineOpacity ?? 1, "stroke-width": s.lineWidth || 2 }, layer);
+        if (p.name) e.appendChild(svg("title")).textContent = p.name;
+      } else if (g.type === "polygon") {
+        g.rings.forEach((ring) => ring.forEach(([x, y]) => extend(x, y)));
+        const attrs = { d: ringsPath(g.rings, true), class: "placemark placemark-polygon opened" };
+        attrs.fill = s.fill === false ? "none" : s.fillColor || "#ffffff";
+        attrs["fill-opacity"] = s.fillOpacity ?? 1;
+        if (s.outline !== false) {
+          attrs.stroke = s.lineColor || "#ffffff";
+          attrs["stroke-opacity"] = s.lineOpacity ?? 1;
+          attrs["stroke-width"] = s.lineWidth || 1;
+        }
+        const e = svg("path", attrs, layer);
+        if (p.name) e.appendChild(svg("title")).textContent = p.name;
+      }
+    }
+  }
+  if (xmin <= xmax) {
+    const pad = Math.max(xmax - xmin, ymax - ymin, 20000) * 0.1;
+    map.fit(Math.max(xmin - pad, -WORLD), Math.max(ymin - pad, -WORLD), Math.min(xmax + pad, WORLD), Math.min(ymax + pad, WORLD), 30);
+  }
+}
+
+async function open(file) {
+  busy(+1);
+  try {
+    const response = await fetch("/api/kml/open", { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: file });
+    const value = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(value.error || `${response.status} ${response.statusText}`);
+    drawOpened(value);
+    const skipped = value.skipped ? ` (${value.skipped} without a drawable geometry skipped)` : "";
+    setStatus(`Opened ${file.name}: ${value.placemarks.length} placemark${value.placemarks.length === 1 ? "" : "s"}${skipped}.`);
+    document.body.dataset.opened = String(value.placemarks.length);
+  } catch (error) {
+    setStatus(`Could not open ${file.name}: ${error.message}`, "error");
+  } finally {
+    busy(-1);
+  }
+}
+
+$("add").addEventListener("click", add);
+$("done").addEventListener("click", completeSketch);
+$("cancel-sketch").addEventListener("click", cancelSketch);
+$("save").addEventListener("click", save);
+$("reset").addEventListener("click", reset);
+$("open").addEventListener("change", (e) => {
+  const file = e.target.files && e.target.files[0];
+  if (file) open(file);
+  e.target.value = "";
+});
+
+load();

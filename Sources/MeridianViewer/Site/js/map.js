@@ -1,0 +1,282 @@
+// Meridian viewer: a small SVG map with pan and zoom, in any projected coordinate system (y up).
+// World-space layers (polygons, lines) live in one <g> with a transform; strokes keep their pixel width through
+// vector-effect: non-scaling-stroke. Screen-space layers (point markers, labels, icons) are re-placed on every view
+// change so they keep their pixel size. No geometry is computed here beyond that: the Swift API does the rest.
+"use strict";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** Creates an SVG element with attributes. */
+export function svg(name, attributes = {}, parent = null) {
+  const element = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attributes)) element.setAttribute(k, v);
+  if (parent) parent.appendChild(element);
+  return element;
+}
+
+/** "M x y L x y … Z" for rings given as [[x, y], …] arrays. */
+export function ringsPath(rings, close = true) {
+  let d = "";
+  for (const ring of rings) {
+    if (!ring || ring.length === 0) continue;
+    d += "M" + ring[0][0] + " " + ring[0][1];
+    for (let i = 1; i < ring.length; i++) d += "L" + ring[i][0] + " " + ring[i][1];
+    if (close) d += "Z";
+  }
+  return d;
+}
+
+/** The same for flat rings [x0, y0, x1, y1, …] (the basemap's format). */
+export function flatRingsPath(rings) {
+  let d = "";
+  for (const r of rings) {
+    if (r.length < 4) continue;
+    d += "M" + r[0] + " " + r[1];
+    for (let i = 2; i < r.length; i += 2) d += "L" + r[i] + " " + r[i + 1];
+    d += "Z";
+  }
+  return d;
+}
+
+/** Every ring of an API polygon ({parts: [{shell, holes}]}). */
+export function polygonRings(polygon) {
+  const rings = [];
+  for (const part of polygon.parts) {
+    rings.push(part.shell);
+    for (const hole of part.holes) rings.push(hole);
+  }
+  return rings;
+}
+
+export class MapView {
+  /**
+   * @param {SVGSVGElement} element the <svg> to draw into
+   * @param {{onClick?: (x: number, y: number, event: MouseEvent) => void, minScale?: number, maxScale?: number}} options
+   */
+  constructor(element, options = {}) {
+    this.element = element;
+    this.onClick = options.onClick || null;
+    this.onViewChange = null;
+    this.scale = 1; // pixels per world unit
+    this.tx = 0;
+    this.ty = 0;
+    this.minScale = options.minScale || 1e-9;
+    this.maxScale = options.maxScale || 1e3;
+    this.world = svg("g", { class: "world" }, element);
+    this.screen = svg("g", { class: "screen" }, element);
+    this.markers = []; // {element, x, y, dx, dy}
+    this.worldLayers = new Map();
+    this.screenLayers = new Map();
+    this.home = null;
+    this.installGestures();
+    new ResizeObserver(() => this.apply()).observe(element);
+  }
+
+  /** A world-space layer (created on first use, in call order). */
+  worldLayer(name) {
+    if (!this.worldLayers.has(name)) this.worldLayers.set(name, svg("g", { class: "layer " + name }, this.world));
+    return this.worldLayers.get(name);
+  }
+
+  /** A screen-space layer for markers and labels. */
+  screenLayer(name) {
+    if (!this.screenLayers.has(name)) this.screenLayers.set(name, svg("g", { class: "layer " + name }, this.screen));
+    return this.screenLayers.get(name);
+  }
+
+  /**
+   * Places an element (circle, image, text, g) at a world position, offset by dx, dy pixels. A marker with a
+   * `label` box ({width, height} in pixels, drawn right of and above the position) is only shown where it does not
+   * overlap a label placed before it: add labelled markers in order of importance.
+   */
+  addMarker(layerName, element, x, y, dx = 0, dy = 0, minScale = 0, label = null) {
+    this.screenLayer(layerName).appendChild(element);
+    const marker = { element, x, y, dx, dy, minScale, layer: layerName, label };
+    this.markers.push(marker);
+    this.placeMarker(marker);
+    return element;
+  }
+
+  /** Removes every child of a layer (world or screen) and forgets its markers. */
+  clearLayer(name) {
+    const layer = this.worldLayers.get(name) || this.screenLayers.get(name);
+    if (layer) layer.replaceChildren();
+    this.markers = this.markers.filter((m) => m.layer !== name);
+  }
+
+  size() {
+    const r = this.element.getBoundingClientRect();
+    return { width: Math.max(1, r.width), height: Math.max(1, r.height) };
+  }
+
+  /** Shows a world rectangle, with a margin in pixels. */
+  fit(xmin, ymin, xmax, ymax, margin = 20) {
+    this.home = [xmin, ymin, xmax, ymax, margin];
+    const { width, height } = this.size();
+    const s = Math.min((width - 2 * margin) / Math.max(xmax - xmin, 1e-9), (height - 2 * margin) / Math.max(ymax - ymin, 1e-9));
+    this.scale = Math.max(s, 1e-12);
+    this.tx = width / 2 - ((xmin + xmax) / 2) * this.scale;
+    this.ty = height / 2 + ((ymin + ymax) / 2) * this.scale;
+    this.apply();
+  }
+
+  /** Back to the last fitted rectangle. */
+  goHome() {
+    if (this.home) this.fit(...this.home);
+  }
+
+  /** World → screen pixels (relative to the SVG's top-left corner). */
+  toScreen(x, y) {
+    return [x * this.scale + this.tx, -y * this.scale + this.ty];
+  }
+
+  /** Screen pixels → world. */
+  toWorld(px, py) {
+    return [(px - this.tx) / this.scale, -(py - this.ty) / this.scale];
+  }
+
+  /** Zooms by a factor around a screen point. */
+  zoomAt(factor, px, py) {
+    const next = Math.min(this.maxScale, Math.max(this.minScale, this.scale * factor));
+    const [wx, wy] = this.toWorld(px, py);
+    this.scale = next;
+    this.tx = px - wx * next;
+    this.ty = py + wy * next;
+    this.apply();
+  }
+
+  placeMarker(m) {
+    const [px, py] = this.toScreen(m.x, m.y);
+    m.element.setAttribute("transform", `translate(${(px + m.dx).toFixed(1)} ${(py + m.dy).toFixed(1)})`);
+    m.element.style.display = this.scale >= m.minScale ? "" : "none";
+  }
+
+  apply() {
+    this.world.setAttribute("transform", `matrix(${this.scale} 0 0 ${-this.scale} ${this.tx} ${this.ty})`);
+    const { width, height } = this.size();
+    const placed = [];
+    for (const m of this.markers) {
+      this.placeMarker(m);
+      if (!m.label || m.element.style.display === "none") continue;
+      const [px, py] = this.toScreen(m.x, m.y);
+      const box = [px - 4, py - m.label.height, px + m.label.width, py + 4];
+      const visible = box[2] > 0 && box[0] < width && box[3] > 0 && box[1] < height;
+      const free = visible && !placed.some((b) => b[0] < box[2] && box[0] < b[2] && b[1] < box[3] && box[1] < b[3]);
+      if (free) placed.push(box);
+      m.element.style.display = free ? "" : "none";
+    }
+    if (this.onViewChange) this.onViewChange();
+  }
+
+  installGestures() {
+    const el = this.element;
+    let drag = null;
+    el.addEventListener("pointerdown", (e) => {
+      if (e.button !== 0) return;
+      drag = { x: e.clientX, y: e.clientY, tx: this.tx, ty: this.ty, moved: false, id: e.pointerId };
+    });
+    el.addEventListener("pointermove", (e) => {
+      if (!drag || e.pointerId !== drag.id) return;
+      const dx = e.clientX - drag.x;
+      const dy = e.clientY - drag.y;
+      if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+      if (!drag.moved) {
+        drag.moved = true;
+        el.setPointerCapture(e.pointerId);
+        el.classList.add("panning");
+      }
+      this.tx = drag.tx + dx;
+      this.ty = drag.ty + dy;
+      this.apply();
+    });
+    const end = (e) => {
+      if (!drag || e.pointerId !== drag.id) return;
+      const wasDrag = drag.moved;
+      drag = null;
+      el.classList.remove("panning");
+      if (!wasDrag && this.onClick && e.type === "pointerup") {
+        const r = el.getBoundingClientRect();
+        const [x, y] = this.toWorld(e.clientX - r.left, e.clientY - r.top);
+        this.onClick(x, y, e);
+      }
+    };
+    el.addEventListener("pointerup", end);
+    el.addEventListener("pointercancel", end);
+    el.addEventListener(
+      "wheel",
+      (e) => {
+        e.preventDefault();
+        const r = el.getBoundingClientRect();
+        this.zoomAt(Math.pow(1.0015, -e.deltaY), e.clientX - r.left, e.clientY - r.top);
+      },
+      { passive: false }
+    );
+    el.addEventListener("dblclick", (e) => e.preventDefault());
+  }
+
+  /** Zoom buttons (+, −, home) in a container. */
+  addControls(container) {
+    const button = (label, title, action) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.title = title;
+      b.addEventListener("click", action);
+      container.appendChild(b);
+      return b;
+    };
+    const center = () => {
+      const { width, height } = this.size();
+      return [width / 2, height / 2];
+    };
+    button("+", "Zoom in", () => this.zoomAt(1.6, ...center()));
+    button("\u2212", "Zoom out", () => this.zoomAt(1 / 1.6, ...center()));
+    button("\u2302", "Whole area", () => this.goHome());
+  }
+}
+
+/** GET/POST JSON; rejects with the API's {error} message on 4xx/5xx. */
+export async function api(path, body = undefined) {
+  const init = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+  const response = await fetch(path, init);
+  const text = await response.text();
+  let value = null;
+  try {
+    value = text ? JSON.parse(text) : null;
+  } catch {
+    value = null;
+  }
+  if (!response.ok) throw new Error((value && value.error) || `${response.status} ${response.statusText}`);
+  return value;
+}
+
+/** POSTs a body and saves the answer as a download; rejects with the API's {error} message. */
+export async function download(path, body, fallbackName) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "Content-Type": body instanceof Blob ? "application/octet-stream" : "application/json" },
+    body: body instanceof Blob ? body : JSON.stringify(body),
+  });
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`;
+    try {
+      message = (await response.json()).error || message;
+    } catch {
+      /* not JSON */
+    }
+    throw new Error(message);
+  }
+  const disposition = response.headers.get("Content-Disposition") || "";
+  const match = /filename="([^"]+)"/.exec(disposition);
+  const name = match ? match[1] : fallbackName;
+  const blob = await response.blob();
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+  return { name, size: blob.size };
+}

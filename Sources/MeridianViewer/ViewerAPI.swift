@@ -1,0 +1,447 @@
+import Foundation
+import Meridian
+
+/// The limits the API enforces on every request.
+public struct ViewerLimits: Sendable, Hashable {
+    /// The largest request body, in bytes (default 8 MiB).
+    public var maximumBodySize: Int
+    /// The most points in one buffer request (default 5,000).
+    public var maximumPoints: Int
+    /// The most vertices in one KML document sent or opened (default 100,000).
+    public var maximumVertices: Int
+    /// The most placemarks in one KML document (default 2,000).
+    public var maximumPlacemarks: Int
+    /// Buffer radii must be strictly between 0 and this many miles (default 300, as in the sample).
+    public var maximumRadiusMiles: Double
+
+    /// Creates limits.
+    /// - Parameters:
+    ///   - maximumBodySize: Bytes per request body.
+    ///   - maximumPoints: Points per buffer request.
+    ///   - maximumVertices: Vertices per KML document.
+    ///   - maximumPlacemarks: Placemarks per KML document.
+    ///   - maximumRadiusMiles: Exclusive upper bound of a radius in miles.
+    public init(maximumBodySize: Int = 8 << 20, maximumPoints: Int = 5_000, maximumVertices: Int = 100_000,
+                maximumPlacemarks: Int = 2_000, maximumRadiusMiles: Double = 300) {
+        self.maximumBodySize = maximumBodySize
+        self.maximumPoints = maximumPoints
+        self.maximumVertices = maximumVertices
+        self.maximumPlacemarks = maximumPlacemarks
+        self.maximumRadiusMiles = maximumRadiusMiles
+    }
+}
+
+/// The viewer's JSON API and static page. Every geometry operation (containment, buffers, projection, KML/KMZ) is
+/// done here with the Meridian library; the browser only draws and collects clicks.
+///
+/// Endpoints (all JSON unless noted; errors are `{"error": "…"}` with a 4xx/5xx status):
+/// - `GET /api/health` → `{"ok": true, "version": …}`
+/// - `GET /api/srs/{wkid}` → the spatial reference's name, unit, area of use and that area as a polygon projected
+///   into it (the red dashed boundary of page 1)
+/// - `POST /api/contains` `{"wkid"?, "x", "y"}` → `{"inside": Bool}`: whether the point lies in the area of use
+/// - `POST /api/buffer` `{"wkid"?, "points": [{"x","y"}], "radiiMiles": [r…], "union"?, "mode"?: "planar"|"geodesic"}`
+///   → `{"polygons": [{"parts": [{"shell", "holes"}]}], …}` in the spatial reference (EPSG:32038 US feet by default)
+/// - `POST /api/buffer/export` the same plus `"format": "geojson"|"kmz"` → a file download
+/// - `GET /api/kml/palette` → the seven icons and fourteen colors of page 2
+/// - `POST /api/kml` sketched placemarks in Web Mercator → a KMZ download
+/// - `POST /api/kml/open` a KML or KMZ file's bytes → its placemarks in Web Mercator with their styles
+///
+/// Everything else is served from the static site.
+public final class ViewerAPI: Sendable {
+    /// The limits enforced.
+    public let limits: ViewerLimits
+    /// The page and its data.
+    public let site: StaticSite
+    let spatialReferences = SpatialReferenceCache()
+
+    /// The spatial reference page 1 uses: NAD27 / Texas North Central, US survey feet.
+    public static let defaultWKID = 32038
+
+    /// Creates the API.
+    /// - Parameters:
+    ///   - site: The static files.
+    ///   - limits: The limits to enforce.
+    public init(site: StaticSite, limits: ViewerLimits = ViewerLimits()) {
+        self.site = site
+        self.limits = limits
+    }
+
+    /// Answers one request; never throws and never stops the process.
+    /// - Parameter request: The request.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        guard request.path == "/api" || request.path.hasPrefix("/api/") else { return site.respond(to: request) }
+        do {
+            return try route(request)
+        } catch {
+            return error.response
+        }
+    }
+
+    private func route(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let segments = r.path.split(separator: "/", omittingEmptySubsequences: true).dropFirst().map(String.init)
+        switch (r.method, segments) {
+        case ("GET", ["health"]), ("HEAD", ["health"]):
+            return .json(["ok": "true", "version": ViewerServer.version])
+        case ("GET", let s) where s.count == 2 && s[0] == "srs":
+            guard let wkid = Int(s[1]), (1...999_999).contains(wkid) else {
+                throw .badRequest("the spatial reference must be a positive number such as 32038, got '\(s[1])'")
+            }
+            return try spatialReferenceResponse(wkid: wkid)
+        case ("POST", ["contains"]):
+            return try contains(r)
+        case ("POST", ["buffer"]):
+            return try buffer(r)
+        case ("POST", ["buffer", "export"]):
+            return try exportBuffers(r)
+        case ("GET", ["kml", "palette"]):
+            return .json(PaletteResponse(icons: KMLPalette.icons, colors: KMLPalette.colors))
+        case ("POST", ["kml"]):
+            return try saveKML(r)
+        case ("POST", ["kml", "open"]):
+            return try openKML(r)
+        case (_, ["health"]), (_, ["contains"]), (_, ["buffer"]), (_, ["buffer", "export"]), (_, ["kml", "palette"]),
+            (_, ["kml"]), (_, ["kml", "open"]):
+            throw APIError(405, "\(r.method) is not allowed on \(r.path)")
+        case (_, let s) where s.count == 2 && s[0] == "srs":
+            throw APIError(405, "\(r.method) is not allowed on \(r.path)")
+        default:
+            throw .notFound("no API endpoint \(r.path)")
+        }
+    }
+
+    // MARK: Decoding
+
+    /// Decodes a JSON body, turning every failure into a 400 with a readable message.
+    func decode<T: Decodable>(_ type: T.Type, from r: HTTPRequest) throws(APIError) -> T {
+        guard !r.body.isEmpty else { throw .badRequest("the request body is empty: send a JSON object") }
+        do {
+            return try JSONDecoder().decode(T.self, from: r.body)
+        } catch let error as DecodingError {
+            throw .badRequest(Self.describe(error))
+        } catch {
+            throw .badRequest("malformed JSON")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context, _ extra: CodingKey? = nil) -> String {
+            let keys = context.codingPath + (extra.map { [$0] } ?? [])
+            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.hasPrefix(".") ? String(text.dropFirst()) : text
+        }
+        switch error {
+        case .dataCorrupted(let c) where c.codingPath.isEmpty: return "malformed JSON"
+        case .dataCorrupted(let c): return "invalid value at '\(path(c))'"
+        case .keyNotFound(let key, let c): return "missing field '\(path(c, key))'"
+        case .typeMismatch(let type, let c): return "field '\(path(c))' must be \(Self.kind(type))"
+        case .valueNotFound(let type, let c): return "field '\(path(c))' must be \(Self.kind(type)), not null"
+        @unknown default: return "malformed JSON"
+        }
+    }
+
+    private static func kind(_ type: Any.Type) -> String {
+        switch type {
+        case is Double.Type, is Int.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is String.Type: "a string"
+        case is [Any].Type: "an array"
+        default: "an object"
+        }
+    }
+
+    // MARK: Spatial references
+
+    func spatialReference(wkid: Int) throws(APIError) -> SpatialReferenceInfo {
+        guard (1...999_999).contains(wkid) else { throw .badRequest("wkid must be a positive EPSG or ESRI code") }
+        return try spatialReferences.info(wkid: wkid)
+    }
+
+    private func spatialReferenceResponse(wkid: Int) throws(APIError) -> HTTPResponse {
+        let info = try spatialReference(wkid: wkid)
+        var w = JSONWriter(decimals: 3)
+        w.raw("{\"wkid\":\(wkid),\"name\":")
+        w.string(info.spatialReference.name)
+        w.raw(",\"kind\":")
+        w.string(info.spatialReference.kind.rawValue)
+        w.raw(",\"unit\":")
+        if let unit = info.spatialReference.unit { w.string(unit.name) } else { w.raw("null") }
+        let a = info.areaOfUse
+        w.raw(",\"areaOfUse\":{\"name\":")
+        w.string(a.name)
+        w.raw(",\"west\":"); w.number(a.west)
+        w.raw(",\"south\":"); w.number(a.south)
+        w.raw(",\"east\":"); w.number(a.east)
+        w.raw(",\"north\":"); w.number(a.north)
+        w.raw("},\"boundary\":")
+        w.polygon(info.boundary)
+        if let e = info.boundary.geometry.envelope {
+            w.raw(",\"extent\":{\"xmin\":"); w.number(e.xMin)
+            w.raw(",\"ymin\":"); w.number(e.yMin)
+            w.raw(",\"xmax\":"); w.number(e.xMax)
+            w.raw(",\"ymax\":"); w.number(e.yMax)
+            w.raw("}")
+        }
+        w.raw("}")
+        return .json(data: w.data)
+    }
+
+    // MARK: Containment
+
+    private struct ContainsRequest: Decodable {
+        var wkid: Int?
+        var x: Double
+        var y: Double
+    }
+
+    private func contains(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let body = try decode(ContainsRequest.self, from: r)
+        guard body.x.isFinite, body.y.isFinite else { throw .unprocessable("x and y must be finite numbers") }
+        let info = try spatialReference(wkid: body.wkid ?? Self.defaultWKID)
+        let point = Point(x: body.x, y: body.y, spatialReference: info.spatialReference)
+        do {
+            return .json(["inside": try GeometryEngine.contains(info.boundary, point)])
+        } catch {
+            throw .unprocessable(error.description)
+        }
+    }
+
+    // MARK: Buffers
+
+    /// The body of `POST /api/buffer` and `POST /api/buffer/export`.
+    struct BufferRequest: Decodable {
+        var wkid: Int?
+        var points: [XY]
+        var radiiMiles: [Double]
+        var union: Bool?
+        var mode: String?
+        var format: String?
+    }
+
+    /// Buffer mode: planar in the spatial reference, or geodesic on the ellipsoid.
+    enum BufferMode: String {
+        case planar, geodesic
+    }
+
+    /// Checked buffer inputs.
+    struct BufferJob {
+        var info: SpatialReferenceInfo
+        var points: [Point]
+        var radiiMiles: [Double]
+        var union: Bool
+        var mode: BufferMode
+    }
+
+    func validate(_ body: BufferRequest) throws(APIError) -> BufferJob {
+        guard !body.points.isEmpty else { throw .unprocessable("add at least one point") }
+        guard body.points.count <= limits.maximumPoints else {
+            throw .tooLarge("too many points: \(body.points.count) (limit \(limits.maximumPoints))")
+        }
+        guard body.radiiMiles.count == body.points.count || body.radiiMiles.count == 1 else {
+            throw .unprocessable("give one radius per point or one radius for all "
+                + "(\(body.points.count) points, \(body.radiiMiles.count) radii)")
+        }
+        let maxR = limits.maximumRadiusMiles
+        for (i, r) in body.radiiMiles.enumerated() where !(r.isFinite && r > 0 && r < maxR) {
+            throw .unprocessable("radius \(i) is \(r): enter a value between 0 and \(Int(maxR)) miles")
+        }
+        guard let mode = BufferMode(rawValue: body.mode ?? "planar") else {
+            throw .badRequest("mode must be \"planar\" or \"geodesic\", got \"\(body.mode ?? "")\"")
+        }
+        let info = try spatialReference(wkid: body.wkid ?? Self.defaultWKID)
+        guard info.spatialReference.isProjected else {
+            throw .unprocessable("EPSG:\(info.wkid) is not a projected spatial reference")
+        }
+        for (i, p) in body.points.enumerated() where !(p.x.isFinite && p.y.isFinite) {
+            throw .unprocessable("point \(i) has a coordinate that is not a finite number")
+        }
+        let points = body.points.map { Point(x: $0.x, y: $0.y, spatialReference: info.spatialReference) }
+        do {
+            let all = Multipoint(points.map(\.coordinate), spatialReference: info.spatialReference)
+            if try !GeometryEngine.contains(info.boundary, all) {
+                for (i, p) in points.enumerated() where try !GeometryEngine.contains(info.boundary, p) {
+                    throw APIError.unprocessable(
+                        "point \(i) lies outside the area of use of EPSG:\(info.wkid): tap within the boundary")
+                }
+            }
+        } catch let e as APIError {
+            throw e
+        } catch {
+            throw .unprocessable("\(error)")
+        }
+        return BufferJob(info: info, points: points, radiiMiles: body.radiiMiles, union: body.union ?? false,
+                         mode: mode)
+    }
+
+    /// Runs a checked buffer job: polygons in the job's spatial reference.
+    func polygons(for job: BufferJob) throws(APIError) -> [Polygon] {
+        switch job.mode {
+        case .planar:
+            // Miles → the spatial reference's unit with LinearUnit's exact factors (1 mi = 1609.344 m). Not
+            // Measurement<UnitLength>: Foundation's UnitLength.miles is 1609.34 m, 2.5 ppm short.
+            let unit = job.info.spatialReference.unit ?? .meters
+            do {
+                return try GeometryEngine.buffer(
+                    around: job.points, distances: job.radiiMiles.map { LinearUnit.miles.convert($0, to: unit) },
+                    shouldUnion: job.union)
+            } catch {
+                throw .unprocessable(error.description)
+            }
+        case .geodesic:
+            // Geodesic circles on the ellipsoid, expressed in the job's spatial reference for drawing.
+            do {
+                return try GeometryEngine.geodeticBuffer(
+                    around: job.points, distances: job.radiiMiles, unit: .miles, shouldUnion: job.union)
+            } catch {
+                throw .unprocessable(error.description)
+            }
+        }
+    }
+
+    private func buffer(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let job = try validate(try decode(BufferRequest.self, from: r))
+        let result = try polygons(for: job)
+        let vertexCount = result.reduce(0) { $0 + $1.vertexCount }
+        var w = JSONWriter(decimals: 2, capacity: 32 * vertexCount + 256)
+        w.raw("{\"mode\":\"\(job.mode.rawValue)\",\"wkid\":\(job.info.wkid),\"unioned\":\(job.union)")
+        w.raw(",\"vertexCount\":\(vertexCount),\"polygons\":[")
+        for (i, p) in result.enumerated() {
+            if i > 0 { w.raw(",") }
+            w.polygon(p)
+        }
+        w.raw("]}")
+        return .json(data: w.data)
+    }
+
+    private func exportBuffers(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let body = try decode(BufferRequest.self, from: r)
+        guard let format = body.format, ["geojson", "kmz"].contains(format) else {
+            throw .badRequest("format must be \"geojson\" or \"kmz\"")
+        }
+        let job = try validate(body)
+        let wgs84 = try exportPolygons(for: job)
+        switch format {
+        case "geojson":
+            let features = wgs84.enumerated().map { i, polygon in
+                Feature(geometry: .polygon(polygon), properties: exportProperties(job, index: i))
+            }
+            return .attachment(GeoJSON.encode(features), contentType: "application/geo+json", filename: "buffers.geojson")
+        default:
+            let document: KMLDocument
+            do {
+                document = try KMLDocument.bufferDocument(points: job.points, buffers: wgs84,
+                                                          name: "Buffers (\(job.mode.rawValue))")
+            } catch {
+                throw .unprocessable("cannot build the KML document: \(error.description)")
+            }
+            return .attachment(try KMLBridge.kmzData(KMLDataset(document: document)),
+                               contentType: "application/vnd.google-earth.kmz", filename: "buffers.kmz")
+        }
+    }
+
+    /// The job's buffers projected to WGS84 longitude/latitude for export.
+    func exportPolygons(for job: BufferJob) throws(APIError) -> [Polygon] {
+        var result: [Polygon] = []
+        for polygon in try polygons(for: job) {
+            do {
+                guard case .polygon(let p) = try GeometryEngine.project(polygon, into: .wgs84) else {
+                    throw APIError(500, "projecting a buffer did not give a polygon")
+                }
+                result.append(p)
+            } catch let e as APIError {
+                throw e
+            } catch {
+                throw .unprocessable("cannot project the buffers to WGS84: \(error)")
+            }
+        }
+        return result
+    }
+
+    /// The attributes of exported buffer `index`: the centre(s) in the source spatial reference and the radii.
+    func exportProperties(_ job: BufferJob, index: Int) -> [String: JSONValue] {
+        let radius: (Int) -> Double = { job.radiiMiles.count == 1 ? job.radiiMiles[0] : job.radiiMiles[$0] }
+        var properties: [String: JSONValue] = [
+            "mode": .string(job.mode.rawValue),
+            "sourceCRS": .string("EPSG:\(job.info.wkid)"),
+            "unioned": .bool(job.union),
+        ]
+        if job.union {
+            properties["pointCount"] = .number(Double(job.points.count))
+            properties["radiiMiles"] = .array(job.points.indices.map { .number(radius($0)) })
+        } else {
+            properties["radiusMiles"] = .number(radius(index))
+            properties["centerX"] = .number(job.points[index].x)
+            properties["centerY"] = .number(job.points[index].y)
+        }
+        return properties
+    }
+
+    // MARK: KML
+
+    private struct PaletteResponse: Encodable {
+        var icons: [KMLPalette.Icon]
+        var colors: [KMLPalette.Color]
+    }
+
+    private func saveKML(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let sketch = try decode(KMLBridge.SketchDocument.self, from: r)
+        let dataset = try KMLBridge.dataset(for: sketch, site: site, limits: limits)
+        let name = dataset.document.name ?? "Untitled"
+        return .attachment(try KMLBridge.kmzData(dataset), contentType: "application/vnd.google-earth.kmz",
+                           filename: "\(name).kmz")
+    }
+
+    private func openKML(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
+        guard !r.body.isEmpty else { throw .badRequest("the request body is empty: send a KML or KMZ file") }
+        return .json(data: try KMLBridge.openResponse(r.body, limits: limits))
+    }
+}
+
+/// A spatial reference with its area of use, as a polygon in its own coordinates.
+struct SpatialReferenceInfo: Sendable {
+    let wkid: Int
+    let spatialReference: SpatialReference
+    let areaOfUse: AreaOfUse
+    /// The area of use (densified along its edges, so its projected sides follow the curved parallels).
+    let boundary: Polygon
+}
+
+/// Caches spatial references and their projected areas of use (PROJ's database look-ups are slow).
+final class SpatialReferenceCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cache: [Int: SpatialReferenceInfo] = [:]  // guarded by lock
+
+    /// Vertices per edge of the densified area-of-use box.
+    static let stepsPerEdge = 32
+
+    func info(wkid: Int) throws(APIError) -> SpatialReferenceInfo {
+        if let hit = lock.withLock({ cache[wkid] }) { return hit }
+        let sr: SpatialReference
+        do { sr = try SpatialReference(wkid: wkid) } catch {
+            throw .notFound("unknown spatial reference \(wkid): \(error.description)")
+        }
+        guard let area = sr.areaOfUse else { throw .notFound("PROJ knows no area of use for EPSG:\(wkid)") }
+        let east = area.west <= area.east ? area.east : area.east + 360
+        let n = Self.stepsPerEdge
+        var ring: [Coordinate] = []
+        func lerp(_ a: Double, _ b: Double, _ i: Int) -> Double { a + (b - a) * Double(i) / Double(n) }
+        for i in 0..<n { ring.append(Coordinate(x: lerp(area.west, east, i), y: area.south)) }
+        for i in 0..<n { ring.append(Coordinate(x: east, y: lerp(area.south, area.north, i))) }
+        for i in 0..<n { ring.append(Coordinate(x: lerp(east, area.west, i), y: area.north)) }
+        for i in 0..<n { ring.append(Coordinate(x: area.west, y: lerp(area.north, area.south, i))) }
+        let box = Polygon(shell: ring, spatialReference: .wgs84)
+        let projected: Polygon
+        do {
+            guard case .polygon(let p) = try GeometryEngine.project(box, into: sr) else {
+                throw APIError(500, "projecting the area of use did not give a polygon")
+            }
+            projected = p
+        } catch let e as APIError {
+            throw e
+        } catch {
+            throw .unprocessable("cannot project the area of use of EPSG:\(wkid): \(error)")
+        }
+        let info = SpatialReferenceInfo(wkid: wkid, spatialReference: sr, areaOfUse: area, boundary: projected)
+        lock.withLock { cache[wkid] = info }
+        return info
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+import Meridian
+
+/// `meridian buffer --geodesic` and `meridian measure` end to end (in-process), checked with the engine's own
+/// geodesic distance (PROJ's geod_inverse) and GeographicLib's published octant perimeter.
+@Suite struct GeodesicCommandTests {
+    let input = """
+        {"type":"FeatureCollection","features":[
+        {"type":"Feature","properties":{"name":"fiji","r":300},"geometry":{"type":"Point","coordinates":[179.9,-17.5]}},
+        {"type":"Feature","properties":{"name":"pole","r":100},"geometry":{"type":"Point","coordinates":[0,89.5]}}]}
+        """
+
+    @Test func geodesicBufferKeepsPropertiesSplitsAtTheAntimeridianAndContainsThePole() throws {
+        let r = runCommand(["buffer", "--geodesic", "--distance-field", "r", "--unit", "km", "-o", "-"], stdin: input)
+        #expect(r.status == 0, "\(r.stderr)")
+        let features = try GeoJSON.decodeFeatures(Data(r.stdout.utf8))
+        #expect(features.count == 2)
+        #expect(features[0].properties["name"] == .string("fiji") && features[1].properties["name"] == .string("pole"))
+        guard case .polygon(let fiji) = features[0].geometry, case .polygon(let pole) = features[1].geometry else {
+            Issue.record("not polygons"); return
+        }
+        #expect(fiji.parts.count == 2)
+        for v in fiji.rings.flatMap({ $0 }) {
+            let d = try GeometryEngine.geodeticDistance(from: Point(latitude: -17.5, longitude: 179.9), to: Point(latitude: v.y, longitude: v.x))
+            #expect(abs(d.distance - 300_000) < 1e-3)  // GeoJSON keeps 17 significant digits
+        }
+        #expect(try GeometryEngine.intersects(pole, Point(latitude: 90, longitude: 0)))
+        // Union, WKT output, explicit deviation.
+        let u = runCommand(["buffer", "--geodesic", "--distance", "2000km", "--max-deviation", "1km", "--union", "-o", "-"], stdin: input)
+        #expect(u.status == 0, "\(u.stderr)")
+    }
+
+    @Test func usageErrors() {
+        #expect(runCommand(["buffer", "--geodesic", "--srs", "EPSG:32038", "--distance", "1km"], stdin: input).status == 2)
+        #expect(runCommand(["buffer", "--geodesic"], stdin: input).status == 2)
+        #expect(runCommand(["buffer", "--geodesic", "--distance", "1km", "--segments", "8"], stdin: input).status == 2)
+        let tooFar = runCommand(["buffer", "--geodesic", "--distance", "20100km"], stdin: input)
+        #expect(tooFar.status == 1 && tooFar.stderr.contains("half the meridian"))
+    }
+
+    @Test func measureOctant() throws {
+        let octant = """
+            {"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0],[90,0],[0,90],[0,0]]]}}
+            """
+        let r = runCommand(["measure", "--geodesic", "--json"], stdin: octant)
+        #expect(r.status == 0, "\(r.stderr)")
+        let doc = try JSONValue.decode(Data(r.stdout.utf8))
+        let feature = doc["features"]?[0]
+        // GeographicLib's documented example: perimeter 30,022,685 m; area = ellipsoid area / 8 = 63,758,202,715,511 m².
+        #expect(abs((feature?["perimeter_m"]?.doubleValue ?? 0) - 30_022_685) < 1)
+        #expect(abs((feature?["area_m2"]?.doubleValue ?? 0) - 63_758_202_715_511) < 10)
+        // Planar measures of longitude/latitude are refused with a pointer to --geodesic.
+        let planar = runCommand(["measure"], stdin: octant)
+        #expect(planar.status == 1 && planar.stderr.contains("--geodesic"))
+        let text = runCommand(["measure", "--geodesic"], stdin: octant)
+        #expect(text.status == 0 && text.stdout.contains("Polygon"))
+    }
+}

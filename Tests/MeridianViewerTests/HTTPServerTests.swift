@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+
+@testable import MeridianViewer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The libmicrohttpd server over real loopback sockets: start/stop, ports, body limits, concurrency.
+@Suite(.serialized) struct HTTPServerTests {
+    /// Sends raw bytes to 127.0.0.1:port and returns everything the server answers before closing.
+    static func exchange(port: Int, _ request: [UInt8], timeout: Int = 10) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var tv = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var sent = 0
+        while sent < request.count {
+            let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { break }  // the server may close early (413 before the body)
+            sent += n
+        }
+        var answer = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            answer += buffer[0..<n]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    static func get(port: Int, _ path: String) throws -> String {
+        try exchange(port: port, Array("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+    }
+
+    static func post(port: Int, _ path: String, body: [UInt8], chunked: Bool = false) throws -> String {
+        var head = "POST \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        if chunked {
+            head += "Transfer-Encoding: chunked\r\n\r\n"
+            var bytes = Array(head.utf8)
+            var i = 0
+            while i < body.count {
+                let chunk = body[i..<min(i + 4096, body.count)]
+                bytes += Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8)
+                i += chunk.count
+            }
+            return try exchange(port: port, bytes + Array("0\r\n\r\n".utf8))
+        }
+        head += "Content-Length: \(body.count)\r\n\r\n"
+        return try exchange(port: port, Array(head.utf8) + body)
+    }
+
+    @Test func startsOnAFreePortAnswersAndStops() throws {
+        let server = HTTPServer { r in HTTPResponse(status: 200, body: Data("hello \(r.method) \(r.path)".utf8)) }
+        let port = try server.start(port: 0)
+        #expect(port > 0 && server.port == port && server.isRunning)
+        let answer = try Self.get(port: port, "/x?a=1")
+        #expect(answer.hasPrefix("HTTP/1.1 200"))
+        #expect(answer.hasSuffix("hello GET /x"))
+        server.stop()
+        server.stop()  // idempotent
+        #expect(!server.isRunning && server.port == nil)
+        #expect(throws: (any Error).self) { try Self.get(port: port, "/") }
+    }
+
+    @Test func passesQueryHeadersAndBody() throws {
+        let server = HTTPServer { r in
+            HTTPResponse(status: 201, headers: ["X-Echo": r.query["q"] ?? "-"],
+                         body: Data("\(r.headers["content-type"] ?? "-")|".utf8) + r.body)
+        }
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        let answer = try Self.post(port: port, "/echo?q=42", body: Array("{\"a\":1}".utf8))
+        #expect(answer.hasPrefix("HTTP/1.1 201"))
+        #expect(answer.contains("X-Echo: 42"))
+        #expect(answer.hasSuffix("application/json|{\"a\":1}"))
+    }
+
+    @Test func refusesADeclaredOversizedBodyBeforeReadingIt() throws {
+        let server = HTTPServer(maximumBodySize: 1000) { _ in HTTPResponse(status: 200) }
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        let answer = try Self.post(port: port, "/api/buffer", body: [UInt8](repeating: 0x20, count: 5000))
+        #expect(answer.hasPrefix("HTTP/1.1 413"))
+        #expect(answer.contains(#"{"error":"request body too large (limit 1000 bytes)"}"#))
+        let fits = try Self.post(port: port, "/api/buffer", body: [UInt8](repeating: 0x20, count: 1000))
+        #expect(fits.hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test func refusesAnOversizedChunkedBody() throws {
+        let server = HTTPServer(maximumBodySize: 10_000) { r in HTTPResponse(status: 200, body: Data("\(r.body.count)".utf8)) }
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        let big = try Self.post(port: port, "/", body: [UInt8](repeating: 0x41, count: 50_000), chunked: true)
+        #expect(big.hasPrefix("HTTP/1.1 413"))
+        let small = try Self.post(port: port, "/", body: [UInt8](repeating: 0x41, count: 9_000), chunked: true)
+        #expect(small.hasPrefix("HTTP/1.1 200"))
+        #expect(small.hasSuffix("9000"))
+    }
+
+    @Test func reportsABusyPortAndABadHost() throws {
+        let first = HTTPServer { _ in HTTPResponse(status: 200) }
+        let port = try first.start(port: 0)
+        defer { first.stop() }
+        let second = HTTPServer { _ in HTTPResponse(status: 200) }
+        #expect(throws: HTTPServerError.self) { try second.start(port: port) }
+        #expect(throws: HTTPServerError.invalidHost("example.com")) { try second.start(host: "example.com", port: 0) }
+        #expect(throws: HTTPServerError.self) { try second.start(port: 70_000) }
+    }
+
+    @Test func servesManyParallelClients() async throws {
+        let viewer = try ViewerServer()
+        let url = try viewer.start(port: 0)
+        defer { viewer.stop() }
+        let port = try #require(url.port)
+        let body = Array(#"{"points":[{"x":1700000,"y":400000},{"x":1750000,"y":410000}],"radiiMiles":[20],"union":true}"#.utf8)
+        let answers = try await withThrowingTaskGroup(of: String.self) { group in
+            for i in 0..<32 {
+                group.addTask {
+                    i % 2 == 0 ? try Self.post(port: port, "/api/buffer", body: body) : try Self.get(port: port, "/api/srs/32038")
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(answers.count == 32)
+        #expect(answers.allSatisfy { $0.hasPrefix("HTTP/1.1 200") })
+    }
+
+    @Test func viewerServesItsPagesOverHTTP() throws {
+        let viewer = try ViewerServer()
+        let url = try viewer.start(port: 0)
+        defer { viewer.stop() }
+        let port = try #require(url.port)
+        #expect(url.absoluteString == "http://127.0.0.1:\(port)/")
+        let page = try Self.get(port: port, "/buffers.html")
+        #expect(page.hasPrefix("HTTP/1.1 200"))
+        #expect(page.contains("Content-Type: text/html"))
+        #expect(page.contains("GeoNames"))
+        let bad = try Self.post(port: port, "/api/buffer", body: Array("{nope".utf8))
+        #expect(bad.hasPrefix("HTTP/1.1 400"))
+        #expect(bad.contains(#""error":"malformed JSON""#))
+    }
+}

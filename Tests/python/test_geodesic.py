@@ -1,0 +1,96 @@
+"""Geodesic buffers and measurements of the `meridian` CLI against GeographicLib's Python package (an independent
+implementation of Karney's algorithms) and pyproj's scale factors.
+
+Tolerances: vertices within 1 mm of the requested distance and sampled edge points within --max-deviation (the
+engine's contract); areas and perimeters to 1e-9 relative (both sides use Karney's series, so they agree to
+rounding); scale factors to 1e-10 (closed-form formula vs PROJ's numerical derivatives)."""
+import json
+import math
+import subprocess
+
+import pyproj
+from geographiclib.geodesic import Geodesic
+
+WGS84 = Geodesic.WGS84
+
+
+def run(meridian, args, stdin):
+    out = subprocess.run([meridian, *args], input=stdin, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def rings(geometry):
+    if geometry["type"] == "Polygon":
+        return geometry["coordinates"]
+    return [ring for polygon in geometry["coordinates"] for ring in polygon]
+
+
+def test_buffer_vertices_and_edges_against_geographiclib(meridian):
+    centres = [(179.9, -17.5, 300e3), (0.0, 89.5, 100e3), (-180.0, 0.0, 1e3), (12.5, 41.9, 2e6), (45.0, -89.99, 5e4)]
+    features = [{"type": "Feature", "properties": {"r": r}, "geometry": {"type": "Point", "coordinates": [x, y]}}
+                for x, y, r in centres]
+    stdin = json.dumps({"type": "FeatureCollection", "features": features})
+    result = json.loads(run(meridian, ["buffer", "--geodesic", "--distance-field", "r", "-o", "-"], stdin))
+    worst_vertex = worst_edge = 0.0
+    for (x, y, r), feature in zip(centres, result["features"]):
+        assert feature["properties"]["r"] == r
+        max_deviation = 0.002 * r
+        for ring in rings(feature["geometry"]):
+            for (ax, ay), (bx, by) in zip(ring, ring[1:]):
+                if abs(ay) != 90:
+                    e = abs(WGS84.Inverse(y, x, ay, ax)["s12"] - r)
+                    worst_vertex = max(worst_vertex, e)
+                    assert e <= 1e-3, (x, y, r, ax, ay, e)
+                if (ax == bx and abs(ax) == 180) or (ay == by and abs(ay) == 90):
+                    continue  # a cut line (RFC 7946), not boundary
+                for k in range(1, 8):
+                    t = k / 8
+                    qx, qy = ax + t * (bx - ax), ay + t * (by - ay)
+                    dev = abs(WGS84.Inverse(y, x, qy, qx)["s12"] - r)
+                    worst_edge = max(worst_edge, dev / max_deviation)
+                    assert dev <= max_deviation, (x, y, r, qx, qy, dev)
+    print(f"geographiclib: worst vertex error {worst_vertex:.3e} m, worst edge deviation {worst_edge:.4f} of maxDeviation")
+
+
+def test_measure_against_geographiclib(meridian):
+    ring = [[-10.0, 40.0], [20.0, 35.0], [25.0, 60.0], [170.0, 80.0], [-10.0, 40.0]]
+    line = [[179.0, 10.0], [-179.0, 11.0], [-170.0, -5.0]]
+    stdin = json.dumps({"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {}, "geometry": {"type": "Polygon", "coordinates": [ring]}},
+        {"type": "Feature", "properties": {}, "geometry": {"type": "LineString", "coordinates": line}}]})
+    doc = json.loads(run(meridian, ["measure", "--geodesic", "--json"], stdin))
+    polygon = WGS84.Polygon()
+    for x, y in ring[:-1]:
+        polygon.AddPoint(y, x)
+    _, perimeter, area = polygon.Compute(False, True)
+    assert math.isclose(doc["features"][0]["area_m2"], abs(area), rel_tol=1e-9)
+    assert math.isclose(doc["features"][0]["perimeter_m"], perimeter, rel_tol=1e-9)
+    length = sum(WGS84.Inverse(a[1], a[0], b[1], b[0])["s12"] for a, b in zip(line, line[1:]))
+    assert math.isclose(doc["features"][1]["length_m"], length, rel_tol=1e-12)
+
+
+def test_texas_scale_factor_formula_matches_pyproj():
+    """The Swift Texas test uses Snyder's closed form for the LCC scale factor of EPSG:32038; PROJ agrees."""
+    a, b = 6378206.4, 6356583.8
+    e2 = 1 - (b / a) ** 2
+    e = math.sqrt(e2)
+
+    def m(phi):
+        return math.cos(phi) / math.sqrt(1 - e2 * math.sin(phi) ** 2)
+
+    def t(phi):
+        return math.tan(math.pi / 4 - phi / 2) / ((1 - e * math.sin(phi)) / (1 + e * math.sin(phi))) ** (e / 2)
+
+    p1, p2 = math.radians(33 + 58 / 60), math.radians(32 + 8 / 60)
+    n = (math.log(m(p1)) - math.log(m(p2))) / (math.log(t(p1)) - math.log(t(p2)))
+    f = m(p1) / (n * t(p1) ** n)
+    proj = pyproj.Proj("EPSG:32038")
+    for lat in (31.3, 31.72, 32.5, 33.3, 34.58, 35.1):
+        phi = math.radians(lat)
+        k = n * f * t(phi) ** n / m(phi)
+        factors = proj.get_factors(-97.5, lat)
+        # PROJ's factors come from numerical differentiation: its meridional and parallel scales of this conformal
+        # projection differ from each other by ~1e-11, so 1e-10 is PROJ's own resolution here.
+        assert abs(factors.meridional_scale - k) < 1e-10
+        assert abs(factors.parallel_scale - k) < 1e-10
