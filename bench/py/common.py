@@ -67,3 +67,15 @@ def emit(record):
     record["peak_rss_mb"] = round(peak_rss_mb(), 1)
     print(json.dumps(record), flush=True)
     sys.stdout.flush()
+
+
+P4_COUNT = 100_000
+
+
+def p4_data(seed=401):
+    """P4 placemarks: base positions (N, 2) and per-placemark offsets (N, 20, 2), lon/lat degrees (fixed seed).
+    Placemark i is a point (i % 3 == 0) at base, a 10-vertex line base + offsets[:10] (i % 3 == 1), or a 20-vertex
+    closed polygon (i % 3 == 2): base + 0.01 (cos, sin) of 20 equal angles, first vertex repeated."""
+    rng = np.random.default_rng(seed)
+    base = np.column_stack([rng.uniform(-103, -94.1, P4_COUNT), rng.uniform(31.8, 34.5, P4_COUNT)])
+    return base, rng.uniform(-0.01, 0.01, size=(P4_COUNT, 20, 2))

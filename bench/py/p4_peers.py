@@ -8,18 +8,12 @@ import numpy as np
 import common
 
 mode, reps, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-N = 100_000
-
-
-def placemark_data(seed=401):
-    rng = np.random.default_rng(seed)
-    base = np.column_stack([rng.uniform(-103, -94.1, N), rng.uniform(31.8, 34.5, N)])
-    return base, rng.uniform(-0.01, 0.01, size=(N, 20, 2))
+N = common.P4_COUNT
 
 
 def write():
     import simplekml
-    base, jitter = placemark_data()
+    base, jitter = common.p4_data()
     doc = simplekml.Kml()
     style = simplekml.Style()
     style.iconstyle.icon.href = "http://maps.google.com/mapfiles/kml/shapes/placemark_circle.png"

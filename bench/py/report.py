@@ -41,6 +41,10 @@ def checks(m, peer):
         same = m.get("counts_equal", all(m.get(k) == m.get("geos_" + k) for k in ("parts", "holes", "vertices")))
         out.append(f"vs GEOS 3.11 union: Δarea {m['geos_rel_area_diff']:.1e}, counts {'equal' if same else 'DIFFER'}"
                    f"{'' if m['geos_valid'] else ', GEOS invalid'} (GEOS path {m['geos_time']:.1f} s)")
+    if "result" in m and peer and peer.get("result") is not None:
+        out.append(f"coordinates read: {m['result']}" + ("" if m["result"] == peer["result"] else f" ≠ {peer['result']}"))
+    if "kml_bytes" in m:
+        out.append(f".kml {m['kml_bytes'] / 1e6:.1f} MB, .kmz {m['kmz_bytes'] / 1e6:.1f} MB")
     if m.get("fallback"):
         out.append(f"GEOS fallback: {m['fallback']}")
     if "max_abs_diff" in (peer or {}):
@@ -66,6 +70,12 @@ for case in cases:
         ref = min(timed_peers, key=med)
     m_t = med(mer) if mer else None
     target = TARGETS.get(case)
+    if mer and case == "P4 read 1 GiB":
+        rss = mer.get("peak_rss_mb")
+        met = "—" if rss is None else f"RSS ≤ 200 MiB: {'met' if rss <= 200 else 'NOT met'}"
+        print(f"| {case} | **Meridian** | {timing(mer)} | {rss if rss is not None else '—'} | — | {met} | "
+              f"coordinates read: {mer.get('result', '—')} |")
+        continue
     if mer:
         ratio = f"{m_t / med(ref):.3f} vs {ref['tool']}" if (m_t and ref) else "—"
         met = "—"
@@ -81,6 +91,6 @@ for case in cases:
         if "max_abs_diff" in p:
             extra = f"max Δ Meridian vs pyproj {p['max_abs_diff']:.1e}"
         if "result" in p and p["result"] is not None:
-            extra = f"result {p['result']}"
+            extra = f"coordinates read: {p['result']}"
         ref_mark = " (reference)" if p is ref else ""
         print(f"| {case} | {p['tool']}{ref_mark} | {timing(p)} | {p.get('peak_rss_mb', '—')} | {ratio} | | {extra} |")

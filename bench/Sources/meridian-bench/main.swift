@@ -4,6 +4,9 @@
 //   meridian-bench p1 INPUT.xy RADIUS REPS [--time-only|--geos-check]
 //       buffer + union of points in EPSG:32038 (64-gon circles); --geos-check compares with GEOS's own path instead
 //   meridian-bench p3 INPUT.xy EPSG REPS [OUT.xy]       project lon/lat (EPSG:4326) points to EPSG
+//   meridian-bench p4 write INPUTDIR OUTDIR REPS          write 100k placemarks as .kml and .kmz
+//   meridian-bench p4 read FILE.kml REPS                  read a KML file and count its coordinates
+//   meridian-bench p4 --available                         exit 0 (MeridianKML is built in)
 import Foundation
 import Meridian
 
@@ -150,6 +153,8 @@ do {
             guard FileManager.default.createFile(atPath: args[5], contents: data) else { fail("cannot write \(args[5])") }
         }
         emit(["tool": "meridian", "times": times, "count": output.count, "sum_x": sumX, "sum_y": sumY], rss: rss)
+    case "p4":
+        try runP4(Array(args.dropFirst(2)))
     default:
         fail("unknown case \(args[1])")
     }
