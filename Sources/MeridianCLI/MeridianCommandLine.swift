@@ -64,5 +64,7 @@ public enum MeridianCommandLine {
     }
 
     /// Flushes and exits.
+    /// - Parameter status: The process exit status: 0 success, 1 failure, 2 usage error (0-255; higher bits are
+    ///   dropped by the operating system).
     public static func exit(_ status: Int32) -> Never { Foundation.exit(status) }
 }

@@ -3,8 +3,11 @@ import Meridian
 
 /// `meridian buffer`: planar buffers around features in a projected spatial reference, like the seed sample.
 public enum BufferCommand: Command {
+    /// The subcommand name.
     public static let name = "buffer"
+    /// One line for `meridian --help`.
     public static let summary = "buffer points, lines and polygons (planar in a projected SRS, or --geodesic)"
+    /// The `--help` text.
     public static var help: String {
         """
         Usage: meridian buffer [INPUT] --srs SRS (--distance D | --distance-field NAME [--unit U])
@@ -37,6 +40,8 @@ public enum BufferCommand: Command {
         """
     }
 
+    /// Buffers the input (planar, or geodesic with `--geodesic`) and writes the output file or GeoJSON to stdout.
+    /// - Throws: `CommandError.usage` for bad options, `.failure` for unreadable input or an unwritable output.
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
         if arguments.flag("--geodesic") {
             try runGeodesic(&arguments, io: io)

@@ -3,8 +3,11 @@ import Meridian
 
 /// `meridian project`: coordinates from one spatial reference to another, reporting PROJ's operation and accuracy.
 public enum ProjectCommand: Command {
+    /// The subcommand name.
     public static let name = "project"
+    /// One line for `meridian --help`.
     public static let summary = "project coordinates between spatial references"
+    /// The `--help` text.
     public static let help = """
         Usage: meridian project [INPUT] --to SRS [--from SRS] [-o OUTPUT]
 
@@ -22,6 +25,9 @@ public enum ProjectCommand: Command {
         Example: meridian project points.csv --to EPSG:32038 -o points_tx.csv
         """
 
+    /// Projects the input's coordinates and writes them to the output (stdout by default).
+    /// - Throws: `CommandError.usage` for bad options, `.failure` for unreadable input, an unknown spatial
+    ///   reference, a failed transformation or an unwritable output.
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
         guard let toText = try arguments.option("--to") else { throw .usage("missing --to SRS") }
         let fromText = try arguments.option("--from")
