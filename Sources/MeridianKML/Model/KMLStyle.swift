@@ -58,6 +58,24 @@ public struct KMLIcon: Sendable, Hashable {
     }
 }
 
+/// What KML's ColorStyle sub-styles (`IconStyle`, `LineStyle`, `PolyStyle`, `LabelStyle`) have in common, so one
+/// decoder loop serves them all.
+protocol KMLColorStyleFields {
+    /// `id` attribute.
+    var id: String? { get set }
+    /// `<color>`.
+    var color: KMLColor? { get set }
+    /// `<colorMode>`.
+    var colorMode: KMLColorMode? { get set }
+    /// Preserved children.
+    var unmodeledElements: [KMLElement] { get set }
+}
+
+extension KMLIconStyle: KMLColorStyleFields {}
+extension KMLLineStyle: KMLColorStyleFields {}
+extension KMLPolygonStyle: KMLColorStyleFields {}
+extension KMLLabelStyle: KMLColorStyleFields {}
+
 /// How point placemarks are drawn (`<IconStyle>`).
 public struct KMLIconStyle: Sendable, Hashable {
     /// `id` attribute.
