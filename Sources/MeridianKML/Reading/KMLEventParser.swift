@@ -222,10 +222,10 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, foundIgnorableWhitespace whitespaceString: String) {}
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+    func parser(_ parser: XMLParser, foundCDATA cdataBlock: Data) {
         guard let last = stack.indices.last, !stack[last].isContainer else { return }
         flushText(&stack[last])
-        stack[last].element.children.append(.cdata(String(decoding: CDATABlock, as: UTF8.self)))
+        stack[last].element.children.append(.cdata(String(decoding: cdataBlock, as: UTF8.self)))
     }
 
     func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
