@@ -25,7 +25,7 @@ public enum MeridianCommandLine {
     {
         let all = commands + extraCommands
         guard let first = arguments.first else {
-            io.note(overview(all))
+            io.note("meridian: missing command: \(all.map { $0.name }.joined(separator: ", ")) (see meridian --help)")
             return 2
         }
         if first == "--version" || first == "version" {
