@@ -44,4 +44,32 @@ import Testing
     @Test func devNullIsAnEmptyInput() {
         Self.expectOneLine(runCommand(["measure", "/dev/null"]), status: 1, "meridian measure: /dev/null: the input is empty")
     }
+
+    @Test func kmlInputIsRefusedWithTheConversionToRun() throws {
+        let sample = sharedReference.appendingPathComponent("kml/samples/libkml/kml_ge-point.kml").path
+        let r = runCommand(["buffer", sample, "--geodesic", "--distance", "1km"])
+        Self.expectOneLine(r, status: 1, "meridian buffer: \(sample) is KML/KMZ")
+        #expect(r.stderr.contains("meridian kml convert \(sample) OUT.geojson"))
+        // By content too: KML on stdin, and a KMZ (a ZIP archive) under another name.
+        Self.expectOneLine(runCommand(["measure", "--geodesic"], stdin: Self.kmlText), status: 1, "meridian measure: stdin is KML/KMZ")
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let kmz = folder.appendingPathComponent("doc.dat")
+        try Data([0x50, 0x4B, 0x03, 0x04, 0, 0, 0, 0]).write(to: kmz)
+        Self.expectOneLine(runCommand(["project", kmz.path, "--to", "EPSG:3857"]), status: 1,
+                           "meridian project: \(kmz.path) is KML/KMZ")
+    }
+
+    @Test func kmlInfoOnSomethingElseSaysItIsNotKML() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = folder.appendingPathComponent("point.kml")
+        try Data(Self.point.utf8).write(to: json)
+        Self.expectOneLine(runCommand(["kml", "info", json.path]), status: 1,
+                           "meridian kml: \(json.path): malformed XML at line 1, column 1: no XML element where the document should start (not a KML file?)")
+        let empty = folder.appendingPathComponent("empty.kml")
+        try Data().write(to: empty)
+        Self.expectOneLine(runCommand(["kml", "info", empty.path]), status: 1,
+                           "meridian kml: \(empty.path): malformed XML at line 1, column 1:")
+    }
 }

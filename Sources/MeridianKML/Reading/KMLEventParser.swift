@@ -79,14 +79,14 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
                                         column: parser.columnNumber)
         }
         guard delegate.sawRoot else {
-            throw KMLError.malformedXML(message: "the document has no root element", line: parser.lineNumber,
-                                        column: parser.columnNumber)
+            throw KMLError.malformedXML(message: "the document has no root element", line: max(1, parser.lineNumber),
+                                        column: max(1, parser.columnNumber))
         }
     }
 
     private static func message(for code: Int) -> String {
         switch code {
-        case 4: "the document is empty"
+        case 4: "no XML element where the document should start (not a KML file?)"
         case 5: "unexpected end of the document (truncated file?)"
         case 9: "invalid character"
         case 26: "undeclared entity"
