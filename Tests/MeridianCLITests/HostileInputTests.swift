@@ -72,4 +72,37 @@ import Testing
         Self.expectOneLine(runCommand(["kml", "info", empty.path]), status: 1,
                            "meridian kml: \(empty.path): malformed XML at line 1, column 1:")
     }
+
+    @Test func unwritableOutputsNameTheReasonAndLeaveNothing() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("file.txt")
+        try Data("x".utf8).write(to: file)
+        let missing = folder.appendingPathComponent("missing").path
+        let cases: [(String, String)] = [
+            ("\(missing)/out", "the folder \(missing) does not exist"),
+            ("\(file.path)/out", "\(file.path) is not a folder"),
+        ]
+        for (base, reason) in cases {
+            Self.expectOneLine(
+                runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "-o", base + ".geojson"],
+                           stdin: Self.point),
+                status: 1, "meridian buffer: cannot write \(base).geojson: \(reason)")
+            Self.expectOneLine(
+                runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "-o", base + ".kmz"], stdin: Self.point),
+                status: 1, "meridian buffer: \(base).kmz: \(reason)")
+            Self.expectOneLine(runCommand(["project", "--to", "EPSG:32038", "-o", base + ".wkt"], stdin: Self.point),
+                               status: 1, "meridian project: cannot write \(base).wkt: \(reason)")
+            Self.expectOneLine(runCommand(["kml", "create", "-", "-o", base + ".kml"], stdin: Self.point),
+                               status: 1, "meridian kml: \(base).kml: \(reason)")
+        }
+        let asDirectory = folder.appendingPathComponent("dir.geojson")
+        try FileManager.default.createDirectory(at: asDirectory, withIntermediateDirectories: false)
+        Self.expectOneLine(
+            runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "-o", asDirectory.path], stdin: Self.point),
+            status: 1, "meridian buffer: cannot write \(asDirectory.path): it is a directory")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(left == ["dir.geojson", "file.txt"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: asDirectory.path).isEmpty)
+    }
 }

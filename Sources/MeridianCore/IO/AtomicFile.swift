@@ -30,7 +30,7 @@ public enum AtomicFile {
         } catch let error as FileWriteError {
             throw error
         } catch {
-            throw .failed(path: url.path, reason: error.localizedDescription)
+            throw .failed(path: url.path, reason: reason(for: error))
         }
     }
 
@@ -43,6 +43,7 @@ public enum AtomicFile {
     public static func write(to url: URL, overwrite: Bool = true, _ produce: (URL) throws -> Void) throws {
         let fm = FileManager.default
         if !overwrite && fm.fileExists(atPath: url.path) { throw FileWriteError.exists(url.path) }
+        try checkWritable(url)
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         defer { try? fm.removeItem(at: temporary) }
@@ -51,5 +52,37 @@ public enum AtomicFile {
         if rename(temporary.path, url.path) != 0 {
             throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno)))
         }
+    }
+
+    /// Refuses, before anything is produced, a target that cannot be written: a folder, or a file in a folder that
+    /// does not exist, is not a folder or is not writable.
+    /// - Parameter url: The target file.
+    /// - Throws: `FileWriteError.failed` saying which.
+    public static func checkWritable(_ url: URL) throws(FileWriteError) {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw .failed(path: url.path, reason: "it is a directory")
+        }
+        let directory = url.deletingLastPathComponent().path
+        guard fm.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            throw .failed(path: url.path, reason: "the folder \(directory) does not exist")
+        }
+        guard isDirectory.boolValue else { throw .failed(path: url.path, reason: "\(directory) is not a folder") }
+        guard access(directory, W_OK) == 0 else {
+            throw .failed(path: url.path, reason: "the folder \(directory) is not writable (\(String(cString: strerror(errno))))")
+        }
+    }
+
+    /// The operating system's reason for a failed write (`No such file or directory`, `Read-only file system`, …)
+    /// rather than Foundation's generic "The operation could not be completed".
+    /// - Parameter error: What a write threw.
+    public static func reason(for error: Error) -> String {
+        let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return ns.localizedFailureReason ?? ns.localizedDescription
     }
 }
