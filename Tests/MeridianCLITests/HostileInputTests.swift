@@ -105,4 +105,21 @@ import Testing
         #expect(left == ["dir.geojson", "file.txt"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: asDirectory.path).isEmpty)
     }
+
+    @Test func projectChecksTheOutputBeforeWorkingAndReportsOnlyAfterWriting() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let never = folder.appendingPathComponent("never.geojson").path
+        // GeoJSON out for a projected target: refused up front, without the operation notes.
+        let r = runCommand(["project", "--to", "EPSG:3857", "-o", never], stdin: Self.point)
+        Self.expectOneLine(r, status: 2, "meridian project: GeoJSON output is WGS84 only")
+        // CSV in is CSV out: a .geojson name would have held CSV text.
+        let csv = runCommand(["project", "--to", "EPSG:3857", "-o", never], stdin: "lon,lat\n-97,32.5\n")
+        Self.expectOneLine(csv, status: 2, "meridian project: CSV input is written as CSV")
+        #expect(!FileManager.default.fileExists(atPath: never))
+        // A failed write: one line, no notes before it.
+        let out = folder.appendingPathComponent("missing/out.csv").path
+        Self.expectOneLine(runCommand(["project", "--to", "EPSG:3857", "-o", out], stdin: "lon,lat\n-97,32.5\n"),
+                           status: 1, "meridian project: cannot write \(out): the folder")
+    }
 }
