@@ -13,8 +13,8 @@ extension BufferCommand {
         the area-of-use rule does not apply. Output is WGS84 longitude/latitude.
 
         --distance D          a number with an optional unit (m km ft us-ft mi us-mi nmi; a bare number is meters);
-                              > 0 for points and lines, non-zero for polygons (negative shrinks), at most 19,984 km
-                              for points and 9,000 km for lines and polygons
+                              > 0 for points and lines, non-zero for polygons (negative shrinks), |D| at least 1 µm
+                              and at most 19,984 km for points and 9,000 km for lines and polygons
         --distance-field NAME each feature's distance from this property/column, in --unit (default m)
         --max-deviation D     the largest distance between the true buffer boundary and the polygon's edges (default
                               0.2% of each distance), a number with an optional unit (bare: meters)
