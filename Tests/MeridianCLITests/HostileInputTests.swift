@@ -134,4 +134,9 @@ import Testing
         #expect(huge.stderr.count < 200, "\(huge.stderr)")
         #expect(runCommand(["buffer", "--geodesic", "--distance", "1e-6"], stdin: Self.point).status == 0)
     }
+
+    @Test func wktErrorsGiveTheLineAndColumnInTheFile() {
+        let r = runCommand(["measure", "--in-srs", "EPSG:32038", "-"], stdin: "POINT (1 2)\n\n  POINT (nan 2)\n")
+        Self.expectOneLine(r, status: 1, "meridian measure: stdin: WKT line 3, column 10: expected the x coordinate, found 'nan'")
+    }
 }

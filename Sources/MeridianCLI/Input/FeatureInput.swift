@@ -70,7 +70,11 @@ struct FeatureInput {
                     do {
                         features.append(Feature(geometry: try WKT.decode(trimmed, spatialReference: sr), properties: [:], id: nil))
                     } catch {
-                        throw CommandError.failure("\(name): line \(i + 1): \(error.description)")
+                        // Located in the file: the decoder saw one trimmed line, so its line is always 1.
+                        let indent = line.prefix { $0 == " " || $0 == "\t" }.count
+                        let located = FormatError(format: error.format, message: error.message, line: i + 1,
+                                                  column: error.column.map { $0 + indent })
+                        throw CommandError.failure("\(name): \(located.description)")
                     }
                     labels.append("feature \(features.count - 1) (line \(i + 1))")
                 }
