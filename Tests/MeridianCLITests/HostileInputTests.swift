@@ -139,4 +139,38 @@ import Testing
         let r = runCommand(["measure", "--in-srs", "EPSG:32038", "-"], stdin: "POINT (1 2)\n\n  POINT (nan 2)\n")
         Self.expectOneLine(r, status: 1, "meridian measure: stdin: WKT line 3, column 10: expected the x coordinate, found 'nan'")
     }
+
+    @Test func outputThroughASymbolicLinkWritesTheFileItNames() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let real = folder.appendingPathComponent("real.geojson"), link = folder.appendingPathComponent("link.geojson")
+        try Data("{}".utf8).write(to: real)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        let r = runCommand(["buffer", "--geodesic", "--distance", "1km", "-o", link.path], stdin: Self.point)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == real.path)
+        #expect(try String(contentsOf: real, encoding: .utf8).contains("FeatureCollection"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["link.geojson", "real.geojson"])
+    }
+
+    @Test func outputToAPipeIsWrittenInPlaceNotReplaced() throws {
+        // Like `-o /dev/stdout`: renaming a temporary file over it would swap the pipe (or device) for a file.
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("out.geojson").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        final class Received: @unchecked Sendable { var data = Data() }
+        let received = Received()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            if let handle = FileHandle(forReadingAtPath: fifo) { received.data = (try? handle.readToEnd()) ?? Data() }
+            done.signal()
+        }
+        let r = runCommand(["buffer", "--geodesic", "--distance", "1km", "-o", fifo], stdin: Self.point)
+        #expect(r.status == 0, "\(r.stderr)")
+        var status = stat()
+        #expect(stat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO, "the pipe was replaced")
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(String(decoding: received.data, as: UTF8.self).contains("FeatureCollection"))
+    }
 }
