@@ -10,11 +10,14 @@ import Testing
         """
 
     /// Exactly one line on stderr, starting with `prefix`.
-    static func expectOneLine(_ r: CommandResult, status: Int32, _ prefix: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectOneLine(
+        _ r: CommandResult, status: Int32, _ prefix: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(r.status == status, "\(r.stderr)", sourceLocation: sourceLocation)
         #expect(r.stderr.hasPrefix(prefix), "\(r.stderr)", sourceLocation: sourceLocation)
-        #expect(r.stderr.hasSuffix("\n") && r.stderr.dropLast().split(separator: "\n").count == 1, "\(r.stderr)",
-                sourceLocation: sourceLocation)
+        #expect(
+            r.stderr.hasSuffix("\n") && r.stderr.dropLast().split(separator: "\n").count == 1, "\(r.stderr)",
+            sourceLocation: sourceLocation)
     }
 
     @Test func noCommandIsOneLine() {
@@ -28,9 +31,11 @@ import Testing
         let dir = folder.appendingPathComponent("points.geojson")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: false)
         let p = dir.path
-        for (command, args) in [("buffer", ["buffer", p, "--srs", "EPSG:32038", "--distance", "1mi"]),
-                                ("project", ["project", p, "--to", "EPSG:3857"]), ("measure", ["measure", p]),
-                                ("kml", ["kml", "create", p, "-o", folder.appendingPathComponent("o.kmz").path])] {
+        for (command, args) in [
+            ("buffer", ["buffer", p, "--srs", "EPSG:32038", "--distance", "1mi"]),
+            ("project", ["project", p, "--to", "EPSG:3857"]), ("measure", ["measure", p]),
+            ("kml", ["kml", "create", p, "-o", folder.appendingPathComponent("o.kmz").path]),
+        ] {
             Self.expectOneLine(runCommand(args), status: 1, "meridian \(command): cannot read \(p): it is a directory")
         }
         for args in [["kml", "info", p], ["kml", "info", p, "--stream"]] {
@@ -42,7 +47,8 @@ import Testing
     }
 
     @Test func devNullIsAnEmptyInput() {
-        Self.expectOneLine(runCommand(["measure", "/dev/null"]), status: 1, "meridian measure: /dev/null: the input is empty")
+        Self.expectOneLine(
+            runCommand(["measure", "/dev/null"]), status: 1, "meridian measure: /dev/null: the input is empty")
     }
 
     @Test func kmlInputIsRefusedWithTheConversionToRun() throws {
@@ -51,13 +57,15 @@ import Testing
         Self.expectOneLine(r, status: 1, "meridian buffer: \(sample) is KML/KMZ")
         #expect(r.stderr.contains("meridian kml convert \(sample) OUT.geojson"))
         // By content too: KML on stdin, and a KMZ (a ZIP archive) under another name.
-        Self.expectOneLine(runCommand(["measure", "--geodesic"], stdin: Self.kmlText), status: 1, "meridian measure: stdin is KML/KMZ")
+        Self.expectOneLine(
+            runCommand(["measure", "--geodesic"], stdin: Self.kmlText), status: 1, "meridian measure: stdin is KML/KMZ")
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let kmz = folder.appendingPathComponent("doc.dat")
         try Data([0x50, 0x4B, 0x03, 0x04, 0, 0, 0, 0]).write(to: kmz)
-        Self.expectOneLine(runCommand(["project", kmz.path, "--to", "EPSG:3857"]), status: 1,
-                           "meridian project: \(kmz.path) is KML/KMZ")
+        Self.expectOneLine(
+            runCommand(["project", kmz.path, "--to", "EPSG:3857"]), status: 1,
+            "meridian project: \(kmz.path) is KML/KMZ")
     }
 
     @Test func kmlInfoOnSomethingElseSaysItIsNotKML() throws {
@@ -65,12 +73,15 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let json = folder.appendingPathComponent("point.kml")
         try Data(Self.point.utf8).write(to: json)
-        Self.expectOneLine(runCommand(["kml", "info", json.path]), status: 1,
-                           "meridian kml: \(json.path): malformed XML at line 1, column 1: no XML element where the document should start (not a KML file?)")
+        Self.expectOneLine(
+            runCommand(["kml", "info", json.path]), status: 1,
+            "meridian kml: \(json.path): malformed XML at line 1, column 1: no XML element where the document should start (not a KML file?)"
+        )
         let empty = folder.appendingPathComponent("empty.kml")
         try Data().write(to: empty)
-        Self.expectOneLine(runCommand(["kml", "info", empty.path]), status: 1,
-                           "meridian kml: \(empty.path): malformed XML at line 1, column 1:")
+        Self.expectOneLine(
+            runCommand(["kml", "info", empty.path]), status: 1,
+            "meridian kml: \(empty.path): malformed XML at line 1, column 1:")
     }
 
     @Test func unwritableOutputsNameTheReasonAndLeaveNothing() throws {
@@ -85,21 +96,26 @@ import Testing
         ]
         for (base, reason) in cases {
             Self.expectOneLine(
-                runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "-o", base + ".geojson"],
-                           stdin: Self.point),
+                runCommand(
+                    ["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "-o", base + ".geojson"],
+                    stdin: Self.point),
                 status: 1, "meridian buffer: cannot write \(base).geojson: \(reason)")
             Self.expectOneLine(
-                runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "-o", base + ".kmz"], stdin: Self.point),
+                runCommand(
+                    ["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "-o", base + ".kmz"], stdin: Self.point),
                 status: 1, "meridian buffer: \(base).kmz: \(reason)")
-            Self.expectOneLine(runCommand(["project", "--to", "EPSG:32038", "-o", base + ".wkt"], stdin: Self.point),
-                               status: 1, "meridian project: cannot write \(base).wkt: \(reason)")
-            Self.expectOneLine(runCommand(["kml", "create", "-", "-o", base + ".kml"], stdin: Self.point),
-                               status: 1, "meridian kml: \(base).kml: \(reason)")
+            Self.expectOneLine(
+                runCommand(["project", "--to", "EPSG:32038", "-o", base + ".wkt"], stdin: Self.point),
+                status: 1, "meridian project: cannot write \(base).wkt: \(reason)")
+            Self.expectOneLine(
+                runCommand(["kml", "create", "-", "-o", base + ".kml"], stdin: Self.point),
+                status: 1, "meridian kml: \(base).kml: \(reason)")
         }
         let asDirectory = folder.appendingPathComponent("dir.geojson")
         try FileManager.default.createDirectory(at: asDirectory, withIntermediateDirectories: false)
         Self.expectOneLine(
-            runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "-o", asDirectory.path], stdin: Self.point),
+            runCommand(
+                ["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "-o", asDirectory.path], stdin: Self.point),
             status: 1, "meridian buffer: cannot write \(asDirectory.path): it is a directory")
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(left == ["dir.geojson", "file.txt"])
@@ -119,8 +135,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: never))
         // A failed write: one line, no notes before it.
         let out = folder.appendingPathComponent("missing/out.csv").path
-        Self.expectOneLine(runCommand(["project", "--to", "EPSG:3857", "-o", out], stdin: "lon,lat\n-97,32.5\n"),
-                           status: 1, "meridian project: cannot write \(out): the folder")
+        Self.expectOneLine(
+            runCommand(["project", "--to", "EPSG:3857", "-o", out], stdin: "lon,lat\n-97,32.5\n"),
+            status: 1, "meridian project: cannot write \(out): the folder")
     }
 
     @Test func geodesicDistancesBelowAMicrometreOrHugeAreRefusedReadably() {
@@ -137,7 +154,8 @@ import Testing
 
     @Test func wktErrorsGiveTheLineAndColumnInTheFile() {
         let r = runCommand(["measure", "--in-srs", "EPSG:32038", "-"], stdin: "POINT (1 2)\n\n  POINT (nan 2)\n")
-        Self.expectOneLine(r, status: 1, "meridian measure: stdin: WKT line 3, column 10: expected the x coordinate, found 'nan'")
+        Self.expectOneLine(
+            r, status: 1, "meridian measure: stdin: WKT line 3, column 10: expected the x coordinate, found 'nan'")
     }
 
     @Test func outputThroughASymbolicLinkWritesTheFileItNames() throws {
@@ -150,7 +168,10 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == real.path)
         #expect(try String(contentsOf: real, encoding: .utf8).contains("FeatureCollection"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["link.geojson", "real.geojson"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+                "link.geojson", "real.geojson",
+            ])
     }
 
     @Test func outputToAPipeIsWrittenInPlaceNotReplaced() throws {

@@ -113,7 +113,8 @@ public enum AtomicFile {
         }
         guard isDirectory.boolValue else { throw .failed(path: url.path, reason: "\(directory) is not a folder") }
         guard access(directory, W_OK) == 0 else {
-            throw .failed(path: url.path, reason: "the folder \(directory) is not writable (\(String(cString: strerror(errno))))")
+            let why = String(cString: strerror(errno))
+            throw .failed(path: url.path, reason: "the folder \(directory) is not writable (\(why))")
         }
     }
 
