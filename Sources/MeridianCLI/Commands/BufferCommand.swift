@@ -3,8 +3,11 @@ import Meridian
 
 /// `meridian buffer`: planar buffers around features in a projected spatial reference, like the seed sample.
 public enum BufferCommand: Command {
+    /// The subcommand name.
     public static let name = "buffer"
+    /// One line for `meridian --help`.
     public static let summary = "buffer points, lines and polygons (planar in a projected SRS, or --geodesic)"
+    /// The `--help` text.
     public static var help: String {
         """
         Usage: meridian buffer [INPUT] --srs SRS (--distance D | --distance-field NAME [--unit U])
@@ -37,6 +40,8 @@ public enum BufferCommand: Command {
         """
     }
 
+    /// Buffers the input (planar, or geodesic with `--geodesic`) and writes the output file or GeoJSON to stdout.
+    /// - Throws: `CommandError.usage` for bad options, `.failure` for unreadable input or an unwritable output.
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
         if arguments.flag("--geodesic") {
             try runGeodesic(&arguments, io: io)
@@ -44,9 +49,7 @@ public enum BufferCommand: Command {
         }
         if try arguments.option("--max-deviation") != nil { throw .usage("--max-deviation applies to --geodesic buffers") }
         let srsText = try arguments.option("--srs")
-        let distanceText = try arguments.option("--distance")
-        let field = try arguments.option("--distance-field")
-        let unitText = try arguments.option("--unit")
+        var distance = try DistanceOptions(&arguments)
         let union = arguments.flag("--union")
         let segmentsText = try arguments.option("--segments")
         let inSRSText = try arguments.option("--in-srs")
@@ -59,16 +62,7 @@ public enum BufferCommand: Command {
         guard sr.isProjected, let srUnit = sr.unit else {
             throw .usage("--srs \(srsText) is \(sr.kind.rawValue); a planar buffer needs a projected spatial reference (its unit would be degrees). Use a projected one, e.g. a UTM zone, or --geodesic for a buffer on the ellipsoid")
         }
-        switch (distanceText, field) {
-        case (nil, nil): throw .usage("give --distance D or --distance-field NAME")
-        case (.some, .some): throw .usage("give either --distance or --distance-field, not both")
-        default: break
-        }
-        if unitText != nil && field == nil { throw .usage("--unit applies to --distance-field values") }
-        let fieldUnit: LinearUnit? = try unitText.map { (u: String) throws(CommandError) -> LinearUnit in
-            guard let unit = LinearUnit(symbol: u) else { throw .usage("unknown unit '\(u)' (use m, km, ft, us-ft, mi, us-mi or nmi)") }
-            return unit
-        }
+        try distance.validate()
         var parameters = BufferParameters.default
         if let segmentsText {
             guard let n = Int(segmentsText), (1...1000).contains(n) else {
@@ -76,7 +70,6 @@ public enum BufferCommand: Command {
             }
             parameters.segmentsPerQuarterCircle = n
         }
-        let fixedDistance = try distanceText.map { (t: String) throws(CommandError) in try Distance(parsing: t) }
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
         try BufferOutput.check(output)
 
@@ -100,22 +93,9 @@ public enum BufferCommand: Command {
             } catch {
                 throw .failure("\(label): \(error.description)")
             }
-            if let field {
-                guard let value = feature.properties[field] else { throw .failure("\(label) has no '\(field)' property") }
-                let d: Double
-                switch value {
-                case .number(let n): d = n
-                case .string(let s):
-                    guard let n = Double(s.trimmingCharacters(in: .whitespaces)) else {
-                        throw .failure("\(label): '\(field)' is '\(s)', not a number")
-                    }
-                    d = n
-                default: throw .failure("\(label): '\(field)' is not a number")
-                }
-                distances.append(fieldUnit.map { $0.convert(d, to: srUnit) } ?? d)
-            }
+            if let d = try distance.fieldDistance(of: feature, label: label, in: srUnit) { distances.append(d) }
         }
-        if let fixedDistance { distances = [fixedDistance.value(in: srUnit)] }
+        if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
 
         let buffers: [Polygon]
         do {
