@@ -78,23 +78,22 @@ public enum BufferCommand: Command {
         guard !input.features.isEmpty else { throw .failure("the input has no features") }
 
         // Geometries in the buffer's spatial reference, refusing those outside its area of use.
-        var geometries: [Geometry] = []
+        var inputs: [Geometry] = []
         var distances: [Double] = []
         for (i, feature) in input.features.enumerated() {
-            let label = input.labels[i]
-            guard let geometry = feature.geometry else { throw .failure("\(label) has no geometry") }
-            if !allowOutside, let area = sr.areaOfUse,
-               let outside = try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideAreaOfUse(geometry, of: sr) }) {
-                throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use --allow-outside-area to buffer it anyway",
-                                      label, outside.longitude, outside.latitude, sr.name, area.west, area.south, area.east, area.north))
-            }
-            do {
-                geometries.append(try GeometryEngine.project(geometry, into: sr))
-            } catch {
-                throw .failure("\(label): \(error.description)")
-            }
-            if let d = try distance.fieldDistance(of: feature, label: label, in: srUnit) { distances.append(d) }
+            guard let geometry = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
+            inputs.append(geometry)
+            if let d = try distance.fieldDistance(of: feature, label: input.labels[i], in: srUnit) { distances.append(d) }
         }
+        if !allowOutside, let area = sr.areaOfUse {
+            let lonLat = try projectEach(inputs, into: .wgs84, labels: input.labels)
+            for (i, g) in lonLat.enumerated() {
+                guard let c = g.coordinates.first(where: { !area.contains(longitude: $0.x, latitude: $0.y) }) else { continue }
+                throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use --allow-outside-area to buffer it anyway",
+                                      input.labels[i], c.x, c.y, sr.name, area.west, area.south, area.east, area.north))
+            }
+        }
+        let geometries = try projectEach(inputs, into: sr, labels: input.labels)
         if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
 
         let buffers: [Polygon]
@@ -108,5 +107,20 @@ public enum BufferCommand: Command {
         try BufferOutput.write(
             buffers: buffers, inputs: geometries, features: input.features, union: union,
             areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: sr), to: output, io: io)
+    }
+}
+
+/// Projects geometries of one spatial reference in a single PROJ call; when a vertex cannot be projected, the error
+/// names its feature.
+func projectEach(_ geometries: [Geometry], into target: SpatialReference, labels: [String]) throws(CommandError)
+    -> [Geometry]
+{
+    do {
+        return try GeometryEngine.project(geometries, into: target)
+    } catch {
+        for (i, g) in geometries.enumerated() {
+            do { _ = try GeometryEngine.project(g, into: target) } catch { throw .failure("\(labels[i]): \(error.description)") }
+        }
+        throw .failure(error.description)
     }
 }
