@@ -82,7 +82,7 @@ public struct Arguments {
     }
 
     /// Takes the remaining positional arguments and checks nothing unknown is left.
-    /// - Parameter maximum: How many positionals the command accepts.
+    /// - Parameter maximum: How many positionals the command accepts, ≥ 0.
     /// - Returns: The positionals in order.
     /// - Throws: `CommandError.usage` for unknown options or too many positionals.
     public mutating func finish(maximumPositionals maximum: Int) throws(CommandError) -> [String] {

@@ -1,4 +1,5 @@
 import Foundation
+import Meridian
 
 /// One `meridian` subcommand. Each lives in its own file under `Commands/` and is listed in
 /// `MeridianCommandLine.commands`.
@@ -55,8 +56,17 @@ public final class CommandIO: @unchecked Sendable {
     /// - Throws: `CommandError.failure` when the file cannot be read.
     public func read(_ path: String?) throws(CommandError) -> Data {
         guard let path, path != "-" else { return input() }
-        do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw .failure("cannot read \(path): \((error as NSError).localizedFailureReason ?? "no such file or not readable")")
+        // open(2) rather than Data(contentsOf:), which refuses /dev/null and pipes such as <(…) and says little
+        // about why a file cannot be read.
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw .failure("cannot read \(path): \(String(cString: strerror(errno)))") }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var status = stat()
+        if fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+            throw .failure("cannot read \(path): it is a directory")
+        }
+        do { return try handle.readToEnd() ?? Data() } catch {
+            throw .failure("cannot read \(path): \(AtomicFile.reason(for: error))")
         }
     }
 }

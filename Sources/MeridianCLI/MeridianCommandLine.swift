@@ -25,7 +25,7 @@ public enum MeridianCommandLine {
     {
         let all = commands + extraCommands
         guard let first = arguments.first else {
-            io.note(overview(all))
+            io.note("meridian: missing command: \(all.map { $0.name }.joined(separator: ", ")) (see meridian --help)")
             return 2
         }
         if first == "--version" || first == "version" {
@@ -64,5 +64,7 @@ public enum MeridianCommandLine {
     }
 
     /// Flushes and exits.
+    /// - Parameter status: The process exit status: 0 success, 1 failure, 2 usage error (0-255; higher bits are
+    ///   dropped by the operating system).
     public static func exit(_ status: Int32) -> Never { Foundation.exit(status) }
 }

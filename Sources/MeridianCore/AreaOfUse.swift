@@ -16,10 +16,10 @@ public struct AreaOfUse: Sendable, Hashable, Codable {
     /// Creates an area of use.
     /// - Parameters:
     ///   - name: The area's name.
-    ///   - west: Western bound in degrees.
-    ///   - south: Southern bound in degrees.
-    ///   - east: Eastern bound in degrees.
-    ///   - north: Northern bound in degrees.
+    ///   - west: Western bound, degrees of longitude in [-180, 180].
+    ///   - south: Southern bound, degrees of latitude in [-90, 90].
+    ///   - east: Eastern bound, degrees of longitude in [-180, 180]; less than `west` when the box crosses ±180°.
+    ///   - north: Northern bound, degrees of latitude in [-90, 90], at least `south`.
     public init(name: String, west: Double, south: Double, east: Double, north: Double) {
         self.name = name
         self.west = west
@@ -31,7 +31,7 @@ public struct AreaOfUse: Sendable, Hashable, Codable {
     /// Whether a WGS84 longitude/latitude lies inside the box (edges included).
     /// - Parameters:
     ///   - longitude: Degrees, any value (normalised into [-180, 180)).
-    ///   - latitude: Degrees.
+    ///   - latitude: Degrees in [-90, 90] (a value outside is never inside).
     public func contains(longitude: Double, latitude: Double) -> Bool {
         guard latitude >= south && latitude <= north else { return false }
         var lon = longitude.truncatingRemainder(dividingBy: 360)

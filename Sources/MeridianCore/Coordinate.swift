@@ -11,9 +11,9 @@ public struct Coordinate: Sendable, Hashable, Codable {
 
     /// Creates a vertex.
     /// - Parameters:
-    ///   - x: Easting, or longitude in degrees.
-    ///   - y: Northing, or latitude in degrees.
-    ///   - z: Optional height.
+    ///   - x: Easting in the spatial reference's unit, or longitude in degrees in [-180, 180].
+    ///   - y: Northing in the spatial reference's unit, or latitude in degrees in [-90, 90].
+    ///   - z: Optional height in the spatial reference's vertical unit (meters for WGS84).
     public init(x: Double, y: Double, z: Double? = nil) {
         self.x = x
         self.y = y

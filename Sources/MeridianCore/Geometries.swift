@@ -7,9 +7,9 @@ public struct Point: Sendable, Hashable, Codable {
 
     /// Creates a point.
     /// - Parameters:
-    ///   - x: Easting in the spatial reference's unit, or longitude in degrees.
-    ///   - y: Northing, or latitude in degrees.
-    ///   - z: Optional height.
+    ///   - x: Easting in the spatial reference's unit, or longitude in degrees in [-180, 180].
+    ///   - y: Northing in the spatial reference's unit, or latitude in degrees in [-90, 90].
+    ///   - z: Optional height in the spatial reference's vertical unit (meters for WGS84).
     ///   - spatialReference: The coordinate system of `x`, `y`.
     public init(x: Double, y: Double, z: Double? = nil, spatialReference: SpatialReference) {
         self.coordinate = Coordinate(x: x, y: y, z: z)
@@ -188,10 +188,10 @@ public struct Envelope: Sendable, Hashable, Codable {
 
     /// Creates an envelope.
     /// - Parameters:
-    ///   - xMin: Smallest x.
-    ///   - yMin: Smallest y.
-    ///   - xMax: Largest x.
-    ///   - yMax: Largest y.
+    ///   - xMin: Smallest x, in the spatial reference's unit (degrees of longitude when geographic).
+    ///   - yMin: Smallest y, in the spatial reference's unit (degrees of latitude when geographic).
+    ///   - xMax: Largest x, at least `xMin` for a non-empty envelope.
+    ///   - yMax: Largest y, at least `yMin` for a non-empty envelope.
     ///   - spatialReference: The coordinate system of the bounds.
     public init(xMin: Double, yMin: Double, xMax: Double, yMax: Double, spatialReference: SpatialReference) {
         self.xMin = xMin

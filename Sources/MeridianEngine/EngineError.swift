@@ -36,7 +36,8 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidDistance(let m): "invalid distance: \(m)"
         case .geographicCoordinatesRefused(let op):
             "\(op) in a geographic spatial reference would be computed in degrees; project to a projected spatial "
-                + "reference first, or use the geodesic operation (GeometryEngine.geodeticBuffer)"
+                + "reference first, or use its geodesic counterpart on the ellipsoid (GeometryEngine.geodeticBuffer, "
+                + "geodeticArea, geodeticLength, geodeticDistance; --geodesic on the command line)"
         case .spatialReferenceMismatch(let a, let b): "spatial references differ: \(a) and \(b)"
         case .distanceCountMismatch(let g, let d):
             "\(d) distances for \(g) geometries: give one distance for all, or exactly one per geometry"

@@ -9,7 +9,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Creates an API error.
     /// - Parameters:
-    ///   - status: The HTTP status.
+    ///   - status: The HTTP status, 400…599.
     ///   - message: What went wrong, in one sentence.
     public init(_ status: Int, _ message: String) {
         self.status = status
@@ -39,7 +39,7 @@ extension HTTPResponse {
     /// A JSON body from an `Encodable` value (500 if it cannot be encoded).
     /// - Parameters:
     ///   - value: The value to encode.
-    ///   - status: The status (default 200).
+    ///   - status: The HTTP status, 100…599 (default 200).
     public static func json(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -53,7 +53,7 @@ extension HTTPResponse {
     /// A response with an already-encoded JSON body.
     /// - Parameters:
     ///   - data: UTF-8 JSON.
-    ///   - status: The status (default 200).
+    ///   - status: The HTTP status, 100…599 (default 200).
     public static func json(data: Data, status: Int = 200) -> HTTPResponse {
         HTTPResponse(status: status,
                      headers: commonHeaders.merging(["Content-Type": "application/json; charset=utf-8"]) { $1 },

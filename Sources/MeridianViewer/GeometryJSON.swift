@@ -10,8 +10,8 @@ public struct XY: Codable, Sendable, Hashable {
 
     /// Creates a pair.
     /// - Parameters:
-    ///   - x: Easting.
-    ///   - y: Northing.
+    ///   - x: Easting in the layer's projected unit (or longitude in degrees, [-180, 180]).
+    ///   - y: Northing in the layer's projected unit (or latitude in degrees, [-90, 90]).
     public init(x: Double, y: Double) {
         self.x = x
         self.y = y

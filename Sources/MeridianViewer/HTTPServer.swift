@@ -42,7 +42,7 @@ public struct HTTPResponse: Sendable {
 
     /// Creates a response.
     /// - Parameters:
-    ///   - status: The status code.
+    ///   - status: The HTTP status code, 100…599.
     ///   - headers: Response headers.
     ///   - body: The body.
     public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {

@@ -16,11 +16,11 @@ public struct ViewerLimits: Sendable, Hashable {
 
     /// Creates limits.
     /// - Parameters:
-    ///   - maximumBodySize: Bytes per request body.
-    ///   - maximumPoints: Points per buffer request.
-    ///   - maximumVertices: Vertices per KML document.
-    ///   - maximumPlacemarks: Placemarks per KML document.
-    ///   - maximumRadiusMiles: Exclusive upper bound of a radius in miles.
+    ///   - maximumBodySize: Bytes per request body, > 0 (default 8 MiB).
+    ///   - maximumPoints: Points per buffer request, > 0 (default 5,000).
+    ///   - maximumVertices: Vertices per KML document, > 0 (default 100,000).
+    ///   - maximumPlacemarks: Placemarks per KML document, > 0 (default 2,000).
+    ///   - maximumRadiusMiles: Exclusive upper bound of a radius in statute miles, > 0 (default 300).
     public init(maximumBodySize: Int = 8 << 20, maximumPoints: Int = 5_000, maximumVertices: Int = 100_000,
                 maximumPlacemarks: Int = 2_000, maximumRadiusMiles: Double = 300) {
         self.maximumBodySize = maximumBodySize

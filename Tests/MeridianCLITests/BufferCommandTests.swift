@@ -83,6 +83,19 @@ import Meridian
         #expect(runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "--segments", "0"], stdin: csv).status == 2)
     }
 
+    @Test func nonFiniteFieldDistancesAreRefusedAlikeByPlanarAndGeodesicBuffers() {
+        for value in ["nan", "inf", "-inf", "1e999"] {
+            let csv = "lon,lat,d\n-97,32.5,1\n-97,32.6,\(value)\n"
+            for mode in [["--srs", "EPSG:32038"], ["--geodesic"]] {
+                let r = runCommand(["buffer"] + mode + ["--distance-field", "d", "--unit", "mi"], stdin: csv)
+                #expect(r.status == 1, "\(mode) \(value)")
+                #expect(r.stderr.contains("feature 1 (line 3): 'd' is '\(value)', not a number"), "\(mode): \(r.stderr)")
+                #expect(r.stderr.split(separator: "\n").count == 1)
+                #expect(r.stdout.isEmpty)
+            }
+        }
+    }
+
     @Test func badInputNamesTheLine() {
         let nan = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi"], stdin: "lon,lat\n-97,32.5\n-97,nan\n")
         #expect(nan.status == 1)

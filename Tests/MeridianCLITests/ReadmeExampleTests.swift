@@ -4,6 +4,8 @@ import Testing
 
 /// The README's Swift example, compiled and run here. `readmeExampleIsThisCode` keeps the two identical.
 @Suite struct ReadmeExampleTests {
+    // The trailing comments are aligned like the README's (swift-format would collapse them).
+    // swift-format-ignore
     // README-BEGIN
     func readmeExample() throws -> (Polygon, Double) {
         // The seed's spatial reference: NAD27 / Texas North Central, in US survey feet.

@@ -3,8 +3,11 @@ import Meridian
 
 /// `meridian buffer`: planar buffers around features in a projected spatial reference, like the seed sample.
 public enum BufferCommand: Command {
+    /// The subcommand name.
     public static let name = "buffer"
+    /// One line for `meridian --help`.
     public static let summary = "buffer points, lines and polygons (planar in a projected SRS, or --geodesic)"
+    /// The `--help` text.
     public static var help: String {
         """
         Usage: meridian buffer [INPUT] --srs SRS (--distance D | --distance-field NAME [--unit U])
@@ -37,6 +40,8 @@ public enum BufferCommand: Command {
         """
     }
 
+    /// Buffers the input (planar, or geodesic with `--geodesic`) and writes the output file or GeoJSON to stdout.
+    /// - Throws: `CommandError.usage` for bad options, `.failure` for unreadable input or an unwritable output.
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
         if arguments.flag("--geodesic") {
             try runGeodesic(&arguments, io: io)
@@ -44,9 +49,7 @@ public enum BufferCommand: Command {
         }
         if try arguments.option("--max-deviation") != nil { throw .usage("--max-deviation applies to --geodesic buffers") }
         let srsText = try arguments.option("--srs")
-        let distanceText = try arguments.option("--distance")
-        let field = try arguments.option("--distance-field")
-        let unitText = try arguments.option("--unit")
+        var distance = try DistanceOptions(&arguments)
         let union = arguments.flag("--union")
         let segmentsText = try arguments.option("--segments")
         let inSRSText = try arguments.option("--in-srs")
@@ -59,16 +62,7 @@ public enum BufferCommand: Command {
         guard sr.isProjected, let srUnit = sr.unit else {
             throw .usage("--srs \(srsText) is \(sr.kind.rawValue); a planar buffer needs a projected spatial reference (its unit would be degrees). Use a projected one, e.g. a UTM zone, or --geodesic for a buffer on the ellipsoid")
         }
-        switch (distanceText, field) {
-        case (nil, nil): throw .usage("give --distance D or --distance-field NAME")
-        case (.some, .some): throw .usage("give either --distance or --distance-field, not both")
-        default: break
-        }
-        if unitText != nil && field == nil { throw .usage("--unit applies to --distance-field values") }
-        let fieldUnit: LinearUnit? = try unitText.map { (u: String) throws(CommandError) -> LinearUnit in
-            guard let unit = LinearUnit(symbol: u) else { throw .usage("unknown unit '\(u)' (use m, km, ft, us-ft, mi, us-mi or nmi)") }
-            return unit
-        }
+        try distance.validate()
         var parameters = BufferParameters.default
         if let segmentsText {
             guard let n = Int(segmentsText), (1...1000).contains(n) else {
@@ -76,7 +70,6 @@ public enum BufferCommand: Command {
             }
             parameters.segmentsPerQuarterCircle = n
         }
-        let fixedDistance = try distanceText.map { (t: String) throws(CommandError) in try Distance(parsing: t) }
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
         try BufferOutput.check(output)
 
@@ -85,37 +78,23 @@ public enum BufferCommand: Command {
         guard !input.features.isEmpty else { throw .failure("the input has no features") }
 
         // Geometries in the buffer's spatial reference, refusing those outside its area of use.
-        var geometries: [Geometry] = []
+        var inputs: [Geometry] = []
         var distances: [Double] = []
         for (i, feature) in input.features.enumerated() {
-            let label = input.labels[i]
-            guard let geometry = feature.geometry else { throw .failure("\(label) has no geometry") }
-            if !allowOutside, let area = sr.areaOfUse,
-               let outside = try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideAreaOfUse(geometry, of: sr) }) {
+            guard let geometry = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
+            inputs.append(geometry)
+            if let d = try distance.fieldDistance(of: feature, label: input.labels[i], in: srUnit) { distances.append(d) }
+        }
+        if !allowOutside, let area = sr.areaOfUse {
+            let lonLat = try projectEach(inputs, into: .wgs84, labels: input.labels)
+            for (i, g) in lonLat.enumerated() {
+                guard let c = g.coordinates.first(where: { !area.contains(longitude: $0.x, latitude: $0.y) }) else { continue }
                 throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use --allow-outside-area to buffer it anyway",
-                                      label, outside.longitude, outside.latitude, sr.name, area.west, area.south, area.east, area.north))
-            }
-            do {
-                geometries.append(try GeometryEngine.project(geometry, into: sr))
-            } catch {
-                throw .failure("\(label): \(error.description)")
-            }
-            if let field {
-                guard let value = feature.properties[field] else { throw .failure("\(label) has no '\(field)' property") }
-                let d: Double
-                switch value {
-                case .number(let n): d = n
-                case .string(let s):
-                    guard let n = Double(s.trimmingCharacters(in: .whitespaces)) else {
-                        throw .failure("\(label): '\(field)' is '\(s)', not a number")
-                    }
-                    d = n
-                default: throw .failure("\(label): '\(field)' is not a number")
-                }
-                distances.append(fieldUnit.map { $0.convert(d, to: srUnit) } ?? d)
+                                      input.labels[i], c.x, c.y, sr.name, area.west, area.south, area.east, area.north))
             }
         }
-        if let fixedDistance { distances = [fixedDistance.value(in: srUnit)] }
+        let geometries = try projectEach(inputs, into: sr, labels: input.labels)
+        if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
 
         let buffers: [Polygon]
         do {
@@ -128,5 +107,20 @@ public enum BufferCommand: Command {
         try BufferOutput.write(
             buffers: buffers, inputs: geometries, features: input.features, union: union,
             areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: sr), to: output, io: io)
+    }
+}
+
+/// Projects geometries of one spatial reference in a single PROJ call; when a vertex cannot be projected, the error
+/// names its feature.
+func projectEach(_ geometries: [Geometry], into target: SpatialReference, labels: [String]) throws(CommandError)
+    -> [Geometry]
+{
+    do {
+        return try GeometryEngine.project(geometries, into: target)
+    } catch {
+        for (i, g) in geometries.enumerated() {
+            do { _ = try GeometryEngine.project(g, into: target) } catch { throw .failure("\(labels[i]): \(error.description)") }
+        }
+        throw .failure(error.description)
     }
 }

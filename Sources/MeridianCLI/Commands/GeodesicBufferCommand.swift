@@ -13,8 +13,8 @@ extension BufferCommand {
         the area-of-use rule does not apply. Output is WGS84 longitude/latitude.
 
         --distance D          a number with an optional unit (m km ft us-ft mi us-mi nmi; a bare number is meters);
-                              > 0 for points and lines, non-zero for polygons (negative shrinks), at most 19,984 km
-                              for points and 9,000 km for lines and polygons
+                              > 0 for points and lines, non-zero for polygons (negative shrinks), |D| at least 1 µm
+                              and at most 19,984 km for points and 9,000 km for lines and polygons
         --distance-field NAME each feature's distance from this property/column, in --unit (default m)
         --max-deviation D     the largest distance between the true buffer boundary and the polygon's edges (default
                               0.2% of each distance), a number with an optional unit (bare: meters)
@@ -25,9 +25,7 @@ extension BufferCommand {
         """
 
     static func runGeodesic(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
-        let distanceText = try arguments.option("--distance")
-        let field = try arguments.option("--distance-field")
-        let unitText = try arguments.option("--unit")
+        var distance = try DistanceOptions(&arguments)
         let deviationText = try arguments.option("--max-deviation")
         let union = arguments.flag("--union")
         let inSRSText = try arguments.option("--in-srs")
@@ -39,20 +37,7 @@ extension BufferCommand {
         let output = OutputFile(try arguments.option("--output", "-o"))
         let positionals = try arguments.finish(maximumPositionals: 1)
 
-        switch (distanceText, field) {
-        case (nil, nil): throw .usage("give --distance D or --distance-field NAME")
-        case (.some, .some): throw .usage("give either --distance or --distance-field, not both")
-        default: break
-        }
-        if unitText != nil && field == nil { throw .usage("--unit applies to --distance-field values") }
-        var fieldUnit = LinearUnit.meters
-        if let unitText {
-            guard let unit = LinearUnit(symbol: unitText) else {
-                throw .usage("unknown unit '\(unitText)' (use m, km, ft, us-ft, mi, us-mi or nmi)")
-            }
-            fieldUnit = unit
-        }
-        let fixed = try distanceText.map { (t: String) throws(CommandError) in try Distance(parsing: t) }
+        try distance.validate()
         var maxDeviation: Double?
         if let deviationText {
             let d = try Distance(parsing: deviationText)
@@ -71,20 +56,9 @@ extension BufferCommand {
             let label = input.labels[i]
             guard let geometry = feature.geometry else { throw .failure("\(label) has no geometry") }
             geometries.append(geometry)
-            if let field {
-                guard let value = feature.properties[field] else { throw .failure("\(label) has no '\(field)' property") }
-                switch value {
-                case .number(let n): distances.append(fieldUnit.convert(n, to: .meters))
-                case .string(let s):
-                    guard let n = Double(s.trimmingCharacters(in: .whitespaces)), n.isFinite else {
-                        throw .failure("\(label): '\(field)' is '\(s)', not a number")
-                    }
-                    distances.append(fieldUnit.convert(n, to: .meters))
-                default: throw .failure("\(label): '\(field)' is not a number")
-                }
-            }
+            if let d = try distance.fieldDistance(of: feature, label: label, in: .meters) { distances.append(d) }
         }
-        if let fixed { distances = [fixed.value(in: .meters)] }
+        if let fixed = distance.fixed { distances = [fixed.value(in: .meters)] }
         // The engine needs one spatial reference; mixed inputs (not produced by the readers) are projected to the first.
         let sr = geometries[0].spatialReference
         let buffers: [Polygon]

@@ -170,9 +170,12 @@ public enum KMLCommand: Command {
     }
 
     static func read(_ path: String) throws(CommandError) -> KMLDataset {
-        do { return try KMLDataset(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw .failure("\(path): \(error.description)")
-        }
+        do { return try KMLDataset(contentsOf: URL(fileURLWithPath: path)) } catch { throw failure(path, error) }
+    }
+
+    /// A read failure naming the file once (archive and I/O errors already start with it).
+    static func failure(_ path: String, _ error: KMLError) -> CommandError {
+        .failure(error.description.hasPrefix(path) ? error.description : "\(path): \(error.description)")
     }
 
     // MARK: info
@@ -236,7 +239,7 @@ public enum KMLCommand: Command {
                 return true
             }
         } catch let e as KMLError {
-            throw .failure("\(path): \(e.description)")
+            throw failure(path, e)
         } catch {
             throw .failure("\(path): \(error)")
         }

@@ -3,8 +3,11 @@ import Meridian
 
 /// `meridian measure`: length, area and perimeter of every feature, planar or geodesic.
 public enum MeasureCommand: Command {
+    /// The subcommand name.
     public static let name = "measure"
+    /// One line for `meridian --help`.
     public static let summary = "length, area and perimeter of each feature (planar or --geodesic)"
+    /// The `--help` text.
     public static let help = """
         Usage: meridian measure [INPUT] [--geodesic] [--json] [--in-srs SRS]
 
@@ -22,6 +25,8 @@ public enum MeasureCommand: Command {
         Example: meridian measure parcels.geojson --geodesic --json
         """
 
+    /// Measures every feature of the input and prints one line (or JSON object) per feature.
+    /// - Throws: `CommandError.usage` for bad options, `.failure` for unreadable input.
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
         let geodesic = arguments.flag("--geodesic")
         let json = arguments.flag("--json")

@@ -3,8 +3,11 @@ import Meridian
 
 /// `meridian project`: coordinates from one spatial reference to another, reporting PROJ's operation and accuracy.
 public enum ProjectCommand: Command {
+    /// The subcommand name.
     public static let name = "project"
+    /// One line for `meridian --help`.
     public static let summary = "project coordinates between spatial references"
+    /// The `--help` text.
     public static let help = """
         Usage: meridian project [INPUT] --to SRS [--from SRS] [-o OUTPUT]
 
@@ -22,6 +25,9 @@ public enum ProjectCommand: Command {
         Example: meridian project points.csv --to EPSG:32038 -o points_tx.csv
         """
 
+    /// Projects the input's coordinates and writes them to the output (stdout by default).
+    /// - Throws: `CommandError.usage` for bad options, `.failure` for unreadable input, an unknown spatial
+    ///   reference, a failed transformation or an unwritable output.
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
         guard let toText = try arguments.option("--to") else { throw .usage("missing --to SRS") }
         let fromText = try arguments.option("--from")
@@ -32,6 +38,7 @@ public enum ProjectCommand: Command {
 
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: source,
                                           defaultXYSpatialReference: nil, io: io)
+        try checkOutput(output, input: input.format, target: target)
         var operations = Set<ProjectionOperation>()
         var projected: [Feature] = []
         projected.reserveCapacity(input.features.count)
@@ -48,8 +55,8 @@ public enum ProjectCommand: Command {
             } catch {
                 throw .failure(relabel(error.description, "vertex", labels: input.labels))
             }
-            report(operations, from: input.spatialReference, to: target, io: io)
             try output.write(csv(input, coordinates, target: target), io: io)
+            report(operations, from: input.spatialReference, to: target, io: io)
             return
         }
         for (i, feature) in input.features.enumerated() {
@@ -62,23 +69,34 @@ public enum ProjectCommand: Command {
                 throw .failure("\(input.labels[i]): \(error.description)")
             }
         }
+        if output.format == "wkt" || (output.format == "" && target != .wgs84) {
+            try output.write(FeatureEncoding.wkt(projected.compactMap(\.geometry)), io: io)
+        } else {
+            try output.write(GeoJSON.encode(projected) + Data("\n".utf8), io: io)
+        }
         report(operations, from: input.spatialReference, to: target, io: io)
+    }
+
+    /// Refuses, before any work, an output the input cannot be written as: CSV in is CSV out; GeoJSON/WKT in is
+    /// .geojson (WGS84 targets only) or .wkt.
+    private static func checkOutput(
+        _ output: OutputFile, input: FeatureInput.Format, target: SpatialReference
+    ) throws(CommandError) {
+        if input == .csv {
+            guard ["", "csv", "txt"].contains(output.format) else {
+                throw .usage("CSV input is written as CSV (the coordinate columns replaced); use -o OUT.csv, not '.\(output.format)'")
+            }
+            return
+        }
         switch output.format {
         case "geojson", "json":
             guard target == .wgs84 else {
                 throw .usage("GeoJSON output is WGS84 only (RFC 7946); write .wkt for \(target.name)")
             }
-            try output.write(GeoJSON.encode(projected) + Data("\n".utf8), io: io)
-        case "wkt":
-            try output.write(FeatureEncoding.wkt(projected.compactMap(\.geometry)), io: io)
-        case "":
-            if target == .wgs84 {
-                try output.write(GeoJSON.encode(projected) + Data("\n".utf8), io: io)
-            } else {
-                try output.write(FeatureEncoding.wkt(projected.compactMap(\.geometry)), io: io)
-            }
+        case "wkt", "":
+            break
         default:
-            throw .usage("unknown output format '.\(output.format)' for \(input.format.rawValue) input (use .geojson or .wkt)")
+            throw .usage("unknown output format '.\(output.format)' for \(input.rawValue) input (use .geojson or .wkt)")
         }
     }
 

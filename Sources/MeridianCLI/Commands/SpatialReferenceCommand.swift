@@ -3,8 +3,11 @@ import Meridian
 
 /// `meridian srs SRS [--json]`: describes a spatial reference as PROJ's database knows it.
 public enum SpatialReferenceCommand: Command {
+    /// The subcommand name.
     public static let name = "srs"
+    /// One line for `meridian --help`.
     public static let summary = "describe a spatial reference: name, unit, area of use"
+    /// The `--help` text.
     public static let help = """
         Usage: meridian srs SRS [--json]
 
@@ -39,6 +42,8 @@ public enum SpatialReferenceCommand: Command {
         let areaOfUse: Area?
     }
 
+    /// Looks the spatial reference up and prints its description (text, or JSON with `--json`).
+    /// - Throws: `CommandError.usage` for bad options, `.failure` for an unknown spatial reference.
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
         let json = arguments.flag("--json")
         let positionals = try arguments.finish(maximumPositionals: 1)

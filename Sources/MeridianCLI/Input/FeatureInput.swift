@@ -38,6 +38,9 @@ struct FeatureInput {
         guard !data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
             throw .failure("\(name): the input is empty")
         }
+        if isKML(path: path, data: data) {
+            throw .failure("\(name) is KML/KMZ, which this command does not read (GeoJSON, CSV or WKT); convert it first: meridian kml convert \(name) OUT.geojson")
+        }
         let format = detectFormat(path: path, data: data)
         do {
             switch format {
@@ -67,7 +70,11 @@ struct FeatureInput {
                     do {
                         features.append(Feature(geometry: try WKT.decode(trimmed, spatialReference: sr), properties: [:], id: nil))
                     } catch {
-                        throw CommandError.failure("\(name): line \(i + 1): \(error.description)")
+                        // Located in the file: the decoder saw one trimmed line, so its line is always 1.
+                        let indent = line.prefix { $0 == " " || $0 == "\t" }.count
+                        let located = FormatError(format: error.format, message: error.message, line: i + 1,
+                                                  column: error.column.map { $0 + indent })
+                        throw CommandError.failure("\(name): \(located.description)")
                     }
                     labels.append("feature \(features.count - 1) (line \(i + 1))")
                 }
@@ -82,6 +89,16 @@ struct FeatureInput {
         }
     }
 
+    /// Whether the input is KML or KMZ: by extension, or by content (XML markup, or a ZIP archive's signature).
+    static func isKML(path: String?, data: Data) -> Bool {
+        let ext = path.map { URL(fileURLWithPath: $0).pathExtension.lowercased() } ?? ""
+        if ext == "kml" || ext == "kmz" { return true }
+        if data.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return true }
+        let head = data.prefix(256).drop { $0 == 0xEF || $0 == 0xBB || $0 == 0xBF || $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        return head.first == UInt8(ascii: "<") && String(decoding: head, as: UTF8.self).lowercased().contains("kml")
+    }
+
+    /// The input's format: by extension (`.geojson`/`.json`, `.csv`/`.txt`, `.wkt`), else by its first bytes.
     static func detectFormat(path: String?, data: Data) -> Format {
         let ext = path.map { URL(fileURLWithPath: $0).pathExtension.lowercased() } ?? ""
         switch ext {

@@ -30,9 +30,13 @@ enum FeatureEncoding {
     /// Features as a GeoJSON FeatureCollection, projected to WGS84 first (RFC 7946 allows no other).
     static func geoJSON(_ features: [Feature]) throws(CommandError) -> Data {
         var projected = features
-        for i in projected.indices {
-            guard let g = projected[i].geometry, g.spatialReference != .wgs84 else { continue }
-            projected[i].geometry = try engine { () throws(EngineError) in try GeometryEngine.project(g, into: .wgs84) }
+        // One PROJ call per source spatial reference (usually one in all).
+        let indices = projected.indices.filter { projected[$0].geometry.map { $0.spatialReference != .wgs84 } ?? false }
+        for group in Dictionary(grouping: indices, by: { projected[$0].geometry!.spatialReference }).values {
+            let lonLat = try engine { () throws(EngineError) in
+                try GeometryEngine.project(group.map { projected[$0].geometry! }, into: .wgs84)
+            }
+            for (i, g) in zip(group, lonLat) { projected[i].geometry = g }
         }
         return GeoJSON.encode(projected, pretty: false) + Data("\n".utf8)
     }

@@ -185,11 +185,22 @@ struct JSONScanner {
     /// The next member's key and the key's offset, leaving the position at the member's value; `nil` after
     /// consuming the closing `}`. Start with `first = true`.
     mutating func nextKey(first: inout Bool) throws(JSONFailure) -> (key: String, offset: Int)? {
+        guard try atNextKey(first: &first) else { return nil }
+        let offset = position
+        let key = try parseString()
+        try expectColon()
+        skipWhitespace()
+        return (key, offset)
+    }
+
+    /// Moves to the next member's key (past the `,` before it), or consumes the closing `}` and returns `false`.
+    @inline(__always)
+    private mutating func atNextKey(first: inout Bool) throws(JSONFailure) -> Bool {
         guard let b = peek() else { throw unexpected(first ? "a string key or '}'" : "',' or '}'") }
         if b == ASCII.rightBrace {
             position += 1
             depth -= 1
-            return nil
+            return false
         }
         if first {
             guard b == ASCII.quote else { throw unexpected("a string key or '}'") }
@@ -199,12 +210,14 @@ struct JSONScanner {
             position += 1
             guard peek() == ASCII.quote else { throw unexpected("a string key") }
         }
-        let offset = position
-        let key = try parseString()
+        return true
+    }
+
+    /// Consumes the `:` after a member's key.
+    @inline(__always)
+    private mutating func expectColon() throws(JSONFailure) {
         guard peek() == ASCII.colon else { throw unexpected("':'") }
         position += 1
-        skipWhitespace()
-        return (key, offset)
     }
 
     /// Consumes the `[` at the current position (after whitespace).
@@ -302,23 +315,9 @@ struct JSONScanner {
 
     /// `nextKey` without building the key.
     private mutating func nextKeySkippingKey(first: inout Bool) throws(JSONFailure) -> Bool {
-        guard let b = peek() else { throw unexpected(first ? "a string key or '}'" : "',' or '}'") }
-        if b == ASCII.rightBrace {
-            position += 1
-            depth -= 1
-            return false
-        }
-        if first {
-            guard b == ASCII.quote else { throw unexpected("a string key or '}'") }
-            first = false
-        } else {
-            guard b == ASCII.comma else { throw unexpected("',' or '}'") }
-            position += 1
-            guard peek() == ASCII.quote else { throw unexpected("a string key") }
-        }
+        guard try atNextKey(first: &first) else { return false }
         try skipString()
-        guard peek() == ASCII.colon else { throw unexpected("':'") }
-        position += 1
+        try expectColon()
         return true
     }
 

@@ -16,7 +16,9 @@ public enum FileWriteError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Atomic file writes: the data goes to a temporary file in the target's folder, which is then renamed over the
-/// target, so a reader never sees a partial file and a failed write leaves nothing behind.
+/// target, so a reader never sees a partial file and a failed write leaves nothing behind. A symbolic link is
+/// followed to the file it names; a pipe or device (`-o /dev/stdout`) is written in place once the content is
+/// complete.
 public enum AtomicFile {
     /// Writes data atomically.
     /// - Parameters:
@@ -30,7 +32,7 @@ public enum AtomicFile {
         } catch let error as FileWriteError {
             throw error
         } catch {
-            throw .failed(path: url.path, reason: error.localizedDescription)
+            throw .failed(path: url.path, reason: reason(for: error))
         }
     }
 
@@ -43,13 +45,88 @@ public enum AtomicFile {
     public static func write(to url: URL, overwrite: Bool = true, _ produce: (URL) throws -> Void) throws {
         let fm = FileManager.default
         if !overwrite && fm.fileExists(atPath: url.path) { throw FileWriteError.exists(url.path) }
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        if isSpecialFile(url.path) {
+            try writeSpecial(to: url, produce)
+            return
+        }
+        // Through a symbolic link to the file it names: renaming over the link would replace the link itself.
+        var target = url
+        if let resolved = realpath(url.path, nil) {
+            target = URL(fileURLWithPath: String(cString: resolved))
+            free(resolved)
+        }
+        try checkWritable(target)
+        let directory = target.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
         defer { try? fm.removeItem(at: temporary) }
         try produce(temporary)
         if !overwrite && fm.fileExists(atPath: url.path) { throw FileWriteError.exists(url.path) }
-        if rename(temporary.path, url.path) != 0 {
+        if rename(temporary.path, target.path) != 0 {
             throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno)))
         }
+    }
+
+    /// Whether the path names (through any links) something other than a regular file or a folder: a pipe, a
+    /// terminal, `/dev/stdout`, `/dev/null`. Those are written in place, never renamed over.
+    static func isSpecialFile(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        let kind = status.st_mode & S_IFMT
+        return kind != S_IFREG && kind != S_IFDIR
+    }
+
+    /// Produces the content in a private temporary file, then copies it into the special file: a failure of
+    /// `produce` writes nothing.
+    private static func writeSpecial(to url: URL, _ produce: (URL) throws -> Void) throws {
+        let fm = FileManager.default
+        let temporary = fm.temporaryDirectory.appendingPathComponent("meridian-\(UUID().uuidString).tmp")
+        defer { try? fm.removeItem(at: temporary) }
+        try produce(temporary)
+        let data = try Data(contentsOf: temporary)
+        let fd = open(url.path, O_WRONLY | O_TRUNC)
+        guard fd >= 0 else { throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < data.count {
+            let written = data.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, data.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno)))
+            }
+            offset += written
+        }
+    }
+
+    /// Refuses, before anything is produced, a target that cannot be written: a folder, or a file in a folder that
+    /// does not exist, is not a folder or is not writable.
+    /// - Parameter url: The target file.
+    /// - Throws: `FileWriteError.failed` saying which.
+    public static func checkWritable(_ url: URL) throws(FileWriteError) {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw .failed(path: url.path, reason: "it is a directory")
+        }
+        let directory = url.deletingLastPathComponent().path
+        guard fm.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            throw .failed(path: url.path, reason: "the folder \(directory) does not exist")
+        }
+        guard isDirectory.boolValue else { throw .failed(path: url.path, reason: "\(directory) is not a folder") }
+        guard access(directory, W_OK) == 0 else {
+            let why = String(cString: strerror(errno))
+            throw .failed(path: url.path, reason: "the folder \(directory) is not writable (\(why))")
+        }
+    }
+
+    /// The operating system's reason for a failed write (`No such file or directory`, `Read-only file system`, …)
+    /// rather than Foundation's generic "The operation could not be completed".
+    /// - Parameter error: What a write threw.
+    public static func reason(for error: Error) -> String {
+        let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return ns.localizedFailureReason ?? ns.localizedDescription
     }
 }

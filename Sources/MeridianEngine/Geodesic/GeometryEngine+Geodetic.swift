@@ -21,10 +21,10 @@ public struct GeodeticDistanceResult: Sendable, Hashable, Codable {
 
     /// Creates a result.
     /// - Parameters:
-    ///   - distance: Length in `unit`.
+    ///   - distance: Length in `unit`, ≥ 0.
     ///   - unit: The unit of `distance`.
-    ///   - azimuth1: Degrees at the first point.
-    ///   - azimuth2: Forward degrees at the second point.
+    ///   - azimuth1: Degrees clockwise from north at the first point, in [-180, 180].
+    ///   - azimuth2: Forward azimuth at the second point, degrees clockwise from north in [-180, 180].
     public init(distance: Double, unit: LinearUnit, azimuth1: Double, azimuth2: Double) {
         self.distance = distance
         self.unit = unit

@@ -14,7 +14,8 @@ extension GeometryEngine {
     /// Buffers one geometry on the ellipsoid. See `geodeticBuffer(around:distances:unit:maxDeviation:curveType:shouldUnion:outputSpatialReference:)`.
     /// - Parameters:
     ///   - geometry: A point, multipoint, polyline, polygon or envelope in any geographic or projected spatial reference.
-    ///   - distance: The buffer distance in `unit`: > 0 for points and lines; non-zero for polygons (negative shrinks).
+    ///   - distance: The buffer distance in `unit`: > 0 for points and lines; non-zero for polygons (negative shrinks);
+    ///     |distance| from 1 µm to the limits of the many-geometry variant.
     ///   - unit: The unit of `distance` and `maxDeviation` (default meters).
     ///   - maxDeviation: The largest allowed distance between the true buffer boundary and the polygon's edges, in
     ///     `unit`; `nil` for 0.2 % of |distance| (`defaultGeodeticMaxDeviationRatio`).
@@ -53,8 +54,8 @@ extension GeometryEngine {
     /// Distance rule: one distance for all geometries, or exactly one per geometry.
     /// - Parameters:
     ///   - geometries: Geometries in one spatial reference (geographic or projected).
-    ///   - distances: In `unit`. Points and lines: > 0. Polygons: non-zero, negative shrinks. |distance| at most
-    ///     99.9 % of half the meridian (≈ 19,984 km on WGS84) for points and multipoints, 45 % of it
+    ///   - distances: In `unit`. Points and lines: > 0. Polygons: non-zero, negative shrinks. |distance| at least
+    ///     1 µm (`minimumGeodeticDistance`) and at most 99.9 % of half the meridian (≈ 19,984 km on WGS84) for points and multipoints, 45 % of it
     ///     (≈ 9,000 km) for lines and polygons; larger distances are refused with `invalidDistance`.
     ///   - unit: The unit of `distances` and `maxDeviation` (default meters).
     ///   - maxDeviation: The largest allowed deviation, in `unit`; `nil` for 0.2 % of each |distance|. Must be at
@@ -105,6 +106,10 @@ extension GeometryEngine {
         return polygons
     }
 
+    /// The smallest non-zero geodesic buffer distance in meters, 1 µm: a thousand times the ground resolution of
+    /// double-precision degrees (about 1e-9 m); below it the offset vertices collapse onto the input's.
+    static let minimumGeodeticDistance = 1e-6
+
     /// The largest geodesic buffer distance in meters for points on an ellipsoid: 99.9 % of half the meridian.
     /// Closer to the antipode the circle nears the cut locus, where geodesics of that length stop being shortest.
     static func maximumGeodeticPointDistance(_ g: Geodesic) -> Double { 0.999 * g.halfMeridian }
@@ -122,12 +127,15 @@ extension GeometryEngine {
 
     private static func validate(geodeticDistance d: Double, for g: Geometry, index: Int, geodesic: Geodesic) throws(EngineError) {
         guard d.isFinite else { throw .invalidDistance("geometry \(index): distance \(d) is not a finite number") }
+        guard d == 0 || abs(d) >= minimumGeodeticDistance else {
+            throw .invalidDistance(String(format: "geometry %d: |%.10g| m is less than 1 µm, finer than longitude/latitude coordinates resolve", index, d))
+        }
         switch g {
         case .point, .multipoint:
             guard d > 0 else { throw .invalidDistance("geometry \(index): a \(g.typeName.lowercased()) needs a positive distance, got \(d) m") }
             let limit = maximumGeodeticPointDistance(geodesic)
             guard d <= limit else {
-                throw .invalidDistance(String(format: "geometry %d: %.0f m is more than %.0f m, 99.9%% of half the meridian (the farthest any point can be); the buffer would be nearly the whole ellipsoid", index, d, limit))
+                throw .invalidDistance(String(format: "geometry %d: %.10g m is more than %.0f m, 99.9%% of half the meridian (the farthest any point can be); the buffer would be nearly the whole ellipsoid", index, d, limit))
             }
         case .polyline:
             guard d > 0 else { throw .invalidDistance("geometry \(index): a polyline needs a positive distance, got \(d) m") }
@@ -136,7 +144,7 @@ extension GeometryEngine {
             guard d != 0 else { throw .invalidDistance("geometry \(index): a polygon needs a non-zero distance") }
             let limit = maximumGeodeticLineDistance(geodesic)
             guard abs(d) <= limit else {
-                throw .invalidDistance(String(format: "geometry %d: |%.0f| m is more than %.0f m, the largest geodesic buffer distance for lines and polygons (45%% of half the meridian)", index, d, limit))
+                throw .invalidDistance(String(format: "geometry %d: |%.10g| m is more than %.0f m, the largest geodesic buffer distance for lines and polygons (45%% of half the meridian)", index, d, limit))
             }
         }
     }

@@ -19,12 +19,12 @@ public struct KMZLimits: Sendable, Hashable {
 
     /// Creates limits.
     /// - Parameters:
-    ///   - maximumKMLBytes: Largest KML entry.
-    ///   - maximumResourceBytes: Largest other entry.
-    ///   - maximumTotalResourceBytes: Largest total of other entries.
-    ///   - maximumCompressionRatio: Largest inflation ratio.
-    ///   - ratioThresholdBytes: Size below which the ratio is not checked.
-    ///   - maximumEntries: Most entries.
+    ///   - maximumKMLBytes: Largest KML entry, in uncompressed bytes (default 8 GiB).
+    ///   - maximumResourceBytes: Largest other entry, in uncompressed bytes (default 64 MiB).
+    ///   - maximumTotalResourceBytes: Largest total of other entries, in uncompressed bytes (default 512 MiB).
+    ///   - maximumCompressionRatio: Largest uncompressed/compressed size ratio, > 1 (default 1000).
+    ///   - ratioThresholdBytes: Uncompressed size in bytes below which the ratio is not checked (default 1 MiB).
+    ///   - maximumEntries: Most entries in the archive, > 0 (default 65,536).
     public init(maximumKMLBytes: UInt64 = 8 << 30, maximumResourceBytes: UInt64 = 64 << 20,
                 maximumTotalResourceBytes: UInt64 = 512 << 20, maximumCompressionRatio: Double = 1000,
                 ratioThresholdBytes: UInt64 = 1 << 20, maximumEntries: Int = 65_536) {

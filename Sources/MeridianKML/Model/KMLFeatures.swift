@@ -187,10 +187,6 @@ public struct KMLFolder: KMLNode {
         self.styles = []
         self.unmodeledElements = []
     }
-
-    /// Appends a child (ArcGIS's `addChildNode`).
-    /// - Parameter feature: A placemark, folder or document.
-    public mutating func addChild(_ feature: KMLFeature) { features.append(feature) }
 }
 
 /// A `<Document>`: the top-level container, holding the shared styles referenced by `styleUrl`.
@@ -233,14 +229,6 @@ public struct KMLDocument: KMLNode {
         self.unmodeledElements = []
         self.isImplicit = false
     }
-
-    /// Appends a child (ArcGIS's `addChildNode`).
-    /// - Parameter feature: A placemark, folder or document.
-    public mutating func addChild(_ feature: KMLFeature) { features.append(feature) }
-
-    /// Appends a placemark.
-    /// - Parameter placemark: The placemark.
-    public mutating func addChild(_ placemark: KMLPlacemark) { features.append(.placemark(placemark)) }
 
     /// Adds a shared style (replacing one with the same id).
     /// - Parameter style: A style with an `id`.
@@ -291,6 +279,14 @@ extension KMLFolder: KMLContainer {}
 extension KMLDocument: KMLContainer {}
 
 extension KMLContainer {
+    /// Appends a child (ArcGIS's `addChildNode`).
+    /// - Parameter feature: A placemark, folder or document.
+    public mutating func addChild(_ feature: KMLFeature) { features.append(feature) }
+
+    /// Appends a placemark.
+    /// - Parameter placemark: The placemark.
+    public mutating func addChild(_ placemark: KMLPlacemark) { features.append(.placemark(placemark)) }
+
     /// Every placemark in the subtree, depth first, in document order.
     public var allPlacemarks: [KMLPlacemark] {
         var out: [KMLPlacemark] = []

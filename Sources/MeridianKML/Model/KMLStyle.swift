@@ -29,8 +29,8 @@ public struct KMLHotSpot: Sendable, Hashable {
 
     /// Creates a hot spot.
     /// - Parameters:
-    ///   - x: Horizontal position.
-    ///   - y: Vertical position.
+    ///   - x: Horizontal position from the icon's left edge: 0…1 for `.fraction`, pixels otherwise.
+    ///   - y: Vertical position from the icon's bottom edge: 0…1 for `.fraction`, pixels otherwise.
     ///   - xUnits: Units of x (default fraction).
     ///   - yUnits: Units of y (default fraction).
     public init(x: Double, y: Double, xUnits: KMLUnits = .fraction, yUnits: KMLUnits = .fraction) {
@@ -58,6 +58,24 @@ public struct KMLIcon: Sendable, Hashable {
     }
 }
 
+/// What KML's ColorStyle sub-styles (`IconStyle`, `LineStyle`, `PolyStyle`, `LabelStyle`) have in common, so one
+/// decoder loop serves them all.
+protocol KMLColorStyleFields {
+    /// `id` attribute.
+    var id: String? { get set }
+    /// `<color>`.
+    var color: KMLColor? { get set }
+    /// `<colorMode>`.
+    var colorMode: KMLColorMode? { get set }
+    /// Preserved children.
+    var unmodeledElements: [KMLElement] { get set }
+}
+
+extension KMLIconStyle: KMLColorStyleFields {}
+extension KMLLineStyle: KMLColorStyleFields {}
+extension KMLPolygonStyle: KMLColorStyleFields {}
+extension KMLLabelStyle: KMLColorStyleFields {}
+
 /// How point placemarks are drawn (`<IconStyle>`).
 public struct KMLIconStyle: Sendable, Hashable {
     /// `id` attribute.
@@ -80,8 +98,8 @@ public struct KMLIconStyle: Sendable, Hashable {
     /// Creates an icon style.
     /// - Parameters:
     ///   - iconHref: The image URL or path (ArcGIS's `AGSKMLIcon(url:)`).
-    ///   - scale: Size factor.
-    ///   - heading: Rotation in degrees.
+    ///   - scale: Size factor, > 0 (1 is the image's natural size).
+    ///   - heading: Rotation in degrees clockwise from north, 0…360.
     ///   - hotSpot: Anchor.
     ///   - color: Tint.
     public init(iconHref: String? = nil, scale: Double? = nil, heading: Double? = nil, hotSpot: KMLHotSpot? = nil,
@@ -161,7 +179,7 @@ public struct KMLLabelStyle: Sendable, Hashable {
     public var color: KMLColor?
     /// Color mode.
     public var colorMode: KMLColorMode?
-    /// Size factor.
+    /// Size factor, > 0 (1 = the viewer's normal label size).
     public var scale: Double?
     /// Preserved children.
     public var unmodeledElements: [KMLElement]
@@ -169,7 +187,7 @@ public struct KMLLabelStyle: Sendable, Hashable {
     /// Creates a label style.
     /// - Parameters:
     ///   - color: Text color.
-    ///   - scale: Size factor.
+    ///   - scale: Size factor, > 0 (1 is the viewer's normal label size).
     public init(color: KMLColor? = nil, scale: Double? = nil) {
         self.color = color
         self.scale = scale

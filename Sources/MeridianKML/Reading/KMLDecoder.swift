@@ -282,13 +282,25 @@ struct KMLDecoder {
         return s
     }
 
-    private mutating func iconStyle(_ e: KMLElement) -> KMLIconStyle {
-        var s = KMLIconStyle()
+    /// Decodes what every ColorStyle has (the `id`, `<color>`, `<colorMode>`); `decode` takes the style's own
+    /// children, returning `false` for those it does not model, which are kept in schema order.
+    private mutating func colorStyle<S: KMLColorStyleFields>(
+        _ e: KMLElement, _ empty: S, decode: (inout S, KMLElement) -> Bool
+    ) -> S {
+        var s = empty
         s.id = e.attribute("id")
         for c in e.elements {
             if c.isKML("color") { s.color = color(c, into: &s.unmodeledElements) }
             else if c.isKML("colorMode"), let m = KMLColorMode(rawValue: c.text) { s.colorMode = m }
-            else if c.isKML("scale"), let d = Self.double(c) { s.scale = d }
+            else if !decode(&s, c) { s.unmodeledElements.append(c) }
+        }
+        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
+        return s
+    }
+
+    private mutating func iconStyle(_ e: KMLElement) -> KMLIconStyle {
+        colorStyle(e, KMLIconStyle()) { s, c in
+            if c.isKML("scale"), let d = Self.double(c) { s.scale = d }
             else if c.isKML("heading"), let d = Self.double(c) { s.heading = d }
             else if c.isKML("Icon"), c.attributes.isEmpty {
                 var icon = KMLIcon(href: nil)
@@ -301,50 +313,34 @@ struct KMLDecoder {
                       let y = c.attribute("y").flatMap(Double.init) {
                 s.hotSpot = KMLHotSpot(x: x, y: y, xUnits: c.attribute("xunits").flatMap(KMLUnits.init) ?? .fraction,
                                        yUnits: c.attribute("yunits").flatMap(KMLUnits.init) ?? .fraction)
-            } else { s.unmodeledElements.append(c) }
+            } else { return false }
+            return true
         }
-        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
-        return s
     }
 
     private mutating func lineStyle(_ e: KMLElement) -> KMLLineStyle {
-        var s = KMLLineStyle()
-        s.id = e.attribute("id")
-        for c in e.elements {
-            if c.isKML("color") { s.color = color(c, into: &s.unmodeledElements) }
-            else if c.isKML("colorMode"), let m = KMLColorMode(rawValue: c.text) { s.colorMode = m }
-            else if c.isKML("width"), let d = Self.double(c) { s.width = d }
-            else { s.unmodeledElements.append(c) }
+        colorStyle(e, KMLLineStyle()) { s, c in
+            guard c.isKML("width"), let d = Self.double(c) else { return false }
+            s.width = d
+            return true
         }
-        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
-        return s
     }
 
     private mutating func polygonStyle(_ e: KMLElement) -> KMLPolygonStyle {
-        var s = KMLPolygonStyle()
-        s.id = e.attribute("id")
-        for c in e.elements {
-            if c.isKML("color") { s.color = color(c, into: &s.unmodeledElements) }
-            else if c.isKML("colorMode"), let m = KMLColorMode(rawValue: c.text) { s.colorMode = m }
-            else if c.isKML("fill"), let b = Self.bool(c) { s.isFilled = b }
+        colorStyle(e, KMLPolygonStyle()) { s, c in
+            if c.isKML("fill"), let b = Self.bool(c) { s.isFilled = b }
             else if c.isKML("outline"), let b = Self.bool(c) { s.isOutlined = b }
-            else { s.unmodeledElements.append(c) }
+            else { return false }
+            return true
         }
-        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
-        return s
     }
 
     private mutating func labelStyle(_ e: KMLElement) -> KMLLabelStyle {
-        var s = KMLLabelStyle()
-        s.id = e.attribute("id")
-        for c in e.elements {
-            if c.isKML("color") { s.color = color(c, into: &s.unmodeledElements) }
-            else if c.isKML("colorMode"), let m = KMLColorMode(rawValue: c.text) { s.colorMode = m }
-            else if c.isKML("scale"), let d = Self.double(c) { s.scale = d }
-            else { s.unmodeledElements.append(c) }
+        colorStyle(e, KMLLabelStyle()) { s, c in
+            guard c.isKML("scale"), let d = Self.double(c) else { return false }
+            s.scale = d
+            return true
         }
-        s.unmodeledElements = KMLEncoder.canonicalOrder(s.unmodeledElements, rank: KMLEncoder.colorStyleRank)
-        return s
     }
 
     private mutating func balloonStyle(_ e: KMLElement) -> KMLBalloonStyle {

@@ -79,14 +79,14 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
                                         column: parser.columnNumber)
         }
         guard delegate.sawRoot else {
-            throw KMLError.malformedXML(message: "the document has no root element", line: parser.lineNumber,
-                                        column: parser.columnNumber)
+            throw KMLError.malformedXML(message: "the document has no root element", line: max(1, parser.lineNumber),
+                                        column: max(1, parser.columnNumber))
         }
     }
 
     private static func message(for code: Int) -> String {
         switch code {
-        case 4: "the document is empty"
+        case 4: "no XML element where the document should start (not a KML file?)"
         case 5: "unexpected end of the document (truncated file?)"
         case 9: "invalid character"
         case 26: "undeclared entity"
@@ -222,10 +222,10 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, foundIgnorableWhitespace whitespaceString: String) {}
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+    func parser(_ parser: XMLParser, foundCDATA cdataBlock: Data) {
         guard let last = stack.indices.last, !stack[last].isContainer else { return }
         flushText(&stack[last])
-        stack[last].element.children.append(.cdata(String(decoding: CDATABlock, as: UTF8.self)))
+        stack[last].element.children.append(.cdata(String(decoding: cdataBlock, as: UTF8.self)))
     }
 
     func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {

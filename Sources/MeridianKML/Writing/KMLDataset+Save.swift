@@ -34,6 +34,8 @@ extension KMLDataset {
         }
         do {
             try AtomicFile.write(to: url, overwrite: overwrite, content)
+        } catch KMLError.io(_, let reason) {
+            throw .io(path: url.path, reason: reason)  // named by the target, not the temporary file it was writing
         } catch let e as KMLError {
             throw e
         } catch FileWriteError.exists(let p) {
@@ -41,7 +43,7 @@ extension KMLDataset {
         } catch FileWriteError.failed(let p, let r) {
             throw .io(path: p, reason: r)
         } catch {
-            throw .io(path: url.path, reason: error.localizedDescription)
+            throw .io(path: url.path, reason: AtomicFile.reason(for: error))
         }
     }
 

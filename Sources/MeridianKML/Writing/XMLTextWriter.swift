@@ -101,6 +101,12 @@ struct XMLTextWriter {
     /// Opens an element on a new line.
     mutating func open(_ name: String, _ attributes: [(String, String)] = []) {
         newline()
+        startTag(name, attributes)
+        depth += 1
+    }
+
+    /// Writes `<name k="v"…>` where the output stands.
+    private mutating func startTag(_ name: String, _ attributes: [(String, String)]) {
         raw("<")
         raw(name)
         for (k, v) in attributes {
@@ -111,7 +117,6 @@ struct XMLTextWriter {
             raw("\"")
         }
         raw(">")
-        depth += 1
     }
 
     /// Closes an element opened with `open`, on a new line.
@@ -126,16 +131,7 @@ struct XMLTextWriter {
     /// Writes `<name>escaped text</name>` on a new line.
     mutating func leaf(_ name: String, _ text: String, _ attributes: [(String, String)] = []) {
         newline()
-        raw("<")
-        raw(name)
-        for (k, v) in attributes {
-            raw(" ")
-            raw(k)
-            raw("=\"")
-            escaped(v, attribute: true)
-            raw("\"")
-        }
-        raw(">")
+        startTag(name, attributes)
         escaped(text)
         raw("</")
         raw(name)

@@ -1,0 +1,38 @@
+import Testing
+
+import MeridianCore
+@testable import MeridianEngine
+
+/// The batch projection must give exactly what one call per geometry gives (same PROJ pipeline, same arithmetic),
+/// keep each geometry's shape, and refuse mixed spatial references.
+@Suite struct BatchProjectionTests {
+    @Test func batchEqualsOneCallPerGeometry() throws {
+        let texas = try SpatialReference(wkid: 32038)
+        var rng = SystemRandomNumberGenerator()
+        var geometries: [Geometry] = []
+        for i in 0..<200 {
+            let lon = Double.random(in: -102...(-95), using: &rng), lat = Double.random(in: 32...34, using: &rng)
+            switch i % 3 {
+            case 0: geometries.append(.point(Point(latitude: lat, longitude: lon)))
+            case 1: geometries.append(.polyline(Polyline([Coordinate(x: lon, y: lat), Coordinate(x: lon + 0.1, y: lat + 0.05)],
+                                                         spatialReference: .wgs84)))
+            default:
+                geometries.append(.polygon(Polygon(shell: [Coordinate(x: lon, y: lat), Coordinate(x: lon + 0.1, y: lat),
+                                                           Coordinate(x: lon, y: lat + 0.1)], spatialReference: .wgs84)))
+            }
+        }
+        let batch = try GeometryEngine.projectReportingOperations(geometries, into: texas)
+        #expect(batch.geometries.count == geometries.count)
+        #expect(batch.operations.count == 1)
+        for (g, b) in zip(geometries, batch.geometries) {
+            #expect(try GeometryEngine.project(g, into: texas) == b)
+        }
+        #expect(try GeometryEngine.project([Geometry](), into: texas).isEmpty)
+    }
+
+    @Test func mixedSpatialReferencesAreRefused() throws {
+        let a = Geometry.point(Point(latitude: 32, longitude: -97))
+        let b = Geometry.point(Point(x: 0, y: 0, spatialReference: .webMercator))
+        #expect(throws: EngineError.self) { try GeometryEngine.project([a, b], into: .webMercator) }
+    }
+}
