@@ -1,5 +1,5 @@
-"""P2 peer: pyproj Geod.fwd, vectorised: 10k WGS84 points, 10 km radius, 64 vertices per circle.
-Usage: p2_pyproj.py REPS INPUTDIR"""
+"""P2 peer: pyproj Geod.fwd, vectorised: 10k WGS84 points, 10 km radius, VERTICES vertices per circle (bench/run
+passes Meridian's mean adaptive vertex count, so both produce as many vertices). Usage: p2_pyproj.py REPS INPUTDIR [VERTICES]"""
 import sys
 
 import numpy as np
@@ -9,7 +9,8 @@ import common
 
 reps, indir = int(sys.argv[1]), sys.argv[2]
 xy = np.fromfile(f"{indir}/P2.xy", dtype="<f8").reshape(-1, 2)
-VERTICES, RADIUS = 64, 10_000.0
+VERTICES = int(sys.argv[3]) if len(sys.argv) > 3 else 64
+RADIUS = 10_000.0
 
 
 def run():
@@ -24,4 +25,4 @@ def run():
 
 times, (lo, la) = common.timed(run, reps)
 common.emit({"case": "P2", "tool": "pyproj Geod.fwd", "times": times, "circles": int(lo.shape[0]),
-             "vertices": int(lo.size)})
+             "vertices": int(lo.size), "vertices_per_circle": VERTICES})

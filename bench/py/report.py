@@ -43,6 +43,9 @@ def checks(m, peer):
                    f"{'' if m['geos_valid'] else ', GEOS invalid'} (GEOS path {m['geos_time']:.1f} s)")
     if "result" in m and peer and peer.get("result") is not None:
         out.append(f"coordinates read: {m['result']}" + ("" if m["result"] == peer["result"] else f" ≠ {peer['result']}"))
+    if "mean_vertices" in m:
+        out.append(f"adaptive: {m['mean_vertices']:.1f} vertices per circle at max deviation {m['max_deviation_m']:.2f} m"
+                   f" (the deviation of a 64-vertex circle); {m['parts']} parts for {m['circles']} circles")
     if "kml_bytes" in m:
         out.append(f".kml {m['kml_bytes'] / 1e6:.1f} MB, .kmz {m['kmz_bytes'] / 1e6:.1f} MB")
     if m.get("fallback"):
@@ -90,6 +93,8 @@ for case in cases:
             extra = f"parts {p['parts']}, holes {p['holes']}, vertices {p['vertices']}, valid {p['valid']}"
         if "max_abs_diff" in p:
             extra = f"max Δ Meridian vs pyproj {p['max_abs_diff']:.1e}"
+        if "vertices_per_circle" in p:
+            extra = f"{p['vertices_per_circle']} vertices per circle"
         if "result" in p and p["result"] is not None:
             extra = f"coordinates read: {p['result']}"
         ref_mark = " (reference)" if p is ref else ""

@@ -4,6 +4,7 @@
 //   meridian-bench p1 INPUT.xy RADIUS REPS [--time-only|--geos-check]
 //       buffer + union of points in EPSG:32038 (64-gon circles); --geos-check compares with GEOS's own path instead
 //   meridian-bench p3 INPUT.xy EPSG REPS [OUT.xy]       project lon/lat (EPSG:4326) points to EPSG
+//   meridian-bench p2 INPUT.xy REPS                       geodesic 10 km buffers of WGS84 points
 //   meridian-bench p4 write INPUTDIR OUTDIR REPS          write 100k placemarks as .kml and .kmz
 //   meridian-bench p4 read FILE.kml REPS                  read a KML file and count its coordinates
 //   meridian-bench p4 --available                         exit 0 (MeridianKML is built in)
@@ -155,6 +156,22 @@ do {
         emit(["tool": "meridian", "times": times, "count": output.count, "sum_x": sumX, "sum_y": sumY], rss: rss)
     case "p4":
         try runP4(Array(args.dropFirst(2)))
+    case "p2":
+        if args.count == 3 && args[2] == "--available" { exit(0) }
+        guard args.count >= 4, let reps = Int(args[3]) else { fail("usage: meridian-bench p2 INPUT.xy REPS") }
+        let points = readPairs(args[2]).map { Point($0, spatialReference: .wgs84) }
+        // The same maximum deviation as the peer's 64-vertex circles: r·(1 − cos(π/64)).
+        let radius = 10_000.0, deviation = 10_000.0 * (1 - cos(Double.pi / 64))
+        let (times, buffers) = try timed(reps) {
+            try GeometryEngine.geodeticBuffer(around: points, distances: [radius], maxDeviation: deviation,
+                                              shouldUnion: false)
+        }
+        let rss = peakRSSMiB()
+        let rings = buffers.flatMap(\.rings)
+        let vertices = rings.reduce(0) { $0 + $1.count - 1 }  // distinct vertices (rings are closed)
+        emit(["tool": "meridian", "times": times, "circles": buffers.count, "parts": rings.count,
+              "vertices": vertices, "mean_vertices": Double(vertices) / Double(max(buffers.count, 1)),
+              "max_deviation_m": deviation], rss: rss)
     default:
         fail("unknown case \(args[1])")
     }
