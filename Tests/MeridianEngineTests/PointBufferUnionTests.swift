@@ -43,21 +43,27 @@ private func geosUnion(_ points: [Point], _ distances: [Double]) throws -> Polyg
 
 /// Checks the fast union against GEOS's; returns whether the fast path (no GEOS fallback) produced it.
 @discardableResult
-private func checkAgainstGEOS(_ points: [Point], _ distances: [Double], _ label: String,
-                              sourceLocation: SourceLocation = #_sourceLocation) throws -> Bool {
+private func checkAgainstGEOS(
+    _ points: [Point], _ distances: [Double], _ label: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> Bool {
     let fast = try GeometryEngine.unionOfPointBuffers(around: points, distances: distances)
     let viaBuffer = try GeometryEngine.buffer(around: points, distances: distances, shouldUnion: true)[0]
-    #expect(viaBuffer == fast.polygon, "\(label): buffer(shouldUnion:) must return the same polygon",
-            sourceLocation: sourceLocation)
+    #expect(
+        viaBuffer == fast.polygon, "\(label): buffer(shouldUnion:) must return the same polygon",
+        sourceLocation: sourceLocation)
     let reference = try geosUnion(points, distances)
     let a = try GeometryEngine.area(fast.polygon), b = try GeometryEngine.area(reference)
     #expect(abs(a - b) <= 1e-9 * b, "\(label): area \(a) vs GEOS \(b)", sourceLocation: sourceLocation)
-    #expect(summary(fast.polygon) == summary(reference), "\(label): counts differ from GEOS",
-            sourceLocation: sourceLocation)
-    #expect(try GeometryEngine.invalidityReason(fast.polygon) == nil, "\(label): invalid output",
-            sourceLocation: sourceLocation)
+    #expect(
+        summary(fast.polygon) == summary(reference), "\(label): counts differ from GEOS",
+        sourceLocation: sourceLocation)
+    #expect(
+        try GeometryEngine.invalidityReason(fast.polygon) == nil, "\(label): invalid output",
+        sourceLocation: sourceLocation)
     for part in fast.polygon.parts {
-        #expect(Polygon.signedArea(part.shell) > 0, "\(label): shell not counter-clockwise", sourceLocation: sourceLocation)
+        #expect(
+            Polygon.signedArea(part.shell) > 0, "\(label): shell not counter-clockwise", sourceLocation: sourceLocation)
         for h in part.holes {
             #expect(Polygon.signedArea(h) < 0, "\(label): hole not clockwise", sourceLocation: sourceLocation)
         }
@@ -92,8 +98,9 @@ struct PointBufferUnionTests {
         for (seed, count, radius) in [(1, 300, 2.0), (2, 300, 4.5), (3, 300, 6.0), (4, 400, 12.0), (5, 150, 30.0)] {
             var rng = SplitMix(state: UInt64(seed))
             let points = (0..<count).map { _ in
-                Point(x: 5e5 + Double.random(in: 0...100, using: &rng), y: 4e6 + Double.random(in: 0...100, using: &rng),
-                      spatialReference: planar)
+                Point(
+                    x: 5e5 + Double.random(in: 0...100, using: &rng), y: 4e6 + Double.random(in: 0...100, using: &rng),
+                    spatialReference: planar)
             }
             let fastPath = try checkAgainstGEOS(points, [radius], "seed \(seed)")
             #expect(fastPath, "seed \(seed): general-position input should not need the GEOS fallback")
@@ -107,13 +114,15 @@ struct PointBufferUnionTests {
         let count = Int.random(in: 20...250, using: &rng)
         let radius = Double.random(in: 1...15, using: &rng)
         let points = (0..<count).map { _ in
-            Point(x: -2e6 + Double.random(in: 0...100, using: &rng), y: 7e5 + Double.random(in: 0...100, using: &rng),
-                  spatialReference: planar)
+            Point(
+                x: -2e6 + Double.random(in: 0...100, using: &rng), y: 7e5 + Double.random(in: 0...100, using: &rng),
+                spatialReference: planar)
         }
         let parameters = BufferParameters(segmentsPerQuarterCircle: q)
         let fast = try GeometryEngine.unionOfPointBuffers(around: points, distances: [radius], parameters: parameters)
-        let buffers = try GeometryEngine.buffer(around: points, distances: [radius], shouldUnion: false,
-                                                parameters: parameters)
+        let buffers = try GeometryEngine.buffer(
+            around: points, distances: [radius], shouldUnion: false,
+            parameters: parameters)
         guard case .polygon(let reference) = try GeometryEngine.union(buffers) else {
             Issue.record("GEOS union is not a polygon")
             return
@@ -130,8 +139,14 @@ struct PointBufferUnionTests {
         // Spacing 2r (tangent neighbours), r·√2 and r (heavy overlap) on an axis-aligned lattice.
         for (spacing, r) in [(20.0, 10.0), (14.142135623730951, 10.0), (10.0, 10.0), (15.0, 10.0)] {
             var points: [Point] = []
-            for i in 0..<6 { for j in 0..<6 { points.append(Point(x: Double(i) * spacing, y: Double(j) * spacing,
-                                                                   spatialReference: planar)) } }
+            for i in 0..<6 {
+                for j in 0..<6 {
+                    points.append(
+                        Point(
+                            x: Double(i) * spacing, y: Double(j) * spacing,
+                            spatialReference: planar))
+                }
+            }
             try checkAgainstGEOS(points, [r], "lattice \(spacing)")
         }
     }
@@ -141,8 +156,9 @@ struct PointBufferUnionTests {
         for seed in 10..<14 {
             var rng = SplitMix(state: UInt64(seed))
             let points = (0..<200).map { _ in
-                Point(x: Double.random(in: 0...100, using: &rng), y: Double.random(in: 0...100, using: &rng),
-                      spatialReference: planar)
+                Point(
+                    x: Double.random(in: 0...100, using: &rng), y: Double.random(in: 0...100, using: &rng),
+                    spatialReference: planar)
             }
             let radii = points.map { _ in Double.random(in: 0.5...9, using: &rng) }
             let fastPath = try checkAgainstGEOS(points, radii, "radii seed \(seed)")
@@ -172,8 +188,9 @@ struct PointBufferUnionTests {
     func coincident() throws {
         var rng = SplitMix(state: 77)
         var points = (0..<60).map { _ in
-            Point(x: Double.random(in: 0...50, using: &rng), y: Double.random(in: 0...50, using: &rng),
-                  spatialReference: planar)
+            Point(
+                x: Double.random(in: 0...50, using: &rng), y: Double.random(in: 0...50, using: &rng),
+                spatialReference: planar)
         }
         points += points.prefix(20)  // exact duplicates
         points += [points[0], points[0]]
@@ -189,14 +206,17 @@ struct PointBufferUnionTests {
         try checkAgainstGEOS(row, [r], "tangent row")
         // Centres a hair closer than 2r (overlap of 1e-7) and a hair farther.
         for gap in [-1e-7, 1e-7, -1e-12] {
-            let pair = [Point(x: 0, y: 0, spatialReference: planar),
-                        Point(x: 2 * r + gap, y: 0, spatialReference: planar)]
+            let pair = [
+                Point(x: 0, y: 0, spatialReference: planar),
+                Point(x: 2 * r + gap, y: 0, spatialReference: planar),
+            ]
             try checkAgainstGEOS(pair, [r], "tangent gap \(gap)")
         }
         // Tangent along a diagonal, where vertices do not coincide.
         let d = 2 * r / 2.0.squareRoot()
-        try checkAgainstGEOS([Point(x: 0, y: 0, spatialReference: planar), Point(x: d, y: d, spatialReference: planar)],
-                             [r], "tangent diagonal")
+        try checkAgainstGEOS(
+            [Point(x: 0, y: 0, spatialReference: planar), Point(x: d, y: d, spatialReference: planar)],
+            [r], "tangent diagonal")
     }
 
     @Test("Nested circles: concentric, inside, internally tangent")
@@ -205,8 +225,10 @@ struct PointBufferUnionTests {
         // Concentric, different radii.
         try checkAgainstGEOS([c, c, c], [10, 4, 9.999], "concentric")
         // Small circles strictly inside a big one, plus one crossing its edge.
-        let inner = [Point(x: 302, y: 301, spatialReference: planar), Point(x: 295, y: 297, spatialReference: planar),
-                     Point(x: 309.5, y: 300.3, spatialReference: planar)]
+        let inner = [
+            Point(x: 302, y: 301, spatialReference: planar), Point(x: 295, y: 297, spatialReference: planar),
+            Point(x: 309.5, y: 300.3, spatialReference: planar),
+        ]
         let fastPath = try checkAgainstGEOS([c] + inner, [20, 3, 2, 4], "inside")
         #expect(fastPath)
         // Internally tangent: the small circle touches the big one at its vertex at angle 0.
@@ -219,7 +241,8 @@ struct PointBufferUnionTests {
         let p = Point(x: 5, y: 1, spatialReference: planar)
         let result = try GeometryEngine.buffer(around: [line.geometry, p.geometry], distances: [2], shouldUnion: true)
         #expect(result.count == 1)
-        let separate = try GeometryEngine.buffer(around: [line.geometry, p.geometry], distances: [2], shouldUnion: false)
+        let separate = try GeometryEngine.buffer(
+            around: [line.geometry, p.geometry], distances: [2], shouldUnion: false)
         let reference = try GeometryEngine.area(try GeometryEngine.union(separate))
         #expect(abs(try GeometryEngine.area(result[0]) - reference) <= 1e-9 * reference)
         let square = try GeometryEngine.buffer(
@@ -228,8 +251,9 @@ struct PointBufferUnionTests {
         #expect(abs(try GeometryEngine.area(square[0]) - 6) < 1e-9)
         // Multipoints take the fast path too.
         let mp = Multipoint([Coordinate(x: 0, y: 0), Coordinate(x: 3, y: 0)], spatialReference: planar)
-        try checkAgainstGEOS([Point(x: 0, y: 0, spatialReference: planar), Point(x: 3, y: 0, spatialReference: planar)],
-                             [2], "pair")
+        try checkAgainstGEOS(
+            [Point(x: 0, y: 0, spatialReference: planar), Point(x: 3, y: 0, spatialReference: planar)],
+            [2], "pair")
         let viaMultipoint = try GeometryEngine.buffer(around: [mp], distances: [2], shouldUnion: true)[0]
         let viaPoints = try GeometryEngine.buffer(
             around: [Point(x: 0, y: 0, spatialReference: planar), Point(x: 3, y: 0, spatialReference: planar)],
@@ -245,6 +269,8 @@ struct PointBufferUnionTests {
         }
         #expect(throws: EngineError.self) { try GeometryEngine.buffer(around: [p], distances: [-1], shouldUnion: true) }
         let bad = Point(x: .nan, y: 0, spatialReference: planar)
-        #expect(throws: EngineError.self) { try GeometryEngine.buffer(around: [bad], distances: [1], shouldUnion: true) }
+        #expect(throws: EngineError.self) {
+            try GeometryEngine.buffer(around: [bad], distances: [1], shouldUnion: true)
+        }
     }
 }

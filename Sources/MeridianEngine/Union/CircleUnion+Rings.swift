@@ -86,7 +86,11 @@ extension CircleUnion {
     func assemble(_ rings: inout [UnionRing]) throws(DegenerateConfiguration) -> [Polygon.Part] {
         var shells: [Int] = [], holes: [Int] = []
         for k in rings.indices {
-            if rings[k].doubleArea > 0 { shells.append(k) } else if rings[k].doubleArea < 0 { holes.append(k) } else {
+            if rings[k].doubleArea > 0 {
+                shells.append(k)
+            } else if rings[k].doubleArea < 0 {
+                holes.append(k)
+            } else {
                 throw DegenerateConfiguration(reason: "a ring of zero area")
             }
         }
@@ -183,8 +187,10 @@ struct RingEdgeIndex {
         // Each edge goes into every cell its bounding box meets (almost always one or two).
         @inline(__always) func cellBox(_ e: Int) -> (Int, Int, Int, Int) {
             let lx = min(ex0[e], ex1[e]), hx = max(ex0[e], ex1[e]), ly = min(ey0[e], ey1[e]), hy = max(ey0[e], ey1[e])
-            return (min(Int((lx - minX) / side), columns - 1), min(Int((hx - minX) / side), columns - 1),
-                    min(Int((ly - minY) / side), rows - 1), min(Int((hy - minY) / side), rows - 1))
+            return (
+                min(Int((lx - minX) / side), columns - 1), min(Int((hx - minX) / side), columns - 1),
+                min(Int((ly - minY) / side), rows - 1), min(Int((hy - minY) / side), rows - 1)
+            )
         }
         var counts = [Int32](repeating: 0, count: cells + 1)
         for e in 0..<total {

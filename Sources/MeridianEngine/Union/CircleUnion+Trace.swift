@@ -112,7 +112,9 @@ struct ArcStore {
         append(polygon: i, s0: -1, s1: -1, x: 0, y: 0, start: CrossKey(i, 0, i, 0), end: CrossKey(i, 0, i, 0))
     }
 
-    mutating func append(polygon i: Int, s0 a: Double, s1 b: Double, x: Double, y: Double, start: CrossKey, end: CrossKey) {
+    mutating func append(
+        polygon i: Int, s0 a: Double, s1 b: Double, x: Double, y: Double, start: CrossKey, end: CrossKey
+    ) {
         polygon.append(Int32(i))
         s0.append(a)
         s1.append(b)
@@ -253,8 +255,9 @@ extension CircleUnion {
             if from < 0 { continue }  // ends at the cut n: continues in the block starting at 0
             let to = c.blockStartCrossing[(k + 1) % m]
             guard to >= 0 else { throw DegenerateConfiguration(reason: "gap without an entry crossing") }
-            arcs.append(polygon: i, s0: c.s[from], s1: c.s[to], x: c.x[from], y: c.y[from], start: c.key[from],
-                        end: c.key[to])
+            arcs.append(
+                polygon: i, s0: c.s[from], s1: c.s[to], x: c.x[from], y: c.y[from], start: c.key[from],
+                end: c.key[to])
         }
     }
 

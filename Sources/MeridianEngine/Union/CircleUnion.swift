@@ -103,7 +103,7 @@ struct CircleUnion {
     /// min over R in [lo, hi] of (R² + d² − ρ²) / (2Rd): the cosine bound for the band [lo, hi] to reach the disk ρ.
     @inline(__always)
     static func reachCosine(lo: Double, hi: Double, d: Double, rho: Double) -> Double {
-        func g(_ R: Double) -> Double { (R * R + d * d - rho * rho) / (2 * R * d) }
+        func g(_ radius: Double) -> Double { (radius * radius + d * d - rho * rho) / (2 * radius * d) }
         var m = min(g(lo), g(hi))
         if d > rho {
             let star = (d * d - rho * rho).squareRoot()

@@ -33,11 +33,14 @@ extension GeometryEngine {
         }
         guard !sr.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar buffer") }
         guard (1...1000).contains(parameters.segmentsPerQuarterCircle) else {
-            throw .invalidDistance("segments per quarter circle must be in 1…1000, got \(parameters.segmentsPerQuarterCircle)")
+            throw .invalidDistance(
+                "segments per quarter circle must be in 1…1000, got \(parameters.segmentsPerQuarterCircle)")
         }
         let metersPerUnit = sr.unit?.metersPerUnit ?? 1
-        for (i, d) in distances.enumerated() where !(d.isFinite && d > 0 && d * metersPerUnit <= maximumBufferDistance) {
-            throw .invalidDistance("geometry \(i): distance \(d) must be positive, finite and at most half the Earth's circumference")
+        for (i, d) in distances.enumerated() where !(d.isFinite && d > 0 && d * metersPerUnit <= maximumBufferDistance)
+        {
+            throw .invalidDistance(
+                "geometry \(i): distance \(d) must be positive, finite and at most half the Earth's circumference")
         }
         guard let c = PointBufferUnion.circles(gs, distances: distances, parameters: parameters) else {
             throw .invalidDistance("the point-buffer union needs finite points (or multipoints) and round caps")

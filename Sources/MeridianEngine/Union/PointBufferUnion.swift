@@ -47,9 +47,10 @@ enum PointBufferUnion {
     }
 
     /// The union of the point buffers as one polygon, and how it was computed.
-    static func union(x: [Double], y: [Double], radius: [Double], parameters: BufferParameters,
-                      in spatialReference: SpatialReference) throws(EngineError) -> (Polygon, Method)
-    {
+    static func union(
+        x: [Double], y: [Double], radius: [Double], parameters: BufferParameters,
+        in spatialReference: SpatialReference
+    ) throws(EngineError) -> (Polygon, Method) {
         let circle = UnitCircle(segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
         let problem = CircleUnion(circle: circle, x: x, y: y, radius: radius)
         do {
@@ -62,7 +63,8 @@ enum PointBufferUnion {
     }
 
     /// GEOS's unary union of the (deduplicated) circle polygons.
-    static func geosUnion(_ problem: CircleUnion, in spatialReference: SpatialReference) throws(EngineError) -> Polygon {
+    static func geosUnion(_ problem: CircleUnion, in spatialReference: SpatialReference) throws(EngineError) -> Polygon
+    {
         let context = try GEOSContext()
         let polygons = try circlePolygons(problem, context: context)
         let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, polygons)

@@ -9,7 +9,9 @@ func runP4(_ args: [String]) throws {
     case "--available":
         exit(0)
     case "write":
-        guard args.count >= 4, let reps = Int(args[3]) else { fail("usage: meridian-bench p4 write INPUTDIR OUTDIR REPS") }
+        guard args.count >= 4, let reps = Int(args[3]) else {
+            fail("usage: meridian-bench p4 write INPUTDIR OUTDIR REPS")
+        }
         let base = readDoubles("\(args[1])/P4-base.xy"), offsets = readDoubles("\(args[1])/P4-offsets.xy")
         let kml = URL(fileURLWithPath: "\(args[2])/meridian.kml"), kmz = URL(fileURLWithPath: "\(args[2])/meridian.kmz")
         let (times, _) = try timed(reps) {
@@ -51,17 +53,20 @@ func readDoubles(_ path: String) -> [Double] {
 func p4Document(base: [Double], offsets: [Double]) -> KMLDocument {
     let n = base.count / 2
     var document = KMLDocument(name: "P4")
-    document.addStyle(KMLStyle(
-        id: "pin",
-        iconStyle: KMLIconStyle(iconHref: "http://maps.google.com/mapfiles/kml/shapes/placemark_circle.png", scale: 1.2)))
+    document.addStyle(
+        KMLStyle(
+            id: "pin",
+            iconStyle: KMLIconStyle(
+                iconHref: "http://maps.google.com/mapfiles/kml/shapes/placemark_circle.png", scale: 1.2)))
     let angles = (0..<20).map { Double($0) * (2 * Double.pi / 20) }
     for i in 0..<n {
         let x = base[2 * i], y = base[2 * i + 1]
         let placemark: KMLPlacemark
         switch i % 3 {
         case 0:
-            placemark = KMLPlacemark(geometry: KMLGeometry(shape: .point(Coordinate(x: x, y: y))), name: "p\(i)",
-                                     styleUrl: "#pin")
+            placemark = KMLPlacemark(
+                geometry: KMLGeometry(shape: .point(Coordinate(x: x, y: y))), name: "p\(i)",
+                styleUrl: "#pin")
         case 1:
             let line = (0..<10).map { k in
                 Coordinate(x: x + offsets[(i * 20 + k) * 2], y: y + offsets[(i * 20 + k) * 2 + 1])
@@ -70,8 +75,9 @@ func p4Document(base: [Double], offsets: [Double]) -> KMLDocument {
         default:
             var ring = angles.map { Coordinate(x: x + 0.01 * cos($0), y: y + 0.01 * sin($0)) }
             ring.append(ring[0])
-            placemark = KMLPlacemark(geometry: KMLGeometry(shape: .polygon(outerBoundary: ring, innerBoundaries: [])),
-                                     name: "a\(i)")
+            placemark = KMLPlacemark(
+                geometry: KMLGeometry(shape: .polygon(outerBoundary: ring, innerBoundaries: [])),
+                name: "a\(i)")
         }
         document.addChild(placemark)
     }

@@ -29,7 +29,8 @@ func readPairs(_ path: String) -> [Coordinate] {
     data.withUnsafeBytes { raw in
         for i in 0..<count {
             let x = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * i, as: UInt64.self)))
-            let y = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * i + 8, as: UInt64.self)))
+            let y = Double(
+                bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * i + 8, as: UInt64.self)))
             result.append(Coordinate(x: x, y: y))
         }
     }
@@ -151,7 +152,9 @@ do {
                 raw.append(c.y)
             }
             let data = raw.withUnsafeBufferPointer { Data(buffer: $0) }
-            guard FileManager.default.createFile(atPath: args[5], contents: data) else { fail("cannot write \(args[5])") }
+            guard FileManager.default.createFile(atPath: args[5], contents: data) else {
+                fail("cannot write \(args[5])")
+            }
         }
         emit(["tool": "meridian", "times": times, "count": output.count, "sum_x": sumX, "sum_y": sumY], rss: rss)
     case "p4":
@@ -163,15 +166,19 @@ do {
         // The same maximum deviation as the peer's 64-vertex circles: r·(1 − cos(π/64)).
         let radius = 10_000.0, deviation = 10_000.0 * (1 - cos(Double.pi / 64))
         let (times, buffers) = try timed(reps) {
-            try GeometryEngine.geodeticBuffer(around: points, distances: [radius], maxDeviation: deviation,
-                                              shouldUnion: false)
+            try GeometryEngine.geodeticBuffer(
+                around: points, distances: [radius], maxDeviation: deviation,
+                shouldUnion: false)
         }
         let rss = peakRSSMiB()
         let rings = buffers.flatMap(\.rings)
         let vertices = rings.reduce(0) { $0 + $1.count - 1 }  // distinct vertices (rings are closed)
-        emit(["tool": "meridian", "times": times, "circles": buffers.count, "parts": rings.count,
-              "vertices": vertices, "mean_vertices": Double(vertices) / Double(max(buffers.count, 1)),
-              "max_deviation_m": deviation], rss: rss)
+        emit(
+            [
+                "tool": "meridian", "times": times, "circles": buffers.count, "parts": rings.count,
+                "vertices": vertices, "mean_vertices": Double(vertices) / Double(max(buffers.count, 1)),
+                "max_deviation_m": deviation,
+            ], rss: rss)
     default:
         fail("unknown case \(args[1])")
     }
