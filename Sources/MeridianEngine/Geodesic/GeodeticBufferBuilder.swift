@@ -142,10 +142,13 @@ final class GeodeticBufferBuilder {
     /// Samples a boundary curve adaptively from `a` to `b` (parameters increasing): greedy longest chords whose
     /// deviation from the curve is within `accept`, steps at most `maxStep`, a vertex placed exactly on ±180° where
     /// the curve crosses it (geographic output), and no chord spanning more than 90° of longitude.
+    /// With a `metric` (a small circle in identical compute and output lon/lat), chords are measured by its
+    /// closed-form estimate instead of inverse geodesics.
     /// - Returns: The samples after `a`, ending with `b`.
     func sampleCurve(from a: CurveSample, to b: CurveSample, maxStep: Double, required: Double,
                      point: (Double) throws(EngineError) -> CurveSample,
-                     distance: (Coordinate, Double) -> Double) throws(EngineError) -> [CurveSample] {
+                     distance: (Coordinate, Double) -> Double,
+                     metric: LocalCircleMetric? = nil) throws(EngineError) -> [CurveSample] {
         var result: [CurveSample] = []
         var current = a
         var h = min(maxStep, b.u - a.u)
@@ -159,10 +162,14 @@ final class GeodeticBufferBuilder {
             var grows = 0
             for _ in 0..<80 {
                 let (candidate, deviation, terminal) = try attempt(from: current, step: candidateStep, to: b,
-                                                                   required: required, point: point, distance: distance)
+                                                                   required: required, point: point, distance: distance,
+                                                                   metric: metric)
                 if deviation <= accept || candidateStep <= remaining * 1e-12 {
                     best = (candidate, candidateStep)
                     if terminal || grows >= 4 { break }
+                    // With the closed-form estimate (cheap, so each attempt costs one direct problem): a chord this
+                    // close to `accept` would fail the ≥ 1.1× longer step (its deviation grows as the step's square).
+                    if metric != nil && deviation > 0.87 * accept { break }
                     let factor = deviation > 0 ? min(2, max(1.1, 0.95 * (accept / deviation).squareRoot())) : 2
                     let next = min(candidateStep * factor, maxStep, remaining)
                     if next <= candidateStep * 1.000001 { break }
@@ -186,7 +193,8 @@ final class GeodeticBufferBuilder {
 
     private func attempt(from current: CurveSample, step: Double, to end: CurveSample, required: Double,
                          point: (Double) throws(EngineError) -> CurveSample,
-                         distance: (Coordinate, Double) -> Double) throws(EngineError) -> (CurveSample, Double, Bool) {
+                         distance: (Coordinate, Double) -> Double,
+                         metric: LocalCircleMetric?) throws(EngineError) -> (CurveSample, Double, Bool) {
         var isEnd = step >= end.u - current.u
         var candidate = isEnd ? end : try point(current.u + step)
         if frame.geographicOutput {
@@ -201,6 +209,9 @@ final class GeodeticBufferBuilder {
                     isEnd = true
                 }
             }
+        }
+        if let metric {
+            return (candidate, metric.chordDeviation(current.out, near(candidate.out, current.out)), isEnd)
         }
         let deviation = try chordDeviation(current, candidate, required: required, distance: distance)
         return (candidate, deviation, isEnd)
@@ -235,6 +246,10 @@ final class GeodeticBufferBuilder {
             try self.sample(u, self.geod.move(center, azimuth: -u, distance: radius))
         }
         let distance: (Coordinate, Double) -> Double = { ll, _ in self.geod.distance(center, ll) }
+        // Output lon/lat identical to compute lon/lat: small circles away from the poles use the closed-form
+        // chord estimate (their vertices still come from geod_direct).
+        let metric = frame.isIdentity && frame.geographicOutput
+            ? LocalCircleMetric(center: center, radius: radius, ellipsoid: geod.ellipsoid) : nil
         let first = try point(us[0])
         var samples = [first]
         for i in us.indices {
@@ -245,7 +260,7 @@ final class GeodeticBufferBuilder {
                 end = CurveSample(u: us[0] + 360, ll: first.ll, out: first.out, isCrossing: first.isCrossing)
             }
             samples += try sampleCurve(from: samples[samples.count - 1], to: end, maxStep: 45, required: radius,
-                                       point: point, distance: distance)
+                                       point: point, distance: distance, metric: metric)
         }
         return SampledCircle(samples: samples)
     }
