@@ -334,6 +334,14 @@ final class GeodeticBufferBuilder {
         }
         points.append(first)
         let area = Polygon.signedArea(points)
+        if k == 0 && area > 0 && points.allSatisfy({ $0.x >= -180 && $0.x <= 180 }) && isStrictlyConvex(points) {
+            // A strictly convex counter-clockwise ring inside [-180, 180] (a small circle away from ±180° and the
+            // poles): valid as it is and inside one tile, so neither GEOS's validity check nor the cut is needed.
+            let polygon = try context.make(.polygon(Polygon(shell: points, spatialReference: frame.outputSR)))
+            generated.reserveCapacity(generated.count + points.count)
+            for c in points { generated.insert(XY(c)) }
+            return [polygon]
+        }
         let polygon = try valid(try context.make(.polygon(Polygon(shell: points, spatialReference: frame.outputSR))))
         if k == 0 && area < 0 {
             // The rest of the world: the world minus the loop's own (cut) inside.
@@ -349,6 +357,24 @@ final class GeodeticBufferBuilder {
         guard area > 0 else { throw .geos("geodesic buffer: a boundary ring has the wrong orientation") }
         let region = polygon
         return try tiles(region)
+    }
+
+    /// Whether a closed ring (first vertex repeated at the end) turns left at every vertex, each turn clearly
+    /// (cross product above 1e-9 of the edges' lengths' product, far beyond rounding), and winds exactly once: then it
+    /// is a simple, strictly convex, counter-clockwise polygon.
+    func isStrictlyConvex(_ ring: [Coordinate]) -> Bool {
+        let n = ring.count - 1
+        guard n >= 3, ring[0] == ring[n] else { return false }
+        var turning = 0.0
+        for i in 0..<n {
+            let p = ring[(i + n - 1) % n], c = ring[i], q = ring[i + 1]
+            let ux = c.x - p.x, uy = c.y - p.y, vx = q.x - c.x, vy = q.y - c.y
+            let cross = ux * vy - uy * vx, dot = ux * vx + uy * vy
+            let lengths = (ux * ux + uy * uy).squareRoot() * (vx * vx + vy * vy).squareRoot()
+            guard lengths > 0, cross > 1e-9 * lengths else { return false }
+            turning += atan2(cross, dot)
+        }
+        return abs(turning - 2 * Double.pi) < 1e-6
     }
 
     private func valid(_ ref: GEOSGeometryRef) throws(EngineError) -> GEOSGeometryRef {

@@ -35,6 +35,32 @@ import Testing
         #expect(LocalCircleMetric(center: Coordinate(x: 0, y: 60), radius: 0, ellipsoid: .wgs84) == nil)
     }
 
+    /// The convexity test that lets simple circles skip GEOS's validity check accepts only strictly convex,
+    /// counter-clockwise, once-wound rings.
+    @Test func strictConvexityTest() throws {
+        let frame = try GeodeticFrame(input: .wgs84, output: nil)
+        let builder = GeodeticBufferBuilder(frame: frame, context: try GEOSContext(), tolerance: 1)
+        func ring(_ xy: [(Double, Double)]) -> [Coordinate] {
+            let cs = xy.map { Coordinate(x: $0.0, y: $0.1) }
+            return cs + [cs[0]]
+        }
+        #expect(builder.isStrictlyConvex(ring([(0, 0), (1, 0), (1, 1), (0, 1)])))
+        #expect(!builder.isStrictlyConvex(ring([(0, 0), (0, 1), (1, 1), (1, 0)])))  // clockwise
+        #expect(!builder.isStrictlyConvex(ring([(0, 0), (1, 0), (0.5, 0.2), (1, 1), (0, 1)])))  // reflex vertex
+        #expect(!builder.isStrictlyConvex(ring([(0, 0), (1, 0), (2, 0), (1, 1)])))  // collinear vertex
+        #expect(!builder.isStrictlyConvex(ring([(0, 0), (1, 0), (1, 1), (1, 1), (0, 1)])))  // repeated vertex
+        // A pentagram: every turn is left, but it winds twice and crosses itself.
+        func polygon(_ n: Int, every step: Int) -> [(Double, Double)] {
+            (0..<n).map { k -> (Double, Double) in
+                let angle = Double(k * step) * 2 * Double.pi / Double(n)
+                return (cos(angle), sin(angle))
+            }
+        }
+        #expect(!builder.isStrictlyConvex(ring(polygon(5, every: 2))))
+        let circle = polygon(76, every: 1)
+        #expect(builder.isStrictlyConvex(ring(circle)))
+    }
+
     /// The estimate is never below the exact sampled deviation and at most 3 % above it; before its inflation it is
     /// within 1 % of it (either side).
     @Test func estimateBoundsTheExactChordDeviation() throws {
