@@ -334,12 +334,14 @@ final class GeodeticBufferBuilder {
         }
         points.append(first)
         let area = Polygon.signedArea(points)
-        if k == 0 && area > 0 && points.allSatisfy({ $0.x >= -180 && $0.x <= 180 }) && isStrictlyConvex(points) {
+        if k == 0 && area > 0 && ring.first == ring.last && ring.allSatisfy({ $0.x >= -180 && $0.x <= 180 })
+            && isStrictlyConvex(ring)
+        {
             // A strictly convex counter-clockwise ring inside [-180, 180] (a small circle away from ±180° and the
             // poles): valid as it is and inside one tile, so neither GEOS's validity check nor the cut is needed.
-            let polygon = try context.make(.polygon(Polygon(shell: points, spatialReference: frame.outputSR)))
-            generated.reserveCapacity(generated.count + points.count)
-            for c in points { generated.insert(XY(c)) }
+            let polygon = try context.make(.polygon(Polygon(shell: ring, spatialReference: frame.outputSR)))
+            generated.reserveCapacity(generated.count + ring.count)
+            for c in ring { generated.insert(XY(c)) }
             return [polygon]
         }
         let polygon = try valid(try context.make(.polygon(Polygon(shell: points, spatialReference: frame.outputSR))))
