@@ -142,10 +142,13 @@ final class GeodeticBufferBuilder {
     /// Samples a boundary curve adaptively from `a` to `b` (parameters increasing): greedy longest chords whose
     /// deviation from the curve is within `accept`, steps at most `maxStep`, a vertex placed exactly on ±180° where
     /// the curve crosses it (geographic output), and no chord spanning more than 90° of longitude.
+    /// With a `metric` (a small circle in identical compute and output lon/lat), chords are measured by its
+    /// closed-form estimate instead of inverse geodesics.
     /// - Returns: The samples after `a`, ending with `b`.
     func sampleCurve(from a: CurveSample, to b: CurveSample, maxStep: Double, required: Double,
                      point: (Double) throws(EngineError) -> CurveSample,
-                     distance: (Coordinate, Double) -> Double) throws(EngineError) -> [CurveSample] {
+                     distance: (Coordinate, Double) -> Double,
+                     metric: LocalCircleMetric? = nil) throws(EngineError) -> [CurveSample] {
         var result: [CurveSample] = []
         var current = a
         var h = min(maxStep, b.u - a.u)
@@ -159,10 +162,14 @@ final class GeodeticBufferBuilder {
             var grows = 0
             for _ in 0..<80 {
                 let (candidate, deviation, terminal) = try attempt(from: current, step: candidateStep, to: b,
-                                                                   required: required, point: point, distance: distance)
+                                                                   required: required, point: point, distance: distance,
+                                                                   metric: metric)
                 if deviation <= accept || candidateStep <= remaining * 1e-12 {
                     best = (candidate, candidateStep)
                     if terminal || grows >= 4 { break }
+                    // With the closed-form estimate (cheap, so each attempt costs one direct problem): a chord this
+                    // close to `accept` would fail the ≥ 1.1× longer step (its deviation grows as the step's square).
+                    if metric != nil && deviation > 0.87 * accept { break }
                     let factor = deviation > 0 ? min(2, max(1.1, 0.95 * (accept / deviation).squareRoot())) : 2
                     let next = min(candidateStep * factor, maxStep, remaining)
                     if next <= candidateStep * 1.000001 { break }
@@ -186,7 +193,8 @@ final class GeodeticBufferBuilder {
 
     private func attempt(from current: CurveSample, step: Double, to end: CurveSample, required: Double,
                          point: (Double) throws(EngineError) -> CurveSample,
-                         distance: (Coordinate, Double) -> Double) throws(EngineError) -> (CurveSample, Double, Bool) {
+                         distance: (Coordinate, Double) -> Double,
+                         metric: LocalCircleMetric?) throws(EngineError) -> (CurveSample, Double, Bool) {
         var isEnd = step >= end.u - current.u
         var candidate = isEnd ? end : try point(current.u + step)
         if frame.geographicOutput {
@@ -201,6 +209,9 @@ final class GeodeticBufferBuilder {
                     isEnd = true
                 }
             }
+        }
+        if let metric {
+            return (candidate, metric.chordDeviation(current.out, near(candidate.out, current.out)), isEnd)
         }
         let deviation = try chordDeviation(current, candidate, required: required, distance: distance)
         return (candidate, deviation, isEnd)
@@ -235,6 +246,10 @@ final class GeodeticBufferBuilder {
             try self.sample(u, self.geod.move(center, azimuth: -u, distance: radius))
         }
         let distance: (Coordinate, Double) -> Double = { ll, _ in self.geod.distance(center, ll) }
+        // Output lon/lat identical to compute lon/lat: small circles away from the poles use the closed-form
+        // chord estimate (their vertices still come from geod_direct).
+        let metric = frame.isIdentity && frame.geographicOutput
+            ? LocalCircleMetric(center: center, radius: radius, ellipsoid: geod.ellipsoid) : nil
         let first = try point(us[0])
         var samples = [first]
         for i in us.indices {
@@ -245,7 +260,7 @@ final class GeodeticBufferBuilder {
                 end = CurveSample(u: us[0] + 360, ll: first.ll, out: first.out, isCrossing: first.isCrossing)
             }
             samples += try sampleCurve(from: samples[samples.count - 1], to: end, maxStep: 45, required: radius,
-                                       point: point, distance: distance)
+                                       point: point, distance: distance, metric: metric)
         }
         return SampledCircle(samples: samples)
     }
@@ -319,6 +334,16 @@ final class GeodeticBufferBuilder {
         }
         points.append(first)
         let area = Polygon.signedArea(points)
+        if k == 0 && area > 0 && ring.first == ring.last && ring.allSatisfy({ $0.x >= -180 && $0.x <= 180 })
+            && isStrictlyConvex(ring)
+        {
+            // A strictly convex counter-clockwise ring inside [-180, 180] (a small circle away from ±180° and the
+            // poles): valid as it is and inside one tile, so neither GEOS's validity check nor the cut is needed.
+            let polygon = try context.make(.polygon(Polygon(shell: ring, spatialReference: frame.outputSR)))
+            generated.reserveCapacity(generated.count + ring.count)
+            for c in ring { generated.insert(XY(c)) }
+            return [polygon]
+        }
         let polygon = try valid(try context.make(.polygon(Polygon(shell: points, spatialReference: frame.outputSR))))
         if k == 0 && area < 0 {
             // The rest of the world: the world minus the loop's own (cut) inside.
@@ -334,6 +359,24 @@ final class GeodeticBufferBuilder {
         guard area > 0 else { throw .geos("geodesic buffer: a boundary ring has the wrong orientation") }
         let region = polygon
         return try tiles(region)
+    }
+
+    /// Whether a closed ring (first vertex repeated at the end) turns left at every vertex, each turn clearly
+    /// (cross product above 1e-9 of the edges' lengths' product, far beyond rounding), and winds exactly once: then it
+    /// is a simple, strictly convex, counter-clockwise polygon.
+    func isStrictlyConvex(_ ring: [Coordinate]) -> Bool {
+        let n = ring.count - 1
+        guard n >= 3, ring[0] == ring[n] else { return false }
+        var turning = 0.0
+        for i in 0..<n {
+            let p = ring[(i + n - 1) % n], c = ring[i], q = ring[i + 1]
+            let ux = c.x - p.x, uy = c.y - p.y, vx = q.x - c.x, vy = q.y - c.y
+            let cross = ux * vy - uy * vx, dot = ux * vx + uy * vy
+            let lengths = (ux * ux + uy * uy).squareRoot() * (vx * vx + vy * vy).squareRoot()
+            guard lengths > 0, cross > 1e-9 * lengths else { return false }
+            turning += atan2(cross, dot)
+        }
+        return abs(turning - 2 * Double.pi) < 1e-6
     }
 
     private func valid(_ ref: GEOSGeometryRef) throws(EngineError) -> GEOSGeometryRef {

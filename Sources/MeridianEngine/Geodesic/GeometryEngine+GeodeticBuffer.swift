@@ -185,6 +185,13 @@ extension GeometryEngine {
 
     /// Removes repeated vertices and vertices inside straight runs along ±180° or ±90°.
     static func cleanedCutLines(_ ring: [Coordinate]) -> [Coordinate] {
+        // Nothing to remove without a repeated vertex or a vertex on a cut line (most rings): the ring as it is.
+        if let first = ring.first, let last = ring.last, last.x == first.x, last.y == first.y, ring.count > 4,
+           !ring.indices.dropFirst().contains(where: { ring[$0].x == ring[$0 - 1].x && ring[$0].y == ring[$0 - 1].y }),
+           !ring.contains(where: { abs($0.x) == 180 || abs($0.y) == 90 })
+        {
+            return ring
+        }
         var cs = Array(ring.dropLast())
         var changed = true
         while changed && cs.count > 3 {
