@@ -123,7 +123,7 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
 
     private func flushText(_ frame: inout Frame) {
         guard frame.hasText else { return }
-        if !frame.isContainer, frame.text.contains(where: { !($0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" || $0 == "\r\n") }) {
+        if !frame.isContainer, frame.text.utf8.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D) }) {
             frame.element.children.append(.text(frame.text))
         }
         frame.text = ""
