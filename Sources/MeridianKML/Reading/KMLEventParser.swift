@@ -43,7 +43,9 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
     private var prefixes: [String: [String]] = ["xml": [KMLNamespace.xml]]
     private var failure: Error?
     private var stoppedByHandler = false
-    private weak var parser: XMLParser?
+    /// Held strongly (the parser holds its delegate weakly, so there is no cycle): a weak reference would give
+    /// the parser a side table and slow every retain and release FoundationXML makes of it in each callback.
+    private var parser: XMLParser?
     private var sawRoot = false
 
     /// Deepest element nesting accepted (libxml2's own default limit is 256 without XML_PARSE_HUGE).
@@ -131,7 +133,7 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
     }
 
     private func split(_ qualified: String?) -> String? {
-        guard let q = qualified, let colon = q.firstIndex(of: ":") else { return nil }
+        guard let q = qualified, let colon = q.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         return String(q[..<colon])
     }
 
