@@ -43,11 +43,13 @@ struct XMLTextWriter {
             }
             return
         }
-        let s = v.description
-        if s.utf8.contains(UInt8(ascii: "e")) {
+        // The shortest representation, checked for an exponent in place (a scan of the output array is cheaper
+        // than one of the string's UTF-8 view); with one, the general formatting replaces it.
+        let start = bytes.count
+        bytes.append(contentsOf: v.description.utf8)
+        if bytes[start...].contains(UInt8(ascii: "e")) {
+            bytes.removeSubrange(start...)
             raw(KMLEncoder.format(v))
-        } else {
-            bytes.append(contentsOf: s.utf8)
         }
     }
 
