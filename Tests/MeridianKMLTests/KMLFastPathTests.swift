@@ -65,6 +65,30 @@ import Testing
         #expect(!v.isIncomplete && v.column == 12)
     }
 
+    @Test func decimalFastPathEqualsCorrectRounding() {
+        // Random decimal texts of 1–19 digits with 0–22 decimals (within and beyond the fast path's range), read
+        // both through the coordinate parser and through Double(String) (correctly rounded, like strtod).
+        var rng = SystemRandomNumberGenerator()
+        var texts = ["0.0", "-0.0", "+1", "1.", ".5", "-.5", "9007199254740992", "9007199254740993",
+                     "0.0000000000000000000001", "123.45678901234567", "-96.8289099873917", "31.912895742200252"]
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 1...19, using: &rng)
+            var digits = (0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &rng))) }
+            let point = Int.random(in: 0...count, using: &rng)
+            if point < count { digits.insert(".", at: point) }
+            texts.append((Bool.random(using: &rng) ? "-" : "") + String(digits))
+        }
+        var d = KMLDecoder()
+        for t in texts {
+            let parsed = d.parseCoordinates("\(t),\(t)")
+            let expected = Double(t)!
+            #expect(parsed?.first?.x.bitPattern == expected.bitPattern, "\(t)")
+        }
+        #expect(d.parseCoordinates("-.,1") == nil)
+        #expect(d.parseCoordinates("1.2.3,1") == nil)
+        #expect(d.parseCoordinates("1-2,1") == nil)
+    }
+
     @Test func coordinateParsing() {
         var d = KMLDecoder()
         #expect(d.parseCoordinates("1,2 3,4") == [Coordinate(x: 1, y: 2), Coordinate(x: 3, y: 4)])

@@ -242,9 +242,42 @@ struct KMLDecoder {
         return out
     }
 
-    /// The number in `bytes[start..<end]` (plain decimal notation only), read with `strtod` from a stack copy.
+    /// Exact powers of ten as doubles (10^0 … 10^22 are all exactly representable).
+    private static let exactPowersOfTen: [Double] = (0...22).map { k in
+        var p = 1.0
+        for _ in 0..<k { p *= 10 }
+        return p
+    }
+
+    /// The number in `bytes[start..<end]` (plain decimal notation only). `[sign]digits[.digits]` whose digits
+    /// form an integer of at most 2^53 with at most 22 decimals is computed as one division of two exactly
+    /// representable doubles, which IEEE 754 rounds correctly (Clinger's fast path; the same double as `strtod`);
+    /// anything else is read with `strtod` from a stack copy.
     private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
         guard end > start, end - start < 64 else { return nil }
+        fast: do {
+            var k = start
+            let negative = bytes[k] == UInt8(ascii: "-")
+            if negative || bytes[k] == UInt8(ascii: "+") { k += 1 }
+            var mantissa: UInt64 = 0, digits = 0, decimals = 0, sawPoint = false
+            while k < end {
+                let c = bytes[k]
+                if c >= 0x30 && c <= 0x39 {
+                    guard digits < 19 else { break fast }  // no overflow of the UInt64
+                    mantissa = mantissa &* 10 &+ UInt64(c &- 0x30)
+                    digits += 1
+                    if sawPoint { decimals += 1 }
+                } else if c == UInt8(ascii: "."), !sawPoint {
+                    sawPoint = true
+                } else {
+                    break fast
+                }
+                k += 1
+            }
+            guard digits > 0, mantissa <= 1 << 53, decimals <= 22 else { break fast }
+            let magnitude = Double(mantissa) / exactPowersOfTen[decimals]
+            return negative ? -magnitude : magnitude
+        }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> Double? in
             for k in start..<end {
                 let c = bytes[k]
