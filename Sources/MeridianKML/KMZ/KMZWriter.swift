@@ -3,6 +3,11 @@ import Foundation
 
 /// Writes ZIP archives with libzip: every entry deflated, in the order given (so `doc.kml` can come first).
 enum KMZWriter {
+    /// The zlib level entries are deflated with. Level 3 deflates KML text about 2.5× faster than zlib's default
+    /// (6) for archives about 10% larger (on the 56 MB document of benchmark P4: 0.7 s instead of 1.9 s, 15.1 MB
+    /// instead of 13.7 MB — still no larger than what simplekml writes at the default level).
+    static let deflateLevel: UInt32 = 3
+
     /// Writes an archive.
     /// - Parameters:
     ///   - entries: Entry names and contents, in order.
@@ -35,7 +40,7 @@ enum KMZWriter {
                 zip_source_free(source)
                 throw failure("cannot add \(name)")
             }
-            guard zip_set_file_compression(archive, UInt64(index), ZIP_CM_DEFLATE, 0) == 0 else {
+            guard zip_set_file_compression(archive, UInt64(index), ZIP_CM_DEFLATE, deflateLevel) == 0 else {
                 throw failure("cannot deflate \(name)")
             }
         }

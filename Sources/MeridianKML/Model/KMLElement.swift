@@ -163,6 +163,17 @@ public struct KMLElement: Sendable, Hashable {
 extension String {
     /// The string without leading and trailing XML whitespace (space, tab, CR, LF).
     func trimmingXMLWhitespace() -> String {
+        // Fast path on the UTF-8 bytes, unless trimmed whitespace borders a non-ASCII scalar (a combining mark
+        // after a space, or a prepended mark before one, would form one character with it).
+        let fast = utf8.withContiguousStorageIfAvailable { b -> String? in
+            let isSpace = { (u: UInt8) in u == 0x20 || u == 0x0A || u == 0x09 || u == 0x0D }
+            guard let first = b.firstIndex(where: { !isSpace($0) }) else { return "" }
+            let last = b.lastIndex(where: { !isSpace($0) })!
+            if first == 0 && last == b.count - 1 { return self }
+            if (first > 0 && b[first] >= 0x80) || (last < b.count - 1 && b[last] >= 0x80) { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: b[first...last]), as: UTF8.self)
+        }
+        if case .some(.some(let trimmed)) = fast { return trimmed }
         let ws: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" || $0 == "\r\n" }
         guard let start = firstIndex(where: { !ws($0) }) else { return "" }
         let end = lastIndex(where: { !ws($0) })!

@@ -182,77 +182,118 @@ struct KMLDecoder {
     /// lon,lat,alt triples); a tuple of 4 or 5 values keeps its first three (with a warning).
     /// - Returns: The coordinates, or `nil` when a value is not a finite number or a tuple has one value.
     mutating func parseCoordinates(_ text: String) -> [Coordinate]? {
-        var tuples: [[Double]] = []
-        var current: [Double] = []
+        // The values in order, and how many values each tuple has (no array per tuple).
+        var values: [Double] = []
+        var counts: [Int] = []
+        var current = 0
         var afterComma = false
         var bytes = Array(text.utf8)
         bytes.append(0)
-        var i = 0
         let n = bytes.count - 1
-        var sawSpace = false
-        while i < n {
-            let b = bytes[i]
-            if b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D { sawSpace = true; i += 1; continue }
-            if b == UInt8(ascii: ",") {
-                if current.isEmpty { return nil }
-                afterComma = true
-                sawSpace = false
-                i += 1
-                continue
+        values.reserveCapacity(n / 8)
+        counts.reserveCapacity(n / 16)
+        let parsed = bytes.withUnsafeBufferPointer { bytes -> Bool in
+            var i = 0
+            while i < n {
+                let b = bytes[i]
+                if b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D { i += 1; continue }
+                if b == UInt8(ascii: ",") {
+                    if current == 0 { return false }
+                    afterComma = true
+                    i += 1
+                    continue
+                }
+                var j = i
+                while j < n, bytes[j] != UInt8(ascii: ","), bytes[j] != 0x20, bytes[j] != 0x0A, bytes[j] != 0x09,
+                      bytes[j] != 0x0D { j += 1 }
+                guard let v = Self.number(bytes, i, j) else { return false }
+                if !afterComma && current > 0 {  // a value after a value without a comma starts a tuple
+                    counts.append(current)
+                    current = 0
+                }
+                values.append(v)
+                current += 1
+                afterComma = false
+                i = j
             }
-            var j = i
-            while j < n, bytes[j] != UInt8(ascii: ","), bytes[j] != 0x20, bytes[j] != 0x0A, bytes[j] != 0x09,
-                  bytes[j] != 0x0D { j += 1 }
-            guard let v = Self.number(bytes, i, j) else { return nil }
-            if !afterComma && sawSpace && !current.isEmpty || (!afterComma && !current.isEmpty) {
-                tuples.append(current)
-                current = []
-            }
-            current.append(v)
-            afterComma = false
-            sawSpace = false
-            i = j
+            return true
         }
-        if afterComma { return nil }
-        if !current.isEmpty { tuples.append(current) }
+        if !parsed || afterComma { return nil }
+        if current > 0 { counts.append(current) }
         var out: [Coordinate] = []
-        out.reserveCapacity(tuples.count)
-        for t in tuples {
-            switch t.count {
-            case 2: out.append(Coordinate(x: t[0], y: t[1]))
-            case 3: out.append(Coordinate(x: t[0], y: t[1], z: t[2]))
+        out.reserveCapacity(counts.count)
+        var at = 0
+        for count in counts {
+            defer { at += count }
+            switch count {
+            case 2: out.append(Coordinate(x: values[at], y: values[at + 1]))
+            case 3: out.append(Coordinate(x: values[at], y: values[at + 1], z: values[at + 2]))
             case 1: return nil
             default:
-                if t.count % 3 == 0 {
-                    var k = 0
-                    while k < t.count { out.append(Coordinate(x: t[k], y: t[k + 1], z: t[k + 2])); k += 3 }
+                if count % 3 == 0 {
+                    var k = at
+                    while k < at + count { out.append(Coordinate(x: values[k], y: values[k + 1], z: values[k + 2])); k += 3 }
                 } else {
-                    warnings.append("a coordinate tuple has \(t.count) values; the first three are kept")
-                    out.append(Coordinate(x: t[0], y: t[1], z: t[2]))
+                    warnings.append("a coordinate tuple has \(count) values; the first three are kept")
+                    out.append(Coordinate(x: values[at], y: values[at + 1], z: values[at + 2]))
                 }
             }
         }
         return out
     }
 
-    private static func number(_ bytes: [UInt8], _ start: Int, _ end: Int) -> Double? {
+    /// Exact powers of ten as doubles (10^0 … 10^22 are all exactly representable).
+    private static let exactPowersOfTen: [Double] = (0...22).map { k in
+        var p = 1.0
+        for _ in 0..<k { p *= 10 }
+        return p
+    }
+
+    /// The number in `bytes[start..<end]` (plain decimal notation only). `[sign]digits[.digits]` whose digits
+    /// form an integer of at most 2^53 with at most 22 decimals is computed as one division of two exactly
+    /// representable doubles, which IEEE 754 rounds correctly (Clinger's fast path; the same double as `strtod`);
+    /// anything else is read with `strtod` from a stack copy.
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
         guard end > start, end - start < 64 else { return nil }
-        var buffer = [CChar](repeating: 0, count: end - start + 1)
-        for k in start..<end {
-            let c = bytes[k]
-            // Only plain decimal notation: digits, sign, point, exponent (no "nan", "inf", hex).
-            guard (c >= 0x30 && c <= 0x39) || c == 0x2B || c == 0x2D || c == 0x2E || c == 0x65 || c == 0x45 else {
-                return nil
+        fast: do {
+            var k = start
+            let negative = bytes[k] == UInt8(ascii: "-")
+            if negative || bytes[k] == UInt8(ascii: "+") { k += 1 }
+            var mantissa: UInt64 = 0, digits = 0, decimals = 0, sawPoint = false
+            while k < end {
+                let c = bytes[k]
+                if c >= 0x30 && c <= 0x39 {
+                    guard digits < 19 else { break fast }  // no overflow of the UInt64
+                    mantissa = mantissa &* 10 &+ UInt64(c &- 0x30)
+                    digits += 1
+                    if sawPoint { decimals += 1 }
+                } else if c == UInt8(ascii: "."), !sawPoint {
+                    sawPoint = true
+                } else {
+                    break fast
+                }
+                k += 1
             }
-            buffer[k - start] = CChar(bitPattern: c)
+            guard digits > 0, mantissa <= 1 << 53, decimals <= 22 else { break fast }
+            let magnitude = Double(mantissa) / exactPowersOfTen[decimals]
+            return negative ? -magnitude : magnitude
         }
-        var endPointer: UnsafeMutablePointer<CChar>?
-        let value = buffer.withUnsafeMutableBufferPointer { p -> Double? in
-            let v = strtod(p.baseAddress!, &endPointer)
-            return endPointer == p.baseAddress! + (end - start) ? v : nil
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> Double? in
+            for k in start..<end {
+                let c = bytes[k]
+                // Only plain decimal notation: digits, sign, point, exponent (no "nan", "inf", hex).
+                guard (c >= 0x30 && c <= 0x39) || c == 0x2B || c == 0x2D || c == 0x2E || c == 0x65 || c == 0x45 else {
+                    return nil
+                }
+                buffer[k - start] = CChar(bitPattern: c)
+            }
+            buffer[end - start] = 0
+            var endPointer: UnsafeMutablePointer<CChar>?
+            let base = buffer.baseAddress!
+            let value = strtod(base, &endPointer)
+            guard endPointer == base + (end - start), value.isFinite else { return nil }
+            return value
         }
-        guard let value, value.isFinite else { return nil }
-        return value
     }
 
     // MARK: Styles

@@ -43,7 +43,9 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
     private var prefixes: [String: [String]] = ["xml": [KMLNamespace.xml]]
     private var failure: Error?
     private var stoppedByHandler = false
-    private weak var parser: XMLParser?
+    /// Held strongly (the parser holds its delegate weakly, so there is no cycle): a weak reference would give
+    /// the parser a side table and slow every retain and release FoundationXML makes of it in each callback.
+    private var parser: XMLParser?
     private var sawRoot = false
 
     /// Deepest element nesting accepted (libxml2's own default limit is 256 without XML_PARSE_HUGE).
@@ -123,7 +125,7 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
 
     private func flushText(_ frame: inout Frame) {
         guard frame.hasText else { return }
-        if !frame.isContainer, frame.text.contains(where: { !($0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" || $0 == "\r\n") }) {
+        if !frame.isContainer, frame.text.utf8.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D) }) {
             frame.element.children.append(.text(frame.text))
         }
         frame.text = ""
@@ -131,7 +133,7 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
     }
 
     private func split(_ qualified: String?) -> String? {
-        guard let q = qualified, let colon = q.firstIndex(of: ":") else { return nil }
+        guard let q = qualified, let colon = q.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         return String(q[..<colon])
     }
 

@@ -131,11 +131,33 @@ struct UTF8Validator {
 
     /// Validates the next chunk; returns `false` at the first invalid byte (then `line`/`column` point at it).
     mutating func validate(_ p: UnsafePointer<UInt8>, count: Int) -> Bool {
-        for i in 0..<count {
+        // The state in locals for the loop, stored back on every exit.
+        var need = self.need, lower = self.lower, upper = self.upper, line = self.line, column = self.column
+        defer {
+            self.need = need
+            self.lower = lower
+            self.upper = upper
+            self.line = line
+            self.column = column
+        }
+        let high: UInt64 = 0x8080_8080_8080_8080, ones: UInt64 = 0x0101_0101_0101_0101
+        var i = 0
+        while i < count {
+            if need == 0, i + 8 <= count {
+                // Eight ASCII bytes without a line feed at once (the usual case).
+                let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                let x = w ^ (ones &* 0x0A)  // a zero byte where w has a line feed
+                if w & high == 0, (x &- ones) & ~x & high == 0 {
+                    column += 8
+                    i += 8
+                    continue
+                }
+            }
             let b = p[i]
             if need == 0 {
                 if b < 0x80 {
                     if b == 0x0A { line += 1; column = 1 } else { column += 1 }
+                    i += 1
                     continue
                 }
                 switch b {
@@ -155,6 +177,7 @@ struct UTF8Validator {
                 lower = 0x80
                 upper = 0xBF
             }
+            i += 1
         }
         return true
     }

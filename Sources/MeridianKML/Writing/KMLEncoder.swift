@@ -19,7 +19,7 @@ struct KMLEncoder {
     static func format(_ v: Double) -> String {
         if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
         let s = v.description
-        guard s.contains("e") else { return s }
+        guard s.utf8.contains(UInt8(ascii: "e")) else { return s }
         var f = String(format: "%.20f", v)
         while f.hasSuffix("0") { f.removeLast() }
         if f.hasSuffix(".") { f.removeLast() }
@@ -33,12 +33,12 @@ struct KMLEncoder {
         w.raw("<coordinates>")
         for (i, c) in cs.enumerated() {
             if i > 0 { w.raw(" ") }
-            w.raw(Self.format(c.x))
+            w.number(c.x)
             w.raw(",")
-            w.raw(Self.format(c.y))
+            w.number(c.y)
             if let z = c.z {
                 w.raw(",")
-                w.raw(Self.format(z))
+                w.number(z)
             }
         }
         w.raw("</coordinates>")

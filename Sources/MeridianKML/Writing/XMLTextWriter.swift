@@ -18,6 +18,41 @@ struct XMLTextWriter {
         s.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// Appends the shortest text that reads back as exactly the same double, without exponent notation (the
+    /// bytes of `KMLEncoder.format(_:)`, written without an intermediate string for integers).
+    mutating func number(_ v: Double) {
+        if v == v.rounded(), abs(v) < 1e15 {
+            var n = Int64(v)
+            if n == 0 {
+                bytes.append(UInt8(ascii: "0"))
+                return
+            }
+            if n < 0 {
+                bytes.append(UInt8(ascii: "-"))
+                n = -n
+            }
+            var digits: (UInt64, UInt64) = (0, 0)  // up to 15 digits, least significant first
+            var count = 0
+            withUnsafeMutableBytes(of: &digits) { d in
+                while n > 0 {
+                    d[count] = UInt8(ascii: "0") + UInt8(n % 10)
+                    n /= 10
+                    count += 1
+                }
+                for i in stride(from: count - 1, through: 0, by: -1) { bytes.append(d[i]) }
+            }
+            return
+        }
+        // The shortest representation, checked for an exponent in place (a scan of the output array is cheaper
+        // than one of the string's UTF-8 view); with one, the general formatting replaces it.
+        let start = bytes.count
+        bytes.append(contentsOf: v.description.utf8)
+        if bytes[start...].contains(UInt8(ascii: "e")) {
+            bytes.removeSubrange(start...)
+            raw(KMLEncoder.format(v))
+        }
+    }
+
     mutating func newline() {
         bytes.append(0x0A)
         for _ in 0..<depth { bytes.append(0x20); bytes.append(0x20) }
@@ -31,6 +66,18 @@ struct XMLTextWriter {
     /// Appends escaped character data (`&`, `<`, `>`; in attributes also quotes and line breaks). Characters
     /// XML 1.0 cannot carry (most C0 controls) are dropped.
     mutating func escaped(_ s: String, attribute: Bool = false) {
+        // Fast path: most text (names, ids, URLs) needs no escaping at all. Bytes below 0x20 (controls, tab and
+        // line breaks), the markup characters and 0xEF (the lead byte of U+FFFE/U+FFFF) take the general path.
+        let plain = s.utf8.withContiguousStorageIfAvailable { buffer in
+            !buffer.contains { u in
+                u < 0x20 || u == UInt8(ascii: "&") || u == UInt8(ascii: "<") || u == UInt8(ascii: ">")
+                    || u == UInt8(ascii: "\"") || u == 0xEF
+            }
+        }
+        if plain == true {
+            bytes.append(contentsOf: s.utf8)
+            return
+        }
         var source = s
         if s.utf8.contains(0xEF), s.unicodeScalars.contains(where: { $0.value == 0xFFFE || $0.value == 0xFFFF }) {
             source = String(String.UnicodeScalarView(s.unicodeScalars.filter { Self.isXMLChar($0.value) }))

@@ -2,7 +2,9 @@ import Foundation
 import Meridian
 
 /// P4: writes 100k placemarks (points with a shared IconStyle, 10-vertex lines, 20-vertex polygons) as .kml and
-/// .kmz, or reads a KML file back and counts its coordinate tuples.
+/// .kmz, or reads a KML file back and counts its coordinate tuples: `read` builds the whole tree
+/// (`KMLDataset(contentsOf:)`), `read-stream` visits the placemarks one at a time (`KMLDataset.forEachPlacemark(in:)`,
+/// bounded memory: the 1 GiB case).
 func runP4(_ args: [String]) throws {
     guard let mode = args.first else { fail("usage: meridian-bench p4 write|read|--available …") }
     switch mode {
@@ -30,6 +32,18 @@ func runP4(_ args: [String]) throws {
             var count = 0
             dataset.document.forEachPlacemark { placemark in
                 if let g = placemark.geometry { count += coordinateCount(g) }
+            }
+            return count
+        }
+        emit(["tool": "meridian", "times": times, "result": count])
+    case "read-stream":
+        guard args.count >= 3, let reps = Int(args[2]) else { fail("usage: meridian-bench p4 read-stream FILE.kml REPS") }
+        let url = URL(fileURLWithPath: args[1])
+        let (times, count) = try timed(reps) { () throws -> Int in
+            var count = 0
+            try KMLDataset.forEachPlacemark(in: url) { record in
+                if let g = record.placemark.geometry { count += coordinateCount(g) }
+                return true
             }
             return count
         }

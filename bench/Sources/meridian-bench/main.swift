@@ -7,6 +7,7 @@
 //   meridian-bench p2 INPUT.xy REPS                       geodesic 10 km buffers of WGS84 points
 //   meridian-bench p4 write INPUTDIR OUTDIR REPS          write 100k placemarks as .kml and .kmz
 //   meridian-bench p4 read FILE.kml REPS                  read a KML file and count its coordinates
+//   meridian-bench p4 read-stream FILE.kml REPS           the same, streaming placemarks (bounded memory)
 //   meridian-bench p4 --available                         exit 0 (MeridianKML is built in)
 import Foundation
 import Meridian
