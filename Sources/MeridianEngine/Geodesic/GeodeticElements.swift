@@ -160,3 +160,65 @@ extension Geodesic {
         return p
     }
 }
+
+/// The elements of several groups with the latitude band outside which none of them can come within its required
+/// distance, to find quickly whether a point lies strictly inside some element's true buffer.
+struct ElementCoverage {
+    private struct Entry {
+        var group: Int
+        var element: GeodeticElement
+        var latitudes: ClosedRange<Double>
+    }
+    private let groups: [ElementGroup]
+    private let entries: [Entry]
+    private let geodesic: Geodesic
+
+    /// The number of elements.
+    var count: Int { entries.count }
+
+    init(groups: [ElementGroup], geodesic: Geodesic) {
+        self.groups = groups
+        self.geodesic = geodesic
+        // Meters per degree of latitude are at least a(1 − e²) = a(1 − f)² per radian (the meridian's smallest
+        // radius of curvature); 1 % on top of that bound and 1 m on the distance keep the band conservative.
+        let e = geodesic.ellipsoid
+        let metersPerDegree = e.semiMajorAxis * (1 - e.flattening) * (1 - e.flattening) * .pi / 180
+        var entries: [Entry] = []
+        for (i, group) in groups.enumerated() {
+            for element in group.elements {
+                let lo: Double, hi: Double, reach: Double
+                switch element.kind {
+                case .vertex(let v):
+                    lo = v.y
+                    hi = v.y
+                    reach = element.required
+                case .segment(let a, let b, let line):
+                    // Every point of the segment is within half its length of an end.
+                    lo = min(a.y, b.y)
+                    hi = max(a.y, b.y)
+                    reach = element.required + line.length / 2
+                }
+                let band = 1.01 * (reach + 1) / metersPerDegree
+                entries.append(Entry(group: i, element: element, latitudes: (lo - band)...(hi + band)))
+            }
+        }
+        self.entries = entries
+    }
+
+    /// Whether the lon/lat point `p` (output coordinate `output`) lies more than `margin` m inside the true buffer
+    /// of some element: closer to it than its required distance − `margin` (for inward groups, only inside the input
+    /// polygon, as in `Geodesic.residual`). Such a point is not on the boundary of the union of the buffers.
+    func strictlyInside(_ p: Coordinate, output: Coordinate, margin: Double) -> Bool {
+        var inside: [Int: Bool] = [:]
+        for entry in entries where entry.latitudes.contains(p.y) {
+            let group = groups[entry.group]
+            if group.isInward, let contains = group.contains {
+                if inside[entry.group] == nil { inside[entry.group] = contains(output) }
+                if inside[entry.group] == false { continue }
+            }
+            guard let d = geodesic.distance(from: p, to: entry.element) else { continue }
+            if d.distance < entry.element.required - margin { return true }
+        }
+        return false
+    }
+}

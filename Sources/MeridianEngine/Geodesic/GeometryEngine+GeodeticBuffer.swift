@@ -149,12 +149,17 @@ extension GeometryEngine {
         }
     }
 
-    /// Turns a GEOS result into a Meridian polygon: crossing vertices moved onto the true boundary, cut lines
-    /// cleaned, rings oriented.
+    /// Turns a GEOS result into a Meridian polygon: crossing vertices moved onto the true boundary, vertices lying
+    /// strictly inside another element's true buffer removed, cut lines cleaned, rings oriented.
     static func finish(_ ref: GEOSGeometryRef, groups: [ElementGroup], generated: Set<XY>, frame: GeodeticFrame,
                        context: GEOSContext) throws(EngineError) -> Polygon {
         let polygon = try context.polygon(ref, in: frame.outputSR)
         let geod = frame.geodesic
+        // With one element every vertex lies on its boundary by construction; with several, a vertex of one
+        // element's sampled boundary can lie inside another's true buffer while outside its straight-edged polygon
+        // (in the sliver between a chord and its arc), so it survives the GEOS union but is not on the true union's
+        // boundary.
+        let coverage = ElementCoverage(groups: groups, geodesic: geod)
         var parts: [Polygon.Part] = []
         for part in polygon.parts {
             var rings: [[Coordinate]] = []
@@ -175,12 +180,35 @@ extension GeometryEngine {
                     fixed[i] = out
                 }
                 if let first = fixed.first { fixed[fixed.count - 1] = first }
+                if coverage.count > 1 { fixed = try withoutCoveredVertices(fixed, coverage: coverage, frame: frame) }
+                guard fixed.count >= 4 else { continue }
                 rings.append(frame.geographicOutput ? cleanedCutLines(fixed) : fixed)
             }
             guard let shell = rings.first, shell.count >= 4 else { continue }
             parts.append(GEOSContext.oriented(Polygon.Part(shell: shell, holes: rings.dropFirst().filter { $0.count >= 4 })))
         }
         return Polygon(parts: parts, spatialReference: frame.outputSR)
+    }
+
+    /// A closed ring without the vertices (other than those on ±180° or ±90° in geographic output) lying more than
+    /// 1 mm inside the true buffer of some element: such a vertex of one element's boundary sits in the sliver
+    /// between another element's chord and its arc, just past the crossing of the two boundaries, which the
+    /// neighbouring (refined) crossing vertex already marks.
+    static func withoutCoveredVertices(_ ring: [Coordinate], coverage: ElementCoverage,
+                                       frame: GeodeticFrame) throws(EngineError) -> [Coordinate] {
+        guard ring.count > 1 else { return ring }
+        var kept: [Coordinate] = []
+        kept.reserveCapacity(ring.count)
+        for v in ring.dropLast() {
+            if frame.geographicOutput && (abs(v.y) == 90 || abs(v.x) == 180) {
+                kept.append(v)
+                continue
+            }
+            let ll = try frame.toCompute(v)
+            if !coverage.strictlyInside(ll, output: v, margin: 1e-3) { kept.append(v) }
+        }
+        guard let first = kept.first else { return [] }
+        return kept.count == ring.count - 1 ? ring : kept + [first]
     }
 
     /// Removes repeated vertices and vertices inside straight runs along ±180° or ±90°.
