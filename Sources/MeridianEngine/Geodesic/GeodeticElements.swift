@@ -138,7 +138,13 @@ extension Geodesic {
         }
         guard candidates.count >= 2 else { return nil }
         candidates.sort { $0.r < $1.r }
-        let e1 = candidates[0].e, e2 = candidates[1].e
+        return crossing(of: candidates[0].e, candidates[1].e, from: p0)
+    }
+
+    /// The point near `p0` where the boundaries of two elements cross (each at its required distance): Newton's
+    /// method on (dist₁ − req₁, dist₂ − req₂) in the local east/north plane, each step a geodesic move. Returns
+    /// `nil` when it does not converge to 10 µm.
+    func crossing(of e1: GeodeticElement, _ e2: GeodeticElement, from p0: Coordinate) -> Coordinate? {
         var p = p0
         for _ in 0..<40 {
             guard let d1 = distance(from: p, to: e1), let d2 = distance(from: p, to: e2) else { return nil }
@@ -205,20 +211,47 @@ struct ElementCoverage {
         self.entries = entries
     }
 
-    /// Whether the lon/lat point `p` (output coordinate `output`) lies more than `margin` m inside the true buffer
-    /// of some element: closer to it than its required distance − `margin` (for inward groups, only inside the input
-    /// polygon, as in `Geodesic.residual`). Such a point is not on the boundary of the union of the buffers.
-    func strictlyInside(_ p: Coordinate, output: Coordinate, margin: Double) -> Bool {
+    /// The `distance − required` of every element that applies at the lon/lat point `p` (output coordinate
+    /// `output`) and may come within its required distance of it (for inward groups, only inside the input
+    /// polygon, as in `Geodesic.residual`), by element index.
+    private func excesses(_ p: Coordinate, output: Coordinate) -> [(index: Int, excess: Double)] {
         var inside: [Int: Bool] = [:]
-        for entry in entries where entry.latitudes.contains(p.y) {
+        var result: [(index: Int, excess: Double)] = []
+        for (i, entry) in entries.enumerated() where entry.latitudes.contains(p.y) {
             let group = groups[entry.group]
             if group.isInward, let contains = group.contains {
                 if inside[entry.group] == nil { inside[entry.group] = contains(output) }
                 if inside[entry.group] == false { continue }
             }
             guard let d = geodesic.distance(from: p, to: entry.element) else { continue }
-            if d.distance < entry.element.required - margin { return true }
+            result.append((i, d.distance - entry.element.required))
         }
-        return false
+        return result
+    }
+
+    /// The index of the element whose true buffer the lon/lat point `p` (output coordinate `output`) lies deepest
+    /// inside, if it lies more than `margin` m inside one (closer than its required distance − `margin`). Such a
+    /// point is not on the boundary of the union of the buffers.
+    func covering(_ p: Coordinate, output: Coordinate, margin: Double) -> Int? {
+        guard let deepest = excesses(p, output: output).min(by: { $0.excess < $1.excess }),
+              deepest.excess < -margin else { return nil }
+        return deepest.index
+    }
+
+    /// `distance − required` from the lon/lat point `p` to the element at `index` (`nil` for a segment whose
+    /// nearest point is an end).
+    func excess(_ p: Coordinate, element index: Int) -> Double? {
+        let element = entries[index].element
+        return geodesic.distance(from: p, to: element).map { $0.distance - element.required }
+    }
+
+    /// The index of the element, other than `excluded`, on whose boundary the lon/lat point `p` lies most nearly.
+    func nearestBoundary(_ p: Coordinate, output: Coordinate, excluding excluded: Int) -> Int? {
+        excesses(p, output: output).filter { $0.index != excluded }.min(by: { abs($0.excess) < abs($1.excess) })?.index
+    }
+
+    /// The crossing near the lon/lat point `p0` of the boundaries of the elements at two indices.
+    func crossing(of first: Int, _ second: Int, from p0: Coordinate) -> Coordinate? {
+        geodesic.crossing(of: entries[first].element, entries[second].element, from: p0)
     }
 }
