@@ -176,7 +176,14 @@ struct ElementCoverage {
         var latitudes: ClosedRange<Double>
     }
     private let groups: [ElementGroup]
+    /// Sorted by the start of their latitude band.
     private let entries: [Entry]
+    /// The widest latitude band, degrees.
+    private let widestBand: Double
+    /// A lower bound of geodesic distance per unit of angular distance on the sphere in the same longitude and
+    /// latitude: the ellipsoid's line element is at least a(1 − e²) = a(1 − f)² times the unit sphere's (the
+    /// meridian's smallest radius of curvature; the parallels' radius N ≥ a), less 0.1 % for rounding.
+    private let metersPerRadian: Double
     private let geodesic: Geodesic
 
     /// The number of elements.
@@ -208,7 +215,35 @@ struct ElementCoverage {
                 entries.append(Entry(group: i, element: element, latitudes: (lo - band)...(hi + band)))
             }
         }
+        entries.sort { $0.latitudes.lowerBound < $1.latitudes.lowerBound }
         self.entries = entries
+        metersPerRadian = 0.999 * e.semiMajorAxis * (1 - e.flattening) * (1 - e.flattening)
+        widestBand = entries.map { $0.latitudes.upperBound - $0.latitudes.lowerBound }.max() ?? 0
+    }
+
+    /// The indices of the elements whose latitude band contains `latitude`: a binary search for the last band
+    /// starting at or below it, then back while a band could still reach it.
+    private func candidates(at latitude: Double) -> [Int] {
+        var lo = 0, hi = entries.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if entries[mid].latitudes.lowerBound <= latitude { lo = mid + 1 } else { hi = mid }
+        }
+        var result: [Int] = []
+        var i = lo - 1
+        while i >= 0, entries[i].latitudes.lowerBound >= latitude - widestBand {
+            if entries[i].latitudes.upperBound >= latitude { result.append(i) }
+            i -= 1
+        }
+        return result
+    }
+
+    /// The angle in radians between two lon/lat points on the unit sphere (haversine).
+    private static func angle(_ p: Coordinate, _ q: Coordinate) -> Double {
+        let rad = Double.pi / 180
+        let dLat = (q.y - p.y) * rad, dLon = (q.x - p.x) * rad
+        let h = sin(dLat / 2) * sin(dLat / 2) + cos(p.y * rad) * cos(q.y * rad) * sin(dLon / 2) * sin(dLon / 2)
+        return 2 * asin(min(1, h.squareRoot()))
     }
 
     /// The `distance − required` of every element that applies at the lon/lat point `p` (output coordinate
@@ -217,7 +252,10 @@ struct ElementCoverage {
     private func excesses(_ p: Coordinate, output: Coordinate) -> [(index: Int, excess: Double)] {
         var inside: [Int: Bool] = [:]
         var result: [(index: Int, excess: Double)] = []
-        for (i, entry) in entries.enumerated() where entry.latitudes.contains(p.y) {
+        for i in candidates(at: p.y) {
+            let entry = entries[i]
+            if case .vertex(let v) = entry.element.kind,
+               metersPerRadian * Self.angle(p, v) > entry.element.required + 1 { continue }
             let group = groups[entry.group]
             if group.isInward, let contains = group.contains {
                 if inside[entry.group] == nil { inside[entry.group] = contains(output) }
