@@ -138,7 +138,13 @@ extension Geodesic {
         }
         guard candidates.count >= 2 else { return nil }
         candidates.sort { $0.r < $1.r }
-        let e1 = candidates[0].e, e2 = candidates[1].e
+        return crossing(of: candidates[0].e, candidates[1].e, from: p0)
+    }
+
+    /// The point near `p0` where the boundaries of two elements cross (each at its required distance): Newton's
+    /// method on (dist₁ − req₁, dist₂ − req₂) in the local east/north plane, each step a geodesic move. Returns
+    /// `nil` when it does not converge to 10 µm.
+    func crossing(of e1: GeodeticElement, _ e2: GeodeticElement, from p0: Coordinate) -> Coordinate? {
         var p = p0
         for _ in 0..<40 {
             guard let d1 = distance(from: p, to: e1), let d2 = distance(from: p, to: e2) else { return nil }
@@ -158,5 +164,132 @@ extension Geodesic {
         guard let d1 = distance(from: p, to: e1), let d2 = distance(from: p, to: e2),
               abs(d1.distance - e1.required) < 1e-5, abs(d2.distance - e2.required) < 1e-5 else { return nil }
         return p
+    }
+}
+
+/// The elements of several groups with the latitude band outside which none of them can come within its required
+/// distance, to find quickly whether a point lies strictly inside some element's true buffer.
+struct ElementCoverage {
+    private struct Entry {
+        var group: Int
+        var element: GeodeticElement
+        var latitudes: ClosedRange<Double>
+    }
+    private let groups: [ElementGroup]
+    /// Sorted by the start of their latitude band.
+    private let entries: [Entry]
+    /// The widest latitude band, degrees.
+    private let widestBand: Double
+    /// A lower bound of geodesic distance per unit of angular distance on the sphere in the same longitude and
+    /// latitude: the ellipsoid's line element is at least a(1 − e²) = a(1 − f)² times the unit sphere's (the
+    /// meridian's smallest radius of curvature; the parallels' radius N ≥ a), less 0.1 % for rounding.
+    private let metersPerRadian: Double
+    private let geodesic: Geodesic
+
+    /// The number of elements.
+    var count: Int { entries.count }
+
+    init(groups: [ElementGroup], geodesic: Geodesic) {
+        self.groups = groups
+        self.geodesic = geodesic
+        // Meters per degree of latitude are at least a(1 − e²) = a(1 − f)² per radian (the meridian's smallest
+        // radius of curvature); 1 % on top of that bound and 1 m on the distance keep the band conservative.
+        let e = geodesic.ellipsoid
+        let metersPerDegree = e.semiMajorAxis * (1 - e.flattening) * (1 - e.flattening) * .pi / 180
+        var entries: [Entry] = []
+        for (i, group) in groups.enumerated() {
+            for element in group.elements {
+                let lo: Double, hi: Double, reach: Double
+                switch element.kind {
+                case .vertex(let v):
+                    lo = v.y
+                    hi = v.y
+                    reach = element.required
+                case .segment(let a, let b, let line):
+                    // Every point of the segment is within half its length of an end.
+                    lo = min(a.y, b.y)
+                    hi = max(a.y, b.y)
+                    reach = element.required + line.length / 2
+                }
+                let band = 1.01 * (reach + 1) / metersPerDegree
+                entries.append(Entry(group: i, element: element, latitudes: (lo - band)...(hi + band)))
+            }
+        }
+        entries.sort { $0.latitudes.lowerBound < $1.latitudes.lowerBound }
+        self.entries = entries
+        metersPerRadian = 0.999 * e.semiMajorAxis * (1 - e.flattening) * (1 - e.flattening)
+        widestBand = entries.map { $0.latitudes.upperBound - $0.latitudes.lowerBound }.max() ?? 0
+    }
+
+    /// The indices of the elements whose latitude band contains `latitude`: a binary search for the last band
+    /// starting at or below it, then back while a band could still reach it.
+    private func candidates(at latitude: Double) -> [Int] {
+        var lo = 0, hi = entries.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if entries[mid].latitudes.lowerBound <= latitude { lo = mid + 1 } else { hi = mid }
+        }
+        var result: [Int] = []
+        var i = lo - 1
+        while i >= 0, entries[i].latitudes.lowerBound >= latitude - widestBand {
+            if entries[i].latitudes.upperBound >= latitude { result.append(i) }
+            i -= 1
+        }
+        return result
+    }
+
+    /// The angle in radians between two lon/lat points on the unit sphere (haversine).
+    private static func angle(_ p: Coordinate, _ q: Coordinate) -> Double {
+        let rad = Double.pi / 180
+        let dLat = (q.y - p.y) * rad, dLon = (q.x - p.x) * rad
+        let h = sin(dLat / 2) * sin(dLat / 2) + cos(p.y * rad) * cos(q.y * rad) * sin(dLon / 2) * sin(dLon / 2)
+        return 2 * asin(min(1, h.squareRoot()))
+    }
+
+    /// The `distance − required` of every element that applies at the lon/lat point `p` (output coordinate
+    /// `output`) and may come within its required distance of it (for inward groups, only inside the input
+    /// polygon, as in `Geodesic.residual`), by element index.
+    private func excesses(_ p: Coordinate, output: Coordinate) -> [(index: Int, excess: Double)] {
+        var inside: [Int: Bool] = [:]
+        var result: [(index: Int, excess: Double)] = []
+        for i in candidates(at: p.y) {
+            let entry = entries[i]
+            if case .vertex(let v) = entry.element.kind,
+               metersPerRadian * Self.angle(p, v) > entry.element.required + 1 { continue }
+            let group = groups[entry.group]
+            if group.isInward, let contains = group.contains {
+                if inside[entry.group] == nil { inside[entry.group] = contains(output) }
+                if inside[entry.group] == false { continue }
+            }
+            guard let d = geodesic.distance(from: p, to: entry.element) else { continue }
+            result.append((i, d.distance - entry.element.required))
+        }
+        return result
+    }
+
+    /// The index of the element whose true buffer the lon/lat point `p` (output coordinate `output`) lies deepest
+    /// inside, if it lies more than `margin` m inside one (closer than its required distance − `margin`). Such a
+    /// point is not on the boundary of the union of the buffers.
+    func covering(_ p: Coordinate, output: Coordinate, margin: Double) -> Int? {
+        guard let deepest = excesses(p, output: output).min(by: { $0.excess < $1.excess }),
+              deepest.excess < -margin else { return nil }
+        return deepest.index
+    }
+
+    /// `distance − required` from the lon/lat point `p` to the element at `index` (`nil` for a segment whose
+    /// nearest point is an end).
+    func excess(_ p: Coordinate, element index: Int) -> Double? {
+        let element = entries[index].element
+        return geodesic.distance(from: p, to: element).map { $0.distance - element.required }
+    }
+
+    /// The index of the element, other than `excluded`, on whose boundary the lon/lat point `p` lies most nearly.
+    func nearestBoundary(_ p: Coordinate, output: Coordinate, excluding excluded: Int) -> Int? {
+        excesses(p, output: output).filter { $0.index != excluded }.min(by: { abs($0.excess) < abs($1.excess) })?.index
+    }
+
+    /// The crossing near the lon/lat point `p0` of the boundaries of the elements at two indices.
+    func crossing(of first: Int, _ second: Int, from p0: Coordinate) -> Coordinate? {
+        geodesic.crossing(of: entries[first].element, entries[second].element, from: p0)
     }
 }

@@ -149,12 +149,19 @@ extension GeometryEngine {
         }
     }
 
-    /// Turns a GEOS result into a Meridian polygon: crossing vertices moved onto the true boundary, cut lines
-    /// cleaned, rings oriented.
+    /// Turns a GEOS result into a Meridian polygon: crossing vertices moved onto the true boundary, vertices lying
+    /// strictly inside another element's true buffer removed, cut lines cleaned, rings oriented.
     static func finish(_ ref: GEOSGeometryRef, groups: [ElementGroup], generated: Set<XY>, frame: GeodeticFrame,
                        context: GEOSContext) throws(EngineError) -> Polygon {
         let polygon = try context.polygon(ref, in: frame.outputSR)
         let geod = frame.geodesic
+        // With one element every vertex lies on its boundary by construction; with several, a vertex of one
+        // element's sampled boundary can lie inside another's true buffer while outside its straight-edged polygon
+        // (in the sliver between a chord and its arc), so it survives the GEOS union but is not on the true union's
+        // boundary.
+        let coverage = ElementCoverage(groups: groups, geodesic: geod)
+        var crossings: [(ll: Coordinate, out: Coordinate)] = []
+        var inserted = false
         var parts: [Polygon.Part] = []
         for part in polygon.parts {
             var rings: [[Coordinate]] = []
@@ -175,12 +182,112 @@ extension GeometryEngine {
                     fixed[i] = out
                 }
                 if let first = fixed.first { fixed[fixed.count - 1] = first }
+                if coverage.count > 1 {
+                    let result = try withoutCoveredVertices(fixed, coverage: coverage, frame: frame, crossings: &crossings)
+                    fixed = result.ring
+                    inserted = inserted || result.inserted
+                }
+                guard fixed.count >= 4 else { continue }
                 rings.append(frame.geographicOutput ? cleanedCutLines(fixed) : fixed)
             }
             guard let shell = rings.first, shell.count >= 4 else { continue }
             parts.append(GEOSContext.oriented(Polygon.Part(shell: shell, holes: rings.dropFirst().filter { $0.count >= 4 })))
         }
-        return Polygon(parts: parts, spatialReference: frame.outputSR)
+        guard inserted, parts.count > 1 else { return Polygon(parts: parts, spatialReference: frame.outputSR) }
+        // Parts that now meet along a lens edge (the same two crossing vertices) are dissolved into one.
+        var members: [GEOSGeometryRef] = []
+        for part in parts { members.append(try context.make(.polygon(Polygon(parts: [part], spatialReference: frame.outputSR)))) }
+        let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, members)
+        let merged = try context.polygon(try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union"),
+                                         in: frame.outputSR)
+        let mergedParts = merged.parts.map { part in
+            GEOSContext.oriented(frame.geographicOutput
+                ? Polygon.Part(shell: cleanedCutLines(part.shell), holes: part.holes.map(cleanedCutLines)) : part)
+        }
+        return Polygon(parts: mergedParts, spatialReference: frame.outputSR)
+    }
+
+    /// A closed ring without the vertices (other than those on ±180° or ±90° in geographic output) lying more than
+    /// 1 mm inside the true buffer of some element. Such a vertex of one element's boundary sits in the sliver
+    /// between another element's chord and its arc. Usually it is just past the crossing of the two boundaries,
+    /// which a neighbouring (refined) crossing vertex already marks, and it is removed. When both neighbours of a
+    /// run of such vertices are clearly outside the covering buffers (the two true boundaries cross in a thin lens
+    /// that the polygons do not show), the run is replaced by the two true crossings, shared exactly with every
+    /// other ring through `crossings`; `inserted` is then `true`.
+    static func withoutCoveredVertices(_ ring: [Coordinate], coverage: ElementCoverage, frame: GeodeticFrame,
+                                       crossings: inout [(ll: Coordinate, out: Coordinate)])
+        throws(EngineError) -> (ring: [Coordinate], inserted: Bool)
+    {
+        let n = ring.count - 1
+        guard n >= 3 else { return (ring, false) }
+        var lls: [Coordinate?] = []
+        var cover: [Int?] = []
+        for v in ring.dropLast() {
+            if frame.geographicOutput && (abs(v.y) == 90 || abs(v.x) == 180) {
+                lls.append(nil)
+                cover.append(nil)
+                continue
+            }
+            let ll = try frame.toCompute(v)
+            lls.append(ll)
+            cover.append(coverage.covering(ll, output: v, margin: 1e-3))
+        }
+        guard cover.contains(where: { $0 != nil }) else { return (ring, false) }
+        guard let s = cover.firstIndex(where: { $0 == nil }) else { return ([], false) }
+        var out: [Coordinate] = []
+        var inserted = false
+        var k = 0
+        while k < n {
+            let i = (s + k) % n
+            guard let covering = cover[i] else {
+                out.append(ring[i])
+                k += 1
+                continue
+            }
+            var k2 = k
+            while k2 < n, cover[(s + k2) % n] != nil { k2 += 1 }
+            let last = (s + k2 - 1) % n, p = (s + k - 1) % n, q = (s + k2) % n
+            let coveringLast = cover[last] ?? covering
+            if let pll = lls[p], let qll = lls[q],
+               let ep = coverage.excess(pll, element: covering), ep > 1e-3,
+               let eq = coverage.excess(qll, element: coveringLast), eq > 1e-3,
+               let ap = coverage.nearestBoundary(pll, output: ring[p], excluding: covering),
+               let aq = coverage.nearestBoundary(qll, output: ring[q], excluding: coveringLast),
+               let x1 = try crossingVertex(ap, covering, between: ring[p], ring[i], coverage: coverage, frame: frame,
+                                           crossings: &crossings),
+               let x2 = try crossingVertex(aq, coveringLast, between: ring[last], ring[q], coverage: coverage,
+                                           frame: frame, crossings: &crossings)
+            {
+                out.append(x1)
+                if x2 != x1 { out.append(x2) }
+                inserted = true
+            }
+            k = k2
+        }
+        guard let first = out.first, out.count >= 3 else { return ([], inserted) }
+        return (out + [first], inserted)
+    }
+
+    /// The output coordinate of the crossing of two elements' boundaries between the output vertices `u` and `v`,
+    /// reusing a crossing already found within 1 mm so that rings meeting there share the exact vertex.
+    private static func crossingVertex(_ a: Int, _ b: Int, between u: Coordinate, _ v: Coordinate,
+                                       coverage: ElementCoverage, frame: GeodeticFrame,
+                                       crossings: inout [(ll: Coordinate, out: Coordinate)])
+        throws(EngineError) -> Coordinate?
+    {
+        let mid = Coordinate(x: (u.x + v.x) / 2, y: (u.y + v.y) / 2)
+        let start = try frame.toCompute(mid)
+        let geod = frame.geodesic
+        let span = geod.distance(try frame.toCompute(u), try frame.toCompute(v))
+        guard let x = coverage.crossing(of: a, b, from: start), geod.distance(x, start) <= span else { return nil }
+        if let known = crossings.first(where: { geod.distance($0.ll, x) < 1e-3 }) { return known.out }
+        var out = try frame.toOutput(x)
+        if frame.geographicOutput {
+            out.x = min(180, max(-180, unwrappedLongitude(out.x, near: mid.x)))
+            out.y = min(90, max(-90, out.y))
+        }
+        crossings.append((x, out))
+        return out
     }
 
     /// Removes repeated vertices and vertices inside straight runs along ±180° or ±90°.

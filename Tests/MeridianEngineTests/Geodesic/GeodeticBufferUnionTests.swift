@@ -1,0 +1,145 @@
+import Foundation
+import MeridianCore
+import Testing
+
+@testable import MeridianEngine
+
+/// Unions of geodesic buffers whose true circles overlap: every output vertex must be at the requested distance
+/// from the NEAREST input element (a fresh `geod_inverse` to every centre), so no vertex of one circle may survive
+/// inside another circle's true disk (it can lie there while outside that circle's straight-edged polygon, in the
+/// thin sliver between a chord and its arc).
+@Suite struct GeodeticBufferUnionTests {
+    /// Two 150 km circles near ±180° (the colleague's case: (179.9, 11.2) and (−179.6, 10.3)); the second centre
+    /// swept in 0.002° steps (≈ 220 m) over 0.24° of longitude, more than one vertex spacing of the first circle
+    /// (≈ 17 km at the default maxDeviation of 300 m), so the crossing of the two circles passes every vertex
+    /// placement, including vertices of one circle inside the other's chord sliver.
+    @Test func sweptPairKeepsEveryVertexOnTheTrueUnionBoundary() throws {
+        var stats = BufferStats()
+        let g = BufferChecks.wgs84
+        let r = 150_000.0
+        let a = Coordinate(x: 179.9, y: 11.2)
+        for k in 0..<120 {
+            let b = Coordinate(x: -179.6 + 0.002 * Double(k), y: 10.3)
+            let union = try GeometryEngine.geodeticBuffer(
+                around: [Point(a, spatialReference: .wgs84), Point(b, spatialReference: .wgs84)],
+                distances: [r], shouldUnion: true)[0]
+            try BufferChecks.check(union, required: r, maxDeviation: 0.002 * r, label: "pair \(k) \(b)",
+                                   stats: &stats) { q in min(g.distance(a, q), g.distance(b, q)) }
+        }
+        print("GEODESIC SWEPT PAIR UNION: \(stats)")
+    }
+
+    /// The same sweep as one multipoint buffered without `shouldUnion`: its circles are unioned inside one buffer,
+    /// with the same hazard.
+    @Test func sweptMultipointKeepsEveryVertexOnTheTrueUnionBoundary() throws {
+        var stats = BufferStats()
+        let g = BufferChecks.wgs84
+        let r = 150_000.0
+        let a = Coordinate(x: 179.9, y: 11.2)
+        for k in 0..<120 {
+            let b = Coordinate(x: -179.6 + 0.002 * Double(k), y: 10.3)
+            let buffer = try GeometryEngine.geodeticBuffer(around: Multipoint([a, b], spatialReference: .wgs84),
+                                                           distance: r)
+            try BufferChecks.check(buffer, required: r, maxDeviation: 0.002 * r, label: "multipoint \(k) \(b)",
+                                   stats: &stats) { q in min(g.distance(a, q), g.distance(b, q)) }
+        }
+        print("GEODESIC SWEPT MULTIPOINT: \(stats)")
+    }
+
+    /// Three 50 km circles away from ±180°, the third centre swept over the crossing of the first two, so that
+    /// crossings of two circles and vertices of each fall inside the other circles' chord slivers.
+    @Test func sweptTripleKeepsEveryVertexOnTheTrueUnionBoundary() throws {
+        var stats = BufferStats()
+        let g = BufferChecks.wgs84
+        let r = 50_000.0
+        let a = Coordinate(x: 10, y: 45), b = Coordinate(x: 10.9, y: 45.2)
+        for k in 0..<80 {
+            let c = Coordinate(x: 10.45 + 0.001 * Double(k), y: 45.55 + 0.0005 * Double(k))
+            let points = [a, b, c].map { Point($0, spatialReference: .wgs84) }
+            let union = try GeometryEngine.geodeticBuffer(around: points, distances: [r], shouldUnion: true)[0]
+            try BufferChecks.check(union, required: r, maxDeviation: 0.002 * r, label: "triple \(k) \(c)",
+                                   stats: &stats) { q in [a, b, c].map { g.distance($0, q) }.min()! }
+        }
+        print("GEODESIC SWEPT TRIPLE UNION: \(stats)")
+    }
+
+    /// Rotations of `nearTangentPair` whose union comes out self-intersecting (a known issue, already there before
+    /// vertices inside other buffers were removed: the two GEOS crossings of the thin polygon overlap both refine
+    /// to the same true crossing, pinching the union's waist).
+    static let selfIntersectingRotations: Set<Int> = [32, 79, 103, 104]
+
+    /// Two 150 km circles whose centres are 2r − 100 m apart, the pair rotated: the true disks overlap in a lens
+    /// about 100 m wide and 7.7 km long that the polygons show partly or not at all.
+    static func nearTangentPair(_ k: Int) throws -> (Polygon, Coordinate, Coordinate) {
+        let g = BufferChecks.wgs84
+        let a = Coordinate(x: 20, y: 30)
+        let b = g.move(a, azimuth: 0.25 * Double(k), distance: 2 * 150_000 - 100)
+        let union = try GeometryEngine.geodeticBuffer(
+            around: [Point(a, spatialReference: .wgs84), Point(b, spatialReference: .wgs84)],
+            distances: [150_000], shouldUnion: true)[0]
+        return (union, a, b)
+    }
+
+    /// Near-tangent circles rotated in 0.25° steps: a vertex of one circle inside the lens has both neighbours
+    /// outside the other circle, so it is replaced by the two true crossings (removing it alone would leave a chord
+    /// twice as long, about 930 m off the true boundary).
+    @Test func nearTangentPairKeepsEveryVertexOnTheTrueUnionBoundary() throws {
+        var stats = BufferStats()
+        let g = BufferChecks.wgs84
+        for k in 0..<120 where !Self.selfIntersectingRotations.contains(k) {
+            let (union, a, b) = try Self.nearTangentPair(k)
+            try BufferChecks.check(union, required: 150_000, maxDeviation: 300, label: "tangent \(k)",
+                                   stats: &stats) { q in min(g.distance(a, q), g.distance(b, q)) }
+        }
+        print("GEODESIC NEAR-TANGENT UNION: \(stats)")
+    }
+
+    /// The near-tangent rotations whose union is self-intersecting: vertices and edges meet the contract, GEOS
+    /// validity does not (known issue).
+    @Test func nearTangentPairSelfIntersections() throws {
+        let g = BufferChecks.wgs84
+        for k in Self.selfIntersectingRotations.sorted() {
+            let (union, a, b) = try Self.nearTangentPair(k)
+            withKnownIssue("two GEOS crossings of a thin overlap refine to the same true crossing") {
+                for (p, part) in union.parts.enumerated() {
+                    let reason = try GeometryEngine.invalidityReason(Polygon(parts: [part], spatialReference: .wgs84))
+                    #expect(reason == nil, "tangent \(k): part \(p) invalid: \(reason ?? "")")
+                }
+            }
+            // The vertex and edge contract holds regardless (checked on each ring, outside the known issue).
+            for part in union.parts {
+                for ring in part.rings {
+                    for (v, w) in zip(ring, ring.dropFirst()) {
+                        let d = { (q: Coordinate) in min(g.distance(a, q), g.distance(b, q)) }
+                        #expect(abs(d(v) - 150_000) <= 1e-3, "tangent \(k): vertex (\(v.x), \(v.y))")
+                        for j in 1...15 {
+                            let t = Double(j) / 16
+                            let q = Coordinate(x: v.x + t * (w.x - v.x), y: v.y + t * (w.y - v.y))
+                            #expect(abs(d(q) - 150_000) <= 300, "tangent \(k): edge from (\(v.x), \(v.y))")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A polyline and a point whose circle crosses the line's band (segment and vertex elements together).
+    @Test func lineAndPointUnionKeepsEveryVertexOnTheTrueUnionBoundary() throws {
+        var stats = BufferStats()
+        let g = BufferChecks.wgs84
+        let r = 40_000.0
+        let path = [Coordinate(x: 5, y: 50), Coordinate(x: 6.2, y: 50.4), Coordinate(x: 7, y: 50.1)]
+        for k in 0..<40 {
+            let c = Coordinate(x: 5.6 + 0.004 * Double(k), y: 51.0)
+            let line = Polyline(path, spatialReference: .wgs84)
+            let union = try GeometryEngine.geodeticBuffer(
+                around: [line.geometry, Point(c, spatialReference: .wgs84).geometry], distances: [r],
+                shouldUnion: true)[0]
+            try BufferChecks.check(union, required: r, maxDeviation: 0.002 * r, label: "line+point \(k)",
+                                   stats: &stats) { q in
+                min(BufferChecks.distance(from: q, toPath: path), g.distance(c, q))
+            }
+        }
+        print("GEODESIC LINE AND POINT UNION: \(stats)")
+    }
+}
