@@ -167,6 +167,7 @@ extension GeometryEngine {
             var rings: [[Coordinate]] = []
             for ring in part.rings {
                 var fixed = ring
+                var refinedCrossings: [RefinedCrossing] = []
                 for i in fixed.indices.dropLast() {
                     let v = fixed[i]
                     if frame.geographicOutput && (abs(v.y) == 90 || abs(v.x) == 180) { continue }
@@ -174,13 +175,11 @@ extension GeometryEngine {
                     let ll = try frame.toCompute(v)
                     if let r = geod.residual(at: ll, output: v, groups: groups), abs(r) < 1e-5 { continue }
                     guard let refined = geod.refineCrossing(ll, groups: groups, output: v) else { continue }
-                    var out = try frame.toOutput(refined)
-                    if frame.geographicOutput {
-                        out.x = min(180, max(-180, unwrappedLongitude(out.x, near: v.x)))
-                        out.y = min(90, max(-90, out.y))
-                    }
-                    fixed[i] = out
+                    refinedCrossings.append(RefinedCrossing(index: i, point: refined.point, first: refined.first,
+                                                            second: refined.second))
+                    fixed[i] = try crossingOutput(refined.point, near: v, frame: frame)
                 }
+                try separateSharedCrossings(&fixed, ring: ring, refined: refinedCrossings, frame: frame)
                 if let first = fixed.first { fixed[fixed.count - 1] = first }
                 if coverage.count > 1 {
                     let result = try withoutCoveredVertices(fixed, coverage: coverage, frame: frame, crossings: &crossings)
@@ -205,6 +204,76 @@ extension GeometryEngine {
                 ? Polygon.Part(shell: cleanedCutLines(part.shell), holes: part.holes.map(cleanedCutLines)) : part)
         }
         return Polygon(parts: mergedParts, spatialReference: frame.outputSR)
+    }
+
+    /// A ring vertex that GEOS put where two elements' chord boundaries cross, moved onto their true crossing.
+    private struct RefinedCrossing {
+        var index: Int
+        var point: Coordinate
+        var first: GeodeticElement
+        var second: GeodeticElement
+    }
+
+    /// The output coordinate of the lon/lat point `p`, kept on the side of ±180° of `v` and within the world.
+    private static func crossingOutput(_ p: Coordinate, near v: Coordinate, frame: GeodeticFrame)
+        throws(EngineError) -> Coordinate
+    {
+        var out = try frame.toOutput(p)
+        if frame.geographicOutput {
+            out.x = min(180, max(-180, unwrappedLongitude(out.x, near: v.x)))
+            out.y = min(90, max(-90, out.y))
+        }
+        return out
+    }
+
+    /// Two boundaries that are nearly tangent cross twice, at the ends of a long thin lens; the two GEOS crossings
+    /// of their chord approximations (where the ring passes from one element to the other and back) can lie close
+    /// together and both refine to the same true crossing, pinching the ring there (a self-intersection). For each
+    /// such pair of ring vertices (`refined`, indices into the closed `ring` of GEOS coordinates) the other true
+    /// crossing of the same two elements is found, and the two crossings are assigned to the two vertices in the
+    /// way that keeps each closer to its neighbours in the ring (the ring reaches each crossing along a boundary
+    /// from its near side). `fixed` is the ring after refinement, closed.
+    private static func separateSharedCrossings(_ fixed: inout [Coordinate], ring: [Coordinate],
+                                                refined: [RefinedCrossing], frame: GeodeticFrame)
+        throws(EngineError)
+    {
+        guard refined.count >= 2 else { return }
+        let geod = frame.geodesic
+        let n = ring.count - 1
+        var done = Set<Int>()
+        for a in refined.indices where !done.contains(a) {
+            for b in refined.indices where b > a && !done.contains(b) {
+                let x = refined[a], y = refined[b]
+                guard geod.distance(x.point, y.point) < 1e-3,
+                      geod.distance(try frame.toCompute(ring[x.index]), try frame.toCompute(ring[y.index])) > 1e-3
+                else { continue }
+                // The search along the boundary reaches as far as the two ring vertices' neighbours.
+                var reach = 0.0
+                var neighbours: [[Coordinate]] = []
+                for r in [x, y] {
+                    let here = try frame.toCompute(ring[r.index])
+                    var pair: [Coordinate] = []
+                    for j in [(r.index + n - 1) % n, (r.index + 1) % n] {
+                        let c = try frame.toCompute(ring[j])
+                        pair.append(c)
+                        reach = max(reach, 2 * geod.distance(here, c))
+                    }
+                    neighbours.append(pair)
+                }
+                guard let other = geod.otherCrossing(of: x.first, x.second, besides: x.point, reach: max(reach, 1))
+                else { continue }
+                func cost(_ k: Int, _ p: Coordinate) -> Double {
+                    neighbours[k].reduce(0) { $0 + geod.distance($1, p) }
+                }
+                let keep = cost(0, x.point) + cost(1, other), swap = cost(0, other) + cost(1, x.point)
+                let (moved, vertex) = keep <= swap ? (y, ring[y.index]) : (x, ring[x.index])
+                fixed[moved.index] = try crossingOutput(other, near: vertex, frame: frame)
+                if moved.index == 0 { fixed[n] = fixed[0] }
+                done.insert(a)
+                done.insert(b)
+                break
+            }
+        }
     }
 
     /// A closed ring without the vertices (other than those on ±180° or ±90° in geographic output) lying more than

@@ -63,10 +63,10 @@ import Testing
         print("GEODESIC SWEPT TRIPLE UNION: \(stats)")
     }
 
-    /// Rotations of `nearTangentPair` whose union comes out self-intersecting (a known issue, already there before
-    /// vertices inside other buffers were removed: the two GEOS crossings of the thin polygon overlap both refine
-    /// to the same true crossing, pinching the union's waist).
-    static let selfIntersectingRotations: Set<Int> = [32, 79, 103, 104]
+    /// Rotations of `nearTangentPair` whose union came out self-intersecting: the two GEOS crossings of the thin
+    /// polygon overlap both refined to the same true crossing, pinching the union's waist (now each is moved to its
+    /// own true crossing).
+    static let pinchedRotations: [Int] = [32, 79, 103, 104]
 
     /// Two 150 km circles whose centres are 2r − 100 m apart, the pair rotated: the true disks overlap in a lens
     /// about 100 m wide and 7.7 km long that the polygons show partly or not at all.
@@ -86,7 +86,7 @@ import Testing
     @Test func nearTangentPairKeepsEveryVertexOnTheTrueUnionBoundary() throws {
         var stats = BufferStats()
         let g = BufferChecks.wgs84
-        for k in 0..<120 where !Self.selfIntersectingRotations.contains(k) {
+        for k in 0..<120 {
             let (union, a, b) = try Self.nearTangentPair(k)
             try BufferChecks.check(union, required: 150_000, maxDeviation: 300, label: "tangent \(k)",
                                    stats: &stats) { q in min(g.distance(a, q), g.distance(b, q)) }
@@ -94,19 +94,16 @@ import Testing
         print("GEODESIC NEAR-TANGENT UNION: \(stats)")
     }
 
-    /// The near-tangent rotations whose union is self-intersecting: vertices and edges meet the contract, GEOS
-    /// validity does not (known issue).
+    /// The near-tangent rotations whose union used to pinch: every part is valid for GEOS (no self-intersection),
+    /// and the vertex and edge contract holds on each ring.
     @Test func nearTangentPairSelfIntersections() throws {
         let g = BufferChecks.wgs84
-        for k in Self.selfIntersectingRotations.sorted() {
+        for k in Self.pinchedRotations {
             let (union, a, b) = try Self.nearTangentPair(k)
-            withKnownIssue("two GEOS crossings of a thin overlap refine to the same true crossing") {
-                for (p, part) in union.parts.enumerated() {
-                    let reason = try GeometryEngine.invalidityReason(Polygon(parts: [part], spatialReference: .wgs84))
-                    #expect(reason == nil, "tangent \(k): part \(p) invalid: \(reason ?? "")")
-                }
+            for (p, part) in union.parts.enumerated() {
+                let reason = try GeometryEngine.invalidityReason(Polygon(parts: [part], spatialReference: .wgs84))
+                #expect(reason == nil, "tangent \(k): part \(p) invalid: \(reason ?? "")")
             }
-            // The vertex and edge contract holds regardless (checked on each ring, outside the known issue).
             for part in union.parts {
                 for ring in part.rings {
                     for (v, w) in zip(ring, ring.dropFirst()) {
