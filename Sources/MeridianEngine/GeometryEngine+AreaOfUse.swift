@@ -29,19 +29,23 @@ extension GeometryEngine {
         return Polygon(parts: [part], spatialReference: spatialReference)
     }
 
-    /// Whether every vertex of a geometry lies inside its spatial reference's area of use (PROJ's WGS84 box,
-    /// edges included). Geometries whose spatial reference has no known area of use are accepted.
-    /// - Parameter geometry: Any geometry.
-    /// - Returns: The index of the first vertex outside, or nil when all are inside.
-    public static func firstVertexOutsideAreaOfUse(_ geometry: some GeometryConvertible, of spatialReference: SpatialReference)
-        throws(EngineError) -> (index: Int, longitude: Double, latitude: Double)?
-    {
+    /// The first geometry with a vertex outside a spatial reference's area of use (PROJ's WGS84 box, edges
+    /// included), for refusing input where a planar operation in that spatial reference is not meaningful. All
+    /// geometries are projected to WGS84 in one PROJ call. A spatial reference with no known area of use accepts all.
+    /// - Parameters:
+    ///   - geometries: Geometries sharing one spatial reference (any; they are projected to WGS84 to be checked).
+    ///   - spatialReference: The spatial reference whose area of use applies.
+    /// - Returns: The index of the first geometry with a vertex outside, and that vertex in degrees; nil when all
+    ///   vertices are inside.
+    /// - Throws: `EngineError.projectionFailed` or `.spatialReferenceMismatch` from the projection to WGS84.
+    public static func firstVertexOutsideAreaOfUse(
+        _ geometries: [some GeometryConvertible], of spatialReference: SpatialReference
+    ) throws(EngineError) -> (geometryIndex: Int, longitude: Double, latitude: Double)? {
         guard let area = spatialReference.areaOfUse else { return nil }
-        let g = geometry.geometry
-        var coordinates = g.coordinates
-        try project(&coordinates, from: g.spatialReference, into: .wgs84)
-        for (i, c) in coordinates.enumerated() where !area.contains(longitude: c.x, latitude: c.y) {
-            return (i, c.x, c.y)
+        for (i, g) in try project(geometries, into: .wgs84).enumerated() {
+            if let c = g.coordinates.first(where: { !area.contains(longitude: $0.x, latitude: $0.y) }) {
+                return (i, c.x, c.y)
+            }
         }
         return nil
     }

@@ -420,23 +420,9 @@ final class SpatialReferenceCache: @unchecked Sendable {
             throw .notFound("unknown spatial reference \(wkid): \(error.description)")
         }
         guard let area = sr.areaOfUse else { throw .notFound("PROJ knows no area of use for EPSG:\(wkid)") }
-        let east = area.west <= area.east ? area.east : area.east + 360
-        let n = Self.stepsPerEdge
-        var ring: [Coordinate] = []
-        func lerp(_ a: Double, _ b: Double, _ i: Int) -> Double { a + (b - a) * Double(i) / Double(n) }
-        for i in 0..<n { ring.append(Coordinate(x: lerp(area.west, east, i), y: area.south)) }
-        for i in 0..<n { ring.append(Coordinate(x: east, y: lerp(area.south, area.north, i))) }
-        for i in 0..<n { ring.append(Coordinate(x: lerp(east, area.west, i), y: area.north)) }
-        for i in 0..<n { ring.append(Coordinate(x: area.west, y: lerp(area.north, area.south, i))) }
-        let box = Polygon(shell: ring, spatialReference: .wgs84)
         let projected: Polygon
         do {
-            guard case .polygon(let p) = try GeometryEngine.project(box, into: sr) else {
-                throw APIError(500, "projecting the area of use did not give a polygon")
-            }
-            projected = p
-        } catch let e as APIError {
-            throw e
+            projected = try GeometryEngine.areaOfUsePolygon(of: sr, verticesPerEdge: Self.stepsPerEdge)
         } catch {
             throw .unprocessable("cannot project the area of use of EPSG:\(wkid): \(error)")
         }

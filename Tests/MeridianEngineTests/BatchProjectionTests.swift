@@ -36,3 +36,20 @@ import MeridianCore
         #expect(throws: EngineError.self) { try GeometryEngine.project([a, b], into: .webMercator) }
     }
 }
+
+/// The area-of-use check against the seed's box for EPSG:32038 (W −103.07, S 31.72, E −94.0, N 34.58).
+@Suite struct AreaOfUseCheckTests {
+    @Test func firstGeometryOutsideIsNamedWithItsVertex() throws {
+        let texas = try SpatialReference(wkid: 32038)
+        let dallas = Geometry.point(Point(latitude: 32.7767, longitude: -96.797))
+        let line = Geometry.polyline(Polyline([Coordinate(x: -97, y: 32), Coordinate(x: -95.37, y: 29.76)],
+                                              spatialReference: .wgs84))  // ends in Houston, south of 31.72
+        #expect(try GeometryEngine.firstVertexOutsideAreaOfUse([dallas], of: texas) == nil)
+        let outside = try #require(try GeometryEngine.firstVertexOutsideAreaOfUse([dallas, line], of: texas))
+        #expect(outside.geometryIndex == 1)
+        #expect(outside.longitude == -95.37 && outside.latitude == 29.76)
+        // Projected input is checked in WGS84 too: Dallas projected into EPSG:32038 is still inside.
+        let projected = try GeometryEngine.project(dallas, into: texas)
+        #expect(try GeometryEngine.firstVertexOutsideAreaOfUse([projected], of: texas) == nil)
+    }
+}

@@ -85,13 +85,11 @@ public enum BufferCommand: Command {
             inputs.append(geometry)
             if let d = try distance.fieldDistance(of: feature, label: input.labels[i], in: srUnit) { distances.append(d) }
         }
-        if !allowOutside, let area = sr.areaOfUse {
-            let lonLat = try projectEach(inputs, into: .wgs84, labels: input.labels)
-            for (i, g) in lonLat.enumerated() {
-                guard let c = g.coordinates.first(where: { !area.contains(longitude: $0.x, latitude: $0.y) }) else { continue }
-                throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use --allow-outside-area to buffer it anyway",
-                                      input.labels[i], c.x, c.y, sr.name, area.west, area.south, area.east, area.north))
-            }
+        if !allowOutside, let area = sr.areaOfUse,
+           let outside = try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideAreaOfUse(inputs, of: sr) }) {
+            throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use --allow-outside-area to buffer it anyway",
+                                  input.labels[outside.geometryIndex], outside.longitude, outside.latitude, sr.name,
+                                  area.west, area.south, area.east, area.north))
         }
         let geometries = try projectEach(inputs, into: sr, labels: input.labels)
         if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
