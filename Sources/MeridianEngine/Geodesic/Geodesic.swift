@@ -16,6 +16,9 @@ struct Geodesic: @unchecked Sendable {
     init(_ ellipsoid: Ellipsoid) {
         self.ellipsoid = ellipsoid
         geod_init(&g, ellipsoid.semiMajorAxis, ellipsoid.flattening)
+        var s12 = 0.0
+        geod_inverse(&g, -90, 0, 90, 0, &s12, nil, nil)
+        halfMeridian = s12
     }
 
     /// The solution of a direct problem: where a geodesic of length `s12` from (lat1, lon1) at `azi1` ends.
@@ -144,5 +147,5 @@ struct Geodesic: @unchecked Sendable {
     }
 
     /// Half the meridian's length (pole to pole) in meters: the longest shortest-geodesic on an oblate ellipsoid.
-    var halfMeridian: Double { inverse(latitude1: -90, longitude1: 0, latitude2: 90, longitude2: 0).distance }
+    let halfMeridian: Double
 }

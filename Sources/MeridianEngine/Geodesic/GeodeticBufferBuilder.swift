@@ -238,8 +238,63 @@ final class GeodeticBufferBuilder {
         return best
     }
 
+    /// The closed ring of a small circle of `radius` m around `center` (compute lon/lat) with no mandatory
+    /// azimuths, when the output is the compute lon/lat and the circle stays clear of the poles and of ±180°: its
+    /// vertices at evenly spaced azimuths from a `SmallCircleSeries` (within 10 µm, and 5 % of the tolerance, of
+    /// `geod_direct`), as many as the chord deviation bound below needs; `nil` otherwise (the adaptive path).
+    ///
+    /// Chord deviation: in the azimuthal equidistant projection centred on `center` the circle is exactly a circle
+    /// of radius r and the vertices are evenly spaced on it, so a chord there deviates by r·(1 − cos(π/n)). A chord
+    /// straight in longitude/latitude instead bends, relative to that one, by about ϑ·tan φ of it (ϑ the angular
+    /// radius, φ the latitude farthest from the equator: the geodesic curvature of a parallel is tan φ/N), at most
+    /// 0.03 here (`LocalCircleMetric.maximumSkew`). n is the smallest count with r·(1 − cos(π/n))·(1 + 2·ϑ·tan φ)
+    /// within 0.8 × the tolerance (the adaptive path's acceptance), and at least 8; `SmallCircleSeriesTests`
+    /// measures the resulting deviation exactly.
+    func evenlySpacedCircle(center: Coordinate, radius: Double) -> [Coordinate]? {
+        guard frame.isIdentity, frame.geographicOutput,
+              LocalCircleMetric(center: center, radius: radius, ellipsoid: geod.ellipsoid) != nil
+        else { return nil }
+        let a = geod.ellipsoid.semiMajorAxis, f = geod.ellipsoid.flattening
+        let theta = radius / (a * (1 - f * (2 - f)))
+        let skew = theta * tan((abs(center.y) + theta * 180 / Double.pi) * Double.pi / 180)
+        guard let series = SmallCircleSeries(center: center, radius: radius, geodesic: geod,
+                                             tolerance: min(1e-5, 0.05 * tolerance))
+        else { return nil }
+        let allowed = accept / (radius * (1 + 2 * skew))
+        let count = allowed >= 1 ? 8 : max(8, Int((Double.pi / acos(1 - allowed)).rounded(.up)))
+        let ring = series.ring(vertexCount: count)
+        guard ring.allSatisfy({ $0.x > -180 && $0.x < 180 }), isStrictlyConvexLoop(ring) else { return nil }
+        return ring
+    }
+
+    /// Whether a closed ring turns left at every vertex (cross product above 1e-9 of the edges' lengths' product)
+    /// and its edge direction passes due east exactly once: then it is a simple, strictly convex,
+    /// counter-clockwise polygon. (`isStrictlyConvex` without its trigonometry: with every turn in (0, π), the
+    /// number of times the direction crosses east is the winding number.)
+    func isStrictlyConvexLoop(_ ring: [Coordinate]) -> Bool {
+        let n = ring.count - 1
+        guard n >= 3, ring[0] == ring[n] else { return false }
+        var eastCrossings = 0
+        var ux = ring[0].x - ring[n - 1].x, uy = ring[0].y - ring[n - 1].y
+        for i in 0..<n {
+            let vx = ring[i + 1].x - ring[i].x, vy = ring[i + 1].y - ring[i].y
+            let cross = ux * vy - uy * vx
+            guard cross > 1e-9 * ((ux * ux + uy * uy) * (vx * vx + vy * vy)).squareRoot() else { return false }
+            if uy < 0 && vy >= 0 { eastCrossings += 1 }
+            ux = vx
+            uy = vy
+        }
+        return eastCrossings == 1
+    }
+
     /// The geodesic circle of radius `radius` m around `center`, through the given mandatory azimuths.
     func circle(center: Coordinate, radius: Double, mandatory azimuths: [Double]) throws(EngineError) -> SampledCircle {
+        if azimuths.isEmpty, let ring = evenlySpacedCircle(center: center, radius: radius) {
+            let n = ring.count - 1
+            return SampledCircle(samples: ring.enumerated().map { k, c in
+                CurveSample(u: 360 * Double(k) / Double(n), ll: c, out: c)
+            })
+        }
         var us = Array(Set(azimuths.map { normalizedAngle(-$0) })).sorted()
         if us.isEmpty { us = [0] }
         let point: (Double) throws(EngineError) -> CurveSample = { u throws(EngineError) in
@@ -247,7 +302,8 @@ final class GeodeticBufferBuilder {
         }
         let distance: (Coordinate, Double) -> Double = { ll, _ in self.geod.distance(center, ll) }
         // Output lon/lat identical to compute lon/lat: small circles away from the poles use the closed-form
-        // chord estimate (their vertices still come from geod_direct).
+        // chord estimate (their vertices still come from geod_direct: circles with mandatory azimuths, and small
+        // circles reaching ±180°).
         let metric = frame.isIdentity && frame.geographicOutput
             ? LocalCircleMetric(center: center, radius: radius, ellipsoid: geod.ellipsoid) : nil
         let first = try point(us[0])

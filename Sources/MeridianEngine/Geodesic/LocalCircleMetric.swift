@@ -2,8 +2,9 @@ import Foundation
 import MeridianCore
 
 /// A closed-form estimate of how far the straight longitude/latitude chords of a small geodesic circle stray from
-/// it, used instead of inverse geodesics while the circle's vertices are chosen (the vertices themselves always come
-/// from PROJ's `geod_direct`).
+/// it, used instead of inverse geodesics while the vertices of a circle with mandatory azimuths (a line's end) are
+/// chosen (those vertices come from PROJ's `geod_direct`; circles without mandatory azimuths are evenly spaced, see
+/// `GeodeticBufferBuilder.evenlySpacedCircle`).
 ///
 /// The distance from the centre is approximated by the mid-latitude formula g(P) = √((M·Δφ)² + (N·cos φₘ·Δλ)²)
 /// with the meridional and normal radii M, N at the mean latitude φₘ. Its error e = g − s (s the geodesic distance)
