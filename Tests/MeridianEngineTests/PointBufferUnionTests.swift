@@ -198,6 +198,30 @@ struct PointBufferUnionTests {
         #expect(fastPath, "exact duplicates are dropped before the union, so no fallback is needed")
     }
 
+    @Test("A degenerate spot sends only its own cluster to GEOS, and the union still equals GEOS's")
+    func degenerateClustersOnly() throws {
+        var rng = SplitMix(state: 4242)
+        let r = 10.0
+        // 300 random circles in a 2000 × 2000 square: many separate clusters.
+        var points = (0..<300).map { _ in
+            Point(
+                x: Double.random(in: 0...2000, using: &rng), y: Double.random(in: 0...2000, using: &rng),
+                spatialReference: planar)
+        }
+        // Two degenerate spots away from them: a pair sharing a vertex exactly (centres 2r apart on an axis) and a
+        // near-duplicate (centres 1e-9 apart).
+        points += [
+            Point(x: 5000, y: 5000, spatialReference: planar), Point(x: 5000 + 2 * r, y: 5000, spatialReference: planar),
+            Point(x: 6000, y: 6000, spatialReference: planar), Point(x: 6000 + 1e-9, y: 6000, spatialReference: planar),
+        ]
+        let fastPath = try checkAgainstGEOS(points, [r], "degenerate spots")
+        #expect(!fastPath)
+        let result = try GeometryEngine.unionOfPointBuffers(around: points, distances: [r])
+        let reason = try #require(result.geosFallbackReason)
+        #expect(reason.contains("GEOS unioned 2 of"), "\(reason)")
+        #expect(reason.contains("(4 of 304 circles)"), "\(reason)")
+    }
+
     @Test("Tangent circles (touching at one vertex, or nearly) still equal GEOS's union")
     func tangent() throws {
         // Centres 2r apart on the x axis: the buffers share the vertex at angle 0 / π exactly.

@@ -5,8 +5,9 @@ public struct PointBufferUnionResult: Sendable, Hashable {
     /// The union of the points' buffers: the same polygon `GeometryEngine.buffer(around:distances:shouldUnion: true)`
     /// returns.
     public let polygon: Polygon
-    /// `nil` when Meridian's circle union computed it; otherwise why it fell back to GEOS's overlay union (a
-    /// configuration too close to degenerate, e.g. tangent circles or edges touching at a vertex).
+    /// `nil` when Meridian's circle union computed all of it; otherwise why GEOS's overlay union computed part of
+    /// it (a configuration too close to degenerate, e.g. tangent circles or edges touching at a vertex) and how
+    /// much: only the clusters of mutually reachable circles that hold such a configuration go to GEOS.
     public let geosFallbackReason: String?
 }
 
