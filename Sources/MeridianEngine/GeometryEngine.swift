@@ -48,12 +48,17 @@ extension GeometryEngine {
         return ProjectedGeometry(geometry: mapped, operations: Array(Set(operations)))
     }
 
-    /// Projects coordinates in bulk, without building geometries (the fast path for large point sets).
+    /// Projects coordinates in bulk, without building geometries (the fast path for large point sets): PROJ reads
+    /// and writes x and y inside the coordinates, with no intermediate arrays. Heights are transformed where present;
+    /// a coordinate without one is transformed at height 0 and keeps `nil`.
     /// - Parameters:
-    ///   - coordinates: Coordinates in `source`; transformed in place.
+    ///   - coordinates: Coordinates in `source`; replaced by the projected coordinates on success, unchanged when
+    ///     this throws.
     ///   - source: Their spatial reference.
     ///   - target: The target spatial reference.
-    /// - Returns: The operation PROJ used, if any ran.
+    /// - Returns: The operation PROJ used (for the last coordinate), if any ran.
+    /// - Throws: `EngineError.projectionFailed` naming the first vertex (index and input x, y) that PROJ cannot
+    ///   transform, e.g. one outside the projection's domain.
     @discardableResult
     public static func project(
         _ coordinates: inout [Coordinate], from source: SpatialReference, into target: SpatialReference

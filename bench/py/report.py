@@ -6,7 +6,7 @@ import sys
 TARGETS = {"P1a": 0.33, "P1b": 0.33, "P1c": 0.25, "P1d": 0.33, "P1e": 0.33, "P2": 0.5,
            "P3 4326->32038": 1.0, "P3 4326->3857": 1.0, "P4 write": 0.05, "P4 read": 1.0}
 # The peer each case's target is measured against (None: the fastest peer row of the case).
-REFERENCE = {"P4 write": "simplekml", "P4 read": "lxml"}
+REFERENCE = {"P4 write": "simplekml", "P4 read": "lxml", "P3 4326->32038": "pyproj", "P3 4326->3857": "pyproj"}
 
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 cases = []
@@ -97,5 +97,8 @@ for case in cases:
             extra = f"{p['vertices_per_circle']} vertices per circle"
         if "result" in p and p["result"] is not None:
             extra = f"coordinates read: {p['result']}"
+        if "sum_x" in p and mer and "sum_x" in mer:
+            same = p["sum_x"] == mer["sum_x"] and p["sum_y"] == mer["sum_y"]
+            extra = f"Σx, Σy {'equal to' if same else 'DIFFER from'} Meridian's"
         ref_mark = " (reference)" if p is ref else ""
         print(f"| {case} | {p['tool']}{ref_mark} | {timing(p)} | {p.get('peak_rss_mb', '—')} | {ratio} | | {extra} |")

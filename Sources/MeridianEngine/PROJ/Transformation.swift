@@ -79,42 +79,73 @@ final class Transformation: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Transforms coordinates in place (x/y, and z when present) and returns the operation PROJ last used.
-    /// - Throws: `EngineError.projectionFailed` naming the first coordinate that could not be transformed.
+    /// Transforms coordinates (x/y, and z when present) and returns the operation PROJ last used.
+    ///
+    /// PROJ runs on a copy, chunk by chunk, in place: x and y through strided pointers into the copy's coordinates,
+    /// z through a scratch array for chunks that have heights (a coordinate without z is transformed at height 0 and
+    /// keeps `nil`). `coordinates` is replaced by the copy only when every vertex was transformed.
+    /// - Parameter coordinates: The coordinates to transform; unchanged when this throws.
+    /// - Throws: `EngineError.projectionFailed` naming the first coordinate that could not be transformed (a
+    ///   non-finite x or y from PROJ).
     func transform(_ coordinates: inout [Coordinate]) throws(EngineError) -> ProjectionOperation? {
         let n = coordinates.count
         guard n > 0 else { return nil }
-        var xs = [Double](repeating: 0, count: n), ys = xs
-        let hasZ = coordinates.contains { $0.z != nil }
-        var zs = hasZ ? [Double](repeating: 0, count: n) : []
-        for i in 0..<n {
-            xs[i] = coordinates[i].x
-            ys[i] = coordinates[i].y
-            if hasZ { zs[i] = coordinates[i].z ?? 0 }
-        }
-        let operation: ProjectionOperation? = lock.withLock {
-            let stride = MemoryLayout<Double>.stride
-            xs.withUnsafeMutableBufferPointer { x in
-                ys.withUnsafeMutableBufferPointer { y in
-                    zs.withUnsafeMutableBufferPointer { z in
-                        _ = proj_trans_generic(
-                            object.pointer, PJ_FWD, x.baseAddress, stride, n, y.baseAddress, stride, n,
-                            hasZ ? z.baseAddress : nil, hasZ ? stride : 0, hasZ ? n : 0, nil, 0, 0)
+        var failure: Int?
+        var operation: ProjectionOperation?
+        let transformed = coordinates.withUnsafeBufferPointer { source in
+            [Coordinate](unsafeUninitializedCapacity: n) { copy, initialized in
+                lock.withLock {
+                    var heights: [Double] = []
+                    while initialized < n, failure == nil {
+                        let range = initialized..<min(initialized + Self.chunkSize, n)
+                        let chunk = UnsafeMutableBufferPointer(rebasing: copy[range])
+                        _ = chunk.initialize(fromContentsOf: source[range])
+                        failure = transformInPlace(chunk, heights: &heights).map { range.lowerBound + $0 }
+                        initialized = range.upperBound
                     }
+                    operation = lastOperation()
                 }
             }
-            return lastOperation()
         }
-        for i in 0..<n {
-            guard xs[i].isFinite, ys[i].isFinite else {
-                let c = coordinates[i]
-                throw .projectionFailed("vertex \(i) (\(c.x), \(c.y)) cannot be transformed from \(source) to \(target)")
-            }
-            coordinates[i].x = xs[i]
-            coordinates[i].y = ys[i]
-            if hasZ, coordinates[i].z != nil { coordinates[i].z = zs[i] }
+        if let i = failure {
+            let c = coordinates[i]
+            throw .projectionFailed("vertex \(i) (\(c.x), \(c.y)) cannot be transformed from \(source) to \(target)")
         }
+        coordinates = transformed
         return operation
+    }
+
+    /// Coordinates per PROJ call in `transform(_:)`: 32 KiB of them, so a chunk is still in cache when it is
+    /// transformed and checked after being copied, while the cost of a call stays negligible.
+    private static let chunkSize = 1024
+
+    /// The byte offsets of `Coordinate`'s x and y, and its stride: PROJ reads and writes them in place.
+    private static let xOffset = MemoryLayout<Coordinate>.offset(of: \.x)!
+    private static let yOffset = MemoryLayout<Coordinate>.offset(of: \.y)!
+    private static let coordinateStride = MemoryLayout<Coordinate>.stride
+
+    /// Runs PROJ on `chunk` in place; call with the lock held. z goes through `heights` (scratch, reused between
+    /// chunks) when a coordinate of the chunk has one.
+    /// - Returns: The index in `chunk` of the first coordinate PROJ could not transform, if any.
+    private func transformInPlace(_ chunk: UnsafeMutableBufferPointer<Coordinate>, heights: inout [Double]) -> Int? {
+        let n = chunk.count
+        let base = UnsafeMutableRawPointer(chunk.baseAddress!)
+        let x = (base + Self.xOffset).assumingMemoryBound(to: Double.self)
+        let y = (base + Self.yOffset).assumingMemoryBound(to: Double.self)
+        let stride = Self.coordinateStride
+        if chunk.contains(where: { $0.z != nil }) {
+            heights.removeAll(keepingCapacity: true)
+            heights.append(contentsOf: chunk.lazy.map { $0.z ?? 0 })
+            heights.withUnsafeMutableBufferPointer { z in
+                _ = proj_trans_generic(
+                    object.pointer, PJ_FWD, x, stride, n, y, stride, n, z.baseAddress, MemoryLayout<Double>.stride, n,
+                    nil, 0, 0)
+            }
+            for i in 0..<n where chunk[i].z != nil { chunk[i].z = heights[i] }
+        } else {
+            _ = proj_trans_generic(object.pointer, PJ_FWD, x, stride, n, y, stride, n, nil, 0, 0, nil, 0, 0)
+        }
+        return chunk.firstIndex { !($0.x.isFinite && $0.y.isFinite) }
     }
 
     /// The operation PROJ used in the last call (PROJ 9.1+); call with the lock held.

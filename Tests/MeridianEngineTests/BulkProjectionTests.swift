@@ -1,0 +1,103 @@
+import CPROJ
+import Testing
+
+import MeridianCore
+@testable import MeridianEngine
+
+/// `GeometryEngine.project(_:from:into:)` on coordinate arrays larger than one PROJ call's chunk: every vertex is
+/// exactly what PROJ's own `proj_trans` gives for it alone, heights are transformed where present and stay `nil`
+/// where absent, and a failing vertex is named while the caller's array is left as it was.
+@Suite struct BulkProjectionTests {
+    /// Pseudo-random coordinates (fixed seed) in `lon` × `lat`; every `zEvery`-th one has a height (none for 0).
+    static func coordinates(_ n: Int, lon: ClosedRange<Double>, lat: ClosedRange<Double>, zEvery: Int = 0)
+        -> [Coordinate]
+    {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ range: ClosedRange<Double>) -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return range.lowerBound + (range.upperBound - range.lowerBound) * Double(state >> 11) / Double(1 << 53)
+        }
+        return (0..<n).map { i in
+            Coordinate(x: next(lon), y: next(lat), z: zEvery > 0 && i % zEvery == 0 ? next(-100...3000) : nil)
+        }
+    }
+
+    /// Each coordinate through PROJ's `proj_trans`, one at a time, with the same transformation (crs_to_crs,
+    /// normalised axis order); a missing height goes in as 0 and stays `nil`.
+    static func reference(_ coordinates: [Coordinate], from source: SpatialReference, to target: SpatialReference)
+        throws -> [Coordinate]
+    {
+        let context = try #require(proj_context_create())
+        defer { proj_context_destroy(context) }
+        let raw = try #require(proj_create_crs_to_crs(context, source.definition, target.definition, nil))
+        defer { proj_destroy(raw) }
+        let pj = try #require(proj_normalize_for_visualization(context, raw))
+        defer { proj_destroy(pj) }
+        return coordinates.map { c in
+            let out = proj_trans(pj, PJ_FWD, proj_coord(c.x, c.y, c.z ?? 0, 0)).xyzt
+            return Coordinate(x: out.x, y: out.y, z: c.z == nil ? nil : out.z)
+        }
+    }
+
+    /// The first index where two equally long arrays differ (-1 when their lengths differ), so that a failure
+    /// names a vertex rather than printing thousands.
+    static func firstDifference(_ a: [Coordinate], _ b: [Coordinate]) -> Int? {
+        a.count == b.count ? a.indices.first { a[$0] != b[$0] } : -1
+    }
+
+    /// 2 500 vertices (more than two chunks, not a multiple of one) into EPSG:32038 and 3857 equal PROJ's per-point
+    /// results bit for bit.
+    @Test(arguments: [32038, 3857]) func manyVerticesEqualPROJPerPoint(wkid: Int) throws {
+        let target = try SpatialReference(wkid: wkid)
+        let input = Self.coordinates(2_500, lon: -103...(-94), lat: 31.8...34.5)
+        var projected = input
+        let operation = try GeometryEngine.project(&projected, from: .wgs84, into: target)
+        #expect(operation != nil)
+        #expect(Self.firstDifference(projected, try Self.reference(input, from: .wgs84, to: target)) == nil)
+    }
+
+    /// Geographic 3D → geocentric (EPSG:4979 → 4978), where the height changes x and y: coordinates with z get all
+    /// three transformed, those without are transformed at height 0 and keep `nil`, in chunks with and without
+    /// heights alike.
+    @Test func heightsAreTransformedWherePresent() throws {
+        let source = try SpatialReference(wkid: 4979), target = try SpatialReference(wkid: 4978)
+        for zEvery in [1, 7] {
+            let input = Self.coordinates(2_100, lon: -180...180, lat: -89...89, zEvery: zEvery)
+            var projected = input
+            try GeometryEngine.project(&projected, from: source, into: target)
+            #expect(Self.firstDifference(projected, try Self.reference(input, from: source, to: target)) == nil,
+                    "z on every \(zEvery)th")
+            #expect(zip(input, projected).allSatisfy { ($0.z == nil) == ($1.z == nil) })
+        }
+        // Only the last chunk has a height: the chunks before it go to PROJ without a z array.
+        var input = Self.coordinates(2_100, lon: -180...180, lat: -89...89)
+        input[2_050].z = 1_234
+        var projected = input
+        try GeometryEngine.project(&projected, from: source, into: target)
+        #expect(Self.firstDifference(projected, try Self.reference(input, from: source, to: target)) == nil)
+    }
+
+    /// A vertex Web Mercator cannot take (latitude beyond ±90°) in the middle of a large array: the error names it with its
+    /// input coordinates, and the caller's array is unchanged.
+    @Test func failingVertexIsNamedAndInputKept() throws {
+        var coordinates = Self.coordinates(3_000, lon: -103...(-94), lat: 31.8...34.5, zEvery: 5)
+        coordinates[2_100] = Coordinate(x: 10, y: 91)
+        coordinates[2_900] = Coordinate(x: 20, y: -95)
+        let before = coordinates
+        #expect(throws: EngineError.projectionFailed(
+            "vertex 2100 (10.0, 91.0) cannot be transformed from \(SpatialReference.wgs84) to \(SpatialReference.webMercator)"
+        )) {
+            try GeometryEngine.project(&coordinates, from: .wgs84, into: .webMercator)
+        }
+        #expect(Self.firstDifference(coordinates, before) == nil, "the input was changed")
+    }
+
+    /// Empty input and an identical spatial reference leave the array alone and report no operation.
+    @Test func emptyAndIdentity() throws {
+        var none: [Coordinate] = []
+        #expect(try GeometryEngine.project(&none, from: .wgs84, into: .webMercator) == nil)
+        var one = [Coordinate(x: 1, y: 2, z: 3)]
+        #expect(try GeometryEngine.project(&one, from: .wgs84, into: .wgs84) == nil)
+        #expect(one == [Coordinate(x: 1, y: 2, z: 3)])
+    }
+}
