@@ -130,15 +130,17 @@ import Testing
     }
 
     @Test func coordinatesAreExactAndWithoutExponents() throws {
-        let values = [1e-7, -3.0e-10, 123.456789012345678, 0.1 + 0.2, -179.99999999999997, 1e-300]
+        let values = [1e-7, -3.0e-10, 123.456789012345678, 0.1 + 0.2, -179.99999999999997, 1e-300,
+                      .leastNonzeroMagnitude, -.greatestFiniteMagnitude, 1e300, Double(bitPattern: 5_000)]
         var doc = KMLDocument()
         for v in values { doc.addChild(KMLPlacemark(geometry: .point(longitude: v, latitude: v / 2, altitude: v))) }
         let text = String(decoding: KMLDataset(document: doc).kmlData, as: UTF8.self)
-        #expect(!text.contains("e-"))
+        #expect(!text.contains("e-") && !text.contains("e+"))
         let back = try KMLDataset(data: Data(text.utf8)).document.allPlacemarks
+        #expect(back.count == values.count)
         for (v, p) in zip(values, back) {
             let c = p.geometry!.coordinates[0]
-            #expect(abs(c.x - v) <= 1e-17 && abs(c.y - v / 2) <= 1e-17, "\(v)")  // exact but for subnormal-ish values
+            #expect(c.x == v && c.y == v / 2 && c.z == v, "\(v)")  // exact, subnormals and extremes included
         }
     }
 

@@ -15,15 +15,11 @@ struct KMLEncoder {
 
     // MARK: Numbers
 
-    /// The shortest text that reads back as exactly the same double, without exponent notation.
+    /// The shortest text that reads back as exactly the same double, without exponent notation (`ShortestDecimal`;
+    /// integers below 10^15 as integers, non-finite values as Swift spells them).
     static func format(_ v: Double) -> String {
         if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
-        let s = v.description
-        guard s.utf8.contains(UInt8(ascii: "e")) else { return s }
-        var f = String(format: "%.20f", v)
-        while f.hasSuffix("0") { f.removeLast() }
-        if f.hasSuffix(".") { f.removeLast() }
-        return f == "-0" ? "0" : f
+        return v.isFinite ? ShortestDecimal.string(v) : v.description
     }
 
     static func format(_ b: Bool) -> String { b ? "1" : "0" }

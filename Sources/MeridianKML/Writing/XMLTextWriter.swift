@@ -19,7 +19,7 @@ struct XMLTextWriter {
     }
 
     /// Appends the shortest text that reads back as exactly the same double, without exponent notation (the
-    /// bytes of `KMLEncoder.format(_:)`, written without an intermediate string for integers).
+    /// bytes of `KMLEncoder.format(_:)`, written without an intermediate string).
     mutating func number(_ v: Double) {
         if v == v.rounded(), abs(v) < 1e15 {
             var n = Int64(v)
@@ -43,13 +43,13 @@ struct XMLTextWriter {
             }
             return
         }
-        // The shortest representation, checked for an exponent in place (a scan of the output array is cheaper
-        // than one of the string's UTF-8 view); with one, the general formatting replaces it.
-        let start = bytes.count
-        bytes.append(contentsOf: v.description.utf8)
-        if bytes[start...].contains(UInt8(ascii: "e")) {
-            bytes.removeSubrange(start...)
-            raw(KMLEncoder.format(v))
+        guard v.isFinite else {
+            raw(v.description)  // nan, inf, -inf
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ShortestDecimal.maximumLength) { buffer in
+            let count = ShortestDecimal.write(v, to: buffer.baseAddress!)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
         }
     }
 
