@@ -58,6 +58,25 @@ import Testing
         #expect(entries[0].compressedSize < entries[0].size)
     }
 
+    /// The `<kml>` header is written last into space set aside before the body; a longer one (here, long root
+    /// attributes in a namespace of their own) is copied in front instead. Both give the same file.
+    @Test func headerLongerThanItsReservedSpace() throws {
+        var doc = KMLDocument(name: "h")
+        doc.addChild(KMLPlacemark(geometry: .point(longitude: 1.5, latitude: -2.25), name: "p"))
+        for length in [10, KMLEncoder.headerCapacity + 500] {
+            var dataset = KMLDataset(document: doc)
+            dataset.rootAttributes = [KMLAttribute(namespace: "urn:example:notes", prefix: "n", name: "note",
+                                                   value: String(repeating: "a&", count: length / 2))]
+            let data = dataset.kmlData
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<kml xmlns=\"http://www.opengis.net/kml/2.2\""))
+            #expect(text.contains(" xmlns:n=\"urn:example:notes\"") && text.hasSuffix("</Document>\n</kml>\n"))
+            let back = try KMLDataset(data: data)
+            #expect(back.document == doc)
+            #expect(back.rootAttributes.first { $0.name == "note" }?.value == dataset.rootAttributes[0].value)
+        }
+    }
+
     @Test func namespacesOnlyWhenUsed() throws {
         var doc = KMLDocument(name: "n")
         doc.addChild(KMLPlacemark(geometry: .point(longitude: 1, latitude: 2)))

@@ -100,22 +100,33 @@ enum ShortestDecimal {
         let count = digitCount(digits)
         let point = count + exponent  // digits before the decimal point
         if exponent >= 0 {  // digits, then zeros
-            writeDigits(digits, count: count, to: p)
+            writeDigits(digits, count: count, endingAt: p + count)
             p += count
-            p.update(repeating: UInt8(ascii: "0"), count: exponent)
+            p.initialize(repeating: UInt8(ascii: "0"), count: exponent)
             p += exponent
-        } else if point > 0 {  // dig.its
-            writeDigits(digits, count: count, to: p + 1)
-            for i in 0..<point { p[i] = p[i + 1] }
-            p[point] = UInt8(ascii: ".")
+        } else if point > 0 {  // dig.its, written from the last digit back
+            var n = digits, end = p + count + 1
+            for _ in 0..<(-exponent / 2) {
+                end -= 2
+                writePair(Int(n % 100), at: end)
+                n /= 100
+            }
+            if -exponent % 2 == 1 {
+                end -= 1
+                end.pointee = UInt8(ascii: "0") + UInt8(n % 10)
+                n /= 10
+            }
+            end -= 1
+            end.pointee = UInt8(ascii: ".")
+            writeDigits(n, count: point, endingAt: end)
             p += count + 1
         } else {  // 0.000digits
             p[0] = UInt8(ascii: "0")
             p[1] = UInt8(ascii: ".")
             p += 2
-            p.update(repeating: UInt8(ascii: "0"), count: -point)
+            p.initialize(repeating: UInt8(ascii: "0"), count: -point)
             p += -point
-            writeDigits(digits, count: count, to: p)
+            writeDigits(digits, count: count, endingAt: p + count)
             p += count
         }
         return p - out
@@ -128,38 +139,34 @@ enum ShortestDecimal {
 
     /// The number of decimal digits of a positive integer.
     @inline(__always) static func digitCount(_ n: UInt64) -> Int {
-        // An estimate from the bit length (log10 2 ≈ 1233 / 4096), corrected by one comparison.
+        // An estimate from the bit length (log10 2 ≈ 1233 / 4096), one too small or exact: one comparison decides.
         let estimate = ((64 - n.leadingZeroBitCount) * 1233) >> 12
         return estimate + (estimate < powersOfTen.count && n >= powersOfTen[estimate] ? 1 : 0)
     }
 
-    /// 10^0 … 10^19.
-    private static let powersOfTen: [UInt64] = (0..<20).map { (n: Int) -> UInt64 in
-        (0..<n).reduce(1) { p, _ in p * 10 }
+    /// 10^0 … 10^19 (a literal, so no lazy initialization on each use).
+    private static let powersOfTen: [UInt64] = [
+        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000,
+        100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000, 1_000_000_000_000_000,
+        10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000, 10_000_000_000_000_000_000,
+    ]
+
+    /// Writes the two digits of `pair` (0…99) at `at`.
+    @inline(__always) private static func writePair(_ pair: Int, at: UnsafeMutablePointer<UInt8>) {
+        let tens = (pair &* 103) &>> 10  // pair / 10, exact for 0…99
+        at[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: tens)
+        at[1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: pair &- 10 &* tens)
     }
 
-    /// "00" … "99", two ASCII digits each.
-    private static let digitPairs: [UInt8] = (0..<100).flatMap { (n: Int) -> [UInt8] in
-        [UInt8(ascii: "0") + UInt8(n / 10), UInt8(ascii: "0") + UInt8(n % 10)]
-    }
-
-    /// Writes `count` decimal digits of `n` (no leading zeros beyond `count`), most significant first.
-    @inline(__always) private static func writeDigits(_ n: UInt64, count: Int, to out: UnsafeMutablePointer<UInt8>) {
-        var n = n, end = count
-        digitPairs.withUnsafeBufferPointer { pairs in
-            while n >= 100 {
-                let pair = Int(n % 100) * 2
-                n /= 100
-                end -= 2
-                out[end] = pairs[pair]
-                out[end + 1] = pairs[pair + 1]
-            }
-            if n >= 10 {
-                out[0] = pairs[Int(n) * 2]
-                out[1] = pairs[Int(n) * 2 + 1]
-            } else {
-                out[0] = UInt8(ascii: "0") + UInt8(n)
-            }
+    /// Writes the last `count` decimal digits of `n` (with leading zeros if it has fewer) so that the last one is
+    /// just before `end`.
+    @inline(__always) private static func writeDigits(_ n: UInt64, count: Int, endingAt end: UnsafeMutablePointer<UInt8>) {
+        var n = n, end = end
+        for _ in 0..<(count / 2) {
+            end -= 2
+            writePair(Int(n % 100), at: end)
+            n /= 100
         }
+        if count % 2 == 1 { (end - 1).pointee = UInt8(ascii: "0") + UInt8(n % 10) }
     }
 }
