@@ -58,6 +58,25 @@ import Testing
         #expect(entries[0].compressedSize < entries[0].size)
     }
 
+    /// The `<kml>` header is written last into space set aside before the body; a longer one (here, long root
+    /// attributes in a namespace of their own) is copied in front instead. Both give the same file.
+    @Test func headerLongerThanItsReservedSpace() throws {
+        var doc = KMLDocument(name: "h")
+        doc.addChild(KMLPlacemark(geometry: .point(longitude: 1.5, latitude: -2.25), name: "p"))
+        for length in [10, KMLEncoder.headerCapacity + 500] {
+            var dataset = KMLDataset(document: doc)
+            dataset.rootAttributes = [KMLAttribute(namespace: "urn:example:notes", prefix: "n", name: "note",
+                                                   value: String(repeating: "a&", count: length / 2))]
+            let data = dataset.kmlData
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<kml xmlns=\"http://www.opengis.net/kml/2.2\""))
+            #expect(text.contains(" xmlns:n=\"urn:example:notes\"") && text.hasSuffix("</Document>\n</kml>\n"))
+            let back = try KMLDataset(data: data)
+            #expect(back.document == doc)
+            #expect(back.rootAttributes.first { $0.name == "note" }?.value == dataset.rootAttributes[0].value)
+        }
+    }
+
     @Test func namespacesOnlyWhenUsed() throws {
         var doc = KMLDocument(name: "n")
         doc.addChild(KMLPlacemark(geometry: .point(longitude: 1, latitude: 2)))
@@ -130,15 +149,17 @@ import Testing
     }
 
     @Test func coordinatesAreExactAndWithoutExponents() throws {
-        let values = [1e-7, -3.0e-10, 123.456789012345678, 0.1 + 0.2, -179.99999999999997, 1e-300]
+        let values = [1e-7, -3.0e-10, 123.456789012345678, 0.1 + 0.2, -179.99999999999997, 1e-300,
+                      .leastNonzeroMagnitude, -.greatestFiniteMagnitude, 1e300, Double(bitPattern: 5_000)]
         var doc = KMLDocument()
         for v in values { doc.addChild(KMLPlacemark(geometry: .point(longitude: v, latitude: v / 2, altitude: v))) }
         let text = String(decoding: KMLDataset(document: doc).kmlData, as: UTF8.self)
-        #expect(!text.contains("e-"))
+        #expect(!text.contains("e-") && !text.contains("e+"))
         let back = try KMLDataset(data: Data(text.utf8)).document.allPlacemarks
+        #expect(back.count == values.count)
         for (v, p) in zip(values, back) {
             let c = p.geometry!.coordinates[0]
-            #expect(abs(c.x - v) <= 1e-17 && abs(c.y - v / 2) <= 1e-17, "\(v)")  // exact but for subnormal-ish values
+            #expect(c.x == v && c.y == v / 2 && c.z == v, "\(v)")  // exact, subnormals and extremes included
         }
     }
 

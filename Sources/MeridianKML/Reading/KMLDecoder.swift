@@ -252,9 +252,10 @@ struct KMLDecoder {
     /// The number in `bytes[start..<end]` (plain decimal notation only). `[sign]digits[.digits]` whose digits
     /// form an integer of at most 2^53 with at most 22 decimals is computed as one division of two exactly
     /// representable doubles, which IEEE 754 rounds correctly (Clinger's fast path; the same double as `strtod`);
-    /// anything else is read with `strtod` from a stack copy.
+    /// anything else is read with `strtod` from a copy (on the stack unless long: the writer spells the smallest
+    /// and largest doubles in plain decimals of up to 344 characters).
     private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
-        guard end > start, end - start < 64 else { return nil }
+        guard end > start else { return nil }
         fast: do {
             var k = start
             let negative = bytes[k] == UInt8(ascii: "-")
@@ -278,7 +279,7 @@ struct KMLDecoder {
             let magnitude = Double(mantissa) / exactPowersOfTen[decimals]
             return negative ? -magnitude : magnitude
         }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> Double? in
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: end - start + 1) { buffer -> Double? in
             for k in start..<end {
                 let c = bytes[k]
                 // Only plain decimal notation: digits, sign, point, exponent (no "nan", "inf", hex).

@@ -5,8 +5,7 @@ extension KMLDataset {
     /// The dataset as KML 2.2 text (UTF-8), with namespaces declared only when used (`gx:` only for gx
     /// content), descriptions holding markup in CDATA.
     public var kmlData: Data {
-        var encoder = KMLEncoder()
-        return encoder.file(self)
+        KMLEncoder().file(self)
     }
 
     /// Writes the dataset as `.kmz` (a ZIP archive whose first entry is `doc.kml`, deflated, with local icon
@@ -78,8 +77,7 @@ extension KMLDataset {
             hrefs[href] = entry
             entryForPath[file.url.path] = entry
         }
-        var encoder = KMLEncoder(hrefs: hrefs)
-        let kml = encoder.file(self)
+        let kml = KMLEncoder(hrefs: hrefs).file(self)
         packed.sort { $0.name < $1.name }
         let others = resources.filter { $0.key != "doc.kml" }.sorted { $0.key < $1.key }.map { (name: $0.key, data: $0.value) }
         return [("doc.kml", kml)] + packed + others

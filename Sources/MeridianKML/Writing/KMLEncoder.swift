@@ -4,8 +4,8 @@ import MeridianCore
 /// Writes the model as KML 2.2 text. Modeled fields are written in the order the OGC schema requires; preserved
 /// elements are slotted in at their schema position (unknown ones last), so a file read and written back stays
 /// valid when it was.
-struct KMLEncoder {
-    var w = XMLTextWriter()
+struct KMLEncoder: ~Copyable {
+    var w = XMLTextWriter(reserved: KMLEncoder.headerCapacity)
     /// Icon hrefs to replace while writing (local files packed into a KMZ).
     var hrefs: [String: String] = [:]
 
@@ -15,15 +15,11 @@ struct KMLEncoder {
 
     // MARK: Numbers
 
-    /// The shortest text that reads back as exactly the same double, without exponent notation.
+    /// The shortest text that reads back as exactly the same double, without exponent notation (`ShortestDecimal`;
+    /// integers below 10^15 as integers, non-finite values as Swift spells them).
     static func format(_ v: Double) -> String {
         if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
-        let s = v.description
-        guard s.utf8.contains(UInt8(ascii: "e")) else { return s }
-        var f = String(format: "%.20f", v)
-        while f.hasSuffix("0") { f.removeLast() }
-        if f.hasSuffix(".") { f.removeLast() }
-        return f == "-0" ? "0" : f
+        return v.isFinite ? ShortestDecimal.string(v) : v.description
     }
 
     static func format(_ b: Bool) -> String { b ? "1" : "0" }
@@ -163,8 +159,13 @@ struct KMLEncoder {
 
     // MARK: Document
 
-    /// Writes a whole file: XML declaration, `<kml>` with the namespaces used, the content.
-    mutating func file(_ dataset: KMLDataset) -> Data {
+    /// Bytes set aside at the start of the output for the XML declaration and the `<kml>` tag, written last (the
+    /// namespaces to declare are known only then); a longer header is copied in front instead.
+    static let headerCapacity = 1024
+
+    /// Writes a whole file: XML declaration, `<kml>` with the namespaces used, the content. The text is built in
+    /// one buffer that the returned `Data` takes over (no copy).
+    consuming func file(_ dataset: KMLDataset) -> Data {
         for e in dataset.rootUnmodeledElements { w.element(e) }
         if dataset.document.isImplicit {
             for f in dataset.document.features { feature(f) }
@@ -175,15 +176,15 @@ struct KMLEncoder {
         header.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<kml xmlns=\"")
         header.raw(KMLNamespace.kml22)
         header.raw("\"")
-        for (uri, prefix) in w.namespaces.sorted(by: { $0.value < $1.value }) where prefix != "xml" {
+        let used = w.namespaces
+        for (uri, prefix) in used.sorted(by: { $0.value < $1.value }) where prefix != "xml" {
             header.raw(" xmlns:\(prefix)=\"")
             header.escaped(uri, attribute: true)
             header.raw("\"")
         }
-        var body = w
         for a in dataset.rootAttributes {
             header.raw(" ")
-            if !a.namespace.isEmpty, let p = body.attributePrefix(for: a.namespace, hint: a.prefix) {
+            if !a.namespace.isEmpty, let p = w.attributePrefix(for: a.namespace, hint: a.prefix) {
                 header.raw("\(p):")
             }
             header.raw(a.name)
@@ -192,16 +193,23 @@ struct KMLEncoder {
             header.raw("\"")
         }
         // Attributes of the root may have introduced a namespace: declare it too.
-        for (uri, prefix) in body.namespaces where w.namespaces[uri] == nil && prefix != "xml" {
+        for (uri, prefix) in w.namespaces where used[uri] == nil && prefix != "xml" {
             header.raw(" xmlns:\(prefix)=\"")
             header.escaped(uri, attribute: true)
             header.raw("\"")
         }
         header.raw(">")
-        var out = Data(header.bytes)
-        out.append(contentsOf: body.bytes)
-        out.append(contentsOf: "\n</kml>\n".utf8)
-        return out
+        var out = w.finish()
+        out.append("\n</kml>\n" as StaticString)
+        let start = Self.headerCapacity - header.bytes.count
+        guard start >= 0 else {
+            var data = Data(capacity: header.bytes.count + out.count - Self.headerCapacity)
+            header.bytes.withBytes { data.append(contentsOf: $0) }
+            out.withBytes(from: Self.headerCapacity) { data.append(contentsOf: $0) }
+            return data
+        }
+        header.bytes.withBytes { out.overwrite(at: start, with: $0) }
+        return out.data(from: start)
     }
 
     mutating func feature(_ f: KMLFeature) {

@@ -1,28 +1,32 @@
 import Foundation
 
 /// Builds XML text: escaping, CDATA sections, indentation, and the namespaces the output uses.
-struct XMLTextWriter {
+struct XMLTextWriter: ~Copyable {
     /// The UTF-8 output so far.
-    private(set) var bytes: [UInt8] = []
+    private(set) var bytes: ByteBuffer
     /// Namespace URI → prefix of every namespace written (the KML default namespace excluded).
     private(set) var namespaces: [String: String] = [:]
     private var depth = 0
 
-    init() {}
-
-    /// The output as a string.
-    var string: String { String(decoding: bytes, as: UTF8.self) }
-
-    mutating func raw(_ s: String) { bytes.append(contentsOf: s.utf8) }
-    mutating func raw(_ s: StaticString) {
-        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    /// A writer whose output starts with `reserved` bytes set aside (for a header written last, see
+    /// `KMLEncoder.file`).
+    init(reserved: Int = 0) {
+        bytes = ByteBuffer(capacity: 64 << 10, reserved: reserved)
     }
 
+    /// Ends writing: the output, reserved start included.
+    consuming func finish() -> ByteBuffer { bytes }
+
+    /// The output as a string.
+    var string: String { bytes.withBytes { String(decoding: $0, as: UTF8.self) } }
+
+    mutating func raw(_ s: String) { bytes.append(s) }
+    mutating func raw(_ s: StaticString) { bytes.append(s) }
+
     /// Appends the shortest text that reads back as exactly the same double, without exponent notation (the
-    /// bytes of `KMLEncoder.format(_:)`, written without an intermediate string for integers).
+    /// bytes of `KMLEncoder.format(_:)`, written without an intermediate string).
     mutating func number(_ v: Double) {
-        if v == v.rounded(), abs(v) < 1e15 {
-            var n = Int64(v)
+        if abs(v) < 1e15, var n = Int64(exactly: v) {  // integers (and -0.0) as integers
             if n == 0 {
                 bytes.append(UInt8(ascii: "0"))
                 return
@@ -43,19 +47,17 @@ struct XMLTextWriter {
             }
             return
         }
-        // The shortest representation, checked for an exponent in place (a scan of the output array is cheaper
-        // than one of the string's UTF-8 view); with one, the general formatting replaces it.
-        let start = bytes.count
-        bytes.append(contentsOf: v.description.utf8)
-        if bytes[start...].contains(UInt8(ascii: "e")) {
-            bytes.removeSubrange(start...)
-            raw(KMLEncoder.format(v))
+        guard v.isFinite else {
+            raw(v.description)  // nan, inf, -inf
+            return
         }
+        let count = ShortestDecimal.write(v, to: bytes.reserve(ShortestDecimal.maximumLength))
+        bytes.advance(by: count)
     }
 
     mutating func newline() {
         bytes.append(0x0A)
-        for _ in 0..<depth { bytes.append(0x20); bytes.append(0x20) }
+        bytes.append(repeating: 0x20, count: 2 * depth)
     }
 
     /// Whether a scalar may appear in XML 1.0 text.
@@ -75,7 +77,7 @@ struct XMLTextWriter {
             }
         }
         if plain == true {
-            bytes.append(contentsOf: s.utf8)
+            bytes.append(s)
             return
         }
         var source = s
