@@ -2,11 +2,10 @@
 // Meridian: a geometry engine and KML toolkit for Linux.
 //
 // Module ladder (each layer imports only the ones below it):
-//   C shims (CGEOS, CPROJ, CZip, CDeflate,      system libraries from Debian, a modulemap and shim.h each
-//            CMicroHTTPD)
+//   C shims (CGEOS, CPROJ, CZip, CMicroHTTPD)   system libraries from Debian, a modulemap and shim.h each
 //   MeridianCore                                value types, GeoJSON/WKT codecs; imports no C
 //   MeridianEngine                              GEOS + PROJ: projection, buffers, overlay, predicates, geodesy
-//   MeridianKML                                 KML model, writer, reader, KMZ (libzip reads, libdeflate writes)
+//   MeridianKML                                 KML model, writer, reader, KMZ (libzip)
 //   Meridian                                    umbrella: re-exports the three libraries above
 //   MeridianViewer                              the local web viewer: HTTP server (libmicrohttpd), JSON API, page
 //   MeridianCLI                                 the `meridian` commands (`serve` starts the viewer)
@@ -24,12 +23,11 @@ let package = Package(
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
-        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         .target(name: "MeridianCore"),
         .target(name: "MeridianEngine", dependencies: ["MeridianCore", "CGEOS", "CPROJ"]),
-        .target(name: "MeridianKML", dependencies: ["MeridianCore", "MeridianEngine", "CZip", "CDeflate"]),
+        .target(name: "MeridianKML", dependencies: ["MeridianCore", "MeridianEngine", "CZip"]),
         .target(name: "Meridian", dependencies: ["MeridianCore", "MeridianEngine", "MeridianKML"]),
         .target(
             name: "MeridianViewer",

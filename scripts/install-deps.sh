@@ -2,7 +2,7 @@
 # Installs the Debian packages Meridian needs to build, test and benchmark. Idempotent: installs only what is missing.
 # Usage: scripts/install-deps.sh [--browser]   (--browser adds chromium + chromium-driver for the viewer's browser tests)
 set -euo pipefail
-packages=(pkg-config libgeos-dev libproj-dev proj-data proj-bin libzip-dev libdeflate-dev zlib1g-dev libmicrohttpd-dev
+packages=(pkg-config libgeos-dev libproj-dev proj-data proj-bin libzip-dev zlib1g-dev libmicrohttpd-dev
           libxml2-utils gdal-bin python3-venv)
 if [[ "${1:-}" == "--browser" ]]; then packages+=(chromium chromium-driver); fi
 missing=()
