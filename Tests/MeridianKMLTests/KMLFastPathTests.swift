@@ -89,6 +89,33 @@ import Testing
         #expect(d.parseCoordinates("1-2,1") == nil)
     }
 
+    /// The integer-division conversion against Swift's correctly rounded `Double(String)` (strtod semantics) on
+    /// random 1–19 digit mantissas with 0–22 decimals, and on exact ties between two doubles (round half to even),
+    /// which exist for up to 4 decimals: (2m + 1)/2^d for a 53-bit m is the decimal (2m + 1)·5^d / 10^d.
+    @Test func decimalQuotientRoundsCorrectly() {
+        var rng = SplitMix64(seed: 1_907)
+        for _ in 0..<200_000 {
+            let digits = Int.random(in: 1...19, using: &rng)
+            let upper: UInt64 = (0..<digits).reduce(1) { r, _ in r * 10 } - 1  // 10^19 − 1 < 2^64
+            let w = UInt64.random(in: 1...upper, using: &rng)
+            let d = Int.random(in: 0...22, using: &rng)
+            let expected = Double("\(w)e-\(d)")!
+            #expect(DecimalQuotient.value(mantissa: w, decimals: d).bitPattern == expected.bitPattern, "\(w)e-\(d)")
+        }
+        for _ in 0..<20_000 {
+            let m = UInt64.random(in: (1 << 52)..<(1 << 53), using: &rng)
+            let d = Int.random(in: 1...4, using: &rng)
+            let w = (2 * m + 1) * (0..<d).reduce(1) { r, _ in r * 5 }
+            let value = DecimalQuotient.value(mantissa: w, decimals: d)
+            let even = (m % 2 == 0 ? m : m + 1)
+            #expect(value == Double(even) / Double(1 << (d - 1)), "\(w)e-\(d)")
+            #expect(value.bitPattern == Double("\(w)e-\(d)")!.bitPattern, "\(w)e-\(d)")
+        }
+        #expect(DecimalQuotient.value(mantissa: 0, decimals: 5) == 0)
+        #expect(DecimalQuotient.value(mantissa: UInt64.max, decimals: 22) == Double("\(UInt64.max)e-22")!)
+        #expect(DecimalQuotient.value(mantissa: 1, decimals: 22) == 1e-22)
+    }
+
     @Test func coordinateParsing() {
         var d = KMLDecoder()
         #expect(d.parseCoordinates("1,2 3,4") == [Coordinate(x: 1, y: 2), Coordinate(x: 3, y: 4)])
