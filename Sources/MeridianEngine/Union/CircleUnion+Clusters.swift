@@ -6,15 +6,7 @@ extension CircleUnion {
     func clusters() -> [[Int]] {
         let n = cx.count
         guard n > 0 else { return [] }
-        var parent = Array(0..<n)
-        func root(_ i: Int) -> Int {
-            var i = i
-            while parent[i] != i {
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            }
-            return i
-        }
+        var sets = UnionFind(count: n)
         let grid = CircleGrid(x: cx, y: cy, radius: r)
         for i in 0..<n {
             let (ix, iy) = grid.cell(cx[i], cy[i])
@@ -24,15 +16,14 @@ extension CircleUnion {
                     let dx = cx[j] - cx[i], dy = cy[j] - cy[i]
                     let reachSum = (r[i] + r[j]) * (1 + 1e-9)
                     guard dx * dx + dy * dy < reachSum * reachSum else { return }
-                    let a = root(i), b = root(j)
-                    if a != b { parent[max(a, b)] = min(a, b) }
+                    sets.union(j, i)
                 }
             }
         }
         var index: [Int: Int] = [:]
         var result: [[Int]] = []
         for i in 0..<n {
-            let top = root(i)
+            let top = sets.find(i)
             if let k = index[top] {
                 result[k].append(i)
             } else {

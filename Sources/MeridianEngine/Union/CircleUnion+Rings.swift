@@ -94,18 +94,10 @@ extension CircleUnion {
                 throw DegenerateConfiguration(reason: "a ring of zero area")
             }
         }
-        var owner = Array(rings.indices)  // union-find over rings
-        func find(_ a: Int) -> Int {
-            var a = a
-            while owner[a] != a {
-                owner[a] = owner[owner[a]]
-                a = owner[a]
-            }
-            return a
-        }
+        var owner = UnionFind(count: rings.count)
         if !holes.isEmpty {
             if shells.count == 1 {
-                for h in holes { owner[h] = shells[0] }
+                for h in holes { owner.union(h, shells[0]) }
             } else {
                 let index = RingEdgeIndex(rings)
                 for h in holes {
@@ -116,8 +108,7 @@ extension CircleUnion {
                     guard let above = index.firstRingAbove(vs[top].x, vs[top].y, excluding: h) else {
                         throw DegenerateConfiguration(reason: "a hole outside every shell")
                     }
-                    let (a, b) = (find(h), find(above))
-                    if a != b { owner[a] = b }
+                    owner.union(h, above)
                 }
             }
         }
@@ -125,13 +116,13 @@ extension CircleUnion {
         var parts: [Polygon.Part] = []
         parts.reserveCapacity(shells.count)
         for s in shells {
-            let root = find(s)
+            let root = owner.find(s)
             guard partOfRoot[root] == nil else { throw DegenerateConfiguration(reason: "two shells joined by holes") }
             partOfRoot[root] = parts.count
             parts.append(Polygon.Part(shell: rings[s].vertices, holes: []))
         }
         for h in holes {
-            guard let p = partOfRoot[find(h)] else { throw DegenerateConfiguration(reason: "a hole without a shell") }
+            guard let p = partOfRoot[owner.find(h)] else { throw DegenerateConfiguration(reason: "a hole without a shell") }
             parts[p].holes.append(rings[h].vertices)
         }
         return parts
