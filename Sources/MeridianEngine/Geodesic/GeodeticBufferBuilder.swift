@@ -252,15 +252,15 @@ final class GeodeticBufferBuilder {
     /// measures the resulting deviation exactly.
     func evenlySpacedCircle(center: Coordinate, radius: Double) -> [Coordinate]? {
         guard frame.isIdentity, frame.geographicOutput,
-              LocalCircleMetric(center: center, radius: radius, ellipsoid: geod.ellipsoid) != nil
+              let metric = LocalCircleMetric(center: center, radius: radius, ellipsoid: geod.ellipsoid)
         else { return nil }
-        let a = geod.ellipsoid.semiMajorAxis, f = geod.ellipsoid.flattening
-        let theta = radius / (a * (1 - f * (2 - f)))
-        let skew = theta * tan((abs(center.y) + theta * 180 / Double.pi) * Double.pi / 180)
-        guard let series = SmallCircleSeries(center: center, radius: radius, geodesic: geod,
+        // A circle whose angular radius alone reaches ±180° in longitude (its longitude half-width is about ϑ/cos φ,
+        // at least ϑ) goes to the adaptive path without computing a series that the check below would refuse.
+        guard abs(center.x) + metric.angularRadius * 180 / Double.pi < 180,
+              let series = SmallCircleSeries(center: center, radius: radius, geodesic: geod,
                                              tolerance: min(1e-5, 0.05 * tolerance))
         else { return nil }
-        let allowed = accept / (radius * (1 + 2 * skew))
+        let allowed = accept / (radius * (1 + 2 * metric.skew))
         let count = allowed >= 1 ? 8 : max(8, Int((Double.pi / acos(1 - allowed)).rounded(.up)))
         let ring = series.ring(vertexCount: count)
         guard ring.allSatisfy({ $0.x > -180 && $0.x < 180 }), isStrictlyConvexLoop(ring) else { return nil }

@@ -26,6 +26,10 @@ struct LocalCircleMetric {
     private let phi0: Double
     private let a: Double
     private let e2: Double
+    /// The circle's angular radius ϑ (radians, on the smallest radius of curvature a(1 − e²): an upper bound).
+    let angularRadius: Double
+    /// ϑ·tan φ at the circle's latitude farthest from the equator: at most `maximumSkew`.
+    let skew: Double
 
     /// The metric of the circle of `radius` m around `center` (lon/lat on `ellipsoid`), or `nil` when the circle is
     /// too large or too close to a pole for the estimate's error bound.
@@ -37,7 +41,9 @@ struct LocalCircleMetric {
         let theta = radius / (a * (1 - e2))
         let extent = abs(center.y) + theta * 180 / Double.pi
         guard theta <= 0.05, extent <= Self.maximumLatitude else { return nil }
-        guard theta * tan(extent * Double.pi / 180) <= Self.maximumSkew else { return nil }
+        skew = theta * tan(extent * Double.pi / 180)
+        guard skew <= Self.maximumSkew else { return nil }
+        angularRadius = theta
         lon0 = center.x
         phi0 = center.y * Double.pi / 180
         self.a = a
