@@ -42,6 +42,34 @@ import Testing
         print("SmallCircleSeries: worst vertex error \(worst) m over 200 circles × 720 azimuths; worst error/estimate \(worstRatio); orders used \(orders.sorted { $0.key < $1.key })")
     }
 
+    /// Other ellipsoids: Clarke 1866 (NAD27's), a sphere (f = 0) and a strongly flattened one (f = 1/50), against
+    /// `geod_direct` on the same ellipsoid.
+    @Test func otherEllipsoids() throws {
+        let ellipsoids = [Ellipsoid(semiMajorAxis: 6_378_206.4, flattening: 1 / 294.978698214),
+                          Ellipsoid(semiMajorAxis: 6_371_000, flattening: 0),
+                          Ellipsoid(semiMajorAxis: 6_378_137, flattening: 1 / 50)]
+        var worst = 0.0
+        for ellipsoid in ellipsoids {
+            let g = Geodesic(ellipsoid)
+            var represented = 0
+            defer { #expect(represented >= 30, "f = \(ellipsoid.flattening): only \(represented) of 40 circles") }
+            for (c, r) in Self.circles(count: 40, seed: 91_919) {
+                guard let series = SmallCircleSeries(center: c, radius: r, geodesic: g, tolerance: 1e-5) else {
+                    continue  // a larger flattening can move a circle past the series' limits
+                }
+                represented += 1
+                for k in 0..<360 {
+                    let azimuth = Double(k) + 0.37
+                    let error = g.distance(series.coordinate(azimuth: azimuth * Double.pi / 180),
+                                           g.move(c, azimuth: azimuth, distance: r))
+                    worst = max(worst, error)
+                    #expect(error <= 1e-5, "f = \(ellipsoid.flattening), circle at \(c) r \(r): \(error) m off")
+                }
+            }
+        }
+        print("SmallCircleSeries on other ellipsoids: worst vertex error \(worst) m")
+    }
+
     /// Poles, large circles and bad input are refused.
     @Test func refusesWhatItCannotRepresent() {
         let g = Self.geod
