@@ -86,33 +86,64 @@ extension GeometryEngine {
         }
         let frame = try GeodeticFrame(input: sr, output: outputSpatialReference)
         let context = try GEOSContext()
-        var results: [(ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = []
-        var polygons: [Polygon] = []
+        var distancesInMeters: [Double] = [], tolerances: [Double] = []
         for (i, g) in gs.enumerated() {
             let d = unit.convert(distances.count == 1 ? distances[0] : distances[i], to: .meters)
-            let tolerance = try deviation(maxDeviation.map { unit.convert($0, to: .meters) }, distance: d, index: i)
+            tolerances.append(try deviation(maxDeviation.map { unit.convert($0, to: .meters) }, distance: d, index: i))
             try validate(geodeticDistance: d, for: g, index: i, geodesic: frame.geodesic)
-            let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: tolerance)
-            if !shouldUnion, let circle = smallCircleBuffer(g, distance: d, builder: builder) {
+            distancesInMeters.append(d)
+        }
+        if shouldUnion {
+            return [try validRefinement { scale throws(EngineError) in
+                var results: [(ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = []
+                for (i, g) in gs.enumerated() {
+                    let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
+                    let (ref, group) = try builder.buffer(g, distance: distancesInMeters[i])
+                    results.append((ref, group, builder.generated))
+                }
+                let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, results.map(\.ref))
+                let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+                let generated = results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
+                return try finish(unioned, groups: results.map(\.group), generated: generated, frame: frame,
+                                  context: context)
+            }]
+        }
+        var polygons: [Polygon] = []
+        for (i, g) in gs.enumerated() {
+            let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: tolerances[i])
+            if let circle = smallCircleBuffer(g, distance: distancesInMeters[i], builder: builder) {
                 polygons.append(circle)
                 continue
             }
-            let (ref, group) = try builder.buffer(g, distance: d)
-            if shouldUnion {
-                results.append((ref, group, builder.generated))
-            } else {
-                polygons.append(try finish(ref, groups: [group], generated: builder.generated, frame: frame,
-                                           context: context))
-            }
-        }
-        if shouldUnion {
-            let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, results.map(\.ref))
-            let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
-            let generated = results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
-            return [try finish(unioned, groups: results.map(\.group), generated: generated, frame: frame,
-                               context: context)]
+            polygons.append(try validRefinement { scale throws(EngineError) in
+                let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
+                let (ref, group) = try builder.buffer(g, distance: distancesInMeters[i])
+                return try finish(ref, groups: [group], generated: builder.generated, frame: frame, context: context)
+            })
         }
         return polygons
+    }
+
+    /// The polygon `build` makes at a tolerance scale of 1, or, when that one is not valid for GEOS or GEOS fails
+    /// on the way (a topology exception), at scales 1/4 and 1/16. Where several elements' boundaries meet in
+    /// features smaller than the chords (a lens between nearly tangent circles a few meters deep, a small hole
+    /// beside it), the straight-edged pieces GEOS unions can show a different topology from the true buffers', and
+    /// moving their crossings onto the true boundaries can then pinch a ring; finer chords settle it. Never returns
+    /// an invalid polygon.
+    /// - Throws: `EngineError.geos` when the finest attempt is still invalid; other errors as `build` throws them.
+    static func validRefinement(_ build: (Double) throws(EngineError) -> Polygon) throws(EngineError) -> Polygon {
+        var problem = ""
+        for scale in [1.0, 1.0 / 4, 1.0 / 16] {
+            do {
+                let polygon = try build(scale)
+                guard let reason = try invalidityReason(polygon) else { return polygon }
+                problem = reason
+            } catch {
+                guard case .geos(let message) = error else { throw error }
+                problem = message
+            }
+        }
+        throw .geos("geodesic buffer: no valid polygon even with chords 16 times finer than maxDeviation (\(problem))")
     }
 
     /// The buffer of a point given in the frame's compute lon/lat when it is a small circle clear of the poles and

@@ -80,6 +80,53 @@ import Testing
         return (union, a, b)
     }
 
+    /// Three 5 km circles in Texas, two of them 9.975 km apart (a lens 25 m deep) with the third capping a small
+    /// hole beside the lens's tip: moving the polygons' crossings onto the true ones pinched the ring there (an
+    /// invalid polygon, and a GEOS topology exception when a fourth, separate circle made the union merge parts).
+    /// Finer chords settle it (`validRefinement`): the result is valid as a whole, with the vertex and edge contract.
+    @Test func lensBesideASmallHoleGivesAValidUnion() throws {
+        let g = BufferChecks.wgs84
+        let centres = [Coordinate(x: -96.572640, y: 32.100929), Coordinate(x: -96.519791, y: 32.137289),
+                       Coordinate(x: -96.470768, y: 32.076709), Coordinate(x: -96.535146, y: 31.950934)]
+        var stats = BufferStats()
+        for count in [3, 4] {
+            let points = centres.prefix(count).map { Point($0, spatialReference: .wgs84) }
+            let union = try GeometryEngine.geodeticBuffer(around: points, distances: [5_000], shouldUnion: true)[0]
+            #expect(try GeometryEngine.invalidityReason(union) == nil, "\(count) circles")
+            try BufferChecks.check(union, required: 5_000, maxDeviation: 10, label: "\(count) circles", stats: &stats) { q in
+                centres.prefix(count).map { g.distance($0, q) }.min()!
+            }
+            // The hole: a point between the three circles, more than 4 m outside each of them, is outside the union.
+            let gap = Coordinate(x: -96.52069, y: 32.09190)
+            #expect(centres.allSatisfy { g.distance($0, gap) > 5_004 })
+            #expect(try !GeometryEngine.intersects(union, Point(gap, spatialReference: .wgs84)))
+            #expect(union.parts.count == count - 2, "\(count) circles")
+            #expect(union.parts.reduce(0) { $0 + $1.holes.count } == 1, "\(count) circles")
+        }
+        print("GEODESIC LENS BESIDE A HOLE: \(stats)")
+    }
+
+    /// `validRefinement` retries at finer scales and never returns an invalid polygon.
+    @Test func validRefinementRetriesThenRefuses() throws {
+        let bowtie = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 1), Coordinate(x: 1, y: 0),
+                                     Coordinate(x: 0, y: 1), Coordinate(x: 0, y: 0)], spatialReference: .wgs84)
+        let square = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 0), Coordinate(x: 1, y: 1),
+                                     Coordinate(x: 0, y: 1), Coordinate(x: 0, y: 0)], spatialReference: .wgs84)
+        var scales: [Double] = []
+        let repaired = try GeometryEngine.validRefinement { scale throws(EngineError) in
+            scales.append(scale)
+            if scale == 1 { throw .geos("union: TopologyException: side location conflict") }
+            return scale > 0.1 ? bowtie : square
+        }
+        #expect(repaired == square && scales == [1, 0.25, 0.0625])
+        #expect(throws: EngineError.self) {
+            try GeometryEngine.validRefinement { _ throws(EngineError) in bowtie }
+        }
+        #expect(throws: EngineError.self) {  // not a GEOS failure: no retry
+            try GeometryEngine.validRefinement { _ throws(EngineError) in throw .invalidDistance("no") }
+        }
+    }
+
     /// Near-tangent circles rotated in 0.25° steps: a vertex of one circle inside the lens has both neighbours
     /// outside the other circle, so it is replaced by the two true crossings (removing it alone would leave a chord
     /// twice as long, about 930 m off the true boundary).
