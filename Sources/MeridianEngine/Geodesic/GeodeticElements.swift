@@ -324,6 +324,28 @@ struct ElementCoverage {
         return result
     }
 
+    /// `Geodesic.residual(at:output:groups:)` where it matters, at most 1 m: the smallest `distance − required` at
+    /// the lon/lat point `p` over the elements that can come within 1 m of their required distance, `nil` when
+    /// none can (then the residual over all elements exceeds 1 m).
+    func nearResidual(_ p: Coordinate, output: Coordinate) -> Double? {
+        excesses(p, output: output).map(\.excess).min()
+    }
+
+    /// `Geodesic.refineCrossing(_:groups:output:)` without a distance to every element: when the two elements whose
+    /// boundaries pass closest to `p0` are both within 1 m of it, they are among the elements that can come that
+    /// close (the latitude bands and the spherical bound exclude only elements farther), so the same two are found
+    /// from those; otherwise every element is examined as `Geodesic.refineCrossing` does.
+    func refineCrossing(_ p0: Coordinate, output: Coordinate)
+        -> (point: Coordinate, first: GeodeticElement, second: GeodeticElement)?
+    {
+        let near = excesses(p0, output: output).sorted { $0.excess < $1.excess }
+        guard near.count >= 2, near[1].excess <= 1 else {
+            return geodesic.refineCrossing(p0, groups: groups, output: output)
+        }
+        let first = entries[near[0].index].element, second = entries[near[1].index].element
+        return geodesic.crossing(of: first, second, from: p0).map { ($0, first, second) }
+    }
+
     /// The index of the element whose true buffer the lon/lat point `p` (output coordinate `output`) lies deepest
     /// inside, if it lies more than `margin` m inside one (closer than its required distance − `margin`). Such a
     /// point is not on the boundary of the union of the buffers.

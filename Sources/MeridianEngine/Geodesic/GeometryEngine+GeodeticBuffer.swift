@@ -227,8 +227,8 @@ extension GeometryEngine {
                     if frame.geographicOutput && (abs(v.y) == 90 || abs(v.x) == 180) { continue }
                     if generated.contains(XY(v)) { continue }
                     let ll = try frame.toCompute(v)
-                    if let r = geod.residual(at: ll, output: v, groups: groups), abs(r) < 1e-5 { continue }
-                    guard let refined = geod.refineCrossing(ll, groups: groups, output: v) else { continue }
+                    if let r = coverage.nearResidual(ll, output: v), abs(r) < 1e-5 { continue }
+                    guard let refined = coverage.refineCrossing(ll, output: v) else { continue }
                     refinedCrossings.append(RefinedCrossing(index: i, point: refined.point, first: refined.first,
                                                             second: refined.second))
                     fixed[i] = try crossingOutput(refined.point, near: v, frame: frame)
