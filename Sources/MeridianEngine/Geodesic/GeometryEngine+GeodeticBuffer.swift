@@ -39,7 +39,11 @@ extension GeometryEngine {
     ///
     /// Accuracy contract (distances measured on the input's ellipsoid):
     /// - every output vertex lies at the requested distance from the input, within 1 mm, except the corners a cut
-    ///   adds at ±90° latitude and vertices on ±180° that only continue a straight cut line;
+    ///   adds at ±90° latitude and vertices on ±180° that only continue a straight cut line, and — rarely — where two
+    ///   boundaries of the buffer meet in a feature smaller than its chords even at 1/16 of `maxDeviation` (e.g.
+    ///   offset curves crossing at a very shallow angle inside a hairpin turn): then moving the vertices where the
+    ///   pieces cross onto the true boundary would make the polygon invalid, and they stay where the straight-edged
+    ///   pieces cross, within `maxDeviation` (the result is always valid for GEOS);
     /// - every point of every edge — an edge is straight in the output's own coordinates (degrees of
     ///   longitude/latitude for geographic output, as GEOS, GeoJSON renderers and GIS tools draw it) — is within
     ///   `maxDeviation` of the requested distance, except the cut edges along ±180° and ±90°;
@@ -94,7 +98,7 @@ extension GeometryEngine {
             distancesInMeters.append(d)
         }
         if shouldUnion {
-            return [try validRefinement { scale throws(EngineError) in
+            return [try validRefinement { scale, movesVertices throws(EngineError) in
                 var results: [(ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = []
                 for (i, g) in gs.enumerated() {
                     let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
@@ -105,7 +109,7 @@ extension GeometryEngine {
                 let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
                 let generated = results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
                 return try finish(unioned, groups: results.map(\.group), generated: generated, frame: frame,
-                                  context: context)
+                                  context: context, movesVertices: movesVertices)
             }]
         }
         var polygons: [Polygon] = []
@@ -115,27 +119,31 @@ extension GeometryEngine {
                 polygons.append(circle)
                 continue
             }
-            polygons.append(try validRefinement { scale throws(EngineError) in
+            polygons.append(try validRefinement { scale, movesVertices throws(EngineError) in
                 let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
                 let (ref, group) = try builder.buffer(g, distance: distancesInMeters[i])
-                return try finish(ref, groups: [group], generated: builder.generated, frame: frame, context: context)
+                return try finish(ref, groups: [group], generated: builder.generated, frame: frame, context: context,
+                                  movesVertices: movesVertices)
             })
         }
         return polygons
     }
 
     /// The polygon `build` makes at a tolerance scale of 1, or, when that one is not valid for GEOS or GEOS fails
-    /// on the way (a topology exception), at scales 1/4 and 1/16. Where several elements' boundaries meet in
-    /// features smaller than the chords (a lens between nearly tangent circles a few meters deep, a small hole
-    /// beside it), the straight-edged pieces GEOS unions can show a different topology from the true buffers', and
-    /// moving their crossings onto the true boundaries can then pinch a ring; finer chords settle it. Never returns
-    /// an invalid polygon.
-    /// - Throws: `EngineError.geos` when the finest attempt is still invalid; other errors as `build` throws them.
-    static func validRefinement(_ build: (Double) throws(EngineError) -> Polygon) throws(EngineError) -> Polygon {
+    /// on the way (a topology exception), at scales 1/4 and 1/16, and last at scale 1 without moving vertices
+    /// (`movesVertices` false: GEOS's union of the straight-edged pieces as it is, valid by construction). Where
+    /// elements' boundaries meet in features smaller than the chords (a lens between nearly tangent circles a few
+    /// meters deep beside a small hole; two offset curves crossing at a very shallow angle inside a hairpin turn),
+    /// the pieces can show a different topology from the true buffers', and moving their crossings onto the true
+    /// ones can pinch or fold a ring; finer chords usually settle it. Never returns an invalid polygon.
+    /// - Throws: `EngineError.geos` when even the last attempt is invalid; other errors as `build` throws them.
+    static func validRefinement(_ build: (_ scale: Double, _ movesVertices: Bool) throws(EngineError) -> Polygon)
+        throws(EngineError) -> Polygon
+    {
         var problem = ""
-        for scale in [1.0, 1.0 / 4, 1.0 / 16] {
+        for (scale, movesVertices) in [(1.0, true), (1.0 / 4, true), (1.0 / 16, true), (1.0, false)] {
             do {
-                let polygon = try build(scale)
+                let polygon = try build(scale, movesVertices)
                 guard let reason = try invalidityReason(polygon) else { return polygon }
                 problem = reason
             } catch {
@@ -143,7 +151,7 @@ extension GeometryEngine {
                 problem = message
             }
         }
-        throw .geos("geodesic buffer: no valid polygon even with chords 16 times finer than maxDeviation (\(problem))")
+        throw .geos("geodesic buffer: no valid polygon, even from GEOS's union of the pieces as it is (\(problem))")
     }
 
     /// The buffer of a point given in the frame's compute lon/lat when it is a small circle clear of the poles and
@@ -205,9 +213,16 @@ extension GeometryEngine {
 
     /// Turns a GEOS result into a Meridian polygon: crossing vertices moved onto the true boundary, vertices lying
     /// strictly inside another element's true buffer removed, cut lines cleaned, rings oriented.
+    /// With `movesVertices` false, only the cut lines are cleaned and the rings oriented (GEOS's result as it is).
     static func finish(_ ref: GEOSGeometryRef, groups: [ElementGroup], generated: Set<XY>, frame: GeodeticFrame,
-                       context: GEOSContext) throws(EngineError) -> Polygon {
+                       context: GEOSContext, movesVertices: Bool = true) throws(EngineError) -> Polygon {
         let polygon = try context.polygon(ref, in: frame.outputSR)
+        guard movesVertices else {
+            return Polygon(parts: polygon.parts.map { part in
+                GEOSContext.oriented(frame.geographicOutput
+                    ? Polygon.Part(shell: cleanedCutLines(part.shell), holes: part.holes.map(cleanedCutLines)) : part)
+            }, spatialReference: frame.outputSR)
+        }
         let geod = frame.geodesic
         // With one element every vertex lies on its boundary by construction; with several, a vertex of one
         // element's sampled boundary can lie inside another's true buffer while outside its straight-edged polygon

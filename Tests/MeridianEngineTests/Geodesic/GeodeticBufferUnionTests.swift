@@ -106,25 +106,62 @@ import Testing
         print("GEODESIC LENS BESIDE A HOLE: \(stats)")
     }
 
-    /// `validRefinement` retries at finer scales and never returns an invalid polygon.
+    /// `validRefinement` retries at finer scales, then without moving vertices, and never returns an invalid polygon.
     @Test func validRefinementRetriesThenRefuses() throws {
         let bowtie = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 1), Coordinate(x: 1, y: 0),
                                      Coordinate(x: 0, y: 1), Coordinate(x: 0, y: 0)], spatialReference: .wgs84)
         let square = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 0), Coordinate(x: 1, y: 1),
                                      Coordinate(x: 0, y: 1), Coordinate(x: 0, y: 0)], spatialReference: .wgs84)
-        var scales: [Double] = []
-        let repaired = try GeometryEngine.validRefinement { scale throws(EngineError) in
-            scales.append(scale)
-            if scale == 1 { throw .geos("union: TopologyException: side location conflict") }
-            return scale > 0.1 ? bowtie : square
+        var attempts: [String] = []
+        let repaired = try GeometryEngine.validRefinement { scale, moves throws(EngineError) in
+            attempts.append("\(scale) \(moves)")
+            if scale == 1 && moves { throw .geos("union: TopologyException: side location conflict") }
+            return moves ? bowtie : square
         }
-        #expect(repaired == square && scales == [1, 0.25, 0.0625])
+        #expect(repaired == square)
+        #expect(attempts == ["1.0 true", "0.25 true", "0.0625 true", "1.0 false"])
         #expect(throws: EngineError.self) {
-            try GeometryEngine.validRefinement { _ throws(EngineError) in bowtie }
+            try GeometryEngine.validRefinement { _, _ throws(EngineError) in bowtie }
         }
+        attempts = []
         #expect(throws: EngineError.self) {  // not a GEOS failure: no retry
-            try GeometryEngine.validRefinement { _ throws(EngineError) in throw .invalidDistance("no") }
+            try GeometryEngine.validRefinement { scale, moves throws(EngineError) in
+                attempts.append("\(scale) \(moves)")
+                throw .invalidDistance("no")
+            }
         }
+        #expect(attempts.count == 1)
+    }
+
+    /// A polyline that turns back on itself (a hairpin of about 170°): inside the turn the two 2 km offset curves
+    /// cross at a very shallow angle, where moving the pieces' crossings onto the true one folded the ring into a
+    /// 30 cm spike (an invalid polygon, returned silently before). The buffer is now valid; every vertex is on the
+    /// true boundary within 1 mm except at most a few crossing vertices, which stay within maxDeviation, and every
+    /// sampled edge point is within maxDeviation.
+    @Test func hairpinPolylineBufferIsValid() throws {
+        let path = [Coordinate(x: -98.215642, y: 30.447919), Coordinate(x: -98.247143, y: 30.426025),
+                    Coordinate(x: -98.279892, y: 30.451775), Coordinate(x: -98.298719, y: 30.456599),
+                    Coordinate(x: -98.267006, y: 30.454548)]
+        let line = Polyline(parts: [path], spatialReference: .wgs84)
+        let buffer = try GeometryEngine.geodeticBuffer(around: line, distance: 2_000)
+        #expect(try GeometryEngine.invalidityReason(buffer) == nil)
+        let d = { (q: Coordinate) in
+            zip(path, path.dropFirst()).map { BufferChecks.distance(from: q, toSegment: $0, $1) }.min()!
+        }
+        var offVertices = 0
+        for ring in buffer.rings {
+            for (v, w) in zip(ring, ring.dropFirst()) {
+                let e = abs(d(v) - 2_000)
+                #expect(e <= 4, "vertex (\(v.x), \(v.y)) \(e) m off")
+                if e > 1e-3 { offVertices += 1 }
+                for j in 1...7 {
+                    let t = Double(j) / 8
+                    let q = Coordinate(x: v.x + t * (w.x - v.x), y: v.y + t * (w.y - v.y))
+                    #expect(abs(d(q) - 2_000) <= 4, "edge from (\(v.x), \(v.y))")
+                }
+            }
+        }
+        #expect(offVertices <= 4, "\(offVertices) vertices off the true boundary")
     }
 
     /// Near-tangent circles rotated in 0.25° steps: a vertex of one circle inside the lens has both neighbours
