@@ -4,18 +4,6 @@ import Testing
 @testable import MeridianCore
 @testable import MeridianEngine
 
-/// A small deterministic generator (SplitMix64), so every randomized case is reproducible.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A projected spatial reference in meters that needs no PROJ lookup.
 private let planar = SpatialReference.webMercator
 
@@ -76,7 +64,7 @@ private func checkAgainstGEOS(
 struct PointBufferUnionTests {
     @Test("The unit circle reproduces GEOS's point buffer vertices bit for bit", arguments: [1, 2, 8, 16, 30])
     func unitCircleMatchesGEOS(q: Int) throws {
-        var rng = SplitMix(state: UInt64(q))
+        var rng = SplitMix64(seed: UInt64(q))
         let circle = UnitCircle(segmentsPerQuarterCircle: q)
         #expect(circle.count == 4 * q)
         for _ in 0..<20 {
@@ -96,7 +84,7 @@ struct PointBufferUnionTests {
     func randomOverlaps() throws {
         // Sparse (mostly singletons), near the percolation threshold (holes, many parts), and dense (heavy culling).
         for (seed, count, radius) in [(1, 300, 2.0), (2, 300, 4.5), (3, 300, 6.0), (4, 400, 12.0), (5, 150, 30.0)] {
-            var rng = SplitMix(state: UInt64(seed))
+            var rng = SplitMix64(seed: UInt64(seed))
             let points = (0..<count).map { _ in
                 Point(
                     x: 5e5 + Double.random(in: 0...100, using: &rng), y: 4e6 + Double.random(in: 0...100, using: &rng),
@@ -109,7 +97,7 @@ struct PointBufferUnionTests {
 
     @Test("More random regimes, q from 1 to 24", arguments: 20..<32)
     func sweep(seed: Int) throws {
-        var rng = SplitMix(state: UInt64(seed) &* 7919)
+        var rng = SplitMix64(seed: UInt64(seed) &* 7919)
         let q = [1, 2, 3, 4, 8, 16, 24][seed % 7]
         let count = Int.random(in: 20...250, using: &rng)
         let radius = Double.random(in: 1...15, using: &rng)
@@ -154,7 +142,7 @@ struct PointBufferUnionTests {
     @Test("Random radii per point equal GEOS's union")
     func randomRadii() throws {
         for seed in 10..<14 {
-            var rng = SplitMix(state: UInt64(seed))
+            var rng = SplitMix64(seed: UInt64(seed))
             let points = (0..<200).map { _ in
                 Point(
                     x: Double.random(in: 0...100, using: &rng), y: Double.random(in: 0...100, using: &rng),
@@ -186,7 +174,7 @@ struct PointBufferUnionTests {
 
     @Test("Coincident circles (duplicate points) are unioned once")
     func coincident() throws {
-        var rng = SplitMix(state: 77)
+        var rng = SplitMix64(seed: 77)
         var points = (0..<60).map { _ in
             Point(
                 x: Double.random(in: 0...50, using: &rng), y: Double.random(in: 0...50, using: &rng),
@@ -200,7 +188,7 @@ struct PointBufferUnionTests {
 
     @Test("A degenerate spot sends only its own cluster to GEOS, and the union still equals GEOS's")
     func degenerateClustersOnly() throws {
-        var rng = SplitMix(state: 4242)
+        var rng = SplitMix64(seed: 4242)
         let r = 10.0
         // 300 random circles in a 2000 × 2000 square: many separate clusters.
         var points = (0..<300).map { _ in
