@@ -56,8 +56,27 @@ public final class CommandIO: @unchecked Sendable {
     /// - Throws: `CommandError.failure` when the file cannot be read.
     public func read(_ path: String?) throws(CommandError) -> Data {
         guard let path, path != "-" else { return input() }
-        // open(2) rather than Data(contentsOf:), which refuses /dev/null and pipes such as <(…) and says little
-        // about why a file cannot be read.
+        let handle = try Self.openForReading(path)
+        do { return try handle.readToEnd() ?? Data() } catch {
+            throw .failure("cannot read \(path): \(AtomicFile.reason(for: error))")
+        }
+    }
+
+    /// The first bytes of a file, to recognise its format.
+    /// - Parameters:
+    ///   - path: A file path.
+    ///   - count: How many bytes at most (fewer if the file is shorter); a positive byte count.
+    /// - Throws: `CommandError.failure` when the file cannot be read.
+    public func head(_ path: String, count: Int) throws(CommandError) -> Data {
+        let handle = try Self.openForReading(path)
+        do { return try handle.read(upToCount: count) ?? Data() } catch {
+            throw .failure("cannot read \(path): \(AtomicFile.reason(for: error))")
+        }
+    }
+
+    /// Opens a file for reading, refusing directories. open(2) rather than Data(contentsOf:), which refuses
+    /// /dev/null and pipes such as <(…) and says little about why a file cannot be read.
+    private static func openForReading(_ path: String) throws(CommandError) -> FileHandle {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw .failure("cannot read \(path): \(String(cString: strerror(errno)))") }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
@@ -65,8 +84,6 @@ public final class CommandIO: @unchecked Sendable {
         if fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
             throw .failure("cannot read \(path): it is a directory")
         }
-        do { return try handle.readToEnd() ?? Data() } catch {
-            throw .failure("cannot read \(path): \(AtomicFile.reason(for: error))")
-        }
+        return handle
     }
 }

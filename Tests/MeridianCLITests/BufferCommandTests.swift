@@ -4,7 +4,7 @@ import Testing
 import Meridian
 
 /// `meridian buffer` end to end: the seed scenario, the area-of-use rule, bad input, atomic output.
-/// Numeric references: the NGS/PROJ TXNC GP1 point (../shared/reference/stateplane) and the analytic area of a
+/// Numeric references: the NGS/PROJ TXNC GP1 point (Tests/Fixtures/stateplane) and the analytic area of a
 /// regular polygon.
 @Suite struct BufferCommandTests {
     /// TXNC GP1: NAD27 lon −96°48′, lat 32°45′ → E 2215204.973, N 394833.169 US ft in EPSG:32038 (published to 1 mm).

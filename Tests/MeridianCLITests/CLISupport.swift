@@ -26,8 +26,8 @@ func runCommand(_ arguments: [String], stdin: String = "") -> CommandResult {
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-/// The shared reference data beside the repository.
-let sharedReference = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/reference")
+/// The reference data the tests read, carried in the repository (`Tests/Fixtures`, provenance in its README).
+let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures")
 
 /// Runs the built `meridian` executable as a user would (MERIDIAN_BIN, else .build/debug/meridian).
 func runBinary(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {

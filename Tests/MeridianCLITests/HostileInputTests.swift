@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func kmlInputIsRefusedWithTheConversionToRun() throws {
-        let sample = sharedReference.appendingPathComponent("kml/samples/libkml/kml_ge-point.kml").path
+        let sample = fixtures.appendingPathComponent("kml/samples/libkml/kml_ge-point.kml").path
         let r = runCommand(["buffer", sample, "--geodesic", "--distance", "1km"])
         Self.expectOneLine(r, status: 1, "meridian buffer: \(sample) is KML/KMZ")
         #expect(r.stderr.contains("meridian kml convert \(sample) OUT.geojson"))

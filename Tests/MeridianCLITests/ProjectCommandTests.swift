@@ -3,7 +3,7 @@ import Testing
 
 import Meridian
 
-/// `meridian project` against published conversions (../shared/reference/stateplane).
+/// `meridian project` against published conversions (Tests/Fixtures/stateplane).
 @Suite struct ProjectCommandTests {
     @Test func csvToStatePlaneKeepsOtherColumns() throws {
         // TXNC GP1 (NGS): NAD27 −96°48′ 32°45′ → E 2215204.973, N 394833.169 US ft; tolerance 0.002 ft.

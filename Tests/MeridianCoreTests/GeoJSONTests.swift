@@ -3,10 +3,10 @@ import Testing
 
 @testable import MeridianCore
 
-/// The repository root (three levels above this file) and the shared reference data beside it.
+/// The repository root (three levels above this file) and the reference data it carries (`Tests/Fixtures`).
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
-let basemap = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/reference/basemap")
+let basemap = repositoryRoot.appendingPathComponent("Tests/Fixtures/basemap")
 
 private func c(_ x: Double, _ y: Double, _ z: Double? = nil) -> Coordinate { Coordinate(x: x, y: y, z: z) }
 
@@ -540,7 +540,7 @@ struct ReferenceCollection: Decodable {
 
     // MARK: Reference files
 
-    /// Reference GeoJSON from ../shared/reference/basemap: feature counts from its README and from Foundation
+    /// Reference GeoJSON from Tests/Fixtures/basemap: feature counts from its README and from Foundation
     /// (independent parsers): counts and properties via JSONSerialization, coordinates via JSONDecoder.
     /// (JSONSerialization on Linux misreads some 17-digit numbers by a few ulps, e.g. 28.856140999999997 becomes
     /// 28.856140999999987, so it cannot be the reference for exact coordinates; JSONDecoder reads them correctly.)

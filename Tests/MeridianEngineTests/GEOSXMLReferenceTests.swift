@@ -4,7 +4,7 @@ import Testing
 
 @testable import MeridianEngine
 
-/// The GEOS/JTS XMLTester buffer and union cases (`../shared/reference/geos_xml/`) run through Meridian's public API:
+/// The GEOS/JTS XMLTester buffer and union cases (`Tests/Fixtures/geos_xml/`) run through Meridian's public API:
 /// WKT → `WKT.decode` in a metre-based projected spatial reference (`.webMercator`, used purely as a planar frame:
 /// no projection happens) → `GeometryEngine.buffer` / `GeometryEngine.union` → compared with the expected WKT.
 ///

@@ -5,7 +5,7 @@ import Testing
 @testable import MeridianEngine
 
 /// NAD27/NAD83 Texas State Plane and EPSG Guidance Note 7-2 points through `GeometryEngine.project`, against the
-/// published coordinates in `../shared/reference/stateplane/` (see its README for provenance).
+/// published coordinates in `Tests/Fixtures/stateplane/` (see its README for provenance).
 @Suite("Projection: State Plane and EPSG GN 7-2 references")
 struct StatePlaneReferenceTests {
     /// PROJ's nad27/nad83 init zone numbers (the file's `proj_init_zone` column) and the EPSG projected CRS with the

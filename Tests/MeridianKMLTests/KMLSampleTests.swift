@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MeridianKML
 
-/// Every file of `../shared/reference/kml/samples/` against `INVENTORY.tsv`: readable files parse with the
+/// Every file of `Tests/Fixtures/kml/samples/` against `INVENTORY.tsv`: readable files parse with the
 /// inventory's counts and survive read → write → read unchanged; broken and hostile files fail with a clear,
 /// typed error.
 @Suite struct KMLSampleTests {

@@ -1,13 +1,13 @@
 import Foundation
 @testable import MeridianKML
 
-/// Paths of the shared reference data and helpers the KML tests share.
+/// Paths of the reference data (`Tests/Fixtures`) and helpers the KML tests share.
 enum TestSupport {
     /// The repository root (three levels above this file).
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    /// `../shared/reference/kml` beside the repository.
-    static let kmlReference = root.deletingLastPathComponent().appendingPathComponent("shared/reference/kml")
+    /// `Tests/Fixtures/kml` in the repository.
+    static let kmlReference = root.appendingPathComponent("Tests/Fixtures/kml")
     /// The sample files.
     static let samples = kmlReference.appendingPathComponent("samples")
     /// The OGC KML 2.2 schema that also imports Google's gx extensions (fastkml's copy imports kml22gx.xsd).

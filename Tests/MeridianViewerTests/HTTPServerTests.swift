@@ -5,6 +5,10 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The libmicrohttpd server over real loopback sockets: start/stop, ports, body limits, concurrency.

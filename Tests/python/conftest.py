@@ -1,4 +1,4 @@
-"""Shared fixtures for the Python reference harness: the built `meridian` binary and the shared reference data."""
+"""Fixtures for the Python reference harness: the built `meridian` binary and the reference data in Tests/Fixtures."""
 import os
 import pathlib
 import subprocess
@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
+FIXTURES = ROOT / "Tests" / "Fixtures"
 
 
 @pytest.fixture(scope="session")
@@ -19,7 +19,7 @@ def meridian() -> str:
 
 
 @pytest.fixture(scope="session")
-def shared() -> pathlib.Path:
-    """The read-only shared/ folder beside the repository."""
-    assert SHARED.exists(), f"{SHARED} is missing"
-    return SHARED
+def fixtures() -> pathlib.Path:
+    """The reference data carried in the repository (Tests/Fixtures; provenance in its README)."""
+    assert FIXTURES.exists(), f"{FIXTURES} is missing"
+    return FIXTURES

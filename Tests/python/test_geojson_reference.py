@@ -37,32 +37,32 @@ def _positions(coords) -> list:
 
 
 @pytest.mark.parametrize("relative", sorted(README_COUNTS))
-def test_feature_counts_match_readme(shared, relative):
-    doc = _load(shared / "reference" / "basemap" / relative)
+def test_feature_counts_match_readme(fixtures, relative):
+    doc = _load(fixtures / "basemap" / relative)
     assert doc["type"] == "FeatureCollection"
     assert len(doc["features"]) == README_COUNTS[relative]
 
 
-def test_texas_state_vertices_and_parts(shared):
+def test_texas_state_vertices_and_parts(fixtures):
     # README: "the Texas feature only (12,969 vertices, 31 parts)".
-    doc = _load(shared / "reference" / "basemap" / "usa_states_census2016" / "cb_2016_tx_state_500k.geojson")
+    doc = _load(fixtures / "basemap" / "usa_states_census2016" / "cb_2016_tx_state_500k.geojson")
     geometry = doc["features"][0]["geometry"]
     assert geometry["type"] == "MultiPolygon"
     assert len(geometry["coordinates"]) == 31
     assert len(_positions(geometry["coordinates"])) == 12_969
 
 
-def test_swift_expectations_agree_with_python(shared):
+def test_swift_expectations_agree_with_python(fixtures):
     """The (file, count) arguments typed in the Swift test are the counts Python's json module finds."""
     pairs = re.findall(r'\("([^"]+\.geojson)", (\d+)\)', SWIFT_TEST.read_text(encoding="utf-8"))
     assert {p for p, _ in pairs} == set(README_COUNTS)
     for relative, count in pairs:
-        doc = _load(shared / "reference" / "basemap" / relative)
+        doc = _load(fixtures / "basemap" / relative)
         assert len(doc["features"]) == int(count), relative
 
 
 @pytest.mark.parametrize("relative", sorted(README_COUNTS))
-def test_reencoded_files_agree_with_shapely(shared, relative):
+def test_reencoded_files_agree_with_shapely(fixtures, relative):
     """Meridian's re-encoding has the same properties, vertex counts, areas and (normalized) shapes as the original,
     and its rings follow RFC 7946 §3.1.6 (shells counter-clockwise, holes clockwise).
 
@@ -72,7 +72,7 @@ def test_reencoded_files_agree_with_shapely(shared, relative):
     shapely = pytest.importorskip("shapely")
     from shapely.geometry import shape
 
-    original_path = shared / "reference" / "basemap" / relative
+    original_path = fixtures / "basemap" / relative
     ours_path = ROUNDTRIP / original_path.name
     if not ours_path.exists():
         pytest.skip(f"{ours_path} is missing: run the Swift tests first (scripts/test.sh does)")

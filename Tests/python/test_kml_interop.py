@@ -59,10 +59,10 @@ def assert_same_features(a: list, b: list):
                (fb["properties"].get("Name") or fb["properties"].get("name"))
 
 
-def xsd_valid(kml_text: bytes, shared: pathlib.Path, tmp: pathlib.Path) -> tuple:
+def xsd_valid(kml_text: bytes, fixtures: pathlib.Path, tmp: pathlib.Path) -> tuple:
     f = tmp / "validate.kml"
     f.write_bytes(kml_text)
-    schema = shared / "reference/kml/schema/fastkml-1.4.0/ogckml22.xsd"
+    schema = fixtures / "kml/schema/fastkml-1.4.0/ogckml22.xsd"
     r = subprocess.run(["xmllint", "--noout", "--nonet", "--schema", str(schema), str(f)], capture_output=True, text=True)
     return r.returncode == 0, r.stderr
 
@@ -85,14 +85,14 @@ def tools():
 
 @pytest.mark.parametrize("sample", SAMPLES)
 @pytest.mark.parametrize("ext", ["kml", "kmz"])
-def test_converted_samples_read_the_same_in_gdal(meridian, shared, tmp_path, sample, ext):
-    source = shared / "reference/kml/samples" / sample
+def test_converted_samples_read_the_same_in_gdal(meridian, fixtures, tmp_path, sample, ext):
+    source = fixtures / "kml/samples" / sample
     out = tmp_path / f"out.{ext}"
     r = subprocess.run([meridian, "kml", "convert", str(source), str(out)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert_same_features(gdal_features(source, tmp_path), gdal_features(out, tmp_path))
-    original_ok, _ = xsd_valid(kml_text(source) if source.suffix == ".kml" else kml_text_any(source), shared, tmp_path)
-    written_ok, errors = xsd_valid(kml_text(out), shared, tmp_path)
+    original_ok, _ = xsd_valid(kml_text(source) if source.suffix == ".kml" else kml_text_any(source), fixtures, tmp_path)
+    written_ok, errors = xsd_valid(kml_text(out), fixtures, tmp_path)
     if original_ok:
         assert written_ok, errors
 
@@ -104,7 +104,7 @@ def kml_text_any(path: pathlib.Path) -> bytes:
 
 
 @pytest.mark.parametrize("ext", ["kml", "kmz"])
-def test_created_from_csv_and_geojson(meridian, shared, tmp_path, ext):
+def test_created_from_csv_and_geojson(meridian, fixtures, tmp_path, ext):
     csv = tmp_path / "pts.csv"
     csv.write_text("name,lon,lat,pop\nA,-96.797,32.7767,1\nB,2.294785,48.858093,2\nC,146.806,-12.219,3\n")
     out = tmp_path / f"pts.{ext}"
@@ -114,7 +114,7 @@ def test_created_from_csv_and_geojson(meridian, shared, tmp_path, ext):
     got = gdal_features(out, tmp_path)
     assert [f["properties"]["Name"] for f in got] == ["A", "B", "C"]
     assert [f["geometry"]["coordinates"][:2] for f in got] == [[-96.797, 32.7767], [2.294785, 48.858093], [146.806, -12.219]]
-    ok, errors = xsd_valid(kml_text(out), shared, tmp_path)
+    ok, errors = xsd_valid(kml_text(out), fixtures, tmp_path)
     assert ok, errors
 
     gj = tmp_path / "shapes.geojson"
@@ -136,7 +136,7 @@ def test_created_from_csv_and_geojson(meridian, shared, tmp_path, ext):
     assert got[0]["geometry"]["type"] == "Polygon" and len(got[0]["geometry"]["coordinates"]) == 2
     assert got[1]["geometry"]["coordinates"] == [[10, 10], [11.5, 12.25]]
     assert got[2]["geometry"]["type"] in ("MultiPolygon", "GeometryCollection")
-    ok, errors = xsd_valid(kml_text(out2), shared, tmp_path)
+    ok, errors = xsd_valid(kml_text(out2), fixtures, tmp_path)
     assert ok, errors
     # simplestyle → KML style → simplestyle
     back = tmp_path / "back.geojson"
@@ -146,10 +146,10 @@ def test_created_from_csv_and_geojson(meridian, shared, tmp_path, ext):
     assert props["fill"] == "#ff0000" and props["fill-opacity"] == 0.251 and props["stroke-width"] == 3
 
 
-def test_hostile_inputs_fail_cleanly(meridian, shared):
+def test_hostile_inputs_fail_cleanly(meridian, fixtures):
     for sample in ["libkml/kml_billion.kml", "gdal_autotest/truncated.kml", "libkml/kmz_nokml.kmz",
                    "libkml/kmz_overflow_bad_offset.kmz"]:
-        r = subprocess.run([meridian, "kml", "info", str(shared / "reference/kml/samples" / sample)],
+        r = subprocess.run([meridian, "kml", "info", str(fixtures / "kml/samples" / sample)],
                            capture_output=True, text=True, timeout=10)
         assert r.returncode == 1, sample
         assert r.stderr.startswith("meridian kml: "), r.stderr

@@ -261,7 +261,7 @@ def sketch(driver, kind, style, vertices):
     driver.find_element(By.ID, "done").click()
 
 
-def test_page2_sketch_save_and_open(browser, viewer, downloads, shared):
+def test_page2_sketch_save_and_open(browser, viewer, downloads, fixtures):
     d = browser
     d.get(viewer.url + "kml.html")
     wait(d, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
@@ -327,10 +327,10 @@ def test_page2_sketch_save_and_open(browser, viewer, downloads, shared):
     assert opened["placemarks"][2]["style"]["fillColor"] == "#0000ff"
     assert opened["placemarks"][0]["style"]["icon"].startswith("data:image/png;base64,")
 
-    # Reset, then Open a KMZ from the shared samples.
+    # Reset, then Open a KMZ from the KML samples in Tests/Fixtures.
     d.find_element(By.ID, "reset").click()
     assert count(d, "path.placemark") == 0 and count(d, "g.placemark-point") == 0
-    sample = shared / "reference" / "kml" / "samples" / "openlayers" / "iceland.kmz"
+    sample = fixtures / "kml" / "samples" / "openlayers" / "iceland.kmz"
     d.find_element(By.ID, "open").send_keys(str(sample))
     wait(d, lambda d: d.execute_script("return document.body.dataset.opened") not in (None, ""), 30, "opened")
     assert int(d.execute_script("return document.body.dataset.opened")) > 0

@@ -169,8 +169,15 @@ public enum KMLCommand: Command {
         }
     }
 
-    static func read(_ path: String) throws(CommandError) -> KMLDataset {
+    static func read(_ path: String, io: CommandIO) throws(CommandError) -> KMLDataset {
+        try requireKML(path, io: io)
         do { return try KMLDataset(contentsOf: URL(fileURLWithPath: path)) } catch { throw failure(path, error) }
+    }
+
+    /// Refuses a file whose content is not KML or KMZ, naming what it is instead (whatever its name says).
+    static func requireKML(_ path: String, io: CommandIO) throws(CommandError) {
+        let format = InputFormat.sniff(try io.head(path, count: InputFormat.headLength))
+        guard format.isKML else { throw .failure("\(path): not KML or KMZ: found \(format.name)") }
     }
 
     /// A read failure naming the file once (archive and I/O errors already start with it).
@@ -250,6 +257,7 @@ public enum KMLCommand: Command {
     static func info(_ positionals: [String], json: Bool, stream: Bool, io: CommandIO) throws(CommandError) {
         guard positionals.count == 1 else { throw .usage("kml info needs one FILE (.kml or .kmz)") }
         if stream {
+            try requireKML(positionals[0], io: io)
             let s = try streamSummary(positionals[0])
             var lines = ["\(positionals[0]) (streamed): placemarks: \(s.placemarks)"]
             for (t, n) in s.geometryTypes.sorted(by: { $0.key < $1.key }) { lines.append("  \(t): \(n)") }
@@ -257,7 +265,7 @@ public enum KMLCommand: Command {
             io.print(lines.joined(separator: "\n"))
             return
         }
-        let dataset = try read(positionals[0])
+        let dataset = try read(positionals[0], io: io)
         let s = Summary(dataset)
         if json {
             var object: [String: JSONValue] = [
@@ -302,17 +310,17 @@ public enum KMLCommand: Command {
     static func convert(_ positionals: [String], overwrite: Bool, io: CommandIO) throws(CommandError) {
         guard positionals.count == 2 else { throw .usage("kml convert needs IN and OUT") }
         let (inPath, outPath) = (positionals[0], positionals[1])
-        let inExt = URL(fileURLWithPath: inPath).pathExtension.lowercased()
         let outExt = URL(fileURLWithPath: outPath).pathExtension.lowercased()
         let kmlExtensions: Set<String> = ["kml", "kmz"], jsonExtensions: Set<String> = ["geojson", "json"]
-        guard kmlExtensions.union(jsonExtensions).contains(inExt) else {
-            throw .usage("IN must be .kml, .kmz, .geojson or .json, got '\(inPath)'")
-        }
         guard kmlExtensions.union(jsonExtensions).contains(outExt) else {
             throw .usage("OUT must be .kml, .kmz, .geojson or .json, got '\(outPath)'")
         }
-        if kmlExtensions.contains(inExt) {
-            let dataset = try read(inPath)
+        let inFormat = InputFormat.sniff(try io.head(inPath, count: InputFormat.headLength))
+        guard inFormat.isKML || inFormat == .geoJSON else {
+            throw .failure("\(inPath): not KML, KMZ or GeoJSON: found \(inFormat.name)")
+        }
+        if inFormat.isKML {
+            let dataset = try read(inPath, io: io)
             if kmlExtensions.contains(outExt) {
                 try save(dataset, to: outPath, overwrite: overwrite)
                 io.note("wrote \(outPath)")

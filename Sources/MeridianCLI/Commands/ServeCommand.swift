@@ -4,6 +4,10 @@ import MeridianViewer
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// `meridian serve`: the local web viewer (buffers around points; create and save KML).

@@ -23,7 +23,8 @@ struct FeatureInput {
         case wkt = "WKT"
     }
 
-    /// Reads GeoJSON, CSV or WKT from a path or stdin (`-`/nil), by extension or by sniffing the content.
+    /// Reads GeoJSON, CSV or WKT from a path or stdin (`-`/nil), recognised by its content (`InputFormat`), never
+    /// by its file name.
     /// - Parameters:
     ///   - path: A file path, `-` or nil for stdin.
     ///   - inputSpatialReference: `--in-srs`/`--from`: the spatial reference of CSV/WKT coordinates.
@@ -38,10 +39,16 @@ struct FeatureInput {
         guard !data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
             throw .failure("\(name): the input is empty")
         }
-        if isKML(path: path, data: data) {
+        let format: Format
+        switch InputFormat.sniff(data) {
+        case .kml, .kmz:
             throw .failure("\(name) is KML/KMZ, which this command does not read (GeoJSON, CSV or WKT); convert it first: meridian kml convert \(name) OUT.geojson")
+        case .unrecognized(let found):
+            throw .failure("\(name): not GeoJSON, CSV or WKT: found \(found)")
+        case .geoJSON: format = .geoJSON
+        case .wkt: format = .wkt
+        case .csv: format = .csv
         }
-        let format = detectFormat(path: path, data: data)
         do {
             switch format {
             case .geoJSON:
@@ -87,34 +94,6 @@ struct FeatureInput {
         } catch {
             throw .failure("\(name): \(error)")
         }
-    }
-
-    /// Whether the input is KML or KMZ: by extension, or by content (XML markup, or a ZIP archive's signature).
-    static func isKML(path: String?, data: Data) -> Bool {
-        let ext = path.map { URL(fileURLWithPath: $0).pathExtension.lowercased() } ?? ""
-        if ext == "kml" || ext == "kmz" { return true }
-        if data.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return true }
-        let head = data.prefix(256).drop { $0 == 0xEF || $0 == 0xBB || $0 == 0xBF || $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-        return head.first == UInt8(ascii: "<") && String(decoding: head, as: UTF8.self).lowercased().contains("kml")
-    }
-
-    /// The input's format: by extension (`.geojson`/`.json`, `.csv`/`.txt`, `.wkt`), else by its first bytes.
-    static func detectFormat(path: String?, data: Data) -> Format {
-        let ext = path.map { URL(fileURLWithPath: $0).pathExtension.lowercased() } ?? ""
-        switch ext {
-        case "geojson", "json": return .geoJSON
-        case "csv", "txt": return .csv
-        case "wkt": return .wkt
-        default: break
-        }
-        let head = String(decoding: data.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            .uppercased()
-        if head.hasPrefix("{") || head.hasPrefix("[") { return .geoJSON }
-        for keyword in ["POINT", "MULTIPOINT", "LINESTRING", "MULTILINESTRING", "POLYGON", "MULTIPOLYGON"]
-        where head.hasPrefix(keyword) {
-            return .wkt
-        }
-        return .csv
     }
 
     private static func readCSV(

@@ -1,6 +1,10 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Where KML bytes come from: a `.kml` file, the main KML entry of a KMZ, or bytes in memory. Detects KMZ by its
@@ -19,30 +23,30 @@ final class KMLSource {
 
     /// Opens a file.
     init(url: URL, limits: KMZLimits) throws(KMLError) {
-        let fd = Glibc.open(url.path, O_RDONLY)
+        let fd = open(url.path, O_RDONLY)
         guard fd >= 0 else { throw .io(path: url.path, reason: String(cString: strerror(errno))) }
         var st = stat()
         if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-            Glibc.close(fd)
+            close(fd)
             throw .io(path: url.path, reason: "is a directory")
         }
         var magic = [UInt8](repeating: 0, count: 4)
-        let n = Glibc.read(fd, &magic, 4)
+        let n = read(fd, &magic, 4)
         if n == 4, Self.zipSignatures.contains(magic) || url.pathExtension.lowercased() == "kmz" {
-            Glibc.close(fd)
+            close(fd)
             let archive = try ZipArchive(url: url, limits: limits)
             (stream, kmlEntry, skippedEntries) = try Self.openMain(archive, limits: limits)
             self.archive = archive
             return
         }
         if n < 4, url.pathExtension.lowercased() == "kmz" {
-            Glibc.close(fd)
+            close(fd)
             throw .corruptArchive(path: url.path, reason: "file too short to be a ZIP archive")
         }
         lseek(fd, 0, SEEK_SET)
         let file = FileDescriptor(fd: fd)
         stream = GuardedInputStream { (buffer, count) throws(KMLError) -> Int in
-            let r = Glibc.read(file.fd, buffer, count)
+            let r = read(file.fd, buffer, count)
             if r < 0 { throw .io(path: url.path, reason: String(cString: strerror(errno))) }
             return r
         }
@@ -115,5 +119,5 @@ final class KMLSource {
 final class FileDescriptor: @unchecked Sendable {
     let fd: Int32
     init(fd: Int32) { self.fd = fd }
-    deinit { Glibc.close(fd) }
+    deinit { close(fd) }
 }

@@ -4,10 +4,8 @@ import Testing
 
 @testable import MeridianEngine
 
-/// The shared reference data beside the repository (`../shared/reference/geodesic`).
-let geodesicReference = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("shared/reference/geodesic")
+/// GeographicLib's reference data, carried in the repository (`Tests/Fixtures/geodesic`).
+let geodesicReference = ReferenceData.root.appendingPathComponent("geodesic")
 
 /// The difference of two angles in degrees, in [0, 180].
 func angleGap(_ a: Double, _ b: Double) -> Double {

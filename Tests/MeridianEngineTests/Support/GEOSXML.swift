@@ -1,6 +1,6 @@
 import Foundation
 
-/// GEOS/JTS XMLTester files (`../shared/reference/geos_xml/README.md`): runs of cases, each with WKT inputs `a`
+/// GEOS/JTS XMLTester files (`Tests/Fixtures/geos_xml/README.md`): runs of cases, each with WKT inputs `a`
 /// (and `b`) and tests `<op name=… arg1=… arg2=… arg3=…>expected</op>`.
 struct XMLTestFile {
     struct Operation {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One command of PROJ's `gie` test language (see `../shared/reference/proj_gie/gie_format_doc.rst`).
+/// One command of PROJ's `gie` test language (see `Tests/Fixtures/proj_gie/gie_format_doc.rst`).
 struct GieCommand {
     /// 1-based line of the command word.
     let line: Int

@@ -1,18 +1,13 @@
 import Foundation
 import Testing
 
-/// Locates the shared reference data (`../shared/reference` beside the package, or `$MERIDIAN_REFERENCE`).
-/// A missing folder fails the tests that need it, rather than letting them pass by reading nothing.
+/// Locates the reference data the tests read: `Tests/Fixtures` in the repository (provenance and licences in its
+/// README and in each source's folder). A missing file fails the tests that need it, rather than letting them pass
+/// by reading nothing.
 enum ReferenceData {
-    static let root: URL = {
-        if let env = ProcessInfo.processInfo.environment["MERIDIAN_REFERENCE"], !env.isEmpty {
-            return URL(fileURLWithPath: env, isDirectory: true)
-        }
-        // #filePath = <package>/Tests/MeridianEngineTests/Support/ReferenceData.swift
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        return package.deletingLastPathComponent().appendingPathComponent("shared/reference", isDirectory: true)
-    }()
+    /// `Tests/Fixtures` (#filePath = <package>/Tests/MeridianEngineTests/Support/ReferenceData.swift).
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures", isDirectory: true)
 
     /// The text of a reference file, e.g. `text("stateplane/epsg_gn7-2_examples.csv")`.
     static func text(_ relativePath: String) throws -> String {
@@ -32,7 +27,7 @@ enum ReferenceData {
 
     struct MissingReference: Error, CustomStringConvertible {
         let path: String
-        var description: String { "reference file missing: \(path) (set MERIDIAN_REFERENCE to the reference folder)" }
+        var description: String { "reference file missing: \(path)" }
     }
 }
 

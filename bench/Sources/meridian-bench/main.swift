@@ -14,6 +14,10 @@ import Meridian
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 func fail(_ message: String) -> Never {
