@@ -51,7 +51,7 @@ public struct Arguments {
     /// Takes an option's value.
     /// - Parameter names: The option's spellings, e.g. `["--output", "-o"]`.
     /// - Returns: The value, or `nil` when absent.
-    /// - Throws: `CommandError.usage` when the option has no value.
+    /// - Throws: `CommandError.usage` when the option has no value or an empty one (`-o ''`, `--to=`).
     public mutating func option(_ names: String...) throws(CommandError) -> String? {
         var value: String?
         while true {
@@ -59,10 +59,13 @@ public struct Arguments {
                 guard i + 1 < remaining.count, remaining[i + 1] != "--" else {
                     throw .usage("\(remaining[i]) needs a value")
                 }
+                guard !remaining[i + 1].isEmpty else { throw .usage("\(remaining[i]) needs a value, not an empty one") }
                 value = remaining[i + 1]
                 remaining.removeSubrange(i...(i + 1))
             } else if let i = remaining.firstIndex(where: { a in names.contains { a.hasPrefix($0 + "=") } }) {
-                value = String(remaining[i].split(separator: "=", maxSplits: 1)[1])
+                let given = remaining[i][remaining[i].index(after: remaining[i].firstIndex(of: "=")!)...]
+                guard !given.isEmpty else { throw .usage("\(remaining[i].dropLast()) needs a value, not an empty one") }
+                value = String(given)
                 remaining.remove(at: i)
             } else {
                 return value

@@ -19,43 +19,63 @@ public protocol Command {
 }
 
 /// The command's standard streams, replaceable in tests.
+///
+/// A stream that cannot be written never crashes the command: the first failed write to standard output is
+/// remembered (`outputFailure`), later output is dropped, and `MeridianCommandLine.run` then ends with exit 1
+/// (quietly for a reader that went away, `EPIPE`, like other Unix tools). A failed write to standard error is
+/// ignored: there is nowhere left to report it.
 public final class CommandIO: @unchecked Sendable {
-    private let readInput: () -> Data
-    private let writeOutput: (Data) -> Void
-    private let writeError: (Data) -> Void
+    private let readInput: () throws -> Data
+    private let writeOutput: (Data) throws -> Void
+    private let writeError: (Data) throws -> Void
+    /// The first failed write to standard output, if any.
+    public private(set) var outputFailure: StreamWriteError?
 
     /// Creates streams from closures.
     /// - Parameters:
-    ///   - readInput: Returns all of standard input.
-    ///   - writeOutput: Appends to standard output.
-    ///   - writeError: Appends to standard error.
-    public init(readInput: @escaping () -> Data, writeOutput: @escaping (Data) -> Void,
-                writeError: @escaping (Data) -> Void) {
+    ///   - readInput: Returns all of standard input; throws when it cannot be read.
+    ///   - writeOutput: Appends to standard output; throwing (e.g. `StreamWriteError`) marks the output failed.
+    ///   - writeError: Appends to standard error; what it throws is ignored.
+    public init(readInput: @escaping () throws -> Data, writeOutput: @escaping (Data) throws -> Void,
+                writeError: @escaping (Data) throws -> Void) {
         self.readInput = readInput
         self.writeOutput = writeOutput
         self.writeError = writeError
     }
 
-    /// The process's own standard streams.
+    /// The process's own standard streams, written with write(2) (FileHandle.write traps on an error).
     public static let standard = CommandIO(
-        readInput: { FileHandle.standardInput.readDataToEndOfFile() },
-        writeOutput: { FileHandle.standardOutput.write($0) },
-        writeError: { FileHandle.standardError.write($0) })
+        readInput: { try FileHandle.standardInput.readToEnd() ?? Data() },
+        writeOutput: { try StreamWriteError.write($0, to: STDOUT_FILENO) },
+        writeError: { try StreamWriteError.write($0, to: STDERR_FILENO) })
 
     /// Reads all of standard input.
-    public func input() -> Data { readInput() }
-    /// Writes bytes to standard output.
-    public func output(_ data: Data) { writeOutput(data) }
+    /// - Throws: `CommandError.failure` when it cannot be read (e.g. it is closed).
+    public func input() throws(CommandError) -> Data {
+        do { return try readInput() } catch {
+            throw .failure("cannot read stdin: \(AtomicFile.reason(for: error))")
+        }
+    }
+    /// Writes bytes to standard output (dropped after a failed write).
+    public func output(_ data: Data) {
+        guard outputFailure == nil else { return }
+        do { try writeOutput(data) } catch {
+            outputFailure = error as? StreamWriteError ?? StreamWriteError(code: EIO)
+        }
+    }
     /// Writes text to standard output.
-    public func print(_ text: String) { writeOutput(Data((text + "\n").utf8)) }
-    /// Writes a line to standard error.
-    public func note(_ text: String) { writeError(Data((text + "\n").utf8)) }
+    public func print(_ text: String) { output(Data((text + "\n").utf8)) }
+    /// Writes a line to standard error, control characters from input escaped (line breaks kept) so that a message
+    /// cannot drive the terminal.
+    public func note(_ text: String) {
+        try? writeError(Data((TerminalText.escaped(text, keepingLineBreaks: true) + "\n").utf8))
+    }
 
     /// Reads a file, or standard input for `-` or `nil`.
     /// - Parameter path: A path, `-` or `nil`.
     /// - Throws: `CommandError.failure` when the file cannot be read.
     public func read(_ path: String?) throws(CommandError) -> Data {
-        guard let path, path != "-" else { return input() }
+        guard let path, path != "-" else { return try input() }
         let handle = try Self.openForReading(path)
         do { return try handle.readToEnd() ?? Data() } catch {
             throw .failure("cannot read \(path): \(AtomicFile.reason(for: error))")
@@ -85,5 +105,64 @@ public final class CommandIO: @unchecked Sendable {
             throw .failure("cannot read \(path): it is a directory")
         }
         return handle
+    }
+}
+
+/// A failed write to a standard stream: the `errno` of write(2).
+public struct StreamWriteError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The `errno` value, e.g. `ENOSPC` (28) for a full disk, `EPIPE` (32) for a pipe whose reader went away.
+    public var code: Int32
+
+    /// Creates the error for an `errno` value.
+    /// - Parameter code: The `errno` of the failed write, a positive value.
+    public init(code: Int32) { self.code = code }
+
+    /// The operating system's reason, e.g. "No space left on device".
+    public var description: String { String(cString: strerror(code)) }
+
+    /// Writes all bytes to a file descriptor, retrying on `EINTR` and short writes.
+    /// - Parameters:
+    ///   - data: The bytes.
+    ///   - fd: An open file descriptor (1 for standard output, 2 for standard error).
+    /// - Throws: `StreamWriteError` with the `errno` of the failed write.
+    public static func write(_ data: Data, to fd: Int32) throws(StreamWriteError) {
+        var offset = 0
+        while offset < data.count {
+            let written = data.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, data.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw StreamWriteError(code: errno)
+            }
+            offset += written
+        }
+    }
+}
+
+/// Text from input made safe to print in a one-line message on a terminal.
+public enum TerminalText {
+    /// Escapes control characters (C0, DEL, C1) and Unicode line/paragraph separators: `\n`, `\r`, `\t`, else
+    /// `\u{1B}`; everything else is kept.
+    /// - Parameters:
+    ///   - text: Any text, e.g. an error message quoting a CSV field.
+    ///   - keepingLineBreaks: Whether `\n` is kept (for messages of several lines composed by Meridian itself).
+    /// - Returns: The text with no character that could break the line or drive the terminal.
+    public static func escaped(_ text: String, keepingLineBreaks: Bool = false) -> String {
+        func unsafe(_ u: Unicode.Scalar) -> Bool {
+            u.value < 0x20 || (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029
+        }
+        guard text.unicodeScalars.contains(where: { unsafe($0) && !(keepingLineBreaks && $0 == "\n") }) else {
+            return text
+        }
+        var out = String.UnicodeScalarView()
+        for u in text.unicodeScalars {
+            guard unsafe(u), !(keepingLineBreaks && u == "\n") else { out.append(u); continue }
+            switch u {
+            case "\n": out.append(contentsOf: "\\n".unicodeScalars)
+            case "\r": out.append(contentsOf: "\\r".unicodeScalars)
+            case "\t": out.append(contentsOf: "\\t".unicodeScalars)
+            default: out.append(contentsOf: "\\u{\(String(u.value, radix: 16, uppercase: true))}".unicodeScalars)
+            }
+        }
+        return String(out)
     }
 }

@@ -30,28 +30,36 @@ public enum MeridianCommandLine {
         }
         if first == "--version" || first == "version" {
             io.print("meridian \(version) (GEOS \(GeometryEngine.geosVersion), PROJ \(GeometryEngine.projVersion))")
-            return 0
+            return finish(0, command: "--version", io: io)
         }
         if first == "--help" || first == "-h" || first == "help" {
             io.print(overview(all))
-            return 0
+            return finish(0, command: "--help", io: io)
         }
         guard let command = all.first(where: { $0.name == first }) else {
-            io.note("meridian: unknown command '\(first)' (see meridian --help)")
+            io.note("meridian: unknown command '\(TerminalText.escaped(first))' (see meridian --help)")
             return 2
         }
         var rest = Arguments(Array(arguments.dropFirst()))
         if rest.wantsHelp {
             io.print(command.help)
-            return 0
+            return finish(0, command: command.name, io: io)
         }
         do {
             try command.run(&rest, io: io)
-            return 0
+            return finish(0, command: command.name, io: io)
         } catch {
-            io.note("meridian \(command.name): \(error.description)")
-            return error.exitStatus
+            io.note("meridian \(command.name): \(TerminalText.escaped(error.description))")
+            return finish(error.exitStatus, command: command.name, io: io)
         }
+    }
+
+    /// The exit status once standard output has been checked: a failed write makes a successful run a failure
+    /// (exit 1), said on stderr unless the reader of a pipe went away (`EPIPE` ends quietly, like other tools).
+    private static func finish(_ status: Int32, command: String, io: CommandIO) -> Int32 {
+        guard let failure = io.outputFailure else { return status }
+        if failure.code != EPIPE { io.note("meridian \(command): cannot write standard output: \(failure)") }
+        return status == 0 ? 1 : status
     }
 
     static func overview(_ commands: [any Command.Type]) -> String {

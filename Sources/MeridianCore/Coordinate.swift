@@ -1,6 +1,11 @@
 /// One vertex: an x/y pair with an optional z, in the units of the geometry's spatial reference.
 ///
 /// In a geographic spatial reference `x` is the longitude and `y` the latitude, in degrees (RFC 7946 order).
+///
+/// Mixed dimensions, one rule: a geometry has heights only when every one of its vertices has one. The GeoJSON
+/// reader drops the heights of a geometry whose positions mix 2 and 3 numbers (all of them, never some); the WKT
+/// reader refuses such a geometry (its grammar fixes the dimension); the WKT writer writes such a geometry (KML
+/// allows each tuple its own dimension) in 2-D. Operations are planar or on the ellipsoid and ignore heights.
 public struct Coordinate: Sendable, Hashable, Codable {
     /// Easting, or longitude in degrees for geographic spatial references.
     public var x: Double

@@ -50,3 +50,62 @@ extension GeometryEngine {
         return nil
     }
 }
+
+extension GeometryEngine {
+    /// The largest round-trip difference accepted by `firstVertexOutsideProjectionDomain`: 1e-6° (about 0.1 m) in a
+    /// geographic source, 0.01 of the source's unit (1 cm, or 3 mm in US feet) in a projected one. PROJ's inverses
+    /// agree with their forward formulas to nanometers inside the domain; outside it they return another point
+    /// altogether (meters to thousands of kilometers away), so the threshold separates the two by orders of magnitude.
+    public static let projectionRoundTripTolerance = (degrees: 1e-6, units: 1e-2)
+
+    /// The largest projected coordinate accepted by `firstVertexOutsideProjectionDomain`, in meters: 10^8 m, 2.5
+    /// times the Earth's circumference. No projection reaches it inside its domain; beyond it lies a singularity
+    /// (the poles in Mercator, for which PROJ returns y = ±242,528,680 m).
+    public static let maximumProjectedCoordinate = 1e8
+
+    /// The first vertex outside a projection's own domain: projected back into the source, it does not return where
+    /// it started (e.g. x = 10^15 ft in a Texas State Plane zone gives a longitude/latitude that projects back to
+    /// somewhere else), or its projected coordinates exceed `maximumProjectedCoordinate` (a singularity such as a
+    /// pole in Mercator). Longitudes are compared modulo 360°.
+    /// - Parameters:
+    ///   - original: The vertices in `source`, in order.
+    ///   - projected: The same vertices projected into `target`, in order (same count).
+    ///   - source: The spatial reference of `original`.
+    ///   - target: The spatial reference of `projected`.
+    /// - Returns: The index of the first vertex beyond `maximumProjectedCoordinate` or whose round trip differs by
+    ///   more than `projectionRoundTripTolerance`, or nil.
+    /// - Throws: `EngineError.projectionFailed` when the inverse cannot be computed at all.
+    public static func firstVertexOutsideProjectionDomain(
+        _ original: [Coordinate], _ projected: [Coordinate], from source: SpatialReference,
+        into target: SpatialReference
+    ) throws(EngineError) -> Int? {
+        guard source != target else { return nil }
+        if target.isProjected {
+            let limit = maximumProjectedCoordinate / (target.unit?.metersPerUnit ?? 1)
+            if let i = projected.firstIndex(where: { !(abs($0.x) <= limit && abs($0.y) <= limit) }) { return i }
+        }
+        var back = projected
+        do { try project(&back, from: target, into: source) } catch {
+            // A vertex that cannot be projected back is outside the domain: find the first one.
+            for i in projected.indices {
+                var one = [projected[i]]
+                if (try? project(&one, from: target, into: source)) == nil { return i }
+            }
+            throw error
+        }
+        for i in original.indices {
+            let a = original[i], b = back[i]
+            if source.isGeographic {
+                var dx = abs(a.x - b.x).truncatingRemainder(dividingBy: 360)
+                dx = min(dx, 360 - dx)
+                if !(dx <= projectionRoundTripTolerance.degrees && abs(a.y - b.y) <= projectionRoundTripTolerance.degrees) {
+                    return i
+                }
+            } else if !(abs(a.x - b.x) <= projectionRoundTripTolerance.units
+                        && abs(a.y - b.y) <= projectionRoundTripTolerance.units) {
+                return i
+            }
+        }
+        return nil
+    }
+}

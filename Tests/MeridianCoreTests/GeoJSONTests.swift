@@ -225,6 +225,21 @@ struct ReferenceCollection: Decodable {
     }
 
     /// RFC 7946 §3.1.1 (altitude), §5 (bbox) and §6.1 (foreign members): altitude kept, the rest ignored.
+    /// Issue 15: a geometry whose positions mix 2 and 3 numbers loses all its heights (never some: a writer would
+    /// need NaN for the missing ones); its neighbours keep theirs. A FeatureCollection must have "features".
+    @Test func mixedDimensionsDropHeightsAndFeaturesAreRequired() throws {
+        let text = #"""
+            {"type":"FeatureCollection","features":[
+            {"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0,5],[1,1],[0,0]]]},"properties":{}},
+            {"type":"Feature","geometry":{"type":"Point","coordinates":[1,2,3]},"properties":{}}]}
+            """#
+        let f = try GeoJSON.decodeFeatures(Data(text.utf8))
+        #expect(f[0].geometry?.coordinates == [c(0, 0), c(1, 0), c(1, 1), c(0, 0)])
+        #expect(f[1].geometry?.coordinates == [c(1, 2, 3)])
+        #expect(geoJSONError(#"{"type":"FeatureCollection"}"#)?.message == "the FeatureCollection has no \"features\" member")
+        #expect(try GeoJSON.decodeFeatures(Data(#"{"features":[],"type":"FeatureCollection"}"#.utf8)).isEmpty)
+    }
+
     @Test func altitudeBboxAndForeignMembers() throws {
         let text = """
             {"type": "FeatureCollection", "bbox": [100.0, 0.0, 105.0, 1.0], "crs": {"type": "name"},
@@ -387,16 +402,19 @@ struct ReferenceCollection: Decodable {
                     Double.random(in: -180...180, using: &rng), Double.random(in: -90...90, using: &rng),
                     Bool.random(using: &rng) ? Double.random(in: -500...9000, using: &rng) : nil))
         }
-        let g = Geometry.multipoint(Multipoint(coordinates, spatialReference: .wgs84))
-        let text = GeoJSON.encode(g)
-        #expect(try GeoJSON.decodeGeometry(text) == g)
-        // Foundation's JSONDecoder reads the same numbers.
-        let positions = try JSONDecoder().decode(ReferenceCollection.Geometry.self, from: text).coordinates.positions
-        #expect(positions.count == coordinates.count)
-        for (p, c) in zip(positions, coordinates) {
-            #expect(p[0] == c.x && p[1] == c.y && (p.count == 3 ? p[2] : nil) == c.z)
+        // One geometry with heights and one without (a geometry mixing them loses its heights on reading).
+        for coordinates in [coordinates.filter { $0.z != nil }, coordinates.filter { $0.z == nil }] {
+            let g = Geometry.multipoint(Multipoint(coordinates, spatialReference: .wgs84))
+            let text = GeoJSON.encode(g)
+            #expect(try GeoJSON.decodeGeometry(text) == g)
+            // Foundation's JSONDecoder reads the same numbers.
+            let positions = try JSONDecoder().decode(ReferenceCollection.Geometry.self, from: text).coordinates.positions
+            #expect(positions.count == coordinates.count && coordinates.count > 2000)
+            for (p, c) in zip(positions, coordinates) {
+                #expect(p[0] == c.x && p[1] == c.y && (p.count == 3 ? p[2] : nil) == c.z)
+            }
+            #expect(!String(decoding: text, as: UTF8.self).contains("-0,"))
         }
-        #expect(!String(decoding: text, as: UTF8.self).contains("-0,"))
     }
 
     // MARK: Errors

@@ -89,9 +89,12 @@ struct WKTDecodeTests {
             == .polygon(Polygon(parts: [Polygon.Part(shell: [c(0, 0), c(1, 0), c(1, 1), c(0, 0)])], spatialReference: sr)))
     }
 
-    @Test func nanZMeansNoZ() throws {
-        #expect(try decode("LINESTRING Z (0 0 1, 1 1 NaN)")
-            == .polyline(Polyline([c(0, 0, 1), c(1, 1)], spatialReference: sr)))
+    /// Issue 15: NaN and infinities are refused wherever they stand, z included (NaN used to mean "no z").
+    @Test func nanAndInfinityAreRefused() throws {
+        for text in ["LINESTRING Z (0 0 1, 1 1 NaN)", "POINT Z (1 2 NaN)", "POINT (NaN 1)", "POINT Z (1 2 1e999)",
+                     "POINT (1 inf)"] {
+            #expect(decodeError(text) != nil, "\(text)")
+        }
     }
 }
 
@@ -187,7 +190,9 @@ struct WKTEncodeTests {
         #expect(WKT.encode(.polygon(Polygon(parts: [], spatialReference: sr))) == "POLYGON EMPTY")
         #expect(WKT.encode(.envelope(Envelope(xMin: 0, yMin: 0, xMax: 2, yMax: 1, spatialReference: sr)))
             == "POLYGON ((0 0, 2 0, 2 1, 0 1, 0 0))")
-        #expect(WKT.encode(.polyline(Polyline([c(0, 0, 1), c(1, 1)], spatialReference: sr))) == "LINESTRING Z (0 0 1, 1 1 NaN)")
+        // Mixed dimensions (KML allows them): written in 2-D, never with NaN (issue 15).
+        #expect(WKT.encode(.polyline(Polyline([c(0, 0, 1), c(1, 1)], spatialReference: sr))) == "LINESTRING (0 0, 1 1)")
+        #expect(WKT.encode(.polyline(Polyline([c(0, 0, 1), c(1, 1, 2)], spatialReference: sr))) == "LINESTRING Z (0 0 1, 1 1 2)")
     }
 
     /// Shortest round-trip text, compared with values written by hand.
@@ -226,7 +231,7 @@ struct WKTEncodeTests {
         "MULTILINESTRING ((0 0, 1 1), (2 2, 3 3, 4 5))",
         "POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0), (2 2, 2 8, 8 8, 8 2, 2 2))",
         "MULTIPOLYGON (((0 0, 10 0, 10 10, 0 0)), ((20 20, 30 20, 30 30, 20 20), (21 21, 29 21, 29 22, 21 21)))",
-        "POLYGON Z ((0 0 1, 1 0 2, 1 1 NaN, 0 0 1))",
+        "POLYGON Z ((0 0 1, 1 0 2, 1 1 3, 0 0 1))",
         "MULTIPOINT EMPTY",
         "LINESTRING EMPTY",
         "POLYGON EMPTY",

@@ -11,7 +11,8 @@ public enum BufferCommand: Command {
     public static var help: String {
         """
         Usage: meridian buffer [INPUT] --srs SRS (--distance D | --distance-field NAME [--unit U])
-                               [--union] [--segments N] [--in-srs SRS] [--allow-outside-area] [-o OUTPUT]
+                               [--union] [--segments N] [--in-srs SRS] [--allow-outside-area] [--max-vertices N]
+                               [-o OUTPUT]
 
         Buffers every feature of INPUT in the projected spatial reference SRS (planar, in its unit), one buffer per
         feature or, with --union, one dissolved polygon.
@@ -30,6 +31,8 @@ public enum BufferCommand: Command {
         --in-srs SRS          spatial reference of CSV x,y / WKT input (default: --srs for x,y; WGS84 for lon,lat)
         --allow-outside-area  buffer features outside the SRS's area of use (refused by default: the planar buffer
                               is only meaningful inside it)
+        --max-vertices N      without --union: refuse, before any work, buffers estimated at more than N vertices
+                              in all (default 5,000,000, about 1 GB of memory at the peak); raise it knowingly
         -o, --output OUTPUT   .geojson (WGS84; the stdout default), .wkt (in --srs), .svg (a picture with the area
                               of use as a red dashed outline), .kml or .kmz (styled like the sample)
 
@@ -54,6 +57,7 @@ public enum BufferCommand: Command {
         let segmentsText = try arguments.option("--segments")
         let inSRSText = try arguments.option("--in-srs")
         let allowOutside = arguments.flag("--allow-outside-area")
+        let maxVerticesText = try arguments.option("--max-vertices")
         let output = OutputFile(try arguments.option("--output", "-o"))
         let positionals = try arguments.finish(maximumPositionals: 1)
 
@@ -70,26 +74,37 @@ public enum BufferCommand: Command {
             }
             parameters.segmentsPerQuarterCircle = n
         }
+        let maxVertices = try maxVerticesText.map { (t: String) throws(CommandError) -> Int in
+            guard let n = Int(t), n > 0 else { throw .usage("--max-vertices expects a positive whole number, got '\(t)'") }
+            return n
+        }
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
         try BufferOutput.check(output)
 
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
                                           defaultXYSpatialReference: sr, io: io)
-        guard !input.features.isEmpty else { throw .failure("the input has no features") }
 
         // Geometries in the buffer's spatial reference, refusing those outside its area of use.
         var inputs: [Geometry] = []
         var distances: [Double] = []
         for (i, feature) in input.features.enumerated() {
-            guard let geometry = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
-            inputs.append(geometry)
+            inputs.append(try bufferable(feature, label: input.labels[i]))
             if let d = try distance.fieldDistance(of: feature, label: input.labels[i], in: srUnit) { distances.append(d) }
         }
-        if !allowOutside, let area = sr.areaOfUse,
-           let outside = try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideAreaOfUse(inputs, of: sr) }) {
-            throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use --allow-outside-area to buffer it anyway",
-                                  input.labels[outside.geometryIndex], outside.longitude, outside.latitude, sr.name,
-                                  area.west, area.south, area.east, area.north))
+        if !allowOutside {
+            try refuseOutsideAreaOfUse(inputs, of: sr, labels: input.labels, override: "--allow-outside-area",
+                                       verb: "buffer")
+        }
+        let estimate = estimatedBufferVertices(inputs, segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
+        let limit = maxVertices ?? defaultMaxVertices
+        guard union || estimate <= limit else {
+            throw .failure("the buffers would have about \(estimate) vertices (\(input.features.count) features, --segments \(parameters.segmentsPerQuarterCircle)), more than the limit of \(limit); use fewer --segments or --union, or raise --max-vertices")
+        }
+        // Polygons checked in the input's own coordinates, so that the place GEOS names is where the user looks.
+        for (i, g) in inputs.enumerated() {
+            if case .polygon = g, let reason = try engine({ () throws(EngineError) in try GeometryEngine.invalidityReason(g) }) {
+                throw .failure("\(input.labels[i]): invalid polygon: \(reason) (GeometryEngine.makeValid can repair it)")
+            }
         }
         let geometries = try projectEach(inputs, into: sr, labels: input.labels)
         if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
@@ -106,6 +121,64 @@ public enum BufferCommand: Command {
             buffers: buffers, inputs: geometries, features: input.features, union: union,
             areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: sr), to: output, io: io)
     }
+}
+
+/// The default of `--max-vertices`: 5 million output vertices (about 1 GB at the peak: the coordinates in GEOS, in
+/// Meridian and as text).
+let defaultMaxVertices = 5_000_000
+
+/// An upper estimate of the vertices of planar buffers before any is built: a full circle (4 × segments + 1) per
+/// point, and per line or polygon part twice its vertices plus a full circle (offset sides, end caps and joins).
+/// - Parameters:
+///   - geometries: The geometries to buffer.
+///   - segmentsPerQuarterCircle: The chords per quarter circle, 1…1000.
+/// - Returns: The estimate (saturating instead of overflowing).
+func estimatedBufferVertices(_ geometries: [Geometry], segmentsPerQuarterCircle: Int) -> Int {
+    let circle = 4 * segmentsPerQuarterCircle + 1
+    var total = 0
+    for g in geometries {
+        let n: Int
+        switch g {
+        case .point: n = circle
+        case .multipoint(let m): n = m.coordinates.count.multipliedReportingOverflow(by: circle).partialValue
+        case .polyline(let l): n = 2 * g.coordinates.count + l.parts.count * circle
+        case .polygon(let p): n = 2 * g.coordinates.count + p.parts.count * circle
+        case .envelope: n = 8 + circle
+        }
+        total = total.addingReportingOverflow(n).overflow ? Int.max : total + n
+    }
+    return total
+}
+
+/// A feature's geometry for a buffer, planar or geodesic: one rule for both, a null or empty geometry is refused.
+/// - Parameters:
+///   - feature: The input feature.
+///   - label: How messages name it, e.g. "feature 3 (line 5)".
+/// - Throws: `CommandError.failure` naming the feature.
+func bufferable(_ feature: Feature, label: String) throws(CommandError) -> Geometry {
+    guard let geometry = feature.geometry else { throw .failure("\(label) has no geometry") }
+    guard !geometry.coordinates.isEmpty else { throw .failure("\(label) has an empty geometry (nothing to buffer)") }
+    return geometry
+}
+
+/// Refuses geometries with a vertex outside a spatial reference's area of use (the one check,
+/// `GeometryEngine.firstVertexOutsideAreaOfUse`), naming the feature and the vertex in degrees.
+/// - Parameters:
+///   - geometries: The input geometries, in any one spatial reference.
+///   - sr: The spatial reference whose area of use applies (none known: all accepted).
+///   - labels: The features' labels, by index.
+///   - override: The flag that skips the check, named in the message.
+///   - verb: What the command does, e.g. "buffer" or "project".
+/// - Throws: `CommandError.failure` naming the first feature outside.
+func refuseOutsideAreaOfUse(
+    _ geometries: [Geometry], of sr: SpatialReference, labels: [String], override: String, verb: String
+) throws(CommandError) {
+    guard let area = sr.areaOfUse,
+          let outside = try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideAreaOfUse(geometries, of: sr) })
+    else { return }
+    throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use %@ to %@ it anyway",
+                          labels[outside.geometryIndex], outside.longitude, outside.latitude, sr.name,
+                          area.west, area.south, area.east, area.north, override, verb))
 }
 
 /// Projects geometries of one spatial reference in a single PROJ call; when a vertex cannot be projected, the error

@@ -48,14 +48,12 @@ extension BufferCommand {
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
                                           defaultXYSpatialReference: inSRS ?? .wgs84, io: io)
-        guard !input.features.isEmpty else { throw .failure("the input has no features") }
 
         var geometries: [Geometry] = []
         var distances: [Double] = []
         for (i, feature) in input.features.enumerated() {
             let label = input.labels[i]
-            guard let geometry = feature.geometry else { throw .failure("\(label) has no geometry") }
-            geometries.append(geometry)
+            geometries.append(try bufferable(feature, label: label))
             if let d = try distance.fieldDistance(of: feature, label: label, in: .meters) { distances.append(d) }
         }
         if let fixed = distance.fixed { distances = [fixed.value(in: .meters)] }
@@ -71,6 +69,19 @@ extension BufferCommand {
                 around: same, distances: distances, unit: .meters, maxDeviation: maxDeviation, curveType: .geodesic,
                 shouldUnion: union, outputSpatialReference: .wgs84)
         } catch {
+            if case .invalidGeometry = error, geometries.count > 1 {
+                // Name the feature: the first one that fails alone.
+                for (i, g) in geometries.enumerated() {
+                    do {
+                        _ = try GeometryEngine.geodeticBuffer(
+                            around: [g], distances: [distances.count == 1 ? distances[0] : distances[i]], unit: .meters,
+                            maxDeviation: maxDeviation, curveType: .geodesic, shouldUnion: false,
+                            outputSpatialReference: .wgs84)
+                    } catch {
+                        throw .failure("\(input.labels[i]): \(error.description)")
+                    }
+                }
+            }
             throw .failure(relabel(error.description, "geometry", labels: input.labels))
         }
         try BufferOutput.write(

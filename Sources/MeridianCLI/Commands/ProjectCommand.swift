@@ -9,10 +9,12 @@ public enum ProjectCommand: Command {
     public static let summary = "project coordinates between spatial references"
     /// The `--help` text.
     public static let help = """
-        Usage: meridian project [INPUT] --to SRS [--from SRS] [-o OUTPUT]
+        Usage: meridian project [INPUT] --to SRS [--from SRS] [--allow-outside-area] [-o OUTPUT]
 
         Projects every coordinate of INPUT into SRS and prints on stderr which operation PROJ used and its
         accuracy (e.g. NAD27 to WGS 84 without the NADCON grid is a Helmert shift accurate to about 7 m).
+        A vertex outside the area of use of the source or target spatial reference is refused (as by buffer), and
+        so is one outside the projection's own domain (projected back, it does not return where it started).
 
         INPUT               a path or - (stdin, the default): CSV with lon,lat (or longitude,latitude) or x,y
                             columns, GeoJSON, or WKT (one geometry per line)
@@ -21,6 +23,7 @@ public enum ProjectCommand: Command {
         -o, --output OUTPUT CSV in: CSV out, the coordinate columns replaced by x,y (projected target) or lon,lat
                             (geographic target), other columns kept. GeoJSON/WKT in: .geojson (only for a WGS84
                             target) or .wkt (the default on stdout for any other target)
+        --allow-outside-area project vertices outside the areas of use anyway (never those outside the domain)
 
         Example: meridian project points.csv --to EPSG:32038 -o points_tx.csv
         """
@@ -31,6 +34,7 @@ public enum ProjectCommand: Command {
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
         guard let toText = try arguments.option("--to") else { throw .usage("missing --to SRS") }
         let fromText = try arguments.option("--from")
+        let allowOutside = arguments.flag("--allow-outside-area")
         let output = OutputFile(try arguments.option("--output", "-o"))
         let positionals = try arguments.finish(maximumPositionals: 1)
         let target = try parseSpatialReference(toText)
@@ -39,6 +43,14 @@ public enum ProjectCommand: Command {
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: source,
                                           defaultXYSpatialReference: nil, io: io)
         try checkOutput(output, input: input.format, target: target)
+        if !allowOutside {
+            let geometries = input.features.compactMap(\.geometry)
+            let labels = input.features.indices.filter { input.features[$0].geometry != nil }.map { input.labels[$0] }
+            for sr in [input.spatialReference, target] {
+                try refuseOutsideAreaOfUse(geometries, of: sr, labels: labels, override: "--allow-outside-area",
+                                           verb: "project")
+            }
+        }
         var operations = Set<ProjectionOperation>()
         var projected: [Feature] = []
         projected.reserveCapacity(input.features.count)
@@ -48,6 +60,7 @@ public enum ProjectCommand: Command {
                 if case .point(let p)? = f.geometry { return p.coordinate }
                 return Coordinate(x: .nan, y: .nan)
             }
+            let original = coordinates
             do {
                 if let op = try GeometryEngine.project(&coordinates, from: input.spatialReference, into: target) {
                     operations.insert(op)
@@ -55,10 +68,14 @@ public enum ProjectCommand: Command {
             } catch {
                 throw .failure(relabel(error.description, "vertex", labels: input.labels))
             }
+            try refuseOutsideDomain(original, coordinates, from: input.spatialReference, into: target) {
+                input.labels[$0]
+            }
             try output.write(csv(input, coordinates, target: target), io: io)
             report(operations, from: input.spatialReference, to: target, io: io)
             return
         }
+        var original: [Coordinate] = [], result: [Coordinate] = [], firstVertex: [(feature: Int, start: Int)] = []
         for (i, feature) in input.features.enumerated() {
             guard let g = feature.geometry else { projected.append(feature); continue }
             do {
@@ -68,6 +85,13 @@ public enum ProjectCommand: Command {
             } catch {
                 throw .failure("\(input.labels[i]): \(error.description)")
             }
+            firstVertex.append((i, original.count))
+            original += g.coordinates
+            result += projected[projected.count - 1].geometry!.coordinates
+        }
+        try refuseOutsideDomain(original, result, from: input.spatialReference, into: target) { k in
+            let f = firstVertex.last { $0.start <= k }!
+            return "\(input.labels[f.feature]) vertex \(k - f.start)"
         }
         if output.format == "wkt" || (output.format == "" && target != .wgs84) {
             try output.write(FeatureEncoding.wkt(projected.compactMap(\.geometry)), io: io)
@@ -100,9 +124,22 @@ public enum ProjectCommand: Command {
         }
     }
 
+    /// Refuses the first vertex outside the projection's own domain (see
+    /// `GeometryEngine.firstVertexOutsideProjectionDomain`), named by its label and in the input's coordinates.
+    private static func refuseOutsideDomain(
+        _ original: [Coordinate], _ projected: [Coordinate], from source: SpatialReference,
+        into target: SpatialReference, label: (Int) -> String
+    ) throws(CommandError) {
+        guard let i = try engine({ () throws(EngineError) in
+            try GeometryEngine.firstVertexOutsideProjectionDomain(original, projected, from: source, into: target)
+        }) else { return }
+        throw .failure(String(format: "%@ (%.17g, %.17g) is outside the domain of the projection from %@ to %@ (a singularity, or a point that does not project back to itself)",
+                              label(i), original[i].x, original[i].y, source.name, target.name))
+    }
+
     private static func report(_ operations: Set<ProjectionOperation>, from: SpatialReference, to: SpatialReference,
                                io: CommandIO) {
-        if operations.isEmpty {
+        if from == to {
             io.note("operation: none (\(from.name) and \(to.name) are the same)")
         }
         for op in operations.sorted(by: { $0.name < $1.name }) {

@@ -7,7 +7,7 @@ struct FeatureInput {
     var features: [Feature]
     /// The spatial reference of every feature's geometry.
     var spatialReference: SpatialReference
-    /// How to name feature `i` in a message, e.g. "feature 3 (line 5)".
+    /// How to name feature `i` in a message, with the input's name, e.g. "cities.csv: feature 3 (line 5)".
     var labels: [String]
     /// The input's format.
     var format: Format
@@ -30,12 +30,34 @@ struct FeatureInput {
     ///   - inputSpatialReference: `--in-srs`/`--from`: the spatial reference of CSV/WKT coordinates.
     ///   - defaultXYSpatialReference: Used for CSV `x,y` columns and WKT when `inputSpatialReference` is nil.
     ///   - io: The command's streams.
+    /// - Throws: `CommandError.failure` naming the input when it cannot be read, is not one of the formats, has no
+    ///   feature, has no feature with a non-empty geometry (nothing to work on is an error, never success), or
+    ///   has a latitude beyond ±90° in longitude/latitude coordinates.
     static func read(
         _ path: String?, inputSpatialReference: SpatialReference?, defaultXYSpatialReference: SpatialReference?,
         io: CommandIO
     ) throws(CommandError) -> FeatureInput {
-        let data = try io.read(path)
         let name = (path == nil || path == "-") ? "stdin" : path!
+        let input = try parse(try io.read(path), name: name, inputSpatialReference: inputSpatialReference,
+                              defaultXYSpatialReference: defaultXYSpatialReference)
+        guard !input.features.isEmpty else { throw .failure("\(name): the input has no features") }
+        guard input.features.contains(where: { !($0.geometry?.coordinates.isEmpty ?? true) }) else {
+            throw .failure("\(name): no feature has a geometry (\(input.features.count) feature(s), each null or empty)")
+        }
+        if input.spatialReference.isGeographic {
+            for (i, feature) in input.features.enumerated() {
+                if let c = feature.geometry?.coordinates.first(where: { !(abs($0.y) <= 90) }) {
+                    throw .failure("\(input.labels[i]): latitude \(c.y) is outside -90…90")
+                }
+            }
+        }
+        return input
+    }
+
+    private static func parse(
+        _ data: Data, name: String, inputSpatialReference: SpatialReference?,
+        defaultXYSpatialReference: SpatialReference?
+    ) throws(CommandError) -> FeatureInput {
         guard !data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
             throw .failure("\(name): the input is empty")
         }
@@ -58,7 +80,7 @@ struct FeatureInput {
                 let features = try GeoJSON.decodeFeatures(data)
                 return FeatureInput(
                     features: features, spatialReference: .wgs84,
-                    labels: features.indices.map { "feature \($0)" }, format: .geoJSON)
+                    labels: features.indices.map { "\(name): feature \($0)" }, format: .geoJSON)
             case .csv:
                 return try readCSV(data, name: name, inputSpatialReference: inputSpatialReference,
                                    defaultXYSpatialReference: defaultXYSpatialReference)
@@ -83,7 +105,7 @@ struct FeatureInput {
                                                   column: error.column.map { $0 + indent })
                         throw CommandError.failure("\(name): \(located.description)")
                     }
-                    labels.append("feature \(features.count - 1) (line \(i + 1))")
+                    labels.append("\(name): feature \(features.count - 1) (line \(i + 1))")
                 }
                 return FeatureInput(features: features, spatialReference: sr, labels: labels, format: .wkt)
             }
@@ -139,7 +161,7 @@ struct FeatureInput {
                 }
             }
             features.append(Feature(geometry: .point(Point(x: x, y: y, spatialReference: sr)), properties: properties, id: nil))
-            labels.append("feature \(r) (line \(line))")
+            labels.append("\(name): feature \(r) (line \(line))")
         }
         return FeatureInput(features: features, spatialReference: sr, labels: labels, format: .csv, table: table,
                             coordinateColumns: (xi, yi))

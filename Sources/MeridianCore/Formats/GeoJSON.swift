@@ -8,8 +8,10 @@ import Foundation
 /// GeometryCollection is not supported (reading one is an error).
 ///
 /// Reading: coordinates are WGS84 longitude, latitude[, altitude in meters], and every geometry read has spatial
-/// reference `.wgs84`; a fourth and later number in a position is ignored. "bbox", "crs" and other foreign members
-/// are ignored. A geometry with an empty "coordinates" array reads as a `nil` geometry (RFC 7946 §3.1 allows this).
+/// reference `.wgs84`; a fourth and later number in a position is ignored, and a geometry whose positions mix 2 and 3
+/// numbers loses all its heights (the one rule of `Coordinate`). A FeatureCollection must have a "features" array
+/// (RFC 7946 §3.3). "bbox", "crs" and other foreign members are ignored. A geometry with an empty "coordinates"
+/// array reads as a `nil` geometry (RFC 7946 §3.1 allows this).
 /// Rings must have at least 4 positions and end where they start; either orientation is accepted.
 /// Errors are `FormatError`s (format "GeoJSON") with the 1-based line and column (in Unicode scalars) and, inside a
 /// FeatureCollection, the 0-based feature index. Reading is a single linear pass over the bytes.
@@ -121,6 +123,8 @@ public enum GeoJSON {
         // Scratch space for one "coordinates" value, reused from geometry to geometry: the positions in document
         // order, and for each nesting level above the positions the element count and byte offset of every array.
         var flat: [Coordinate] = []
+        /// Whether the current "coordinates" mix positions with and without a height.
+        var mixedHeights = false
         var counts: [[Int]] = []
         var offsets: [[Int]] = []
         /// The nesting level (0 = the "coordinates" array itself) at which positions were found.
@@ -174,7 +178,9 @@ public enum GeoJSON {
             var feature = FeatureParts()
             var geometry = GeometryParts()
             var first = true
+            var hasFeatures = false
             while let member = try scanner.nextKey(first: &first) {
+                if member.key == "features" { hasFeatures = true }
                 switch member.key {
                 case "type":
                     let t = try readType()
@@ -204,6 +210,9 @@ public enum GeoJSON {
             scanner.depth = 0
             switch type.kind {
             case .featureCollection:
+                guard hasFeatures else {
+                    throw JSONFailure("the FeatureCollection has no \"features\" member", at: objectStart)
+                }
                 return .features(features)
             case .feature:
                 return .feature(Feature(geometry: feature.geometry, properties: feature.properties, id: feature.id))
@@ -357,7 +366,12 @@ public enum GeoJSON {
             guard scanner.peek() == ASCII.leftBracket else {
                 throw JSONFailure("\"coordinates\" must be an array", at: scanner.position)
             }
+            mixedHeights = false
             try readCoordinateArray(level: 0)
+            // One rule for mixed dimensions (see `Coordinate`): a geometry has heights only when all its positions do.
+            if mixedHeights {
+                for i in flat.indices { flat[i].z = nil }
+            }
         }
 
         private mutating func readCoordinateArray(level: Int) throws(JSONFailure) {
@@ -419,6 +433,7 @@ public enum GeoJSON {
                 throw JSONFailure(
                     "a position needs at least 2 numbers (longitude, latitude), found \(values)", at: start)
             }
+            if let previous = flat.last, (previous.z == nil) != (z == nil) { mixedHeights = true }
             flat.append(Coordinate(x: x, y: y, z: z))
         }
 

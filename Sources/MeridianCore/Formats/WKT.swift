@@ -15,9 +15,9 @@
 /// Written: `Point` → `POINT`; `Multipoint` → `MULTIPOINT ((x y), …)`; a one-part `Polyline` → `LINESTRING`, more
 /// parts → `MULTILINESTRING`; a one-part `Polygon` → `POLYGON`, more → `MULTIPOLYGON`; an `Envelope` → its
 /// `POLYGON`. Numbers use the shortest text that reads back to the same `Double` (`1`, `0.1`, `1e-07`). A geometry
-/// is written with `Z` when any vertex has a z; a vertex without one is then written with `NaN` as its z, which the
-/// reader turns back into "no z". `decode(encode(g))` equals `g` for every geometry except envelopes (which come back
-/// as polygons).
+/// is written with `Z` when every vertex has a z; a geometry mixing vertices with and without one is written in 2-D,
+/// its heights dropped (the rule of `Coordinate`), so NaN is never written; the reader refuses NaN and infinities. `decode(encode(g))` equals `g` for every geometry except envelopes (which come back as polygons) and
+/// such mixed geometries.
 public enum WKT {
     /// Reads one geometry from well-known text.
     /// - Parameters:
@@ -39,11 +39,12 @@ public enum WKT {
     /// - Parameter geometry: Any geometry.
     /// - Returns: The WKT, e.g. `POLYGON ((0 0, 1 0, 1 1, 0 0))`.
     public static func encode(_ geometry: Geometry) -> String {
-        let hasZ = geometry.coordinates.contains { $0.z != nil }
+        let coordinates = geometry.coordinates
+        let hasZ = !coordinates.isEmpty && coordinates.allSatisfy { $0.z != nil }
         let tag = hasZ ? " Z" : ""
         func coordinate(_ c: Coordinate) -> String {
             var s = number(c.x) + " " + number(c.y)
-            if hasZ { s += " " + (c.z.map(number) ?? "NaN") }
+            if hasZ, let z = c.z { s += " " + number(z) }
             return s
         }
         func sequence(_ cs: [Coordinate]) -> String { "(" + cs.map(coordinate).joined(separator: ", ") + ")" }
@@ -343,7 +344,7 @@ extension WKT {
             return true
         }
 
-        /// `x y` or `x y z`; the first vertex fixes the dimension unless a `Z` tag did. A z of `NaN` means "none".
+        /// `x y` or `x y z`; the first vertex fixes the dimension unless a `Z` tag did. Every number must be finite.
         private mutating func coordinate(_ dimension: inout Dimension) throws(FormatError) -> Coordinate {
             let x = try finiteNumber("x")
             let y = try finiteNumber("y")
@@ -354,8 +355,8 @@ extension WKT {
             case (.unknown, .number), (.unknown, .word), (.xyz, _):
                 let t = next()
                 switch t.kind {
-                case .number(let v): z = v
-                case .word(let w) where w.uppercased() == "NAN": z = nil
+                case .number(let v) where v.isFinite: z = v
+                case .number: throw error("the z coordinate is out of range", at: t)
                 default:
                     throw error(dimension == .xyz ? "expected a z coordinate, found \(t.kind)"
                                                   : "expected a z coordinate, ',' or ')', found \(t.kind)", at: t)
