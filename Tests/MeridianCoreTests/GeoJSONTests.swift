@@ -614,10 +614,6 @@ struct ReferenceCollection: Decodable {
                 #expect(a.geometry == b.geometry)
             }
         }
-        // Leave the re-encoded file for the Python harness (Tests/python/test_geojson_reference.py).
-        let artifacts = repositoryRoot.appendingPathComponent("artifacts/geojson-roundtrip")
-        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
-        try encoded.write(to: artifacts.appendingPathComponent(url.lastPathComponent))
     }
 
     @Test func texasStateMatchesReadme() throws {

@@ -1,19 +1,19 @@
 """GeoJSON reference files: independent expectations (Python's json module, the basemap README) for what
 Tests/MeridianCoreTests/GeoJSONTests.swift asserts, and a shapely check of the files Meridian re-encoded.
 
-The Swift test `referenceFilesDecode` writes Meridian's re-encoding of each file to artifacts/geojson-roundtrip/
-(scripts/test.sh runs the Swift tests before this harness); the shapely comparison is skipped when they are missing.
-No test here needs the CLI.
+The re-encoding compared with shapely is produced inside the test run, by the built CLI (`meridian project FILE
+--to EPSG:4326 -o OUT.geojson`: WGS84 to WGS84 is Meridian's GeoJSON reader then writer, properties kept) into
+pytest's temporary folder, so nothing left over from an earlier run can stand in for it.
 """
 import json
 import pathlib
 import re
+import subprocess
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SWIFT_TEST = ROOT / "Tests" / "MeridianCoreTests" / "GeoJSONTests.swift"
-ROUNDTRIP = ROOT / "artifacts" / "geojson-roundtrip"
 
 # Feature counts as the basemap README states them.
 README_COUNTS = {
@@ -62,7 +62,7 @@ def test_swift_expectations_agree_with_python(fixtures):
 
 
 @pytest.mark.parametrize("relative", sorted(README_COUNTS))
-def test_reencoded_files_agree_with_shapely(fixtures, relative):
+def test_reencoded_files_agree_with_shapely(meridian, fixtures, relative, tmp_path):
     """Meridian's re-encoding has the same properties, vertex counts, areas and (normalized) shapes as the original,
     and its rings follow RFC 7946 §3.1.6 (shells counter-clockwise, holes clockwise).
 
@@ -73,9 +73,10 @@ def test_reencoded_files_agree_with_shapely(fixtures, relative):
     from shapely.geometry import shape
 
     original_path = fixtures / "basemap" / relative
-    ours_path = ROUNDTRIP / original_path.name
-    if not ours_path.exists():
-        pytest.skip(f"{ours_path} is missing: run the Swift tests first (scripts/test.sh does)")
+    ours_path = tmp_path / original_path.name
+    run = subprocess.run([meridian, "project", str(original_path), "--to", "EPSG:4326", "-o", str(ours_path)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
     original, ours = _load(original_path), _load(ours_path)
     assert ours["type"] == "FeatureCollection"
     assert len(ours["features"]) == len(original["features"])
