@@ -10,6 +10,7 @@
 //   MeridianViewer                              the local web viewer: HTTP server (libmicrohttpd), JSON API, page
 //   MeridianCLI                                 the `meridian` commands (`serve` starts the viewer)
 //   meridian, meridian-bench                    executables: thin shells over MeridianCLI / the benchmark cases
+//   meridian-fuzz                               libFuzzer targets of the readers (scripts/fuzz.sh)
 import PackageDescription
 
 let package = Package(
@@ -37,6 +38,8 @@ let package = Package(
         .target(name: "MeridianCLI", dependencies: ["Meridian", "MeridianViewer"]),
         .executableTarget(name: "meridian", dependencies: ["MeridianCLI"]),
         .executableTarget(name: "meridian-bench", dependencies: ["Meridian"], path: "bench/Sources/meridian-bench"),
+        // libFuzzer targets for every reader of outside data (scripts/fuzz.sh); a replay tool in the normal build.
+        .executableTarget(name: "meridian-fuzz", dependencies: ["Meridian", "MeridianViewer"], path: "fuzz/Sources/meridian-fuzz"),
 
         .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore"]),
         .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine"]),

@@ -95,6 +95,12 @@ def test_converted_samples_read_the_same_in_gdal(meridian, fixtures, tmp_path, s
     written_ok, errors = xsd_valid(kml_text(out), fixtures, tmp_path)
     if original_ok:
         assert written_ok, errors
+    # Every case (schema-valid original or not): converting the written file again gives the same bytes.
+    again = tmp_path / f"again.{ext}"
+    r = subprocess.run([meridian, "kml", "convert", str(out), str(again)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert kml_text(again) == kml_text(out)
+
 
 
 def kml_text_any(path: pathlib.Path) -> bytes:

@@ -33,7 +33,7 @@ final class GuardedInputStream: InputStream {
 
     private func pull(_ count: Int) throws(KMLError) -> Int {
         let start = pending.count
-        pending.append(contentsOf: repeatElement(0, count: count))
+        pending.append(contentsOf: [UInt8](repeating: 0, count: count))  // a memset, not an element-wise copy
         let n = try pending.withUnsafeMutableBufferPointer { (p: inout UnsafeMutableBufferPointer<UInt8>) throws(KMLError) -> Int in
             try reader(p.baseAddress! + start, count)
         }

@@ -112,7 +112,12 @@ enum XMLPrologGuard {
         guard let r = declaration.range(of: "encoding") else { return true }
         let rest = declaration[r.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
         let name = rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " }.lowercased()
-        return name == "utf-8" || name == "utf8" || name.isEmpty
+        // Only a well-formed encoding name (XML's EncName: [A-Za-z] ([A-Za-z0-9._] | '-')*) other than UTF-8 turns
+        // the UTF-8 check off; a garbled declaration (`encoding\u{B0}="UTF-8"`, found by fuzzing) keeps it on, or
+        // libxml2 falls back to UTF-8 and hands invalid bytes to XMLParser, which traps on them.
+        let isEncodingName = name.first.map { $0.isASCII && $0.isLetter } ?? false
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") }
+        return name == "utf-8" || name == "utf8" || !isEncodingName
     }
 }
 

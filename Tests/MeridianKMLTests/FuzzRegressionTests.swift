@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+@testable import MeridianKML
+
+/// Every input that crashed a reader under scripts/fuzz.sh (Tests/Fixtures/fuzz/kml, README there) is read again:
+/// a typed `KMLError` or a dataset, never a crash.
+@Suite struct FuzzRegressionTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/fuzz/kml")
+
+    static var files: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+    }
+
+    @Test func theCorpusIsThere() {
+        #expect(Self.files.contains("garbled-encoding-declaration-invalid-utf8-comment.kml"))
+    }
+
+    @Test(arguments: files)
+    func readsWithoutCrashing(_ name: String) throws {
+        let data = try Data(contentsOf: Self.folder.appendingPathComponent(name))
+        #expect(data.count > 100)
+        do {
+            _ = try KMLDataset(data: data)
+        } catch {
+            #expect(!error.description.isEmpty)
+        }
+    }
+
+    /// The garbled declaration: the invalid UTF-8 in its comment is reported, with its line.
+    @Test func aGarbledEncodingDeclarationKeepsTheUTF8Check() throws {
+        let data = try Data(contentsOf: Self.folder.appendingPathComponent("garbled-encoding-declaration-invalid-utf8-comment.kml"))
+        #expect(throws: KMLError.self) { _ = try KMLDataset(data: data) }
+        #expect(XMLPrologGuard.isUTF8(Array(#"<?xml version="1.0" encoding"#.utf8) + [0xB0] + Array(#"="UTF-8"?><kml/>"#.utf8)))
+        #expect(!XMLPrologGuard.isUTF8(Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><kml/>"#.utf8)))
+        #expect(XMLPrologGuard.isUTF8(Array(#"<?xml version="1.0" encoding='utf-8'?><kml/>"#.utf8)))
+    }
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Fuzzes Meridian's readers of outside data with libFuzzer under AddressSanitizer (issue 15).
+# Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]      (default: all, 10 s each)
+#   TARGET: kml kmz geojson csv wkt viewer-json (fuzz/Sources/meridian-fuzz/main.swift)
+# Builds in its own scratch path (.build/fuzz) so the normal build is not invalidated. The seed corpus comes from the
+# repository: Tests/Fixtures (KML, KMZ, GeoJSON, CSV files) and fuzz/seeds/TARGET; the growing corpus lives in
+# .build/fuzz/corpus/TARGET (not committed). A crash, leak or timeout (an input taking more than 10 s) fails the
+# run, leaves the input in .build/fuzz/artifacts/ and must become a regression test (Tests/Fuzz... see docs/fuzzing.md).
+# Environment: FUZZ_JOBS (parallel workers per target, default 1), FUZZ_NICE (nice level, default 0),
+# FUZZ_DETECT_LEAKS (1 default: libFuzzer checks for leaks after any input that allocates more than it frees).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+targets=(kml kmz geojson csv wkt viewer-json)
+which=${1:-all}
+seconds=${2:-10}
+if [[ $which != all ]]; then
+    [[ " ${targets[*]} " == *" $which "* ]] || { echo "unknown target '$which' (one of: ${targets[*]})" >&2; exit 2; }
+    targets=("$which")
+fi
+scratch=.build/fuzz
+nice -n "${FUZZ_NICE:-0}" swift build -c debug --scratch-path "$scratch" --product meridian-fuzz \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING 2>&1 \
+    | grep -v 'Cannot export local symbol' | grep -E 'error:|warning: .*(fuzz|Meridian)' || true
+binary="$scratch/debug/meridian-fuzz"
+[[ -x $binary ]] || { echo "the fuzz build failed" >&2; exit 1; }
+
+# Seed files: small ones only (libFuzzer's -max_len is 64 KiB here).
+seeds() {
+    case $1 in
+        kml) find Tests/Fixtures/kml -name '*.kml' -size -64k ;;
+        kmz) find Tests/Fixtures/kml -name '*.kmz' -size -64k ;;
+        geojson) find Tests/Fixtures -name '*.geojson' -size -64k ;;
+        csv) find Tests/Fixtures -name '*.csv' -size -64k ;;
+        *) true ;;
+    esac
+    [[ -d fuzz/seeds/$1 ]] && find "fuzz/seeds/$1" -type f
+    return 0
+}
+
+mkdir -p "$scratch/artifacts"
+status=0
+for t in "${targets[@]}"; do
+    corpus="$scratch/corpus/$t"
+    mkdir -p "$corpus"
+    seeds "$t" | while read -r f; do cp -n "$f" "$corpus/seed-$(sha1sum "$f" | cut -c1-16)" 2>/dev/null || true; done
+    log="$scratch/$t.log"
+    echo "fuzz $t: ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs"
+    if ! MERIDIAN_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp \
+        nice -n "${FUZZ_NICE:-0}" "$binary" "$corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+        -detect_leaks="${FUZZ_DETECT_LEAKS:-1}" -rss_limit_mb=4096 -artifact_prefix="$scratch/artifacts/$t-" -print_final_stats=1 \
+        -jobs="${FUZZ_JOBS:-1}" -workers="${FUZZ_JOBS:-1}" > "$log" 2>&1; then
+        echo "fuzz $t FAILED (log: $log):" >&2
+        grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$log" | head -20 >&2
+        status=1
+    fi
+    grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "$log" | sed "s/^/  $t /" || true
+done
+exit $status
