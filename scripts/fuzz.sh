@@ -7,7 +7,8 @@
 # .build/fuzz/corpus/TARGET (not committed). A crash, leak or timeout (an input taking more than 10 s) fails the
 # run, leaves the input in .build/fuzz/artifacts/ and must become a regression test (Tests/Fuzz... see docs/fuzzing.md).
 # Environment: FUZZ_JOBS (parallel workers per target, default 1), FUZZ_NICE (nice level, default 0),
-# FUZZ_DETECT_LEAKS (1 default: libFuzzer checks for leaks after any input that allocates more than it frees).
+# FUZZ_DETECT_LEAKS (1 default: libFuzzer checks for leaks after any input that allocates more than it frees),
+# FUZZ_SKIP_BUILD (set: use the fuzz binary already built, e.g. for several targets run in parallel).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(kml kmz geojson csv wkt viewer-json)
@@ -18,7 +19,7 @@ if [[ $which != all ]]; then
     targets=("$which")
 fi
 scratch=.build/fuzz
-nice -n "${FUZZ_NICE:-0}" swift build -c debug --scratch-path "$scratch" --product meridian-fuzz \
+[[ -n ${FUZZ_SKIP_BUILD:-} ]] || nice -n "${FUZZ_NICE:-0}" swift build -c debug --scratch-path "$scratch" --product meridian-fuzz \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING 2>&1 \
     | grep -v 'Cannot export local symbol' | grep -E 'error:|warning: .*(fuzz|Meridian)' || true
 binary="$scratch/debug/meridian-fuzz"

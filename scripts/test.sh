@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, builds (failing on any compiler warning), runs the Swift tests
-# (unit, reference and CLI end-to-end), then the Python harness (peer-library comparisons, GDAL/XSD interop and
-# headless-browser tests of the viewer). Idempotent.
+# (unit, reference and CLI end-to-end), each fuzz target briefly (scripts/fuzz.sh), then the Python harness
+# (peer-library comparisons, GDAL/XSD interop and headless-browser tests of the viewer). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --browser
@@ -19,4 +19,6 @@ if ! swift test --skip-build > artifacts/swift-test.log 2>&1; then
     exit 1
 fi
 grep -E 'Test run with|Executed [0-9]+ tests' artifacts/swift-test.log | tail -2
+# Every fuzz target for 15 s under AddressSanitizer (6 targets: 90 s), so that a reader regression shows here.
+scripts/fuzz.sh all 15
 MERIDIAN_BIN="$(swift build --show-bin-path)/meridian" .venv/bin/python -m pytest -q Tests/python

@@ -27,9 +27,20 @@ import Meridian
             #expect(abs(d.distance - 300_000) < 1e-3)  // GeoJSON keeps 17 significant digits
         }
         #expect(try GeometryEngine.intersects(pole, Point(latitude: 90, longitude: 0)))
-        // Union, WKT output, explicit deviation.
-        let u = runCommand(["buffer", "--geodesic", "--distance", "2000km", "--max-deviation", "1km", "--union", "-o", "-"], stdin: input)
+        // Union, WKT output, explicit deviation: one polygon, in WGS84 longitude/latitude.
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wkt = folder.appendingPathComponent("u.wkt").path
+        let u = runCommand(["buffer", "--geodesic", "--distance", "2000km", "--max-deviation", "1km", "--union", "-o", wkt], stdin: input)
         #expect(u.status == 0, "\(u.stderr)")
+        let lines = try String(contentsOfFile: wkt, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1)
+        guard case .polygon(let unioned)? = try lines.first.map({ try WKT.decode(String($0), spatialReference: .wgs84) }) else {
+            Issue.record("not one WKT polygon: \(lines)")
+            return
+        }
+        let vertices = Geometry.polygon(unioned).coordinates
+        #expect(vertices.allSatisfy { abs($0.x) <= 180 && abs($0.y) <= 90 } && vertices.count > 100)
     }
 
     @Test func usageErrors() {

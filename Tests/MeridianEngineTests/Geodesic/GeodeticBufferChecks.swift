@@ -8,6 +8,13 @@ import Testing
 struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
+
+    /// The seed of the randomised tests: MERIDIAN_TEST_SEED when set (to reproduce a failure), else a fresh one;
+    /// the tests print it in every failure message.
+    static var testSeed: UInt64 {
+        if let text = ProcessInfo.processInfo.environment["MERIDIAN_TEST_SEED"], let seed = UInt64(text) { return seed }
+        return UInt64.random(in: 0...UInt64.max)
+    }
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
