@@ -122,20 +122,26 @@ struct PointBufferUnionTests {
         #expect(fast.geosFallbackReason == nil, "seed \(seed) q \(q): \(fast.geosFallbackReason ?? "")")
     }
 
-    @Test("Points on a lattice (many exact coincidences) still equal GEOS's union")
+    @Test("Points on a lattice (many exact coincidences) still equal GEOS's union, on the path expected")
     func lattice() throws {
-        // Spacing 2r (tangent neighbours), r·√2 and r (heavy overlap) on an axis-aligned lattice.
-        for (spacing, r) in [(20.0, 10.0), (14.142135623730951, 10.0), (10.0, 10.0), (15.0, 10.0)] {
+        // Spacing 2r (tangent neighbours), r·√2 and r (heavy overlap) on an axis-aligned lattice: touching or
+        // collinear edges, which the fast path hands to GEOS. Spacing 1.5r, 1.25r and a staggered 2r lattice (rows
+        // shifted by 0.3r, so neighbours overlap without touching at a vertex) keep the fast path.
+        for (spacing, stagger, r, fastPathExpected) in [
+            (20.0, 0.0, 10.0, false), (14.142135623730951, 0.0, 10.0, false), (10.0, 0.0, 10.0, false),
+            (15.0, 0.0, 10.0, true), (12.5, 0.0, 10.0, true), (19.0, 3.0, 10.0, true),
+        ] {
             var points: [Point] = []
             for i in 0..<6 {
                 for j in 0..<6 {
                     points.append(
                         Point(
-                            x: Double(i) * spacing, y: Double(j) * spacing,
+                            x: Double(i) * spacing + Double(j) * stagger, y: Double(j) * spacing,
                             spatialReference: planar))
                 }
             }
-            try checkAgainstGEOS(points, [r], "lattice \(spacing)")
+            let fastPath = try checkAgainstGEOS(points, [r], "lattice \(spacing) stagger \(stagger)")
+            #expect(fastPath == fastPathExpected, "lattice \(spacing) stagger \(stagger): fast path \(fastPath)")
         }
     }
 
@@ -214,21 +220,29 @@ struct PointBufferUnionTests {
     func tangent() throws {
         // Centres 2r apart on the x axis: the buffers share the vertex at angle 0 / π exactly.
         let r = 10.0
+        // Exact tangencies go to GEOS (the fallback); near ones (1e-7 overlap or gap, 1e-3 along a diagonal) keep
+        // the fast path. Which path ran is asserted, so a change of path shows.
         let row = (0..<5).map { Point(x: 1000 + Double($0) * 2 * r, y: 500, spatialReference: planar) }
-        try checkAgainstGEOS(row, [r], "tangent row")
+        #expect(try checkAgainstGEOS(row, [r], "tangent row") == false)
+        let nearRow = (0..<5).map { Point(x: 1000 + Double($0) * (2 * r - 1e-3), y: 500, spatialReference: planar) }
+        #expect(try checkAgainstGEOS(nearRow, [r], "nearly tangent row"))
         // Centres a hair closer than 2r (overlap of 1e-7) and a hair farther.
-        for gap in [-1e-7, 1e-7, -1e-12] {
+        for (gap, fastPathExpected) in [(-1e-7, true), (1e-7, true), (-1e-12, false)] {
             let pair = [
                 Point(x: 0, y: 0, spatialReference: planar),
                 Point(x: 2 * r + gap, y: 0, spatialReference: planar),
             ]
-            try checkAgainstGEOS(pair, [r], "tangent gap \(gap)")
+            #expect(try checkAgainstGEOS(pair, [r], "tangent gap \(gap)") == fastPathExpected, "gap \(gap)")
         }
         // Tangent along a diagonal, where vertices do not coincide.
         let d = 2 * r / 2.0.squareRoot()
-        try checkAgainstGEOS(
+        #expect(try checkAgainstGEOS(
             [Point(x: 0, y: 0, spatialReference: planar), Point(x: d, y: d, spatialReference: planar)],
-            [r], "tangent diagonal")
+            [r], "tangent diagonal") == false)
+        let near = d - 1e-3
+        #expect(try checkAgainstGEOS(
+            [Point(x: 0, y: 0, spatialReference: planar), Point(x: near, y: near, spatialReference: planar)],
+            [r], "nearly tangent diagonal"))
     }
 
     @Test("Nested circles: concentric, inside, internally tangent")
