@@ -6,7 +6,7 @@
 # repository: Tests/Fixtures (KML, KMZ, GeoJSON, CSV files) and fuzz/seeds/TARGET; the growing corpus lives in
 # .build/fuzz/corpus/TARGET (not committed). A crash, leak or timeout (an input taking more than 10 s) fails the
 # run, leaves the input in .build/fuzz/artifacts/ and must become a regression test (Tests/Fuzz... see docs/fuzzing.md).
-# Environment: FUZZ_JOBS (parallel workers per target, default 1), FUZZ_NICE (nice level, default 0),
+# Environment: FUZZ_NICE (nice level, default 0),
 # FUZZ_DETECT_LEAKS (1 default: libFuzzer checks for leaks after any input that allocates more than it frees),
 # FUZZ_SKIP_BUILD (set: use the fuzz binary already built, e.g. for several targets run in parallel).
 set -euo pipefail
@@ -49,7 +49,7 @@ for t in "${targets[@]}"; do
     if ! MERIDIAN_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp \
         nice -n "${FUZZ_NICE:-0}" "$binary" "$corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
         -detect_leaks="${FUZZ_DETECT_LEAKS:-1}" -rss_limit_mb=4096 -artifact_prefix="$scratch/artifacts/$t-" -print_final_stats=1 \
-        -jobs="${FUZZ_JOBS:-1}" -workers="${FUZZ_JOBS:-1}" > "$log" 2>&1; then
+        > "$log" 2>&1; then
         echo "fuzz $t FAILED (log: $log):" >&2
         grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$log" | head -20 >&2
         status=1

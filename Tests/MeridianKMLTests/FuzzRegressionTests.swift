@@ -14,6 +14,7 @@ import Testing
 
     @Test func theCorpusIsThere() {
         #expect(Self.files.contains("garbled-encoding-declaration-invalid-utf8-comment.kml"))
+        #expect(Self.files.contains("unknown-encoding-name-invalid-utf8.kml"))
     }
 
     @Test(arguments: files)
@@ -33,6 +34,11 @@ import Testing
         #expect(throws: KMLError.self) { _ = try KMLDataset(data: data) }
         #expect(XMLPrologGuard.isUTF8(Array(#"<?xml version="1.0" encoding"#.utf8) + [0xB0] + Array(#"="UTF-8"?><kml/>"#.utf8)))
         #expect(!XMLPrologGuard.isUTF8(Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><kml/>"#.utf8)))
+        #expect(!XMLPrologGuard.isUTF8(Array(#"<?xml version="1.0" encoding="windows-1252"?><kml/>"#.utf8)))
+        #expect(XMLPrologGuard.isUTF8(Array(#"<?xml version="1.0" encoding="utf-res"?><kml/>"#.utf8)))
+        #expect(throws: KMLError.self) {
+            _ = try KMLDataset(data: try Data(contentsOf: Self.folder.appendingPathComponent("unknown-encoding-name-invalid-utf8.kml")))
+        }
         #expect(XMLPrologGuard.isUTF8(Array(#"<?xml version="1.0" encoding='utf-8'?><kml/>"#.utf8)))
     }
 }

@@ -112,13 +112,21 @@ enum XMLPrologGuard {
         guard let r = declaration.range(of: "encoding") else { return true }
         let rest = declaration[r.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
         let name = rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " }.lowercased()
-        // Only a well-formed encoding name (XML's EncName: [A-Za-z] ([A-Za-z0-9._] | '-')*) other than UTF-8 turns
-        // the UTF-8 check off; a garbled declaration (`encoding\u{B0}="UTF-8"`, found by fuzzing) keeps it on, or
-        // libxml2 falls back to UTF-8 and hands invalid bytes to XMLParser, which traps on them.
-        let isEncodingName = name.first.map { $0.isASCII && $0.isLetter } ?? false
-            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") }
-        return name == "utf-8" || name == "utf8" || !isEncodingName
+        // Only an encoding libxml2 converts to UTF-8 itself turns the UTF-8 check off. For anything else (a garbled
+        // declaration `encoding\u{B0}="UTF-8"`, an unknown name `utf-res`, both found by fuzzing) libxml2 falls back
+        // to UTF-8 and would hand invalid bytes to XMLParser, which traps on them.
+        return !Self.convertedEncodings.contains(name)
+            && !Self.convertedEncodingPrefixes.contains { name.hasPrefix($0) && name.count <= $0.count + 2 }
     }
+
+    /// Encodings (lower-cased) that libxml2 converts to UTF-8 (built in, or through glibc's iconv).
+    static let convertedEncodings: Set<String> = [
+        "iso-8859-1", "latin1", "us-ascii", "ascii", "utf-16", "utf-16le", "utf-16be", "ucs-2", "ucs-4",
+        "iso-10646-ucs-2", "iso-10646-ucs-4", "shift_jis", "euc-jp", "euc-kr", "gb2312", "gbk", "big5", "koi8-r",
+        "iso-2022-jp",
+    ]
+    /// Families of such encodings: `iso-8859-2` … `iso-8859-16`, `windows-1250` … `windows-1258`, `cp1250` ….
+    static let convertedEncodingPrefixes = ["iso-8859-", "windows-125", "cp125"]
 }
 
 /// Checks that bytes are well-formed UTF-8 (no overlongs, surrogates or values above U+10FFFF), chunk by chunk.
