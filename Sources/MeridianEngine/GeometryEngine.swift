@@ -136,8 +136,8 @@ extension GeometryEngine {
     /// - Parameters:
     ///   - geometry: A point, multipoint, polyline, polygon or envelope in a projected spatial reference.
     ///   - distance: The buffer distance in the spatial reference's unit (US survey feet for EPSG:32038).
-    ///     Positive for points and lines; negative shrinks polygons. Its size in meters must be at least 1 µm (the
-    ///     geodesic buffer's rule) and must not exceed `maximumBufferDistance`.
+    ///     Positive for points and lines; negative shrinks polygons. Its size in meters must not exceed
+    ///     `maximumBufferDistance`.
     ///   - parameters: Segments per quarter circle, end caps and joins.
     /// - Returns: The buffer polygon (possibly empty, e.g. a polygon shrunk to nothing).
     /// - Throws: `EngineError.geographicCoordinatesRefused` for degree coordinates (use `geodeticBuffer`),
@@ -254,10 +254,6 @@ extension GeometryEngine {
             }
         case .polygon, .envelope:
             break
-        }
-        // The geodesic buffer's rule, for one rule in both: at least 1 µm (zero included: nothing to buffer by).
-        guard abs(d) * metersPerUnit >= minimumGeodeticDistance else {
-            throw .invalidDistance(String(format: "geometry %d: |%.10g| (%.3g m) is less than 1 µm, the smallest buffer distance", index, d, abs(d) * metersPerUnit))
         }
     }
 }

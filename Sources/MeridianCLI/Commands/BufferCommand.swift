@@ -108,6 +108,8 @@ public enum BufferCommand: Command {
         }
         let geometries = try projectEach(inputs, into: sr, labels: input.labels)
         if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
+        try refuseTinyDistances(distances, geometries: geometries, metersPerUnit: srUnit.metersPerUnit,
+                                labels: input.labels)
 
         let buffers: [Polygon]
         do {
@@ -148,6 +150,28 @@ func estimatedBufferVertices(_ geometries: [Geometry], segmentsPerQuarterCircle:
         total = total.addingReportingOverflow(n).overflow ? Int.max : total + n
     }
     return total
+}
+
+/// The geodesic buffer's distance rule applied to planar buffers too (one rule for both): |distance| at least 1 µm,
+/// zero included for polygons (nothing to buffer by; for points and lines the engine refuses any distance ≤ 0).
+/// - Parameters:
+///   - distances: One distance for all, or one per geometry, in the spatial reference's unit.
+///   - geometries: The geometries to buffer.
+///   - metersPerUnit: Meters per unit of the distances (0.3048006096 for US survey feet).
+///   - labels: The features' labels, by index.
+/// - Throws: `CommandError.failure` naming the first feature whose distance is too small.
+func refuseTinyDistances(
+    _ distances: [Double], geometries: [Geometry], metersPerUnit: Double, labels: [String]
+) throws(CommandError) {
+    for (i, g) in geometries.enumerated() {
+        let d = distances.count == 1 ? distances[0] : distances[i]
+        var isPolygon = false
+        if case .polygon = g { isPolygon = true }
+        if case .envelope = g { isPolygon = true }
+        guard d.isFinite, d != 0 || isPolygon, abs(d) * metersPerUnit < 1e-6 else { continue }
+        throw .failure(String(format: "invalid distance: %@: |%.10g| (%.3g m) is less than 1 µm, the smallest buffer distance (planar and geodesic alike)",
+                              labels[i], d, abs(d) * metersPerUnit))
+    }
 }
 
 /// A feature's geometry for a buffer, planar or geodesic: one rule for both, a null or empty geometry is refused.
