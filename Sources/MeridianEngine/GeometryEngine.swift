@@ -240,6 +240,43 @@ extension GeometryEngine {
         return unit.value(of: distance)
     }
 
+    /// The union of round buffers around points given only as coordinates, for callers that hold the centres and
+    /// radii rather than a geometry per point (a million points as `Geometry` values cost several times the memory).
+    /// The result is the same polygon `buffer(around:distances:shouldUnion: true, parameters:)` gives for the same
+    /// points: `CircleUnion`'s fast path, GEOS for degenerate clusters, or GEOS's buffers and union for non-round end
+    /// caps or non-finite centres.
+    /// - Parameters:
+    ///   - centres: The points, in `spatialReference` (a projected one).
+    ///   - distances: One radius per point, or one for all, in the spatial reference's unit; positive and finite.
+    ///   - spatialReference: The centres' spatial reference.
+    ///   - parameters: Chords per quarter circle (1…1000) and end cap.
+    /// - Throws: `EngineError` for a geographic spatial reference, a distance count mismatch, or an invalid distance
+    ///   (naming "geometry i").
+    public static func unionOfBuffers(
+        aroundPoints centres: [Coordinate], distances: [Double], in spatialReference: SpatialReference,
+        parameters: BufferParameters = .default
+    ) throws(EngineError) -> Polygon {
+        let sr = spatialReference
+        guard !centres.isEmpty else { return Polygon(parts: [], spatialReference: sr) }
+        guard distances.count == centres.count || distances.count == 1 else {
+            throw .distanceCountMismatch(geometries: centres.count, distances: distances.count)
+        }
+        guard !sr.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar buffer") }
+        guard (1...1000).contains(parameters.segmentsPerQuarterCircle) else {
+            throw .invalidDistance("segments per quarter circle must be in 1…1000, got \(parameters.segmentsPerQuarterCircle)")
+        }
+        let metersPerUnit = sr.unit?.metersPerUnit ?? 1
+        let probe = Geometry.point(Point(x: 0, y: 0, spatialReference: sr))  // validation looks only at the type
+        for (i, d) in distances.enumerated() { try validate(distance: d, for: probe, index: i, metersPerUnit: metersPerUnit) }
+        guard parameters.endCapStyle == .round, centres.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
+            let points = centres.map { Point($0, spatialReference: sr) }
+            return try buffer(around: points, distances: distances, shouldUnion: true, parameters: parameters)[0]
+        }
+        let radius = distances.count == 1 ? Array(repeating: distances[0], count: centres.count) : distances
+        return try PointBufferUnion.union(
+            x: centres.map(\.x), y: centres.map(\.y), radius: radius, parameters: parameters, in: sr).0
+    }
+
     private static func validate(distance d: Double, for g: Geometry, index: Int, metersPerUnit: Double) throws(EngineError) {
         guard d.isFinite else { throw .invalidDistance("geometry \(index): distance \(d) is not a finite number") }
         guard abs(d) * metersPerUnit <= maximumBufferDistance else {

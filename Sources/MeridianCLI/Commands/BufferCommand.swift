@@ -73,9 +73,45 @@ public enum BufferCommand: Command {
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
         try BufferOutput.check(output)
 
+        // A union needs only the centres and radii: CSV input is then read as points, without features.
+        let csvOptions = FeatureInput.CSVOptions(pointsOnly: union, numericColumn: union ? distance.field : nil)
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
-                                          defaultXYSpatialReference: sr, io: io)
-        guard !input.features.isEmpty else { throw .failure("the input has no features") }
+                                          defaultXYSpatialReference: sr, io: io, csv: csvOptions)
+        guard input.count > 0 else { throw .failure("the input has no features") }
+        if var points = input.points {
+            try checkAreaOfUse(points: points, of: input, in: sr, allowOutside: allowOutside)
+            var distances: [Double]
+            if let fixed = distance.fixed {
+                distances = [fixed.value(in: srUnit)]
+            } else {
+                let unit = distance.fieldUnit ?? srUnit
+                distances = (input.columnValues ?? []).map { unit.convert($0, to: srUnit) }
+            }
+            do {
+                _ = try GeometryEngine.project(&points, from: input.spatialReference, into: sr)
+            } catch {
+                throw .failure(relabel(error.description, "vertex", labels: input.labels))
+            }
+            let polygon: Polygon
+            do {
+                polygon = try GeometryEngine.unionOfBuffers(aroundPoints: points, distances: distances, in: sr,
+                                                            parameters: parameters)
+            } catch {
+                throw .failure(relabel(error.description, "geometry", labels: input.labels))
+            }
+            points = []
+            distances = []
+            if ["", "geojson", "json", "wkt"].contains(output.format) {
+                try BufferOutput.writeUnion(polygon, count: input.count, to: output, io: io)
+            } else {
+                let centres = input.points!.map { Geometry.point(Point($0, spatialReference: input.spatialReference)) }
+                try BufferOutput.write(
+                    buffers: [polygon], inputs: try projectEach(centres, into: sr, labels: input.labels),
+                    features: [], union: true, areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: sr), to: output,
+                    io: io)
+            }
+            return
+        }
 
         // Geometries in the buffer's spatial reference, refusing those outside its area of use.
         var inputs: [Geometry] = []
@@ -108,9 +144,26 @@ public enum BufferCommand: Command {
     }
 }
 
+/// Refuses points outside the area of use of `sr` (unless allowed), naming the first such feature: all points are
+/// checked in one PROJ call, the feature is found point by point only when one is outside.
+func checkAreaOfUse(points: [Coordinate], of input: FeatureInput, in sr: SpatialReference, allowOutside: Bool)
+    throws(CommandError)
+{
+    guard !allowOutside, let area = sr.areaOfUse else { return }
+    let all = [Geometry.multipoint(Multipoint(points, spatialReference: input.spatialReference))]
+    guard try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideAreaOfUse(all, of: sr) }) != nil
+    else { return }
+    let each = points.map { Geometry.point(Point($0, spatialReference: input.spatialReference)) }
+    guard let outside = try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideAreaOfUse(each, of: sr) })
+    else { return }
+    throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use --allow-outside-area to buffer it anyway",
+                          input.labels[outside.geometryIndex], outside.longitude, outside.latitude, sr.name,
+                          area.west, area.south, area.east, area.north))
+}
+
 /// Projects geometries of one spatial reference in a single PROJ call; when a vertex cannot be projected, the error
 /// names its feature.
-func projectEach(_ geometries: [Geometry], into target: SpatialReference, labels: [String]) throws(CommandError)
+func projectEach(_ geometries: [Geometry], into target: SpatialReference, labels: FeatureLabels) throws(CommandError)
     -> [Geometry]
 {
     do {

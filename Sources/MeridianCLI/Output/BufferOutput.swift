@@ -30,7 +30,7 @@ enum BufferOutput {
     ) throws(CommandError) {
         switch output.format {
         case "wkt":
-            try output.write(FeatureEncoding.wkt(buffers.map(\.geometry)), io: io)
+            try output.stream(io: io) { out throws(CommandError) in FeatureEncoding.writeWKT(buffers.map(\.geometry), to: &out) }
         case "svg":
             guard let sr = buffers.first?.spatialReference else { throw .failure("no buffers to draw") }
             var picture = SVGPicture()
@@ -42,7 +42,7 @@ enum BufferOutput {
             }
             picture.areaOfUse = areaOfUse
             picture.title = "Buffers in \(sr.name)"
-            try output.write(picture.render(), io: io)
+            try output.stream(io: io) { out throws(CommandError) in picture.render(to: &out) }
         case "kml", "kmz":
             guard let path = output.path else { throw .usage("KML output needs a file name (-o out.kmz)") }
             do {
@@ -52,13 +52,55 @@ enum BufferOutput {
                 throw .failure(error.description)
             }
         default:
-            let out: [Feature]
             if union {
-                out = [Feature(geometry: buffers.first.map(Geometry.polygon), properties: ["count": .number(Double(inputs.count))])]
-            } else {
-                out = zip(features, buffers).map { Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id) }
+                try writeUnion(buffers.first, count: inputs.count, to: output, io: io)
+                return
             }
-            try output.write(try FeatureEncoding.geoJSON(out), io: io)
+            let out = zip(features, buffers).map { Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id) }
+            try output.stream(io: io) { o throws(CommandError) in try FeatureEncoding.writeGeoJSON(out, to: &o) }
+        }
+    }
+
+    /// Writes the union of `count` buffers as WKT (in its spatial reference) or as GeoJSON (one feature with a
+    /// `count` property). For GeoJSON the polygon is projected to WGS84 in place, part by part, so no second copy of
+    /// a large union is made.
+    /// - Parameters:
+    ///   - union: The unioned polygon (nil writes a feature without geometry).
+    ///   - count: How many buffers it unites.
+    ///   - output: Where to write (.wkt, or GeoJSON for "", .geojson, .json).
+    ///   - io: The command's streams.
+    static func writeUnion(_ union: consuming Polygon?, count: Int, to output: OutputFile, io: CommandIO)
+        throws(CommandError)
+    {
+        if output.format == "wkt" {
+            guard let union else { return }
+            try output.stream(io: io) { out throws(CommandError) in FeatureEncoding.writeWKT([union.geometry], to: &out) }
+            return
+        }
+        var geometry: Geometry?
+        if var polygon = union {
+            if polygon.spatialReference != .wgs84 {
+                let from = polygon.spatialReference
+                var parts = polygon.parts
+                polygon = Polygon(parts: [], spatialReference: .wgs84)  // drops the only other reference to the parts
+                for i in parts.indices {
+                    try engine { () throws(EngineError) in
+                        _ = try GeometryEngine.project(&parts[i].shell, from: from, into: .wgs84)
+                        for h in parts[i].holes.indices {
+                            _ = try GeometryEngine.project(&parts[i].holes[h], from: from, into: .wgs84)
+                        }
+                    }
+                }
+                polygon = Polygon(parts: parts, spatialReference: .wgs84)
+            }
+            geometry = .polygon(polygon)
+        }
+        let feature = Feature(geometry: geometry, properties: ["count": .number(Double(count))])
+        try output.stream(io: io) { out throws(CommandError) in
+            GeoJSON.beginFeatureCollection(to: &out)
+            GeoJSON.appendFeature(feature, first: true, to: &out)
+            GeoJSON.endFeatureCollection(to: &out)
+            out.append(UInt8(ascii: "\n"))
         }
     }
 }
@@ -69,7 +111,7 @@ enum BufferOutput {
 ///   - message: The engine's message.
 ///   - word: "geometry" or "vertex".
 ///   - labels: The input's labels by index.
-func relabel(_ message: String, _ word: String, labels: [String]) -> String {
+func relabel(_ message: String, _ word: String, labels: FeatureLabels) -> String {
     guard let range = message.range(of: word + #" \d+"#, options: .regularExpression),
           let index = Int(message[range].dropFirst(word.count + 1)), labels.indices.contains(index)
     else { return message }

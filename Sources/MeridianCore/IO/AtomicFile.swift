@@ -36,6 +36,52 @@ public enum AtomicFile {
         }
     }
 
+    /// Streams a file atomically: `body` writes into a buffer that goes to a temporary file in chunks of
+    /// `chunkSize` bytes (whenever a writer calls `flushIfFull()`), so memory stays at about one chunk; the file is
+    /// renamed over the target when `body` returns, and removed when anything throws.
+    /// - Parameters:
+    ///   - url: The target file.
+    ///   - overwrite: Whether an existing file may be replaced.
+    ///   - chunkSize: Bytes per write to the file (at least 1; default 1 MiB).
+    ///   - body: Writes the content.
+    /// - Throws: `FileWriteError`, or what `body` throws.
+    public static func stream(
+        to url: URL, overwrite: Bool = true, chunkSize: Int = 1 << 20, _ body: (inout ByteBuffer) throws -> Void
+    ) throws {
+        try write(to: url, overwrite: overwrite) { temporary in
+            let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
+            guard fd >= 0 else {
+                throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno)))
+            }
+            var closed = false
+            defer { if !closed { close(fd) } }
+            var out = ByteBuffer(chunkSize: chunkSize) { bytes in try writeAll(bytes, to: fd, path: url.path) }
+            try body(&out)
+            try out.flush()
+            closed = true
+            if close(fd) != 0 { throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno))) }
+        }
+    }
+
+    /// Writes all of `bytes` to a file descriptor, retrying after interruptions and short writes.
+    /// - Parameters:
+    ///   - bytes: The bytes.
+    ///   - fd: An open file descriptor (0 or more).
+    ///   - path: How errors name the file.
+    /// - Throws: `FileWriteError.failed` with the operating system's reason.
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String) throws(FileWriteError) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = Foundation.write(fd, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FileWriteError.failed(path: path, reason: String(cString: strerror(errno)))
+            }
+            offset += written
+        }
+    }
+
     /// Produces a file atomically with a writer that fills a temporary path (e.g. a zip library).
     /// - Parameters:
     ///   - url: The target file.
@@ -86,15 +132,7 @@ public enum AtomicFile {
         let fd = open(url.path, O_WRONLY | O_TRUNC)
         guard fd >= 0 else { throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
-        var offset = 0
-        while offset < data.count {
-            let written = data.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, data.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno)))
-            }
-            offset += written
-        }
+        try data.withUnsafeBytes { bytes throws in try writeAll(bytes, to: fd, path: url.path) }
     }
 
     /// Refuses, before anything is produced, a target that cannot be written: a folder, or a file in a folder that
