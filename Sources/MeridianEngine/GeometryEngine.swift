@@ -66,6 +66,27 @@ extension GeometryEngine {
         if source == target { return nil }
         return try Transformation.between(source, target).transform(&coordinates)
     }
+
+    /// Projects a polygon in place, ring by ring, so a large polygon (a union of a million buffers) is never held
+    /// twice; PROJ's operation is not reported.
+    /// - Parameters:
+    ///   - polygon: The polygon; on success its rings are in `target` and its spatial reference is `target`.
+    ///   - target: The spatial reference wanted.
+    /// - Throws: `EngineError.projectionFailed` (the polygon is then partly projected: discard it).
+    public static func project(_ polygon: inout Polygon, into target: SpatialReference) throws(EngineError) {
+        let source = polygon.spatialReference
+        guard source != target else { return }
+        let transformation = try Transformation.between(source, target)
+        var parts = polygon.parts
+        polygon = Polygon(parts: [], spatialReference: target)  // drops the only other reference to the parts
+        for i in parts.indices {
+            _ = try transformation.transform(&parts[i].shell, reportingOperation: false)
+            for h in parts[i].holes.indices {
+                _ = try transformation.transform(&parts[i].holes[h], reportingOperation: false)
+            }
+        }
+        polygon = Polygon(parts: parts, spatialReference: target)
+    }
 }
 
 // MARK: - Buffers

@@ -79,20 +79,7 @@ enum BufferOutput {
         }
         var geometry: Geometry?
         if var polygon = union {
-            if polygon.spatialReference != .wgs84 {
-                let from = polygon.spatialReference
-                var parts = polygon.parts
-                polygon = Polygon(parts: [], spatialReference: .wgs84)  // drops the only other reference to the parts
-                for i in parts.indices {
-                    try engine { () throws(EngineError) in
-                        _ = try GeometryEngine.project(&parts[i].shell, from: from, into: .wgs84)
-                        for h in parts[i].holes.indices {
-                            _ = try GeometryEngine.project(&parts[i].holes[h], from: from, into: .wgs84)
-                        }
-                    }
-                }
-                polygon = Polygon(parts: parts, spatialReference: .wgs84)
-            }
+            try engine { () throws(EngineError) in try GeometryEngine.project(&polygon, into: .wgs84) }
             geometry = .polygon(polygon)
         }
         let feature = Feature(geometry: geometry, properties: ["count": .number(Double(count))])
