@@ -23,24 +23,40 @@ public final class CommandIO: @unchecked Sendable {
     private let readInput: () -> Data
     private let writeOutput: (Data) -> Void
     private let writeError: (Data) -> Void
+    /// Whether standard error is a terminal (progress lines are drawn only there).
+    public let errorIsTerminal: Bool
+    /// `--quiet`: no progress line even on a terminal (set by `MeridianCommandLine.run`).
+    public var quiet = false
 
     /// Creates streams from closures.
     /// - Parameters:
     ///   - readInput: Returns all of standard input.
     ///   - writeOutput: Appends to standard output.
     ///   - writeError: Appends to standard error.
+    ///   - errorIsTerminal: Whether standard error is a terminal (default false: no progress line).
     public init(readInput: @escaping () -> Data, writeOutput: @escaping (Data) -> Void,
-                writeError: @escaping (Data) -> Void) {
+                writeError: @escaping (Data) -> Void, errorIsTerminal: Bool = false) {
         self.readInput = readInput
         self.writeOutput = writeOutput
         self.writeError = writeError
+        self.errorIsTerminal = errorIsTerminal
     }
 
     /// The process's own standard streams.
     public static let standard = CommandIO(
         readInput: { FileHandle.standardInput.readDataToEndOfFile() },
         writeOutput: { FileHandle.standardOutput.write($0) },
-        writeError: { FileHandle.standardError.write($0) })
+        writeError: { FileHandle.standardError.write($0) },
+        errorIsTerminal: isatty(STDERR_FILENO) == 1)
+
+    /// A progress line for a long command (see `ProgressLine`), or nil when standard error is not a terminal or
+    /// `--quiet` was given. Call `finish()` on it before writing anything else to standard error.
+    /// - Parameter command: The command's name.
+    public func progress(_ command: String) -> ProgressLine? {
+        guard errorIsTerminal, !quiet else { return nil }
+        let write = writeError
+        return ProgressLine(command: command) { write(Data($0.utf8)) }
+    }
 
     /// Reads all of standard input.
     public func input() -> Data { readInput() }

@@ -75,10 +75,13 @@ public enum BufferCommand: Command {
 
         // A union needs only the centres and radii: CSV input is then read as points, without features.
         let csvOptions = FeatureInput.CSVOptions(pointsOnly: union, numericColumn: union ? distance.field : nil)
+        let progress = io.progress(name)
+        defer { progress?.finish() }
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
-                                          defaultXYSpatialReference: sr, io: io, csv: csvOptions)
+                                          defaultXYSpatialReference: sr, io: io, csv: csvOptions, progress: progress)
         guard input.count > 0 else { throw .failure("the input has no features") }
         if var points = input.points {
+            progress?.begin("checking the area of use")
             try checkAreaOfUse(points: points, of: input, in: sr, allowOutside: allowOutside)
             var distances: [Double]
             if let fixed = distance.fixed {
@@ -87,12 +90,19 @@ public enum BufferCommand: Command {
                 let unit = distance.fieldUnit ?? srUnit
                 distances = (input.columnValues ?? []).map { unit.convert($0, to: srUnit) }
             }
+            progress?.begin("projecting \(points.count) points")
             do {
                 _ = try GeometryEngine.project(&points, from: input.spatialReference, into: sr)
             } catch {
                 throw .failure(relabel(error.description, "vertex", labels: input.labels))
             }
+            if ["", "geojson", "json", "wkt"].contains(output.format), points.count > BufferOutput.unionBatchSize {
+                try BufferOutput.streamUnion(of: points, distances: distances, in: sr, parameters: parameters,
+                                             labels: input.labels, to: output, io: io, progress: progress)
+                return
+            }
             let polygon: Polygon
+            progress?.begin("union of \(ProgressLine.grouped(points.count)) buffers")
             do {
                 polygon = try GeometryEngine.unionOfBuffers(aroundPoints: points, distances: distances, in: sr,
                                                             parameters: parameters)
@@ -102,7 +112,7 @@ public enum BufferCommand: Command {
             points = []
             distances = []
             if ["", "geojson", "json", "wkt"].contains(output.format) {
-                try BufferOutput.writeUnion(polygon, count: input.count, to: output, io: io)
+                try BufferOutput.writeUnion(polygon, count: input.count, to: output, io: io, progress: progress)
             } else {
                 let centres = input.points!.map { Geometry.point(Point($0, spatialReference: input.spatialReference)) }
                 try BufferOutput.write(

@@ -48,11 +48,14 @@ struct FeatureInput {
     ///   - defaultXYSpatialReference: Used for CSV `x,y` columns and WKT when `inputSpatialReference` is nil.
     ///   - io: The command's streams.
     ///   - csv: What to keep of CSV input (everything as features by default).
+    ///   - progress: Where to show how far reading has come.
     static func read(
         _ path: String?, inputSpatialReference: SpatialReference?, defaultXYSpatialReference: SpatialReference?,
-        io: CommandIO, csv: CSVOptions = CSVOptions()
+        io: CommandIO, csv: CSVOptions = CSVOptions(), progress: ProgressLine? = nil
     ) throws(CommandError) -> FeatureInput {
+        progress?.begin("reading")
         let data = try io.read(path)
+        progress?.begin("parsing", unit: "bytes", total: data.count)
         let name = (path == nil || path == "-") ? "stdin" : path!
         guard !data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
             throw .failure("\(name): the input is empty")
@@ -79,7 +82,8 @@ struct FeatureInput {
                     labels: FeatureLabels(count: features.count), format: .geoJSON)
             case .csv:
                 return try readCSV(data, name: name, inputSpatialReference: inputSpatialReference,
-                                   defaultXYSpatialReference: defaultXYSpatialReference, options: csv)
+                                   defaultXYSpatialReference: defaultXYSpatialReference, options: csv,
+                                   progress: progress)
             case .wkt:
                 guard let sr = inputSpatialReference ?? defaultXYSpatialReference else {
                     throw CommandError.usage("WKT input needs its spatial reference: give --in-srs")
@@ -117,7 +121,7 @@ struct FeatureInput {
 
     private static func readCSV(
         _ data: Data, name: String, inputSpatialReference: SpatialReference?,
-        defaultXYSpatialReference: SpatialReference?, options: CSVOptions
+        defaultXYSpatialReference: SpatialReference?, options: CSVOptions, progress: ProgressLine?
     ) throws -> FeatureInput {
         try data.withUnsafeBytes { raw throws -> FeatureInput in
             var reader = CSVRecordReader(raw.bindMemory(to: UInt8.self))
@@ -155,6 +159,7 @@ struct FeatureInput {
                 try reader.requireFieldCount(header.count)
                 let line = reader.recordLine
                 let row = lines.count
+                if row & 4095 == 0 { progress?.update(reader.offset) }
                 guard let x = reader.number(xi), let y = reader.number(yi) else {
                     throw CommandError.failure("\(name): line \(line): '\(try reader.string(xi))','\(try reader.string(yi))' is not a finite coordinate pair")
                 }

@@ -61,6 +61,64 @@ enum BufferOutput {
         }
     }
 
+    /// Circles unioned at once by `streamUnion` (clusters are not split): bounds the union's memory to about a
+    /// batch's worth of polygons, whatever the input's size.
+    static let unionBatchSize = 65_536
+
+    /// Unions the buffers around points batch by batch (`GeometryEngine.unionOfBuffers(…batchSize:_:)`) and writes
+    /// each batch's parts as soon as it is done, so the whole union is never held: WKT (`MULTIPOLYGON`, in the
+    /// buffers' spatial reference) or GeoJSON (one feature, a `MultiPolygon` projected to WGS84 batch by batch, with
+    /// a `count` property). For more than `unionBatchSize` points; the parts are the same as those of the whole
+    /// union, in another order.
+    /// - Parameters:
+    ///   - points: The centres, in `sr`.
+    ///   - distances: One radius per point, or one for all, in `sr`'s unit.
+    ///   - sr: The planar spatial reference.
+    ///   - parameters: The buffer parameters.
+    ///   - labels: How messages name the points.
+    ///   - output: .wkt, or GeoJSON ("", .geojson, .json).
+    ///   - io: The command's streams.
+    ///   - progress: Where to show how many circles are done.
+    static func streamUnion(
+        of points: [Coordinate], distances: [Double], in sr: SpatialReference, parameters: BufferParameters,
+        labels: FeatureLabels, to output: OutputFile, io: CommandIO, progress: ProgressLine?
+    ) throws(CommandError) {
+        let wkt = output.format == "wkt"
+        try output.stream(io: io) { out throws(CommandError) in
+            progress?.begin("union", unit: "buffers", total: points.count)
+            if wkt {
+                out.append("MULTIPOLYGON (" as StaticString)
+            } else {
+                out.append("{\"features\":[{\"geometry\":{\"coordinates\":[" as StaticString)
+            }
+            var first = true
+            do throws(EngineError) {
+                try GeometryEngine.unionOfBuffers(
+                    aroundPoints: points, distances: distances, in: sr, parameters: parameters,
+                    batchSize: unionBatchSize
+                ) { (batch: Polygon, done: Int) throws(EngineError) in
+                    var polygon = batch
+                    if !wkt { try GeometryEngine.project(&polygon, into: .wgs84) }
+                    for part in polygon.parts {
+                        if !first { out.append(wkt ? ", " as StaticString : ",") }
+                        first = false
+                        if wkt { WKT.appendPolygonPart(part, to: &out) } else { GeoJSON.appendPolygonPart(part, to: &out) }
+                    }
+                    progress?.update(done)
+                }
+            } catch {
+                throw .failure(relabel(error.description, "geometry", labels: labels))
+            }
+            if wkt {
+                out.append(")\n" as StaticString)
+            } else {
+                out.append("],\"type\":\"MultiPolygon\"},\"properties\":{\"count\":" as StaticString)
+                out.appendInteger(points.count)
+                out.append("},\"type\":\"Feature\"}],\"type\":\"FeatureCollection\"}\n" as StaticString)
+            }
+        }
+    }
+
     /// Writes the union of `count` buffers as WKT (in its spatial reference) or as GeoJSON (one feature with a
     /// `count` property). For GeoJSON the polygon is projected to WGS84 in place, part by part, so no second copy of
     /// a large union is made.
@@ -69,21 +127,23 @@ enum BufferOutput {
     ///   - count: How many buffers it unites.
     ///   - output: Where to write (.wkt, or GeoJSON for "", .geojson, .json).
     ///   - io: The command's streams.
-    static func writeUnion(_ union: consuming Polygon?, count: Int, to output: OutputFile, io: CommandIO)
-        throws(CommandError)
+    ///   - progress: Where to show the phases.
+    static func writeUnion(_ union: consuming Polygon?, count: Int, to output: OutputFile, io: CommandIO,
+                           progress: ProgressLine? = nil) throws(CommandError)
     {
         if output.format == "wkt" {
             guard let union else { return }
-            try output.stream(io: io) { out throws(CommandError) in FeatureEncoding.writeWKT([union.geometry], to: &out) }
+            try output.stream(io: io, progress: progress) { out throws(CommandError) in FeatureEncoding.writeWKT([union.geometry], to: &out) }
             return
         }
         var geometry: Geometry?
         if var polygon = union {
+            progress?.begin("projecting the union to WGS84")
             try engine { () throws(EngineError) in try GeometryEngine.project(&polygon, into: .wgs84) }
             geometry = .polygon(polygon)
         }
         let feature = Feature(geometry: geometry, properties: ["count": .number(Double(count))])
-        try output.stream(io: io) { out throws(CommandError) in
+        try output.stream(io: io, progress: progress) { out throws(CommandError) in
             GeoJSON.beginFeatureCollection(to: &out)
             GeoJSON.appendFeature(feature, first: true, to: &out)
             GeoJSON.endFeatureCollection(to: &out)

@@ -27,15 +27,25 @@ struct OutputFile {
     /// Streams the result: `body` writes into a buffer that goes out in 1 MiB chunks (whenever a writer calls
     /// `flushIfFull()`), atomically to the file (a temporary file renamed at the end; a failure leaves nothing), or
     /// to stdout as it is produced.
-    func stream(io: CommandIO, _ body: (inout ByteBuffer) throws(CommandError) -> Void) throws(CommandError) {
+    /// With `progress`, a "writing" phase counts the bytes written.
+    func stream(io: CommandIO, progress: ProgressLine? = nil, _ body: (inout ByteBuffer) throws(CommandError) -> Void)
+        throws(CommandError)
+    {
+        progress?.begin("writing", unit: "bytes")
         guard let path else {
-            var out = ByteBuffer(chunkSize: Self.chunkSize) { io.output(Data($0)) }
+            var written = 0
+            var out = ByteBuffer(chunkSize: Self.chunkSize) {
+                io.output(Data($0))
+                written += $0.count
+                progress?.update(written)
+            }
             try body(&out)
             do { try out.flush() } catch { throw .failure("cannot write to standard output: \(error)") }
             return
         }
         do {
-            try AtomicFile.stream(to: URL(fileURLWithPath: path), chunkSize: Self.chunkSize) { out in try body(&out) }
+            try AtomicFile.stream(to: URL(fileURLWithPath: path), chunkSize: Self.chunkSize,
+                                  written: { progress?.update($0) }) { out in try body(&out) }
         } catch let error as CommandError {
             throw error
         } catch let error as FileWriteError {

@@ -122,6 +122,17 @@ public enum GeoJSON {
         out.flushIfFull()
     }
 
+    /// Appends one polygon part's "coordinates" value as a Polygon has it (the rings closed, the shell
+    /// counter-clockwise, the holes clockwise), for writing a MultiPolygon part by part.
+    /// - Parameters:
+    ///   - part: The part, in WGS84 longitude/latitude.
+    ///   - out: The output.
+    public static func appendPolygonPart(_ part: Polygon.Part, to out: inout ByteBuffer) {
+        var w = JSONWriter(pretty: false, into: out)
+        writeRings(part, to: &w)
+        out = w.finish()
+    }
+
     /// Writes one geometry object (compact, keys sorted).
     /// - Parameter geometry: A geometry, expected in WGS84 longitude/latitude.
     /// - Returns: UTF-8 JSON text.

@@ -58,32 +58,9 @@ public enum WKT {
         case .envelope: hasZ = false
         }
         let tag: StaticString = hasZ ? " Z" : ""
-        func coordinate(_ c: Coordinate, _ out: inout ByteBuffer) {
-            out.appendNumber(c.x)
-            out.append(UInt8(ascii: " "))
-            out.appendNumber(c.y)
-            if hasZ {
-                out.append(UInt8(ascii: " "))
-                if let z = c.z { out.appendNumber(z) } else { out.append("NaN" as StaticString) }
-            }
-        }
-        func sequence(_ cs: [Coordinate], _ out: inout ByteBuffer) {
-            out.append(UInt8(ascii: "("))
-            for (i, c) in cs.enumerated() {
-                if i > 0 { out.append(", " as StaticString) }
-                coordinate(c, &out)
-            }
-            out.append(UInt8(ascii: ")"))
-            out.flushIfFull()  // a streaming output drains between rings, even within one huge geometry
-        }
-        func polygon(_ part: Polygon.Part, _ out: inout ByteBuffer) {
-            out.append(UInt8(ascii: "("))
-            for (i, ring) in part.rings.enumerated() {
-                if i > 0 { out.append(", " as StaticString) }
-                sequence(ring, &out)
-            }
-            out.append(UInt8(ascii: ")"))
-        }
+        func coordinate(_ c: Coordinate, _ out: inout ByteBuffer) { writeCoordinate(c, hasZ: hasZ, to: &out) }
+        func sequence(_ cs: [Coordinate], _ out: inout ByteBuffer) { writeSequence(cs, hasZ: hasZ, to: &out) }
+        func polygon(_ part: Polygon.Part, _ out: inout ByteBuffer) { appendPolygonPart(part, hasZ: hasZ, to: &out) }
         func keyword(_ k: StaticString, _ out: inout ByteBuffer) {
             out.append(k)
             out.append(tag)
@@ -139,6 +116,41 @@ public enum WKT {
         case .envelope(let e):
             write(.polygon(e.polygon), to: &out)
         }
+    }
+
+    private static func writeCoordinate(_ c: Coordinate, hasZ: Bool, to out: inout ByteBuffer) {
+        out.appendNumber(c.x)
+        out.append(UInt8(ascii: " "))
+        out.appendNumber(c.y)
+        if hasZ {
+            out.append(UInt8(ascii: " "))
+            if let z = c.z { out.appendNumber(z) } else { out.append("NaN" as StaticString) }
+        }
+    }
+
+    private static func writeSequence(_ cs: [Coordinate], hasZ: Bool, to out: inout ByteBuffer) {
+        out.append(UInt8(ascii: "("))
+        for (i, c) in cs.enumerated() {
+            if i > 0 { out.append(", " as StaticString) }
+            writeCoordinate(c, hasZ: hasZ, to: &out)
+        }
+        out.append(UInt8(ascii: ")"))
+        out.flushIfFull()  // a streaming output drains between rings, even within one huge geometry
+    }
+
+    /// Appends one polygon part as WKT writes it inside `POLYGON`/`MULTIPOLYGON`: `((x y, …), (x y, …))`, the
+    /// shell and then the holes, for writing a multipolygon part by part.
+    /// - Parameters:
+    ///   - part: The part.
+    ///   - hasZ: Whether to write a third number per vertex (`NaN` where a vertex has no z).
+    ///   - out: The output.
+    public static func appendPolygonPart(_ part: Polygon.Part, hasZ: Bool = false, to out: inout ByteBuffer) {
+        out.append(UInt8(ascii: "("))
+        for (i, ring) in part.rings.enumerated() {
+            if i > 0 { out.append(", " as StaticString) }
+            writeSequence(ring, hasZ: hasZ, to: &out)
+        }
+        out.append(UInt8(ascii: ")"))
     }
 
     /// The shortest decimal text that reads back as exactly `value` (Swift's round-trip formatting, without a

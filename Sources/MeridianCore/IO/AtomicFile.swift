@@ -43,10 +43,12 @@ public enum AtomicFile {
     ///   - url: The target file.
     ///   - overwrite: Whether an existing file may be replaced.
     ///   - chunkSize: Bytes per write to the file (at least 1; default 1 MiB).
+    ///   - written: Told the bytes written so far after each chunk (e.g. for a progress line).
     ///   - body: Writes the content.
     /// - Throws: `FileWriteError`, or what `body` throws.
     public static func stream(
-        to url: URL, overwrite: Bool = true, chunkSize: Int = 1 << 20, _ body: (inout ByteBuffer) throws -> Void
+        to url: URL, overwrite: Bool = true, chunkSize: Int = 1 << 20, written: ((Int) -> Void)? = nil,
+        _ body: (inout ByteBuffer) throws -> Void
     ) throws {
         try write(to: url, overwrite: overwrite) { temporary in
             let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
@@ -55,7 +57,12 @@ public enum AtomicFile {
             }
             var closed = false
             defer { if !closed { close(fd) } }
-            var out = ByteBuffer(chunkSize: chunkSize) { bytes in try writeAll(bytes, to: fd, path: url.path) }
+            var total = 0
+            var out = ByteBuffer(chunkSize: chunkSize) { bytes in
+                try writeAll(bytes, to: fd, path: url.path)
+                total += bytes.count
+                written?(total)
+            }
             try body(&out)
             try out.flush()
             closed = true
