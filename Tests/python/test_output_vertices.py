@@ -192,6 +192,47 @@ def test_buffer_geojson_every_vertex(meridian, case, target):
         _assert_ring_equal(ours[0], _to_wgs84(_rings(ref)[0]), DEG_TOL, f"GeoJSON buffer {i}")
 
 
+def test_buffer_geojson_text_sequence_every_vertex(meridian, case):
+    """.geojsons (RFC 8142): one record per feature, 0x1E before and a line feed after each."""
+    out = case["folder"] / "b.geojsons"
+    _run(meridian, "buffer", str(case["folder"] / "points.csv"), *BUFFER_ARGS, "-o", str(out))
+    data = out.read_bytes()
+    records = data.split(b"\x1e")
+    assert records[0] == b"" and len(records) == N + 1 and all(r.endswith(b"\n") for r in records[1:])
+    for i, (record, ref) in enumerate(zip(records[1:], case["buffers"])):
+        f = json.loads(record)
+        assert f["type"] == "Feature" and f["properties"]["id"] == i
+        _assert_ring_equal(_geojson_polygon_rings(f["geometry"])[0], _to_wgs84(_rings(ref)[0]), DEG_TOL,
+                           f"GeoJSON sequence buffer {i}")
+
+
+def test_buffer_csv_with_wkt_every_vertex(meridian, case):
+    """CSV out: the input's columns and a wkt column with the buffer in EPSG:32038."""
+    import csv as csvmodule
+    out = case["folder"] / "b.csv"
+    _run(meridian, "buffer", str(case["folder"] / "points.csv"), *BUFFER_ARGS, "-o", str(out))
+    rows = list(csvmodule.reader(out.open(newline="")))
+    assert rows[0] == ["id", "lon", "lat", "r_mi", "wkt"] and len(rows) == N + 1
+    for i, (row, ref) in enumerate(zip(rows[1:], case["buffers"])):
+        assert row[0] == str(i) and float(row[1]) == case["lon"][i] and float(row[3]) == case["r_mi"][i]
+        _assert_ring_equal(_rings(shapely_wkt.loads(row[4]))[0], _rings(ref)[0], FT_TOL, f"CSV buffer {i}")
+
+
+def test_streamed_buffers_failing_late_leave_no_file(meridian, tmp_path):
+    """A feature outside the area of use in the third batch of 4,096: exit 1 naming it, and no output file although
+    two batches had been written (the temporary file is removed)."""
+    rows = ["lon,lat"] + [f"{-97 - i * 1e-5!r},33.0" for i in range(10_000)]
+    rows[9_001] = "-80.0,33.0"
+    (tmp_path / "p.csv").write_text("\n".join(rows) + "\n")
+    for ext in ("wkt", "geojsons", "csv", "geojson"):
+        target = tmp_path / f"out.{ext}"
+        out = subprocess.run([meridian, "buffer", str(tmp_path / "p.csv"), "--srs", "EPSG:32038", "--distance", "1km",
+                              "-o", str(target)], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 1, out.stderr
+        assert "feature 9000 (line 9002)" in out.stderr and "outside the area of use" in out.stderr
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["p.csv"]
+
+
 def test_buffer_union_geojson_every_vertex(meridian, case):
     out = _run(meridian, "buffer", str(case["folder"] / "points.csv"), *BUFFER_ARGS, "--union")
     features = json.loads(out.stdout)["features"]

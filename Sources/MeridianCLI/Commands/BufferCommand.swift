@@ -73,10 +73,20 @@ public enum BufferCommand: Command {
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
         try BufferOutput.check(output)
 
-        // A union needs only the centres and radii: CSV input is then read as points, without features.
-        let csvOptions = FeatureInput.CSVOptions(pointsOnly: union, numericColumn: union ? distance.field : nil)
         let progress = io.progress(name)
         defer { progress?.finish() }
+        if !union, BufferOutput.streamedFormats.contains(output.format) {
+            try streamBuffers(
+                positionals.first, inSRS: inSRS,
+                job: Job(sr: sr, srUnit: srUnit, distance: distance, parameters: parameters, allowOutside: allowOutside),
+                output: output, io: io, progress: progress)
+            return
+        }
+        if union, ["geojsons", "csv"].contains(output.format) {
+            throw .usage("--union writes one polygon: use .geojson, .wkt, .svg, .kml or .kmz, not .\(output.format)")
+        }
+        // A union needs only the centres and radii: CSV input is then read as points, without features.
+        let csvOptions = FeatureInput.CSVOptions(pointsOnly: union, numericColumn: union ? distance.field : nil)
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
                                           defaultXYSpatialReference: sr, io: io, csv: csvOptions, progress: progress)
         guard input.count > 0 else { throw .failure("the input has no features") }
@@ -123,34 +133,100 @@ public enum BufferCommand: Command {
             return
         }
 
-        // Geometries in the buffer's spatial reference, refusing those outside its area of use.
-        var inputs: [Geometry] = []
-        var distances: [Double] = []
-        for (i, feature) in input.features.enumerated() {
-            guard let geometry = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
-            inputs.append(geometry)
-            if let d = try distance.fieldDistance(of: feature, label: input.labels[i], in: srUnit) { distances.append(d) }
-        }
-        if !allowOutside, let area = sr.areaOfUse,
-           let outside = try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideAreaOfUse(inputs, of: sr) }) {
-            throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use --allow-outside-area to buffer it anyway",
-                                  input.labels[outside.geometryIndex], outside.longitude, outside.latitude, sr.name,
-                                  area.west, area.south, area.east, area.north))
-        }
-        let geometries = try projectEach(inputs, into: sr, labels: input.labels)
-        if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
-
-        let buffers: [Polygon]
-        do {
-            buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
-                                                parameters: parameters)
-        } catch let error {
-            throw .failure(relabel(error.description, "geometry", labels: input.labels))
-        }
-
+        let job = Job(sr: sr, srUnit: srUnit, distance: distance, parameters: parameters, allowOutside: allowOutside)
+        let (buffers, geometries) = try job.buffers(of: input, union: union)
         try BufferOutput.write(
             buffers: buffers, inputs: geometries, features: input.features, union: union,
             areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: sr), to: output, io: io)
+    }
+
+    /// What buffering a feature takes, once the options are checked.
+    struct Job {
+        let sr: SpatialReference
+        let srUnit: LinearUnit
+        let distance: DistanceOptions
+        let parameters: BufferParameters
+        let allowOutside: Bool
+
+        /// The buffers of the input's features (or their union) and the features' geometries in `sr`, refusing
+        /// features without geometry or outside the area of use.
+        func buffers(of input: FeatureInput, union: Bool) throws(CommandError) -> ([Polygon], [Geometry]) {
+            var inputs: [Geometry] = []
+            var distances: [Double] = []
+            for (i, feature) in input.features.enumerated() {
+                guard let geometry = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
+                inputs.append(geometry)
+                if let d = try distance.fieldDistance(of: feature, label: input.labels[i], in: srUnit) { distances.append(d) }
+            }
+            if !allowOutside, let area = sr.areaOfUse,
+               let outside = try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideAreaOfUse(inputs, of: sr) }) {
+                throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use --allow-outside-area to buffer it anyway",
+                                      input.labels[outside.geometryIndex], outside.longitude, outside.latitude, sr.name,
+                                      area.west, area.south, area.east, area.north))
+            }
+            let geometries = try projectEach(inputs, into: sr, labels: input.labels)
+            if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
+            do {
+                let buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
+                                                        parameters: parameters)
+                return (buffers, geometries)
+            } catch let error {
+                throw .failure(relabel(error.description, "geometry", labels: input.labels))
+            }
+        }
+    }
+
+    /// Buffers without --union into a format written a feature at a time (GeoJSON, GeoJSON text sequence, WKT, CSV):
+    /// the input is read, buffered and written a batch of features at a time, so memory holds one batch.
+    static func streamBuffers(
+        _ path: String?, inSRS: SpatialReference?, job: Job, output: OutputFile, io: CommandIO,
+        progress: ProgressLine?
+    ) throws(CommandError) {
+        let format = output.format
+        try output.stream(io: io) { out throws(CommandError) in
+            var first = true
+            var csvHeader = false
+            if format == "" || format == "geojson" || format == "json" { GeoJSON.beginFeatureCollection(to: &out) }
+            let input = try FeatureInput.read(
+                path, inputSpatialReference: inSRS, defaultXYSpatialReference: job.sr, io: io,
+                csv: FeatureInput.CSVOptions(keepTable: format == "csv", batchSize: FeatureEncoding.batchSize),
+                progress: progress
+            ) { batch throws(CommandError) in
+                let (buffers, _) = try job.buffers(of: batch, union: false)
+                switch format {
+                case "wkt":
+                    FeatureEncoding.writeWKT(buffers.map(\.geometry), to: &out)
+                case "csv":
+                    if !csvHeader {
+                        CSV.appendRecord((batch.table?.header ?? ["feature"]) + ["wkt"], to: &out)
+                        csvHeader = true
+                    }
+                    for (i, b) in buffers.enumerated() {
+                        var wkt = ByteBuffer(capacity: 64 + 40 * b.vertexCount)
+                        WKT.write(b.geometry, to: &wkt)
+                        let fields = batch.table?.rows[i] ?? [String(batch.labels.first + i)]
+                        CSV.appendRecord(fields + [wkt.string], to: &out)
+                    }
+                default:
+                    let features = zip(batch.features, buffers).map {
+                        Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id)
+                    }
+                    for f in try FeatureEncoding.wgs84(features[...]) {
+                        if format == "geojsons" {
+                            GeoJSON.appendSequenceRecord(f, to: &out)
+                        } else {
+                            GeoJSON.appendFeature(f, first: first, to: &out)
+                            first = false
+                        }
+                    }
+                }
+            }
+            guard input.count > 0 else { throw .failure("the input has no features") }
+            if format == "" || format == "geojson" || format == "json" {
+                GeoJSON.endFeatureCollection(to: &out)
+                out.append(UInt8(ascii: "\n"))
+            }
+        }
     }
 }
 

@@ -20,8 +20,8 @@ struct FeatureInput {
     /// For CSV input read with `CSVOptions.pointsOnly` and a `numericColumn`: each row's value of that column.
     var columnValues: [Double]?
 
-    /// The number of features (or of points, for CSV read as points only).
-    var count: Int { points?.count ?? features.count }
+    /// The number of features (or of points, for CSV read as points only; or of all rows, when read in batches).
+    var count: Int { labels.count }
 
     /// How a command wants CSV input: only what it needs is kept, so memory grows with what must be held.
     struct CSVOptions {
@@ -31,6 +31,15 @@ struct FeatureInput {
         var pointsOnly = false
         /// With `pointsOnly`: a column read as numbers into `columnValues` (e.g. `--distance-field`).
         var numericColumn: String?
+        /// Hand the features to `read`'s `batch` closure this many at a time instead of keeping them all (CSV input
+        /// is then parsed batch by batch, so only one batch of features is ever held).
+        var batchSize: Int?
+    }
+
+    /// Features `first ..< first + count` of the input as their own input (labels keep their numbers).
+    func slice(_ range: Range<Int>) -> FeatureInput {
+        FeatureInput(features: Array(features[range]), spatialReference: spatialReference,
+                     labels: labels.slice(range), format: format, table: nil, coordinateColumns: coordinateColumns)
     }
 
     /// Input formats the CLI reads.
@@ -49,9 +58,34 @@ struct FeatureInput {
     ///   - io: The command's streams.
     ///   - csv: What to keep of CSV input (everything as features by default).
     ///   - progress: Where to show how far reading has come.
+    ///   - batch: With `csv.batchSize`: receives the features a batch at a time (the returned input then holds no
+    ///     features, only their count).
     static func read(
         _ path: String?, inputSpatialReference: SpatialReference?, defaultXYSpatialReference: SpatialReference?,
-        io: CommandIO, csv: CSVOptions = CSVOptions(), progress: ProgressLine? = nil
+        io: CommandIO, csv: CSVOptions = CSVOptions(), progress: ProgressLine? = nil,
+        batch: (FeatureInput) throws(CommandError) -> Void = { _ throws(CommandError) in }
+    ) throws(CommandError) -> FeatureInput {
+        var input = try readAll(path, inputSpatialReference: inputSpatialReference,
+                                defaultXYSpatialReference: defaultXYSpatialReference, io: io, csv: csv,
+                                progress: progress, batch: batch)
+        // GeoJSON and WKT are parsed whole; their features are then handed over in batches too.
+        if let size = csv.batchSize, input.format != .csv {
+            var start = 0
+            progress?.begin("buffering", unit: "features", total: input.features.count)
+            while start < input.features.count {
+                let end = min(start + size, input.features.count)
+                try batch(input.slice(start..<end))
+                start = end
+                progress?.update(start)
+            }
+            input.features = []
+        }
+        return input
+    }
+
+    private static func readAll(
+        _ path: String?, inputSpatialReference: SpatialReference?, defaultXYSpatialReference: SpatialReference?,
+        io: CommandIO, csv: CSVOptions, progress: ProgressLine?, batch: (FeatureInput) throws(CommandError) -> Void
     ) throws(CommandError) -> FeatureInput {
         progress?.begin("reading")
         let data = try io.read(path)
@@ -83,7 +117,7 @@ struct FeatureInput {
             case .csv:
                 return try readCSV(data, name: name, inputSpatialReference: inputSpatialReference,
                                    defaultXYSpatialReference: defaultXYSpatialReference, options: csv,
-                                   progress: progress)
+                                   progress: progress, batch: batch)
             case .wkt:
                 guard let sr = inputSpatialReference ?? defaultXYSpatialReference else {
                     throw CommandError.usage("WKT input needs its spatial reference: give --in-srs")
@@ -121,7 +155,8 @@ struct FeatureInput {
 
     private static func readCSV(
         _ data: Data, name: String, inputSpatialReference: SpatialReference?,
-        defaultXYSpatialReference: SpatialReference?, options: CSVOptions, progress: ProgressLine?
+        defaultXYSpatialReference: SpatialReference?, options: CSVOptions, progress: ProgressLine?,
+        batch: (FeatureInput) throws(CommandError) -> Void
     ) throws -> FeatureInput {
         try data.withUnsafeBytes { raw throws -> FeatureInput in
             var reader = CSVRecordReader(raw.bindMemory(to: UInt8.self))
@@ -153,12 +188,29 @@ struct FeatureInput {
             var values: [Double] = []
             var rows: [[String]] = []
             var lines: [Int] = []
-            let estimate = raw.count / 24  // rows of a few numbers
+            let batchSize = options.batchSize
+            var rowCount = 0, batchStart = 0
+            func handOver() throws {
+                guard !lines.isEmpty else { return }
+                let part = FeatureInput(
+                    features: features, spatialReference: sr,
+                    labels: FeatureLabels(count: lines.count, lines: lines, first: batchStart), format: .csv,
+                    table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
+                    coordinateColumns: (xi, yi))
+                try batch(part)
+                features.removeAll(keepingCapacity: true)
+                rows.removeAll(keepingCapacity: true)
+                lines.removeAll(keepingCapacity: true)
+                batchStart = rowCount
+            }
+            let estimate = batchSize ?? raw.count / 24  // rows of a few numbers
             if options.pointsOnly { points.reserveCapacity(estimate) } else { features.reserveCapacity(estimate) }
             while try reader.next() {
                 try reader.requireFieldCount(header.count)
                 let line = reader.recordLine
-                let row = lines.count
+                if let batchSize, lines.count == batchSize { try handOver() }  // (batchStart = this row)
+                let row = rowCount
+                rowCount += 1
                 if row & 4095 == 0 { progress?.update(reader.offset) }
                 guard let x = reader.number(xi), let y = reader.number(yi) else {
                     throw CommandError.failure("\(name): line \(line): '\(try reader.string(xi))','\(try reader.string(yi))' is not a finite coordinate pair")
@@ -188,6 +240,11 @@ struct FeatureInput {
                 }
                 features.append(Feature(geometry: .point(Point(x: x, y: y, spatialReference: sr)), properties: properties, id: nil))
             }
+            if batchSize != nil {
+                if !lines.isEmpty { try handOver() }
+                return FeatureInput(features: [], spatialReference: sr, labels: FeatureLabels(count: rowCount),
+                                    format: .csv, table: nil, coordinateColumns: (xi, yi))
+            }
             var input = FeatureInput(
                 features: features, spatialReference: sr, labels: FeatureLabels(count: lines.count, lines: lines),
                 format: .csv, table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
@@ -208,13 +265,20 @@ struct FeatureLabels {
     let count: Int
     /// Each feature's 1-based line in the input, when known.
     var lines: [Int]?
+    /// The number of the first feature (for a batch of a larger input).
+    var first = 0
 
     /// The valid indices.
     var indices: Range<Int> { 0..<count }
 
     /// The label of feature `i` (0 ..< count).
     subscript(i: Int) -> String {
-        if let lines, lines.indices.contains(i) { return "feature \(i) (line \(lines[i]))" }
-        return "feature \(i)"
+        if let lines, lines.indices.contains(i) { return "feature \(first + i) (line \(lines[i]))" }
+        return "feature \(first + i)"
+    }
+
+    /// The labels of features `range` (indices of this set), keeping their numbers.
+    func slice(_ range: Range<Int>) -> FeatureLabels {
+        FeatureLabels(count: range.count, lines: lines.map { Array($0[range]) }, first: first + range.lowerBound)
     }
 }

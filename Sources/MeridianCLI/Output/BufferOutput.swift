@@ -4,12 +4,16 @@ import Meridian
 /// Writes the result of `meridian buffer` (planar or geodesic) in the format the output's extension names.
 enum BufferOutput {
     /// Extensions `meridian buffer` writes ("" is standard output, GeoJSON).
-    static let formats = ["", "geojson", "json", "wkt", "svg", "kml", "kmz"]
+    static let formats = ["", "geojson", "json", "geojsons", "wkt", "csv", "svg", "kml", "kmz"]
+
+    /// Formats written a feature at a time (buffers without --union are then streamed: see
+    /// `BufferCommand.streamBuffers`).
+    static let streamedFormats = ["", "geojson", "json", "geojsons", "wkt", "csv"]
 
     /// Refuses an unknown output extension before any work is done.
     static func check(_ output: OutputFile) throws(CommandError) {
         guard formats.contains(output.format) else {
-            throw .usage("unknown output format '.\(output.format)' (use .geojson, .wkt, .svg, .kml or .kmz)")
+            throw .usage("unknown output format '.\(output.format)' (use .geojson, .geojsons, .wkt, .csv, .svg, .kml or .kmz)")
         }
     }
 

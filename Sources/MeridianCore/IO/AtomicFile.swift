@@ -135,11 +135,24 @@ public enum AtomicFile {
         let temporary = fm.temporaryDirectory.appendingPathComponent("meridian-\(UUID().uuidString).tmp")
         defer { try? fm.removeItem(at: temporary) }
         try produce(temporary)
-        let data = try Data(contentsOf: temporary)
+        let input = open(temporary.path, O_RDONLY)
+        guard input >= 0 else { throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno))) }
+        defer { close(input) }
         let fd = open(url.path, O_WRONLY | O_TRUNC)
         guard fd >= 0 else { throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
-        try data.withUnsafeBytes { bytes throws in try writeAll(bytes, to: fd, path: url.path) }
+        // Copied a chunk at a time: the content may be far larger than memory should hold.
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { chunk.deallocate() }
+        while true {
+            let n = read(input, chunk.baseAddress, chunk.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            try writeAll(UnsafeRawBufferPointer(rebasing: chunk[0..<n]), to: fd, path: url.path)
+        }
     }
 
     /// Refuses, before anything is produced, a target that cannot be written: a folder, or a file in a folder that
