@@ -30,10 +30,15 @@ public enum BufferCommand: Command {
         --in-srs SRS          spatial reference of CSV x,y / WKT input (default: --srs for x,y; WGS84 for lon,lat)
         --allow-outside-area  buffer features outside the SRS's area of use (refused by default: the planar buffer
                               is only meaningful inside it)
-        -o, --output OUTPUT   .geojson (WGS84; the stdout default), .wkt (in --srs), .svg (a picture with the area
-                              of use as a red dashed outline), .kml or .kmz (styled like the sample)
+        -o, --output OUTPUT   .geojson (WGS84; the stdout default), .geojsons (a GeoJSON text sequence, one feature
+                              per record), .wkt (in --srs, one geometry per line), .csv (the input's columns and a
+                              wkt column in --srs), .svg (a picture with the area of use as a red dashed outline),
+                              .kml or .kmz (styled like the sample)
+        --quiet               no progress line (one is shown on a terminal when the command takes over a second)
 
-        Without --union each output feature keeps its input feature's properties.
+        Without --union each output feature keeps its input feature's properties, and GeoJSON, .geojsons, .wkt and
+        .csv are written as they are computed, a few thousand features at a time (memory does not grow with the
+        input). With --union a large input is unioned and written a batch of separate clusters at a time.
         Example: meridian buffer cities.csv --srs EPSG:32038 --distance 10mi -o buffers.geojson
 
         \(geodesicHelp)
