@@ -48,17 +48,56 @@ def command(tool, fmt, src, out):
 
 
 def area(path, fmt):
+    """The output's area in m² (EPSG:5070), read a chunk of polygons at a time: a 1M-point union is 2-3 GB of text,
+    more than shapely's readers take in one string."""
+    import re
+
     import shapely
     from pyproj import Transformer
-    text = open(path).read()
-    if fmt == "wkt":
-        return float(sum(shapely.from_wkt(line).area for line in text.splitlines() if line.strip()))
-    # GEOS's reader (shapely.from_geojson): a 2.6 GB document would not fit json.loads's objects in memory.
     to_albers = Transformer.from_crs("EPSG:4326", "EPSG:5070", always_xy=True)
-    g = shapely.from_geojson(text)
-    del text
-    g = shapely.transform(g, lambda c: np.column_stack(to_albers.transform(c[:, 0], c[:, 1])))
-    return float(g.area)
+    # Between two polygons of a MULTIPOLYGON: ")), ((" in WKT, "]]],[[[" in GeoJSON.
+    separator = re.compile(r"\)\)\s*,\s*\(\(" if fmt == "wkt" else r"\]\]\]\s*,\s*\[\[\[")
+
+    def polygons_area(pieces):
+        rings, shells = [], []  # each ring's (n, 2) vertices, and whether it is its polygon's shell
+        for p in pieces:
+            if fmt == "wkt":
+                core = p[p.rindex("((") + 2:] if "((" in p else p
+                core = core[:core.index("))")] if "))" in core else core
+                for k, ring in enumerate(re.split(r"\)\s*,\s*\(", core)):
+                    rings.append(np.array(ring.replace(",", " ").split(), dtype=float).reshape(-1, 2))
+                    shells.append(k == 0)
+            else:
+                core = p[p.rindex("[[[") + 3:] if "[[[" in p else p
+                core = core[:core.index("]]]")] if "]]]" in core else core
+                for k, ring in enumerate(json.loads(f"[[[{core}]]]")):
+                    rings.append(np.asarray(ring, dtype=float)[:, :2])
+                    shells.append(k == 0)
+        if not rings:
+            return 0.0
+        xy = np.concatenate(rings)
+        if fmt != "wkt":
+            xy = np.column_stack(to_albers.transform(xy[:, 0], xy[:, 1]))
+        x, y = xy[:, 0], xy[:, 1]
+        sizes = np.array([len(r) for r in rings])
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        cross = np.append(x[:-1] * y[1:] - x[1:] * y[:-1], 0.0)
+        cross[starts[1:] - 1] = 0.0  # no term between the last vertex of a ring and the first of the next
+        cross[-1] = 0.0
+        ring_area = np.abs(np.add.reduceat(cross, starts)) / 2
+        shells = np.array(shells)
+        return float(ring_area[shells].sum() - ring_area[~shells].sum())
+
+    total, rest = 0.0, ""
+    with open(path) as f:
+        while True:
+            chunk = f.read(1 << 26)
+            if not chunk:
+                break
+            pieces = separator.split(rest + chunk)
+            rest = pieces.pop()
+            total += polygons_area(pieces)
+    return total + polygons_area([rest.strip()])
 
 
 def run(tool, fmt, n, reps, folder):

@@ -278,6 +278,11 @@ extension WKT {
                 position += 1
                 valid = false
             }
+            // Read from the bytes (no String per number; the same correctly rounded double); the rare number it
+            // refuses (over 400 bytes, or beyond the double range) goes through Double(String) as before.
+            if valid, let value = bytes.withUnsafeBufferPointer({ DecimalText.parse($0, start, position) }) {
+                return .number(value)
+            }
             let text = String(decoding: bytes[start..<position], as: UTF8.self)
             guard valid, let value = Double(text) else { return .invalid(text) }
             return .number(value)
