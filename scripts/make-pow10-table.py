@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Sources/MeridianKML/Writing/ShortestDecimal+Table.swift: the 128-bit powers of ten of the Schubfach
+"""Writes Sources/MeridianCore/Text/ShortestDecimal+Table.swift: the 128-bit powers of ten of the Schubfach
 double-to-decimal conversion (ShortestDecimal.swift), computed with exact integers.
 
 For each k in [-292, 324], 10^k = beta * 2^r with 2^127 <= beta < 2^128; the table holds g = floor(beta) + 1
@@ -7,7 +7,7 @@ For each k in [-292, 324], 10^k = beta * 2^r with 2^127 <= beta < 2^128; the tab
 Also checks the integer approximations of floor(log10(2^e)), floor(log10(3/4 * 2^e)) and floor(log2(10^e)) that
 ShortestDecimal uses, over the exponents it uses them for.
 
-Usage: scripts/make-pow10-table.py > Sources/MeridianKML/Writing/ShortestDecimal+Table.swift
+Usage: scripts/make-pow10-table.py > Sources/MeridianCore/Text/ShortestDecimal+Table.swift
 """
 from fractions import Fraction
 

@@ -30,24 +30,40 @@ public final class CommandIO: @unchecked Sendable {
     private let writeError: (Data) throws -> Void
     /// The first failed write to standard output, if any.
     public private(set) var outputFailure: StreamWriteError?
+    /// Whether standard error is a terminal (progress lines are drawn only there).
+    public let errorIsTerminal: Bool
+    /// `--quiet`: no progress line even on a terminal (set by `MeridianCommandLine.run`).
+    public var quiet = false
 
     /// Creates streams from closures.
     /// - Parameters:
     ///   - readInput: Returns all of standard input; throws when it cannot be read.
     ///   - writeOutput: Appends to standard output; throwing (e.g. `StreamWriteError`) marks the output failed.
     ///   - writeError: Appends to standard error; what it throws is ignored.
+    ///   - errorIsTerminal: Whether standard error is a terminal (default false: no progress line).
     public init(readInput: @escaping () throws -> Data, writeOutput: @escaping (Data) throws -> Void,
-                writeError: @escaping (Data) throws -> Void) {
+                writeError: @escaping (Data) throws -> Void, errorIsTerminal: Bool = false) {
         self.readInput = readInput
         self.writeOutput = writeOutput
         self.writeError = writeError
+        self.errorIsTerminal = errorIsTerminal
     }
 
     /// The process's own standard streams, written with write(2) (FileHandle.write traps on an error).
     public static let standard = CommandIO(
         readInput: { try FileHandle.standardInput.readToEnd() ?? Data() },
         writeOutput: { try StreamWriteError.write($0, to: STDOUT_FILENO) },
-        writeError: { try StreamWriteError.write($0, to: STDERR_FILENO) })
+        writeError: { try StreamWriteError.write($0, to: STDERR_FILENO) },
+        errorIsTerminal: isatty(STDERR_FILENO) == 1)
+
+    /// A progress line for a long command (see `ProgressLine`), or nil when standard error is not a terminal or
+    /// `--quiet` was given. Call `finish()` on it before writing anything else to standard error.
+    /// - Parameter command: The command's name.
+    public func progress(_ command: String) -> ProgressLine? {
+        guard errorIsTerminal, !quiet else { return nil }
+        let write = writeError
+        return ProgressLine(command: command) { try? write(Data($0.utf8)) }
+    }
 
     /// Reads all of standard input.
     /// - Throws: `CommandError.failure` when it cannot be read (e.g. it is closed).

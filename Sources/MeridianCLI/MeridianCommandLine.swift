@@ -40,7 +40,13 @@ public enum MeridianCommandLine {
             io.note("meridian: unknown command '\(TerminalText.escaped(first))' (see meridian --help)")
             return 2
         }
-        var rest = Arguments(Array(arguments.dropFirst()))
+        // --quiet (any command): no progress line on the terminal.
+        var remaining = Array(arguments.dropFirst())
+        if let q = remaining.firstIndex(of: "--quiet") {
+            remaining.remove(at: q)
+            io.quiet = true
+        }
+        var rest = Arguments(remaining)
         if rest.wantsHelp {
             io.print(command.help)
             return finish(0, command: command.name, io: io)
@@ -67,6 +73,8 @@ public enum MeridianCommandLine {
                      "Usage: meridian COMMAND [OPTIONS]", "", "Commands:"]
         for c in commands { lines.append("  " + c.name.padding(toLength: 10, withPad: " ", startingAt: 0) + c.summary) }
         lines += ["", "  --version  print the versions of Meridian, GEOS and PROJ",
+                  "  --quiet    (with any command) no progress line; one is drawn on a terminal when a command runs",
+                  "             longer than about a second, and never when standard error is not a terminal",
                   "Run 'meridian COMMAND --help' for a command's options."]
         return lines.joined(separator: "\n")
     }

@@ -33,6 +33,14 @@ public enum Geometry: Sendable, Hashable, Codable {
         }
     }
 
+    /// Whether the geometry covers an area: a polygon or an envelope (points and lines do not).
+    public var isAreal: Bool {
+        switch self {
+        case .polygon, .envelope: true
+        case .point, .multipoint, .polyline: false
+        }
+    }
+
     /// Every vertex, in order (rings include their closing vertex).
     public var coordinates: [Coordinate] {
         switch self {

@@ -35,16 +35,18 @@ extension GeometryEngine {
     /// - Parameters:
     ///   - geometries: Geometries sharing one spatial reference (any; they are projected to WGS84 to be checked).
     ///   - spatialReference: The spatial reference whose area of use applies.
-    /// - Returns: The index of the first geometry with a vertex outside, and that vertex in degrees; nil when all
+    /// - Returns: The index of the first geometry with a vertex outside, the index of that vertex in the geometry's
+    ///   `coordinates` (for a multipoint of many input points: which point), and the vertex in degrees; nil when all
     ///   vertices are inside.
     /// - Throws: `EngineError.projectionFailed` or `.spatialReferenceMismatch` from the projection to WGS84.
     public static func firstVertexOutsideAreaOfUse(
         _ geometries: [some GeometryConvertible], of spatialReference: SpatialReference
-    ) throws(EngineError) -> (geometryIndex: Int, longitude: Double, latitude: Double)? {
+    ) throws(EngineError) -> (geometryIndex: Int, vertexIndex: Int, longitude: Double, latitude: Double)? {
         guard let area = spatialReference.areaOfUse else { return nil }
         for (i, g) in try project(geometries, into: .wgs84).enumerated() {
-            if let c = g.coordinates.first(where: { !area.contains(longitude: $0.x, latitude: $0.y) }) {
-                return (i, c.x, c.y)
+            let coordinates = g.coordinates
+            if let k = coordinates.firstIndex(where: { !area.contains(longitude: $0.x, latitude: $0.y) }) {
+                return (i, k, coordinates[k].x, coordinates[k].y)
             }
         }
         return nil

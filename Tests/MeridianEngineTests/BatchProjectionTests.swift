@@ -47,7 +47,7 @@ import MeridianCore
                                               spatialReference: .wgs84))  // ends in Houston, south of 31.72
         #expect(try GeometryEngine.firstVertexOutsideAreaOfUse([dallas], of: texas) == nil)
         let outside = try #require(try GeometryEngine.firstVertexOutsideAreaOfUse([dallas, line], of: texas))
-        #expect(outside.geometryIndex == 1)
+        #expect(outside.geometryIndex == 1 && outside.vertexIndex == 1)
         #expect(outside.longitude == -95.37 && outside.latitude == 29.76)
         // Projected input is checked in WGS84 too: Dallas projected into EPSG:32038 is still inside.
         let projected = try GeometryEngine.project(dallas, into: texas)

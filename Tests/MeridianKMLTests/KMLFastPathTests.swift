@@ -1,5 +1,5 @@
 import Foundation
-import MeridianCore
+@testable import MeridianCore
 import Testing
 @testable import MeridianKML
 

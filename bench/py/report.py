@@ -4,9 +4,12 @@ import statistics
 import sys
 
 TARGETS = {"P1a": 0.33, "P1b": 0.33, "P1c": 0.25, "P1d": 0.33, "P1e": 0.33, "P2": 0.5,
-           "P3 4326->32038": 1.0, "P3 4326->3857": 1.0, "P4 write": 0.05, "P4 read": 1.0}
+           "P3 4326->32038": 1.0, "P3 4326->3857": 1.0, "P4 write": 0.05, "P4 read": 1.0,
+           "P5 wkt 100000": 0.10, "P5 geojson 100000": 0.10}
 # The peer each case's target is measured against (None: the fastest peer row of the case).
-REFERENCE = {"P4 write": "simplekml", "P4 read": "lxml", "P3 4326->32038": "pyproj", "P3 4326->3857": "pyproj"}
+REFERENCE = {"P5 wkt 10000": "shapely", "P5 wkt 100000": "shapely", "P5 wkt 1000000": "shapely",
+             "P5 geojson 10000": "shapely", "P5 geojson 100000": "shapely", "P5 geojson 1000000": "shapely",
+             "P4 write": "simplekml", "P4 read": "lxml", "P3 4326->32038": "pyproj", "P3 4326->3857": "pyproj"}
 
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 cases = []
@@ -32,6 +35,14 @@ def timing(r):
 
 def checks(m, peer):
     out = []
+    if "points" in m:  # P5: the whole job
+        if peer and "area" in peer:
+            out.append(f"Δarea vs {peer['tool']} {abs(m['area'] - peer['area']) / peer['area']:.1e}")
+        out.append(f"{m['bytes'] / 1e6:.0f} MB written")
+        if m["points"] == 1_000_000 and m.get("times"):
+            t, rss = med(m), m["peak_rss_mb"]
+            out.append(f"1M: ≤ 10 s {'met' if t <= 10 else 'NOT met'}, ≤ 1.2 GB {'met' if rss <= 1200 else 'NOT met'}")
+        return "; ".join(out)
     if "area" in m and peer and "area" in peer:
         out.append(f"Δarea {abs(m['area'] - peer['area']) / peer['area']:.1e}")
         for k in ("parts", "holes", "vertices"):
@@ -89,7 +100,9 @@ for case in cases:
     for p in peers:
         ratio = f"{m_t / med(p):.3f}" if (m_t and med(p)) else "—"
         extra = ""
-        if "area" in p:
+        if "points" in p:
+            extra = f"{p['bytes'] / 1e6:.0f} MB written" if "bytes" in p else ""
+        elif "area" in p:
             extra = f"parts {p['parts']}, holes {p['holes']}, vertices {p['vertices']}, valid {p['valid']}"
         if "max_abs_diff" in p:
             extra = f"max Δ Meridian vs pyproj {p['max_abs_diff']:.1e}"

@@ -31,12 +31,17 @@ public enum BufferCommand: Command {
         --in-srs SRS          spatial reference of CSV x,y / WKT input (default: --srs for x,y; WGS84 for lon,lat)
         --allow-outside-area  buffer features outside the SRS's area of use (refused by default: the planar buffer
                               is only meaningful inside it)
-        --max-vertices N      without --union: refuse, before any work, buffers estimated at more than N vertices
-                              in all (default 5,000,000, about 1 GB of memory at the peak); raise it knowingly
-        -o, --output OUTPUT   .geojson (WGS84; the stdout default), .wkt (in --srs), .svg (a picture with the area
-                              of use as a red dashed outline), .kml or .kmz (styled like the sample)
+        --max-vertices N      without --union: refuse buffers estimated at more than N vertices in all (default
+                              5,000,000, about 1 GB at the peak), checked before each batch is buffered
+        -o, --output OUTPUT   .geojson (WGS84; the stdout default), .geojsons (a GeoJSON text sequence, one feature
+                              per record), .wkt (in --srs, one geometry per line), .csv (the input's columns and a
+                              wkt column in --srs), .svg (a picture with the area of use as a red dashed outline),
+                              .kml or .kmz (styled like the sample)
+        --quiet               no progress line (one is shown on a terminal when the command takes over a second)
 
-        Without --union each output feature keeps its input feature's properties.
+        Without --union each output feature keeps its input feature's properties, and GeoJSON, .geojsons, .wkt and
+        .csv are written as they are computed, a few thousand features at a time (memory does not grow with the
+        input). With --union a large input is unioned and written a batch of separate clusters at a time.
         Example: meridian buffer cities.csv --srs EPSG:32038 --distance 10mi -o buffers.geojson
 
         \(geodesicHelp)
@@ -81,47 +86,182 @@ public enum BufferCommand: Command {
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
         try BufferOutput.check(output)
 
+        let job = Job(sr: sr, srUnit: srUnit, distance: distance, parameters: parameters, allowOutside: allowOutside,
+                      maxVertices: maxVertices ?? defaultMaxVertices)
+        let progress = io.progress(name)
+        defer { progress?.finish() }
+        if !union, BufferOutput.streamedFormats.contains(output.format) {
+            try streamBuffers(positionals.first, inSRS: inSRS, job: job, output: output, io: io, progress: progress)
+            return
+        }
+        if union, ["geojsons", "csv"].contains(output.format) {
+            throw .usage("--union writes one polygon: use .geojson, .wkt, .svg, .kml or .kmz, not .\(output.format)")
+        }
+        // A union needs only the centres and radii: CSV input is then read as points, without features.
+        let csvOptions = FeatureInput.CSVOptions(pointsOnly: union, numericColumn: union ? distance.field : nil)
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
-                                          defaultXYSpatialReference: sr, io: io)
-
-        // Geometries in the buffer's spatial reference, refusing those outside its area of use.
-        var inputs: [Geometry] = []
-        var distances: [Double] = []
-        for (i, feature) in input.features.enumerated() {
-            inputs.append(try bufferable(feature, label: input.labels[i]))
-            if let d = try distance.fieldDistance(of: feature, label: input.labels[i], in: srUnit) { distances.append(d) }
-        }
-        if !allowOutside {
-            try refuseOutsideAreaOfUse(inputs, of: sr, labels: input.labels, override: "--allow-outside-area",
-                                       verb: "buffer")
-        }
-        let estimate = estimatedBufferVertices(inputs, segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
-        let limit = maxVertices ?? defaultMaxVertices
-        guard union || estimate <= limit else {
-            throw .failure("the buffers would have about \(estimate) vertices (\(input.features.count) features, --segments \(parameters.segmentsPerQuarterCircle)), more than the limit of \(limit); use fewer --segments or --union, or raise --max-vertices")
-        }
-        // Polygons checked in the input's own coordinates, so that the place GEOS names is where the user looks.
-        for (i, g) in inputs.enumerated() {
-            if case .polygon = g, let reason = try engine({ () throws(EngineError) in try GeometryEngine.invalidityReason(g) }) {
-                throw .failure("\(input.labels[i]): invalid polygon: \(reason) (GeometryEngine.makeValid can repair it)")
+                                          defaultXYSpatialReference: sr, io: io, csv: csvOptions, progress: progress)
+        if var points = input.points {
+            progress?.begin("checking the area of use")
+            if !allowOutside {
+                let all = [Geometry.multipoint(Multipoint(points, spatialReference: input.spatialReference))]
+                try refuseOutsideAreaOfUse(all, of: sr, label: { _, vertex in input.labels[vertex] },
+                                           override: "--allow-outside-area", verb: "buffer")
             }
+            var distances: [Double]
+            if let fixed = distance.fixed {
+                distances = [fixed.value(in: srUnit)]
+            } else {
+                let unit = distance.fieldUnit ?? srUnit
+                distances = (input.columnValues ?? []).map { unit.convert($0, to: srUnit) }
+            }
+            try refuseUnusableDistances(distances, count: points.count, isAreal: { _ in false },
+                                        metersPerUnit: srUnit.metersPerUnit, label: { input.labels[$0] })
+            progress?.begin("projecting \(points.count) points")
+            do {
+                _ = try GeometryEngine.project(&points, from: input.spatialReference, into: sr)
+            } catch {
+                throw .failure(relabel(error.description, "vertex", labels: input.labels))
+            }
+            if ["", "geojson", "json", "wkt"].contains(output.format), points.count > BufferOutput.unionBatchSize {
+                try BufferOutput.streamUnion(of: points, distances: distances, in: sr, parameters: parameters,
+                                             labels: input.labels, to: output, io: io, progress: progress)
+                return
+            }
+            let polygon: Polygon
+            progress?.begin("union of \(ProgressLine.grouped(points.count)) buffers")
+            do {
+                polygon = try GeometryEngine.unionOfBuffers(aroundPoints: points, distances: distances, in: sr,
+                                                            parameters: parameters)
+            } catch {
+                throw .failure(relabel(error.description, "geometry", labels: input.labels))
+            }
+            points = []
+            distances = []
+            if ["", "geojson", "json", "wkt"].contains(output.format) {
+                try BufferOutput.writeUnion(polygon, count: input.count, to: output, io: io, progress: progress)
+            } else {
+                let centres = input.points!.map { Geometry.point(Point($0, spatialReference: input.spatialReference)) }
+                try BufferOutput.write(
+                    buffers: [polygon], inputs: try projectEach(centres, into: sr, labels: input.labels),
+                    features: [], union: true, areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: sr), to: output,
+                    io: io)
+            }
+            return
         }
-        let geometries = try projectEach(inputs, into: sr, labels: input.labels)
-        if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
-        try refuseTinyDistances(distances, geometries: geometries, metersPerUnit: srUnit.metersPerUnit,
-                                labels: input.labels)
 
-        let buffers: [Polygon]
-        do {
-            buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
-                                                parameters: parameters)
-        } catch let error {
-            throw .failure(relabel(error.description, "geometry", labels: input.labels))
-        }
-
+        var vertices = 0
+        let (buffers, geometries) = try job.buffers(of: input, union: union, verticesSoFar: &vertices)
         try BufferOutput.write(
             buffers: buffers, inputs: geometries, features: input.features, union: union,
             areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: sr), to: output, io: io)
+    }
+
+    /// What buffering a feature takes, once the options are checked.
+    struct Job {
+        let sr: SpatialReference
+        let srUnit: LinearUnit
+        let distance: DistanceOptions
+        let parameters: BufferParameters
+        let allowOutside: Bool
+        /// `--max-vertices`: the most output vertices (estimated before buffering) without --union.
+        let maxVertices: Int
+
+        /// The buffers of the input's features (or their union) and the features' geometries in `sr`, refusing
+        /// features without geometry, outside the area of use, invalid polygons, unusable distances and, without
+        /// union, more than `maxVertices` estimated vertices counting those already written (`verticesSoFar`).
+        func buffers(of input: FeatureInput, union: Bool, verticesSoFar: inout Int) throws(CommandError)
+            -> ([Polygon], [Geometry])
+        {
+            var inputs: [Geometry] = []
+            var distances: [Double] = []
+            for (i, feature) in input.features.enumerated() {
+                inputs.append(try bufferable(feature, label: input.labels[i]))
+                if let d = try distance.fieldDistance(of: feature, label: input.labels[i], in: srUnit) { distances.append(d) }
+            }
+            if !allowOutside {
+                try refuseOutsideAreaOfUse(inputs, of: sr, label: { geometry, _ in input.labels[geometry] },
+                                           override: "--allow-outside-area", verb: "buffer")
+            }
+            if !union {
+                let estimate = estimatedBufferVertices(inputs, segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
+                let (total, overflow) = verticesSoFar.addingReportingOverflow(estimate)
+                verticesSoFar = overflow ? Int.max : total
+                guard verticesSoFar <= maxVertices else {
+                    throw .failure("the buffers would have about \(verticesSoFar) vertices (\(input.labels.first + input.count) features, --segments \(parameters.segmentsPerQuarterCircle)), more than the limit of \(maxVertices); use fewer --segments or --union, or raise --max-vertices")
+                }
+            }
+            // Polygons checked in the input's own coordinates, so that the place GEOS names is where the user looks.
+            for (i, g) in inputs.enumerated() {
+                if case .polygon = g, let reason = try engine({ () throws(EngineError) in try GeometryEngine.invalidityReason(g) }) {
+                    throw .failure("\(input.labels[i]): invalid polygon: \(reason) (GeometryEngine.makeValid can repair it)")
+                }
+            }
+            let geometries = try projectEach(inputs, into: sr, labels: input.labels)
+            if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
+            try refuseUnusableDistances(distances, count: geometries.count, isAreal: { geometries[$0].isAreal },
+                                        metersPerUnit: srUnit.metersPerUnit, label: { input.labels[$0] })
+            do {
+                let buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
+                                                        parameters: parameters)
+                return (buffers, geometries)
+            } catch let error {
+                throw .failure(relabel(error.description, "geometry", labels: input.labels))
+            }
+        }
+    }
+
+    /// Buffers without --union into a format written a feature at a time (GeoJSON, GeoJSON text sequence, WKT, CSV):
+    /// the input is read, buffered and written a batch of features at a time, so memory holds one batch.
+    static func streamBuffers(
+        _ path: String?, inSRS: SpatialReference?, job: Job, output: OutputFile, io: CommandIO,
+        progress: ProgressLine?
+    ) throws(CommandError) {
+        let format = output.format
+        try output.stream(io: io) { out throws(CommandError) in
+            var first = true
+            var csvHeader = false
+            var vertices = 0
+            if format == "" || format == "geojson" || format == "json" { GeoJSON.beginFeatureCollection(to: &out) }
+            let input = try FeatureInput.read(
+                path, inputSpatialReference: inSRS, defaultXYSpatialReference: job.sr, io: io,
+                csv: FeatureInput.CSVOptions(keepTable: format == "csv", batchSize: FeatureEncoding.batchSize),
+                progress: progress
+            ) { batch throws(CommandError) in
+                let (buffers, _) = try job.buffers(of: batch, union: false, verticesSoFar: &vertices)
+                switch format {
+                case "wkt":
+                    FeatureEncoding.writeWKT(buffers.map(\.geometry), to: &out)
+                case "csv":
+                    if !csvHeader {
+                        CSV.appendRecord((batch.table?.header ?? ["feature"]) + ["wkt"], to: &out)
+                        csvHeader = true
+                    }
+                    for (i, b) in buffers.enumerated() {
+                        var wkt = ByteBuffer(capacity: 64 + 40 * b.vertexCount)
+                        WKT.write(b.geometry, to: &wkt)
+                        let fields = batch.table?.rows[i] ?? [String(batch.labels.first + i)]
+                        CSV.appendRecord(fields + [wkt.string], to: &out)
+                    }
+                default:
+                    let features = zip(batch.features, buffers).map {
+                        Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id)
+                    }
+                    for f in try FeatureEncoding.wgs84(features[...]) {
+                        if format == "geojsons" {
+                            GeoJSON.appendSequenceRecord(f, to: &out)
+                        } else {
+                            GeoJSON.appendFeature(f, first: first, to: &out)
+                            first = false
+                        }
+                    }
+                }
+            }
+            if format == "" || format == "geojson" || format == "json" {
+                GeoJSON.endFeatureCollection(to: &out)
+                out.append(UInt8(ascii: "\n"))
+            }
+        }
     }
 }
 
@@ -152,25 +292,30 @@ func estimatedBufferVertices(_ geometries: [Geometry], segmentsPerQuarterCircle:
     return total
 }
 
-/// The geodesic buffer's distance rule applied to planar buffers too (one rule for both): |distance| at least 1 µm,
-/// zero included for polygons (nothing to buffer by; for points and lines the engine refuses any distance ≤ 0).
+/// The distance rules of the tool, planar and geodesic alike: a point or line needs a positive distance (the
+/// library answers any other with an empty polygon, which in a tool is the user's mistake), and a non-zero |distance|
+/// must be at least 1 µm (zero is allowed for polygons: nothing to buffer by).
 /// - Parameters:
 ///   - distances: One distance for all, or one per geometry, in the spatial reference's unit.
-///   - geometries: The geometries to buffer.
-///   - metersPerUnit: Meters per unit of the distances (0.3048006096 for US survey feet).
-///   - labels: The features' labels, by index.
-/// - Throws: `CommandError.failure` naming the first feature whose distance is too small.
-func refuseTinyDistances(
-    _ distances: [Double], geometries: [Geometry], metersPerUnit: Double, labels: [String]
+///   - count: The number of geometries.
+///   - isAreal: Whether geometry `i` is a polygon or envelope.
+///   - metersPerUnit: Meters per unit of the distances (0.3048006096 for US survey feet, 1 for geodesic meters).
+///   - label: The label of feature `i`.
+/// - Throws: `CommandError.failure` naming the first feature whose distance cannot be used.
+func refuseUnusableDistances(
+    _ distances: [Double], count: Int, isAreal: (Int) -> Bool, metersPerUnit: Double, label: (Int) -> String
 ) throws(CommandError) {
-    for (i, g) in geometries.enumerated() {
+    for i in 0..<count {
         let d = distances.count == 1 ? distances[0] : distances[i]
-        var isPolygon = false
-        if case .polygon = g { isPolygon = true }
-        if case .envelope = g { isPolygon = true }
-        guard d.isFinite, d != 0 || isPolygon, abs(d) * metersPerUnit < 1e-6 else { continue }
-        throw .failure(String(format: "invalid distance: %@: |%.10g| (%.3g m) is less than 1 µm, the smallest buffer distance (planar and geodesic alike)",
-                              labels[i], d, abs(d) * metersPerUnit))
+        guard d.isFinite else { continue }
+        if d <= 0, !isAreal(i) {
+            throw .failure(String(format: "invalid distance: %@: %.10g; a point or line needs a positive distance",
+                                  label(i), d))
+        }
+        if d != 0, abs(d) * metersPerUnit < 1e-6 {
+            throw .failure(String(format: "invalid distance: %@: |%.10g| (%.3g m) is less than 1 µm, the smallest buffer distance (planar and geodesic alike)",
+                                  label(i), d, abs(d) * metersPerUnit))
+        }
     }
 }
 
@@ -190,24 +335,26 @@ func bufferable(_ feature: Feature, label: String) throws(CommandError) -> Geome
 /// - Parameters:
 ///   - geometries: The input geometries, in any one spatial reference.
 ///   - sr: The spatial reference whose area of use applies (none known: all accepted).
-///   - labels: The features' labels, by index.
+///   - label: The label of the feature with vertex `vertex` of geometry `geometry` (a multipoint may hold many
+///     features' points).
 ///   - override: The flag that skips the check, named in the message.
 ///   - verb: What the command does, e.g. "buffer" or "project".
 /// - Throws: `CommandError.failure` naming the first feature outside.
 func refuseOutsideAreaOfUse(
-    _ geometries: [Geometry], of sr: SpatialReference, labels: [String], override: String, verb: String
+    _ geometries: [Geometry], of sr: SpatialReference, label: (_ geometry: Int, _ vertex: Int) -> String,
+    override: String, verb: String
 ) throws(CommandError) {
     guard let area = sr.areaOfUse,
           let outside = try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideAreaOfUse(geometries, of: sr) })
     else { return }
     throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use %@ to %@ it anyway",
-                          labels[outside.geometryIndex], outside.longitude, outside.latitude, sr.name,
-                          area.west, area.south, area.east, area.north, override, verb))
+                          label(outside.geometryIndex, outside.vertexIndex), outside.longitude, outside.latitude,
+                          sr.name, area.west, area.south, area.east, area.north, override, verb))
 }
 
 /// Projects geometries of one spatial reference in a single PROJ call; when a vertex cannot be projected, the error
 /// names its feature.
-func projectEach(_ geometries: [Geometry], into target: SpatialReference, labels: [String]) throws(CommandError)
+func projectEach(_ geometries: [Geometry], into target: SpatialReference, labels: FeatureLabels) throws(CommandError)
     -> [Geometry]
 {
     do {

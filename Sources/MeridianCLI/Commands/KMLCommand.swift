@@ -338,7 +338,12 @@ public enum KMLCommand: Command {
             if !overwrite && FileManager.default.fileExists(atPath: outPath) {
                 throw .failure("\(outPath) already exists (add --overwrite to replace it)")
             }
-            try OutputFile(outPath).write(GeoJSON.encode(features, pretty: false) + Data("\n".utf8), io: io)
+            try OutputFile(outPath).stream(io: io) { out throws(CommandError) in
+                GeoJSON.beginFeatureCollection(to: &out)
+                for (i, f) in features.enumerated() { GeoJSON.appendFeature(f, first: i == 0, to: &out) }
+                GeoJSON.endFeatureCollection(to: &out)
+                out.append(UInt8(ascii: "\n"))
+            }
             io.note("wrote \(features.count) feature(s) to \(outPath)")
         } else {
             guard kmlExtensions.contains(outExt) else { throw .usage("GeoJSON → GeoJSON is not a KML conversion") }

@@ -41,14 +41,18 @@ public enum ProjectCommand: Command {
         let source = try fromText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
 
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: source,
-                                          defaultXYSpatialReference: nil, io: io)
+                                          defaultXYSpatialReference: nil, io: io,
+                                          csv: FeatureInput.CSVOptions(keepTable: true, pointsOnly: true))
         try checkOutput(output, input: input.format, target: target)
         if !allowOutside {
-            let geometries = input.features.compactMap(\.geometry)
-            let labels = input.features.indices.filter { input.features[$0].geometry != nil }.map { input.labels[$0] }
+            // CSV input is read as bare points (no features): one multipoint, its vertices the features.
+            let geometries = input.points.map { [Geometry.multipoint(Multipoint($0, spatialReference: input.spatialReference))] }
+                ?? input.features.compactMap(\.geometry)
+            let featureOf = input.features.indices.filter { input.features[$0].geometry != nil }
             for sr in [input.spatialReference, target] {
-                try refuseOutsideAreaOfUse(geometries, of: sr, labels: labels, override: "--allow-outside-area",
-                                           verb: "project")
+                try refuseOutsideAreaOfUse(geometries, of: sr, label: { geometry, vertex in
+                    input.labels[input.points != nil ? vertex : featureOf[geometry]]
+                }, override: "--allow-outside-area", verb: "project")
             }
         }
         var operations = Set<ProjectionOperation>()
@@ -56,10 +60,7 @@ public enum ProjectCommand: Command {
         projected.reserveCapacity(input.features.count)
         if input.format == .csv {
             // Points only: one bulk PROJ call.
-            var coordinates = input.features.map { f -> Coordinate in
-                if case .point(let p)? = f.geometry { return p.coordinate }
-                return Coordinate(x: .nan, y: .nan)
-            }
+            var coordinates = input.points ?? []
             let original = coordinates
             do {
                 if let op = try GeometryEngine.project(&coordinates, from: input.spatialReference, into: target) {
@@ -71,7 +72,7 @@ public enum ProjectCommand: Command {
             try refuseOutsideDomain(original, coordinates, from: input.spatialReference, into: target) {
                 input.labels[$0]
             }
-            try output.write(csv(input, coordinates, target: target), io: io)
+            try output.stream(io: io) { out throws(CommandError) in csv(input, coordinates, target: target, to: &out) }
             report(operations, from: input.spatialReference, to: target, io: io)
             return
         }
@@ -94,9 +95,11 @@ public enum ProjectCommand: Command {
             return "\(input.labels[f.feature]) vertex \(k - f.start)"
         }
         if output.format == "wkt" || (output.format == "" && target != .wgs84) {
-            try output.write(FeatureEncoding.wkt(projected.compactMap(\.geometry)), io: io)
+            try output.stream(io: io) { out throws(CommandError) in
+                FeatureEncoding.writeWKT(projected.compactMap(\.geometry), to: &out)
+            }
         } else {
-            try output.write(GeoJSON.encode(projected) + Data("\n".utf8), io: io)
+            try output.stream(io: io) { out throws(CommandError) in try FeatureEncoding.writeGeoJSON(projected, to: &out) }
         }
         report(operations, from: input.spatialReference, to: target, io: io)
     }
@@ -148,17 +151,28 @@ public enum ProjectCommand: Command {
         }
     }
 
-    private static func csv(_ input: FeatureInput, _ coordinates: [Coordinate], target: SpatialReference) -> Data {
-        guard let table = input.table, let (xi, yi) = input.coordinateColumns else { return Data() }
+    /// The CSV with the coordinate columns replaced (9 decimals for degrees, 4 for projected units), streamed row by
+    /// row; the other columns are copied.
+    private static func csv(_ input: FeatureInput, _ coordinates: [Coordinate], target: SpatialReference,
+                            to out: inout ByteBuffer) {
+        guard let table = input.table, let (xi, yi) = input.coordinateColumns else { return }
         var header = table.header
         header[xi] = target.isGeographic ? "lon" : "x"
         header[yi] = target.isGeographic ? "lat" : "y"
-        let digits = target.isGeographic ? "%.9f" : "%.4f"
-        var rows = table.rows
-        for r in rows.indices {
-            rows[r][xi] = String(format: digits, coordinates[r].x)
-            rows[r][yi] = String(format: digits, coordinates[r].y)
+        CSV.appendRecord(header, to: &out)
+        let decimals = target.isGeographic ? 9 : 4
+        for (r, row) in table.rows.enumerated() {
+            for (c, field) in row.enumerated() {
+                if c > 0 { out.append(UInt8(ascii: ",")) }
+                if c == xi {
+                    out.appendFixed(coordinates[r].x, decimals: decimals)
+                } else if c == yi {
+                    out.appendFixed(coordinates[r].y, decimals: decimals)
+                } else {
+                    CSV.appendField(field, alone: row.count == 1, to: &out)
+                }
+            }
+            CSV.endRecord(&out)
         }
-        return CSV.encode(header: header, rows: rows)
     }
 }

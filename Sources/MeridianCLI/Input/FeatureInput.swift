@@ -7,14 +7,40 @@ struct FeatureInput {
     var features: [Feature]
     /// The spatial reference of every feature's geometry.
     var spatialReference: SpatialReference
-    /// How to name feature `i` in a message, with the input's name, e.g. "cities.csv: feature 3 (line 5)".
-    var labels: [String]
+    /// How to name feature `i` in a message, e.g. "feature 3 (line 5)".
+    var labels: FeatureLabels
     /// The input's format.
     var format: Format
-    /// For CSV input: the header and the rows, so outputs can keep the other columns.
+    /// For CSV input read with `CSVOptions.keepTable`: the header and the rows, so outputs can keep the other columns.
     var table: CSVTable?
     /// For CSV input: the indices of the coordinate columns.
     var coordinateColumns: (x: Int, y: Int)?
+    /// For CSV input read with `CSVOptions.pointsOnly`: each row's coordinates (and `features` is empty).
+    var points: [Coordinate]?
+    /// For CSV input read with `CSVOptions.pointsOnly` and a `numericColumn`: each row's value of that column.
+    var columnValues: [Double]?
+
+    /// The number of features (or of points, for CSV read as points only; or of all rows, when read in batches).
+    var count: Int { labels.count }
+
+    /// How a command wants CSV input: only what it needs is kept, so memory grows with what must be held.
+    struct CSVOptions {
+        /// Keep the rows' text (`table`), for outputs that copy the other columns.
+        var keepTable = false
+        /// Keep only the coordinates (`points`) and `numericColumn`'s values, no features and no properties.
+        var pointsOnly = false
+        /// With `pointsOnly`: a column read as numbers into `columnValues` (e.g. `--distance-field`).
+        var numericColumn: String?
+        /// Hand the features to `read`'s `batch` closure this many at a time instead of keeping them all (CSV input
+        /// is then parsed batch by batch, so only one batch of features is ever held).
+        var batchSize: Int?
+    }
+
+    /// Features `first ..< first + count` of the input as their own input (labels keep their numbers).
+    func slice(_ range: Range<Int>) -> FeatureInput {
+        FeatureInput(features: Array(features[range]), spatialReference: spatialReference,
+                     labels: labels.slice(range), format: format, table: nil, coordinateColumns: coordinateColumns)
+    }
 
     /// Input formats the CLI reads.
     enum Format: String {
@@ -30,33 +56,58 @@ struct FeatureInput {
     ///   - inputSpatialReference: `--in-srs`/`--from`: the spatial reference of CSV/WKT coordinates.
     ///   - defaultXYSpatialReference: Used for CSV `x,y` columns and WKT when `inputSpatialReference` is nil.
     ///   - io: The command's streams.
+    ///   - csv: What to keep of CSV input (everything as features by default).
+    ///   - progress: Where to show how far reading has come.
+    ///   - batch: With `csv.batchSize`: receives the features a batch at a time (the returned input then holds no
+    ///     features, only their count).
     /// - Throws: `CommandError.failure` naming the input when it cannot be read, is not one of the formats, has no
     ///   feature, has no feature with a non-empty geometry (nothing to work on is an error, never success), or
     ///   has a latitude beyond ±90° in longitude/latitude coordinates.
     static func read(
         _ path: String?, inputSpatialReference: SpatialReference?, defaultXYSpatialReference: SpatialReference?,
-        io: CommandIO
+        io: CommandIO, csv: CSVOptions = CSVOptions(), progress: ProgressLine? = nil,
+        batch: (FeatureInput) throws(CommandError) -> Void = { _ throws(CommandError) in }
     ) throws(CommandError) -> FeatureInput {
         let name = (path == nil || path == "-") ? "stdin" : path!
-        let input = try parse(try io.read(path), name: name, inputSpatialReference: inputSpatialReference,
-                              defaultXYSpatialReference: defaultXYSpatialReference)
-        guard !input.features.isEmpty else { throw .failure("\(name): the input has no features") }
-        guard input.features.contains(where: { !($0.geometry?.coordinates.isEmpty ?? true) }) else {
-            throw .failure("\(name): no feature has a geometry (\(input.features.count) feature(s), each null or empty)")
-        }
-        if input.spatialReference.isGeographic {
-            for (i, feature) in input.features.enumerated() {
-                if let c = feature.geometry?.coordinates.first(where: { !(abs($0.y) <= 90) }) {
-                    throw .failure("\(input.labels[i]): latitude \(c.y) is outside -90…90")
+        progress?.begin("reading")
+        let data = try io.read(path)
+        progress?.begin("parsing", unit: "bytes", total: data.count)
+        var input = try parse(data, name: name, inputSpatialReference: inputSpatialReference,
+                              defaultXYSpatialReference: defaultXYSpatialReference, csv: csv, progress: progress,
+                              batch: batch)
+        guard input.count > 0 else { throw .failure("\(name): the input has no features") }
+        // CSV rows are points with finite coordinates, their latitudes checked as they are read.
+        if input.format != .csv {
+            guard input.features.contains(where: { !($0.geometry?.coordinates.isEmpty ?? true) }) else {
+                throw .failure("\(name): no feature has a geometry (\(input.features.count) feature(s), each null or empty)")
+            }
+            if input.spatialReference.isGeographic {
+                for (i, feature) in input.features.enumerated() {
+                    if let c = feature.geometry?.coordinates.first(where: { !(abs($0.y) <= 90) }) {
+                        throw .failure("\(input.labels[i]): latitude \(c.y) is outside -90…90")
+                    }
                 }
             }
+        }
+        // GeoJSON and WKT are parsed whole; their features are then handed over in batches too.
+        if let size = csv.batchSize, input.format != .csv {
+            var start = 0
+            progress?.begin("buffering", unit: "features", total: input.features.count)
+            while start < input.features.count {
+                let end = min(start + size, input.features.count)
+                try batch(input.slice(start..<end))
+                start = end
+                progress?.update(start)
+            }
+            input.features = []
         }
         return input
     }
 
     private static func parse(
         _ data: Data, name: String, inputSpatialReference: SpatialReference?,
-        defaultXYSpatialReference: SpatialReference?
+        defaultXYSpatialReference: SpatialReference?, csv: CSVOptions, progress: ProgressLine?,
+        batch: (FeatureInput) throws(CommandError) -> Void
     ) throws(CommandError) -> FeatureInput {
         guard !data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
             throw .failure("\(name): the input is empty")
@@ -80,10 +131,11 @@ struct FeatureInput {
                 let features = try GeoJSON.decodeFeatures(data)
                 return FeatureInput(
                     features: features, spatialReference: .wgs84,
-                    labels: features.indices.map { "\(name): feature \($0)" }, format: .geoJSON)
+                    labels: FeatureLabels(name: name, count: features.count), format: .geoJSON)
             case .csv:
                 return try readCSV(data, name: name, inputSpatialReference: inputSpatialReference,
-                                   defaultXYSpatialReference: defaultXYSpatialReference)
+                                   defaultXYSpatialReference: defaultXYSpatialReference, options: csv,
+                                   progress: progress, batch: batch)
             case .wkt:
                 guard let sr = inputSpatialReference ?? defaultXYSpatialReference else {
                     throw CommandError.usage("WKT input needs its spatial reference: give --in-srs")
@@ -92,7 +144,7 @@ struct FeatureInput {
                     throw CommandError.failure("\(name): WKT input is not UTF-8 text")
                 }
                 var features: [Feature] = []
-                var labels: [String] = []
+                var lines: [Int] = []
                 for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
                     if trimmed.isEmpty { continue }
@@ -105,9 +157,10 @@ struct FeatureInput {
                                                   column: error.column.map { $0 + indent })
                         throw CommandError.failure("\(name): \(located.description)")
                     }
-                    labels.append("\(name): feature \(features.count - 1) (line \(i + 1))")
+                    lines.append(i + 1)
                 }
-                return FeatureInput(features: features, spatialReference: sr, labels: labels, format: .wkt)
+                return FeatureInput(features: features, spatialReference: sr,
+                                    labels: FeatureLabels(name: name, count: features.count, lines: lines), format: .wkt)
             }
         } catch let error as CommandError {
             throw error
@@ -120,50 +173,137 @@ struct FeatureInput {
 
     private static func readCSV(
         _ data: Data, name: String, inputSpatialReference: SpatialReference?,
-        defaultXYSpatialReference: SpatialReference?
+        defaultXYSpatialReference: SpatialReference?, options: CSVOptions, progress: ProgressLine?,
+        batch: (FeatureInput) throws(CommandError) -> Void
     ) throws -> FeatureInput {
-        let table = try CSV.decode(data)
-        let lower = table.header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        let pairs: [(String, String, Bool)] = [("lon", "lat", true), ("longitude", "latitude", true),
-                                               ("lng", "lat", true), ("x", "y", false)]
-        guard let (xName, yName, geographic) = pairs.first(where: { lower.contains($0.0) && lower.contains($0.1) }),
-              let xi = lower.firstIndex(of: xName), let yi = lower.firstIndex(of: yName)
-        else {
-            throw CommandError.failure("\(name): line 1: the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has \(table.header.joined(separator: ","))")
-        }
-        let sr: SpatialReference
-        if let given = inputSpatialReference {
-            sr = given
-        } else if geographic {
-            sr = .wgs84
-        } else if let fallback = defaultXYSpatialReference {
-            sr = fallback
-        } else {
-            throw CommandError.usage("CSV x,y columns need their spatial reference: give --in-srs (or --from)")
-        }
-        var features: [Feature] = []
-        var labels: [String] = []
-        features.reserveCapacity(table.rows.count)
-        for (r, row) in table.rows.enumerated() {
-            let line = table.lineNumbers[r]
-            guard let x = Double(row[xi].trimmingCharacters(in: .whitespaces)),
-                  let y = Double(row[yi].trimmingCharacters(in: .whitespaces)), x.isFinite, y.isFinite
+        try data.withUnsafeBytes { raw throws -> FeatureInput in
+            var reader = CSVRecordReader(raw.bindMemory(to: UInt8.self))
+            guard try reader.next() else {
+                throw FormatError(format: "CSV", message: "empty input (no header record)", line: 1)
+            }
+            let header = try reader.strings()
+            let lower = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let pairs: [(String, String, Bool)] = [("lon", "lat", true), ("longitude", "latitude", true),
+                                                   ("lng", "lat", true), ("x", "y", false)]
+            guard let (xName, yName, geographic) = pairs.first(where: { lower.contains($0.0) && lower.contains($0.1) }),
+                  let xi = lower.firstIndex(of: xName), let yi = lower.firstIndex(of: yName)
             else {
-                throw CommandError.failure("\(name): line \(line): '\(row[xi])','\(row[yi])' is not a finite coordinate pair")
+                throw CommandError.failure("\(name): line 1: the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has \(header.joined(separator: ","))")
             }
-            var properties: [String: JSONValue] = [:]
-            for (c, column) in table.header.enumerated() where c != xi && c != yi {
-                let value = row[c]
-                if let d = Double(value.trimmingCharacters(in: .whitespaces)), d.isFinite {
-                    properties[column] = .number(d)
-                } else {
-                    properties[column] = .string(value)
+            let sr: SpatialReference
+            if let given = inputSpatialReference {
+                sr = given
+            } else if geographic {
+                sr = .wgs84
+            } else if let fallback = defaultXYSpatialReference {
+                sr = fallback
+            } else {
+                throw CommandError.usage("CSV x,y columns need their spatial reference: give --in-srs (or --from)")
+            }
+            let valueColumn = options.numericColumn.flatMap { header.firstIndex(of: $0) }
+            var features: [Feature] = []
+            var points: [Coordinate] = []
+            var values: [Double] = []
+            var rows: [[String]] = []
+            var lines: [Int] = []
+            let batchSize = options.batchSize
+            var rowCount = 0, batchStart = 0
+            func handOver() throws {
+                guard !lines.isEmpty else { return }
+                let part = FeatureInput(
+                    features: features, spatialReference: sr,
+                    labels: FeatureLabels(name: name, count: lines.count, lines: lines, first: batchStart), format: .csv,
+                    table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
+                    coordinateColumns: (xi, yi))
+                try batch(part)
+                features.removeAll(keepingCapacity: true)
+                rows.removeAll(keepingCapacity: true)
+                lines.removeAll(keepingCapacity: true)
+                batchStart = rowCount
+            }
+            let estimate = batchSize ?? raw.count / 24  // rows of a few numbers
+            if options.pointsOnly { points.reserveCapacity(estimate) } else { features.reserveCapacity(estimate) }
+            while try reader.next() {
+                try reader.requireFieldCount(header.count)
+                let line = reader.recordLine
+                if let batchSize, lines.count == batchSize { try handOver() }  // (batchStart = this row)
+                let row = rowCount
+                rowCount += 1
+                if row & 4095 == 0 { progress?.update(reader.offset) }
+                guard let x = reader.number(xi), let y = reader.number(yi) else {
+                    throw CommandError.failure("\(name): line \(line): '\(try reader.string(xi))','\(try reader.string(yi))' is not a finite coordinate pair")
                 }
+                if sr.isGeographic, !(abs(y) <= 90) {
+                    throw CommandError.failure("\(name): feature \(row) (line \(line)): latitude \(y) is outside -90…90")
+                }
+                lines.append(line)
+                if options.keepTable { rows.append(try reader.strings()) }
+                if options.pointsOnly {
+                    points.append(Coordinate(x: x, y: y))
+                    if options.numericColumn != nil {
+                        guard let c = valueColumn else {
+                            throw CommandError.failure("\(name): feature \(row) (line \(line)) has no '\(options.numericColumn!)' property")
+                        }
+                        guard let v = reader.number(c) else {
+                            throw CommandError.failure("\(name): feature \(row) (line \(line)): '\(options.numericColumn!)' is '\(try reader.string(c))', not a number")
+                        }
+                        values.append(v)
+                    }
+                    continue
+                }
+                var properties: [String: JSONValue] = [:]
+                for (c, column) in header.enumerated() where c != xi && c != yi {
+                    if let d = reader.number(c) {
+                        properties[column] = .number(d)
+                    } else {
+                        properties[column] = .string(try reader.string(c))
+                    }
+                }
+                features.append(Feature(geometry: .point(Point(x: x, y: y, spatialReference: sr)), properties: properties, id: nil))
             }
-            features.append(Feature(geometry: .point(Point(x: x, y: y, spatialReference: sr)), properties: properties, id: nil))
-            labels.append("\(name): feature \(r) (line \(line))")
+            if batchSize != nil {
+                if !lines.isEmpty { try handOver() }
+                return FeatureInput(features: [], spatialReference: sr, labels: FeatureLabels(name: name, count: rowCount),
+                                    format: .csv, table: nil, coordinateColumns: (xi, yi))
+            }
+            var input = FeatureInput(
+                features: features, spatialReference: sr, labels: FeatureLabels(name: name, count: lines.count, lines: lines),
+                format: .csv, table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
+                coordinateColumns: (xi, yi))
+            if options.pointsOnly {
+                input.points = points
+                if options.numericColumn != nil { input.columnValues = values }
+            }
+            return input
         }
-        return FeatureInput(features: features, spatialReference: sr, labels: labels, format: .csv, table: table,
-                            coordinateColumns: (xi, yi))
+    }
+}
+
+/// How messages name the features of an input, with the input's name: "cities.csv: feature 3", or
+/// "cities.csv: feature 3 (line 5)" when lines are known. Kept as line numbers, not strings, so a million features
+/// cost 8 MB, not a million strings.
+struct FeatureLabels {
+    /// The input's name: its path, or "stdin".
+    let name: String
+    /// The number of features.
+    let count: Int
+    /// Each feature's 1-based line in the input, when known.
+    var lines: [Int]?
+    /// The number of the first feature (for a batch of a larger input).
+    var first = 0
+
+    /// The valid indices.
+    var indices: Range<Int> { 0..<count }
+
+    /// The label of feature `i` (0 ..< count).
+    subscript(i: Int) -> String {
+        if let lines, lines.indices.contains(i) { return "\(name): feature \(first + i) (line \(lines[i]))" }
+        return "\(name): feature \(first + i)"
+    }
+
+    /// The labels of features `range` (indices of this set), keeping their numbers.
+    func slice(_ range: Range<Int>) -> FeatureLabels {
+        FeatureLabels(name: name, count: range.count, lines: lines.map { Array($0[range]) },
+                      first: first + range.lowerBound)
     }
 }

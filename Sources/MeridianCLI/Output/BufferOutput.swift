@@ -4,12 +4,16 @@ import Meridian
 /// Writes the result of `meridian buffer` (planar or geodesic) in the format the output's extension names.
 enum BufferOutput {
     /// Extensions `meridian buffer` writes ("" is standard output, GeoJSON).
-    static let formats = ["", "geojson", "json", "wkt", "svg", "kml", "kmz"]
+    static let formats = ["", "geojson", "json", "geojsons", "wkt", "csv", "svg", "kml", "kmz"]
+
+    /// Formats written a feature at a time (buffers without --union are then streamed: see
+    /// `BufferCommand.streamBuffers`).
+    static let streamedFormats = ["", "geojson", "json", "geojsons", "wkt", "csv"]
 
     /// Refuses an unknown output extension before any work is done.
     static func check(_ output: OutputFile) throws(CommandError) {
         guard formats.contains(output.format) else {
-            throw .usage("unknown output format '.\(output.format)' (use .geojson, .wkt, .svg, .kml or .kmz)")
+            throw .usage("unknown output format '.\(output.format)' (use .geojson, .geojsons, .wkt, .csv, .svg, .kml or .kmz)")
         }
     }
 
@@ -30,7 +34,7 @@ enum BufferOutput {
     ) throws(CommandError) {
         switch output.format {
         case "wkt":
-            try output.write(FeatureEncoding.wkt(buffers.map(\.geometry)), io: io)
+            try output.stream(io: io) { out throws(CommandError) in FeatureEncoding.writeWKT(buffers.map(\.geometry), to: &out) }
         case "svg":
             guard let sr = buffers.first?.spatialReference else { throw .failure("no buffers to draw") }
             var picture = SVGPicture()
@@ -42,7 +46,7 @@ enum BufferOutput {
             }
             picture.areaOfUse = areaOfUse
             picture.title = "Buffers in \(sr.name)"
-            try output.write(picture.render(), io: io)
+            try output.stream(io: io) { out throws(CommandError) in picture.render(to: &out) }
         case "kml", "kmz":
             guard let path = output.path else { throw .usage("KML output needs a file name (-o out.kmz)") }
             do {
@@ -52,13 +56,102 @@ enum BufferOutput {
                 throw .failure(error.description)
             }
         default:
-            let out: [Feature]
             if union {
-                out = [Feature(geometry: buffers.first.map(Geometry.polygon), properties: ["count": .number(Double(inputs.count))])]
-            } else {
-                out = zip(features, buffers).map { Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id) }
+                try writeUnion(buffers.first, count: inputs.count, to: output, io: io)
+                return
             }
-            try output.write(try FeatureEncoding.geoJSON(out), io: io)
+            let out = zip(features, buffers).map { Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id) }
+            try output.stream(io: io) { o throws(CommandError) in try FeatureEncoding.writeGeoJSON(out, to: &o) }
+        }
+    }
+
+    /// Circles unioned at once by `streamUnion` (clusters are not split): bounds the union's memory to about a
+    /// batch's worth of polygons, whatever the input's size.
+    static let unionBatchSize = 65_536
+
+    /// Unions the buffers around points batch by batch (`GeometryEngine.unionOfBuffers(…batchSize:_:)`) and writes
+    /// each batch's parts as soon as it is done, so the whole union is never held: WKT (`MULTIPOLYGON`, in the
+    /// buffers' spatial reference) or GeoJSON (one feature, a `MultiPolygon` projected to WGS84 batch by batch, with
+    /// a `count` property). For more than `unionBatchSize` points; the parts are the same as those of the whole
+    /// union, in another order.
+    /// - Parameters:
+    ///   - points: The centres, in `sr`.
+    ///   - distances: One radius per point, or one for all, in `sr`'s unit.
+    ///   - sr: The planar spatial reference.
+    ///   - parameters: The buffer parameters.
+    ///   - labels: How messages name the points.
+    ///   - output: .wkt, or GeoJSON ("", .geojson, .json).
+    ///   - io: The command's streams.
+    ///   - progress: Where to show how many circles are done.
+    static func streamUnion(
+        of points: [Coordinate], distances: [Double], in sr: SpatialReference, parameters: BufferParameters,
+        labels: FeatureLabels, to output: OutputFile, io: CommandIO, progress: ProgressLine?
+    ) throws(CommandError) {
+        let wkt = output.format == "wkt"
+        try output.stream(io: io) { out throws(CommandError) in
+            progress?.begin("union", unit: "buffers", total: points.count)
+            if wkt {
+                out.append("MULTIPOLYGON (" as StaticString)
+            } else {
+                out.append("{\"features\":[{\"geometry\":{\"coordinates\":[" as StaticString)
+            }
+            var first = true
+            do throws(EngineError) {
+                try GeometryEngine.unionOfBuffers(
+                    aroundPoints: points, distances: distances, in: sr, parameters: parameters,
+                    batchSize: unionBatchSize
+                ) { (batch: Polygon, done: Int) throws(EngineError) in
+                    var polygon = batch
+                    if !wkt { try GeometryEngine.project(&polygon, into: .wgs84) }
+                    for part in polygon.parts {
+                        if !first { out.append(wkt ? ", " as StaticString : ",") }
+                        first = false
+                        if wkt { WKT.appendPolygonPart(part, to: &out) } else { GeoJSON.appendPolygonPart(part, to: &out) }
+                    }
+                    progress?.update(done)
+                }
+            } catch {
+                throw .failure(relabel(error.description, "geometry", labels: labels))
+            }
+            if wkt {
+                out.append(")\n" as StaticString)
+            } else {
+                out.append("],\"type\":\"MultiPolygon\"},\"properties\":{\"count\":" as StaticString)
+                out.appendInteger(points.count)
+                out.append("},\"type\":\"Feature\"}],\"type\":\"FeatureCollection\"}\n" as StaticString)
+            }
+        }
+    }
+
+    /// Writes the union of `count` buffers as WKT (in its spatial reference) or as GeoJSON (one feature with a
+    /// `count` property). For GeoJSON the polygon is projected to WGS84 in place, part by part, so no second copy of
+    /// a large union is made.
+    /// - Parameters:
+    ///   - union: The unioned polygon (nil writes a feature without geometry).
+    ///   - count: How many buffers it unites.
+    ///   - output: Where to write (.wkt, or GeoJSON for "", .geojson, .json).
+    ///   - io: The command's streams.
+    ///   - progress: Where to show the phases.
+    static func writeUnion(_ union: consuming Polygon?, count: Int, to output: OutputFile, io: CommandIO,
+                           progress: ProgressLine? = nil) throws(CommandError)
+    {
+        if output.format == "wkt" {
+            guard let union else { return }
+            try output.stream(io: io, progress: progress) { out throws(CommandError) in FeatureEncoding.writeWKT([union.geometry], to: &out) }
+            return
+        }
+        var geometry: Geometry?
+        if var polygon = union {
+            progress?.begin("projecting the union to WGS84")
+            try engine { () throws(EngineError) in try GeometryEngine.project(&polygon, into: .wgs84) }
+            geometry = .polygon(polygon)
+        }
+        let feature = Feature(geometry: geometry, properties: ["count": .number(Double(count))])
+        try output.stream(io: io, progress: progress) { out throws(CommandError) in
+            GeoJSON.beginFeatureCollection(to: &out)
+            GeoJSON.appendFeature(feature, first: true, to: &out)
+            GeoJSON.endFeatureCollection(to: &out)
+            out.append(UInt8(ascii: "\n"))
         }
     }
 }
@@ -69,7 +162,7 @@ enum BufferOutput {
 ///   - message: The engine's message.
 ///   - word: "geometry" or "vertex".
 ///   - labels: The input's labels by index.
-func relabel(_ message: String, _ word: String, labels: [String]) -> String {
+func relabel(_ message: String, _ word: String, labels: FeatureLabels) -> String {
     guard let range = message.range(of: word + #" \d+"#, options: .regularExpression),
           let index = Int(message[range].dropFirst(word.count + 1)), labels.indices.contains(index)
     else { return message }

@@ -23,14 +23,62 @@ struct OutputFile {
         }
         do { try AtomicFile.write(data, to: URL(fileURLWithPath: path)) } catch { throw .failure(error.description) }
     }
+
+    /// Streams the result: `body` writes into a buffer that goes out in 1 MiB chunks (whenever a writer calls
+    /// `flushIfFull()`), atomically to the file (a temporary file renamed at the end; a failure leaves nothing), or
+    /// to stdout as it is produced.
+    /// With `progress`, a "writing" phase counts the bytes written.
+    func stream(io: CommandIO, progress: ProgressLine? = nil, _ body: (inout ByteBuffer) throws(CommandError) -> Void)
+        throws(CommandError)
+    {
+        progress?.begin("writing", unit: "bytes")
+        guard let path else {
+            var written = 0
+            var out = ByteBuffer(chunkSize: Self.chunkSize) {
+                io.output(Data($0))
+                written += $0.count
+                progress?.update(written)
+            }
+            try body(&out)
+            do { try out.flush() } catch { throw .failure("cannot write to standard output: \(error)") }
+            return
+        }
+        do {
+            try AtomicFile.stream(to: URL(fileURLWithPath: path), chunkSize: Self.chunkSize,
+                                  written: { progress?.update($0) }) { out in try body(&out) }
+        } catch let error as CommandError {
+            throw error
+        } catch let error as FileWriteError {
+            throw .failure(error.description)
+        } catch {
+            throw .failure("cannot write \(path): \(AtomicFile.reason(for: error))")
+        }
+    }
+
+    /// Bytes per write when streaming.
+    static let chunkSize = 1 << 20
 }
 
-/// Encodings shared by the commands that write geometries.
+/// Encodings shared by the commands that write geometries, streamed into the output's buffer.
 enum FeatureEncoding {
-    /// Features as a GeoJSON FeatureCollection, projected to WGS84 first (RFC 7946 allows no other).
-    static func geoJSON(_ features: [Feature]) throws(CommandError) -> Data {
-        var projected = features
-        // One PROJ call per source spatial reference (usually one in all).
+    /// Features as a GeoJSON FeatureCollection (then a line feed), projected to WGS84 first (RFC 7946 allows no
+    /// other) a batch at a time, so only one batch of projected copies is held.
+    static func writeGeoJSON(_ features: [Feature], to out: inout ByteBuffer) throws(CommandError) {
+        GeoJSON.beginFeatureCollection(to: &out)
+        var start = 0
+        while start < features.count {
+            let end = min(start + batchSize, features.count)
+            let batch = try wgs84(features[start..<end])
+            for (i, f) in batch.enumerated() { GeoJSON.appendFeature(f, first: start + i == 0, to: &out) }
+            start = end
+        }
+        GeoJSON.endFeatureCollection(to: &out)
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    /// Features projected to WGS84: one PROJ call per source spatial reference (usually one in all).
+    static func wgs84(_ features: ArraySlice<Feature>) throws(CommandError) -> [Feature] {
+        var projected = Array(features)
         let indices = projected.indices.filter { projected[$0].geometry.map { $0.spatialReference != .wgs84 } ?? false }
         for group in Dictionary(grouping: indices, by: { projected[$0].geometry!.spatialReference }).values {
             let lonLat = try engine { () throws(EngineError) in
@@ -38,13 +86,20 @@ enum FeatureEncoding {
             }
             for (i, g) in zip(group, lonLat) { projected[i].geometry = g }
         }
-        return GeoJSON.encode(projected, pretty: false) + Data("\n".utf8)
+        return projected
     }
 
     /// One WKT geometry per line, in the geometries' own spatial reference.
-    static func wkt(_ geometries: [Geometry]) -> Data {
-        Data(geometries.map { WKT.encode($0) + "\n" }.joined().utf8)
+    static func writeWKT(_ geometries: [Geometry], to out: inout ByteBuffer) {
+        for g in geometries {
+            WKT.write(g, to: &out)
+            out.append(UInt8(ascii: "\n"))
+            out.flushIfFull()
+        }
     }
+
+    /// Features projected (and written) per batch: bounds the projected copies held at once.
+    static let batchSize = 4096
 }
 
 /// Runs engine work, turning its errors into command failures.

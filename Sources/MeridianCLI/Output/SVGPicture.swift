@@ -10,45 +10,66 @@ struct SVGPicture {
     var areaOfUse: Polygon?
     var title: String = "Meridian buffers"
 
-    /// The SVG document, scaled to `width` pixels wide.
-    func render(width: Double = 800) -> Data {
-        var all: [Coordinate] = points
-        for b in buffers { all += b.rings.flatMap { $0 } }
-        if let a = areaOfUse { all += a.rings.flatMap { $0 } }
-        guard let box = Envelope(around: all, spatialReference: .wgs84), box.width > 0 || box.height > 0 else {
-            return Data("<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n".utf8)
+    /// Writes the SVG document, scaled to `width` pixels wide, into the output (which may stream).
+    func render(width: Double = 800, to out: inout ByteBuffer) {
+        var box: (xMin: Double, yMin: Double, xMax: Double, yMax: Double)?
+        func include(_ c: Coordinate) {
+            if let b = box {
+                box = (min(b.xMin, c.x), min(b.yMin, c.y), max(b.xMax, c.x), max(b.yMax, c.y))
+            } else {
+                box = (c.x, c.y, c.x, c.y)
+            }
         }
-        let margin = 0.03 * max(box.width, box.height)
+        points.forEach(include)
+        for b in buffers { for ring in b.rings { ring.forEach(include) } }
+        if let a = areaOfUse { for ring in a.rings { ring.forEach(include) } }
+        guard let box, box.xMax - box.xMin > 0 || box.yMax - box.yMin > 0 else {
+            out.append("<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n" as StaticString)
+            return
+        }
+        let boxWidth = box.xMax - box.xMin, boxHeight = box.yMax - box.yMin
+        let margin = 0.03 * max(boxWidth, boxHeight)
         let x0 = box.xMin - margin, y1 = box.yMax + margin
-        let w = box.width + 2 * margin, h = box.height + 2 * margin
+        let w = boxWidth + 2 * margin, h = boxHeight + 2 * margin
         let scale = width / w
         let height = (h * scale).rounded()
-        func px(_ c: Coordinate) -> String {
-            String(format: "%.2f,%.2f", (c.x - x0) * scale, (y1 - c.y) * scale)
+        func point(_ c: Coordinate, _ out: inout ByteBuffer) {
+            out.appendFixed((c.x - x0) * scale, decimals: 2)
+            out.append(UInt8(ascii: ","))
+            out.appendFixed((y1 - c.y) * scale, decimals: 2)
         }
-        func path(_ p: Polygon) -> String {
-            p.rings.map { ring in "M" + ring.map(px).joined(separator: "L") + "Z" }.joined()
+        func path(_ p: Polygon, _ out: inout ByteBuffer) {
+            for ring in p.rings {
+                for (i, c) in ring.enumerated() {
+                    out.append(i == 0 ? UInt8(ascii: "M") : UInt8(ascii: "L"))
+                    point(c, &out)
+                }
+                out.append(UInt8(ascii: "Z"))
+                out.flushIfFull()
+            }
         }
-        var svg = """
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
-            viewBox="0 0 \(Int(width)) \(Int(height))">
-            <title>\(title.xmlEscaped)</title>
-            <rect width="100%" height="100%" fill="#f4f1ea"/>
-
-            """
+        out.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" ")
+        out.append("viewBox=\"0 0 \(Int(width)) \(Int(height))\">\n<title>\(title.xmlEscaped)</title>\n")
+        out.append("<rect width=\"100%\" height=\"100%\" fill=\"#f4f1ea\"/>\n" as StaticString)
         if let a = areaOfUse {
-            svg += "<path d=\"\(path(a))\" fill=\"none\" stroke=\"#e00\" stroke-width=\"3\" stroke-dasharray=\"12 8\"/>\n"
+            out.append("<path d=\"" as StaticString)
+            path(a, &out)
+            out.append("\" fill=\"none\" stroke=\"#e00\" stroke-width=\"3\" stroke-dasharray=\"12 8\"/>\n" as StaticString)
         }
         for b in buffers {
-            svg += "<path d=\"\(path(b))\" fill=\"#ffff00\" fill-opacity=\"0.6\" fill-rule=\"evenodd\" "
-                + "stroke=\"#34c759\" stroke-width=\"2\"/>\n"
+            out.append("<path d=\"" as StaticString)
+            path(b, &out)
+            out.append("\" fill=\"#ffff00\" fill-opacity=\"0.6\" fill-rule=\"evenodd\" stroke=\"#34c759\" stroke-width=\"2\"/>\n"
+                as StaticString)
         }
         for p in points {
-            let xy = px(p).split(separator: ",")
-            svg += "<circle cx=\"\(xy[0])\" cy=\"\(xy[1])\" r=\"5\" fill=\"#e00\"/>\n"
+            out.append("<circle cx=\"" as StaticString)
+            out.appendFixed((p.x - x0) * scale, decimals: 2)
+            out.append("\" cy=\"" as StaticString)
+            out.appendFixed((y1 - p.y) * scale, decimals: 2)
+            out.append("\" r=\"5\" fill=\"#e00\"/>\n" as StaticString)
         }
-        svg += "</svg>\n"
-        return Data(svg.utf8)
+        out.append("</svg>\n" as StaticString)
     }
 }
 

@@ -42,16 +42,22 @@ public enum CSV {
     ///   from the header's (line only).
     public static func decode(_ data: Data) throws(FormatError) -> CSVTable {
         let result: Result<CSVTable, FormatError> = data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            do throws(CSVFailure) {
-                return .success(try parse(bytes))
-            } catch {
-                if let offset = error.offset {
-                    let place = TextPosition.lineAndColumn(ofOffset: offset, in: bytes)
-                    return .failure(
-                        FormatError(format: "CSV", message: error.message, line: place.line, column: place.column))
+            var reader = CSVRecordReader(raw.bindMemory(to: UInt8.self))
+            do throws(FormatError) {
+                guard try reader.next() else {
+                    throw FormatError(format: "CSV", message: "empty input (no header record)", line: 1)
                 }
-                return .failure(FormatError(format: "CSV", message: error.message, line: error.line))
+                let header = try reader.strings()
+                var rows: [[String]] = []
+                var lineNumbers: [Int] = []
+                while try reader.next() {
+                    try reader.requireFieldCount(header.count)
+                    rows.append(try reader.strings())
+                    lineNumbers.append(reader.recordLine)
+                }
+                return .success(CSVTable(header: header, rows: rows, lineNumbers: lineNumbers))
+            } catch {
+                return .failure(error)
             }
         }
         return try result.get()
@@ -65,154 +71,244 @@ public enum CSV {
     ///   - rows: Records; each should have `header.count` fields for `decode` to read the result back.
     /// - Returns: UTF-8 CSV text without a byte-order mark.
     public static func encode(header: [String], rows: [[String]]) -> Data {
-        var out: [UInt8] = []
-        out.reserveCapacity(64 * (rows.count + 1))
-        writeRecord(header, to: &out)
-        for row in rows { writeRecord(row, to: &out) }
-        return Data(out)
-    }
-
-    // MARK: - Reading
-
-    private struct CSVFailure: Error {
-        var message: String
-        var offset: Int?
-        var line: Int?
-    }
-
-    private static let quote: UInt8 = 0x22
-    private static let comma: UInt8 = 0x2C
-
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(CSVFailure) -> CSVTable {
-        let n = bytes.count
-        var pos = 0
-        if n >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { pos = 3 }
-        var line = 1
-        var header: [String]?
-        var rows: [[String]] = []
-        var lineNumbers: [Int] = []
-        var buffer: [UInt8] = []
-
-        func string(_ slice: UnsafeBufferPointer<UInt8>, at offset: Int) throws(CSVFailure) -> String {
-            guard let s = String(validating: slice, as: UTF8.self) else {
-                throw CSVFailure(message: "invalid UTF-8 in field", offset: offset)
-            }
-            return s
-        }
-
-        while pos < n {
-            let b = bytes[pos]
-            if b == ASCII.lineFeed || b == ASCII.carriageReturn {  // a blank line
-                pos += 1
-                if b == ASCII.carriageReturn, pos < n, bytes[pos] == ASCII.lineFeed { pos += 1 }
-                line += 1
-                continue
-            }
-            let recordLine = line
-            var fields: [String] = []
-            fields.reserveCapacity(header?.count ?? 8)
-            while true {
-                if pos < n, bytes[pos] == quote {
-                    let start = pos
-                    pos += 1
-                    buffer.removeAll(keepingCapacity: true)
-                    var run = pos
-                    while true {
-                        guard pos < n else { throw CSVFailure(message: "unterminated quoted field", offset: start) }
-                        let c = bytes[pos]
-                        if c == quote {
-                            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<pos]))
-                            if pos + 1 < n, bytes[pos + 1] == quote {
-                                buffer.append(quote)
-                                pos += 2
-                                run = pos
-                                continue
-                            }
-                            pos += 1
-                            break
-                        }
-                        if c == ASCII.lineFeed {
-                            line += 1
-                        } else if c == ASCII.carriageReturn, pos + 1 >= n || bytes[pos + 1] != ASCII.lineFeed {
-                            line += 1
-                        }
-                        pos += 1
-                    }
-                    fields.append(
-                        try buffer.withUnsafeBufferPointer { b throws(CSVFailure) in try string(b, at: start) })
-                    if pos < n {
-                        let c = bytes[pos]
-                        guard c == comma || c == ASCII.lineFeed || c == ASCII.carriageReturn else {
-                            throw CSVFailure(
-                                message:
-                                    "unexpected \(ASCII.describe(c)) after a closing quote (expected ',' or a line end)",
-                                offset: pos)
-                        }
-                    }
-                } else {
-                    let start = pos
-                    while pos < n {
-                        let c = bytes[pos]
-                        if c == comma || c == ASCII.lineFeed || c == ASCII.carriageReturn { break }
-                        if c == quote {
-                            throw CSVFailure(
-                                message: "quote inside an unquoted field (quote the whole field and double the quote)",
-                                offset: pos)
-                        }
-                        pos += 1
-                    }
-                    fields.append(try string(UnsafeBufferPointer(rebasing: bytes[start..<pos]), at: start))
-                }
-                if pos < n, bytes[pos] == comma {
-                    pos += 1
-                    continue
-                }
-                if pos < n {  // a line end
-                    if bytes[pos] == ASCII.carriageReturn, pos + 1 < n, bytes[pos + 1] == ASCII.lineFeed { pos += 1 }
-                    pos += 1
-                    line += 1
-                }
-                break
-            }
-            if let header {
-                guard fields.count == header.count else {
-                    throw CSVFailure(
-                        message: "the row has \(fields.count) field\(fields.count == 1 ? "" : "s"), "
-                            + "the header has \(header.count)",
-                        line: recordLine)
-                }
-                rows.append(fields)
-                lineNumbers.append(recordLine)
-            } else {
-                header = fields
-            }
-        }
-        guard let header else { throw CSVFailure(message: "empty input (no header record)", line: 1) }
-        return CSVTable(header: header, rows: rows, lineNumbers: lineNumbers)
+        var out = ByteBuffer(capacity: 64 * (rows.count + 1))
+        appendRecord(header, to: &out)
+        for row in rows { appendRecord(row, to: &out) }
+        return out.data()
     }
 
     // MARK: - Writing
 
-    private static func writeRecord(_ fields: [String], to out: inout [UInt8]) {
+    /// Appends one record (the quoting rules of `encode(header:rows:)`, CRLF line end), then lets a streaming buffer
+    /// drain.
+    /// - Parameters:
+    ///   - fields: The record's fields.
+    ///   - out: The output.
+    public static func appendRecord(_ fields: [String], to out: inout ByteBuffer) {
         for (i, field) in fields.enumerated() {
             if i > 0 { out.append(comma) }
-            let utf8 = field.utf8
-            let needsQuotes =
-                (fields.count == 1 && field.isEmpty)
-                || utf8.starts(with: [0xEF, 0xBB, 0xBF])
-                || utf8.contains { $0 == comma || $0 == quote || $0 == ASCII.lineFeed || $0 == ASCII.carriageReturn }
-            if needsQuotes {
-                out.append(quote)
-                for b in utf8 {
-                    out.append(b)
-                    if b == quote { out.append(quote) }
-                }
-                out.append(quote)
-            } else {
-                out.append(contentsOf: utf8)
-            }
+            appendField(field, alone: fields.count == 1, to: &out)
         }
+        endRecord(&out)
+    }
+
+    /// Appends one field, quoted when it must be (see `encode(header:rows:)`).
+    /// - Parameters:
+    ///   - field: The text.
+    ///   - alone: Whether it is its record's only field (an empty one is then quoted).
+    ///   - out: The output.
+    public static func appendField(_ field: String, alone: Bool = false, to out: inout ByteBuffer) {
+        let utf8 = field.utf8
+        let needsQuotes =
+            (alone && field.isEmpty)
+            || utf8.starts(with: [0xEF, 0xBB, 0xBF])
+            || utf8.contains { $0 == comma || $0 == quote || $0 == ASCII.lineFeed || $0 == ASCII.carriageReturn }
+        if needsQuotes {
+            out.append(quote)
+            for b in utf8 {
+                out.append(b)
+                if b == quote { out.append(quote) }
+            }
+            out.append(quote)
+        } else {
+            out.append(field)
+        }
+    }
+
+    /// Ends a record written field by field: CRLF, then lets a streaming buffer drain.
+    /// - Parameter out: The output.
+    public static func endRecord(_ out: inout ByteBuffer) {
         out.append(ASCII.carriageReturn)
         out.append(ASCII.lineFeed)
+        out.flushIfFull()
+    }
+
+    static let quote: UInt8 = 0x22
+    static let comma: UInt8 = 0x2C
+}
+
+/// Reads CSV records one at a time straight from bytes (RFC 4180: quoted fields may hold commas, doubled quotes and
+/// line breaks; CRLF, LF or CR line ends; a leading byte-order mark is skipped; blank lines are skipped). A field is
+/// a range of the input, or of a scratch buffer for a quoted field with doubled quotes, so reading numbers makes no
+/// `String`. Use it within the lifetime of the bytes.
+public struct CSVRecordReader {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var pos = 0
+    private var line = 1
+    /// The 1-based line on which the current record starts.
+    public private(set) var recordLine = 0
+    // Field i: bytes[starts[i]..<ends[i]], or scratch[...] when fromScratch[i]; offsets[i] is where it starts in
+    // the input (for messages).
+    private var starts: [Int] = []
+    private var ends: [Int] = []
+    private var fromScratch: [Bool] = []
+    private var offsets: [Int] = []
+    private var scratch: [UInt8] = []
+
+    /// A reader at the start of the text.
+    /// - Parameter bytes: UTF-8 CSV text.
+    public init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { pos = 3 }
+    }
+
+    /// How far the reader has come, in bytes from the start of the input.
+    public var offset: Int { pos }
+
+    /// The number of fields of the current record.
+    public var fieldCount: Int { starts.count }
+
+    private func failure(_ message: String, at offset: Int) -> FormatError {
+        let place = TextPosition.lineAndColumn(ofOffset: offset, in: bytes)
+        return FormatError(format: "CSV", message: message, line: place.line, column: place.column)
+    }
+
+    /// Reads the next record, skipping blank lines.
+    /// - Returns: false at the end of the input.
+    /// - Throws: `FormatError` for an unterminated quoted field or a stray quote, with line and column.
+    public mutating func next() throws(FormatError) -> Bool {
+        let n = bytes.count
+        let quote = CSV.quote, comma = CSV.comma
+        while pos < n, bytes[pos] == ASCII.lineFeed || bytes[pos] == ASCII.carriageReturn {  // blank lines
+            let b = bytes[pos]
+            pos += 1
+            if b == ASCII.carriageReturn, pos < n, bytes[pos] == ASCII.lineFeed { pos += 1 }
+            line += 1
+        }
+        starts.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        fromScratch.removeAll(keepingCapacity: true)
+        offsets.removeAll(keepingCapacity: true)
+        scratch.removeAll(keepingCapacity: true)
+        guard pos < n else { return false }
+        recordLine = line
+        while true {
+            if pos < n, bytes[pos] == quote {
+                let start = pos
+                pos += 1
+                let scratchStart = scratch.count
+                var run = pos
+                var doubled = false
+                while true {
+                    guard pos < n else { throw failure("unterminated quoted field", at: start) }
+                    let c = bytes[pos]
+                    if c == quote {
+                        if pos + 1 < n, bytes[pos + 1] == quote {
+                            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...pos]))
+                            doubled = true
+                            pos += 2
+                            run = pos
+                            continue
+                        }
+                        break
+                    }
+                    if c == ASCII.lineFeed {
+                        line += 1
+                    } else if c == ASCII.carriageReturn, pos + 1 >= n || bytes[pos + 1] != ASCII.lineFeed {
+                        line += 1
+                    }
+                    pos += 1
+                }
+                if doubled {
+                    scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<pos]))
+                    starts.append(scratchStart)
+                    ends.append(scratch.count)
+                    fromScratch.append(true)
+                } else {
+                    starts.append(start + 1)
+                    ends.append(pos)
+                    fromScratch.append(false)
+                }
+                offsets.append(start)
+                pos += 1  // the closing quote
+                if pos < n {
+                    let c = bytes[pos]
+                    guard c == comma || c == ASCII.lineFeed || c == ASCII.carriageReturn else {
+                        throw failure(
+                            "unexpected \(ASCII.describe(c)) after a closing quote (expected ',' or a line end)",
+                            at: pos)
+                    }
+                }
+            } else {
+                let start = pos
+                while pos < n {
+                    let c = bytes[pos]
+                    if c == comma || c == ASCII.lineFeed || c == ASCII.carriageReturn { break }
+                    if c == quote {
+                        throw failure(
+                            "quote inside an unquoted field (quote the whole field and double the quote)", at: pos)
+                    }
+                    pos += 1
+                }
+                starts.append(start)
+                ends.append(pos)
+                fromScratch.append(false)
+                offsets.append(start)
+            }
+            if pos < n, bytes[pos] == comma {
+                pos += 1
+                continue
+            }
+            if pos < n {  // a line end
+                if bytes[pos] == ASCII.carriageReturn, pos + 1 < n, bytes[pos + 1] == ASCII.lineFeed { pos += 1 }
+                pos += 1
+                line += 1
+            }
+            return true
+        }
+    }
+
+    /// Refuses a record whose field count differs from the header's.
+    /// - Parameter count: The header's field count (1 or more).
+    /// - Throws: `FormatError` naming the record's line.
+    public func requireFieldCount(_ count: Int) throws(FormatError) {
+        guard fieldCount == count else {
+            throw FormatError(
+                format: "CSV",
+                message: "the row has \(fieldCount) field\(fieldCount == 1 ? "" : "s"), the header has \(count)",
+                line: recordLine)
+        }
+    }
+
+    /// The bytes of field `i` of the current record (unquoted), valid during the call.
+    /// - Parameters:
+    ///   - i: The field's index, 0 ..< `fieldCount`.
+    ///   - body: Reads the bytes.
+    public func withField<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        if fromScratch[i] {
+            return try scratch.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[starts[i]..<ends[i]])) }
+        }
+        return try body(UnsafeBufferPointer(rebasing: bytes[starts[i]..<ends[i]]))
+    }
+
+    /// Field `i` as text.
+    /// - Parameter i: The field's index, 0 ..< `fieldCount`.
+    /// - Throws: `FormatError` for invalid UTF-8, with line and column.
+    public func string(_ i: Int) throws(FormatError) -> String {
+        guard let s = withField(i, { String(validating: $0, as: UTF8.self) }) else {
+            throw failure("invalid UTF-8 in field", at: offsets[i])
+        }
+        return s
+    }
+
+    /// Every field of the current record as text.
+    /// - Throws: `FormatError` for invalid UTF-8.
+    public func strings() throws(FormatError) -> [String] {
+        var out: [String] = []
+        out.reserveCapacity(fieldCount)
+        for i in 0..<fieldCount { out.append(try string(i)) }
+        return out
+    }
+
+    /// Field `i` as a finite number (spaces and tabs around it ignored; decimal notation only, see
+    /// `DecimalText.parse`), or nil.
+    /// - Parameter i: The field's index, 0 ..< `fieldCount`.
+    public func number(_ i: Int) -> Double? {
+        withField(i) { f in
+            var a = 0, b = f.count
+            while a < b, f[a] == ASCII.space || f[a] == ASCII.tab { a += 1 }
+            while b > a, f[b - 1] == ASCII.space || f[b - 1] == ASCII.tab { b -= 1 }
+            return DecimalText.parse(f, a, b)
+        }
     }
 }

@@ -80,7 +80,59 @@ public enum GeoJSON {
         w.key("type", first: &first)
         w.writeString("FeatureCollection")
         w.endObject(empty: false)
-        return Data(w.bytes)
+        return w.finish().data()
+    }
+
+    /// Starts a compact FeatureCollection in a buffer (which may stream): `{"features":[`. Follow with
+    /// `appendFeature(_:first:to:)` for each feature and `endFeatureCollection(to:)`.
+    /// - Parameter out: The output.
+    public static func beginFeatureCollection(to out: inout ByteBuffer) {
+        out.append("{\"features\":[" as StaticString)
+    }
+
+    /// Appends one feature of a collection begun with `beginFeatureCollection(to:)` (compact, keys sorted), then
+    /// lets a streaming buffer drain.
+    /// - Parameters:
+    ///   - feature: The feature; its geometry should be in WGS84 longitude/latitude.
+    ///   - first: Whether it is the collection's first feature (no comma before it).
+    ///   - out: The output.
+    public static func appendFeature(_ feature: Feature, first: Bool, to out: inout ByteBuffer) {
+        if !first { out.append(ASCII.comma) }
+        var w = JSONWriter(pretty: false, into: out)
+        writeFeature(feature, to: &w)
+        out = w.finish()
+        out.flushIfFull()
+    }
+
+    /// Ends a collection begun with `beginFeatureCollection(to:)`: `],"type":"FeatureCollection"}`.
+    /// - Parameter out: The output.
+    public static func endFeatureCollection(to out: inout ByteBuffer) {
+        out.append("],\"type\":\"FeatureCollection\"}" as StaticString)
+    }
+
+    /// Appends one feature as a record of a GeoJSON text sequence (RFC 8142, `.geojsons`): the record separator
+    /// 0x1E, the compact feature, a line feed; then lets a streaming buffer drain.
+    /// - Parameters:
+    ///   - feature: The feature; its geometry should be in WGS84 longitude/latitude.
+    ///   - out: The output.
+    public static func appendSequenceRecord(_ feature: Feature, to out: inout ByteBuffer) {
+        out.append(0x1E)
+        var w = JSONWriter(pretty: false, into: out)
+        writeFeature(feature, to: &w)
+        out = w.finish()
+        out.append(ASCII.lineFeed)
+        out.flushIfFull()
+    }
+
+    /// Appends one polygon part's "coordinates" value as a Polygon has it (the rings closed, the shell
+    /// counter-clockwise, the holes clockwise), for writing a MultiPolygon part by part.
+    /// - Parameters:
+    ///   - part: The part, in WGS84 longitude/latitude.
+    ///   - out: The output.
+    public static func appendPolygonPart(_ part: Polygon.Part, to out: inout ByteBuffer) {
+        var w = JSONWriter(pretty: false, into: out)
+        writeRings(part, to: &w)
+        out = w.finish()
     }
 
     /// Writes one geometry object (compact, keys sorted).
@@ -89,7 +141,7 @@ public enum GeoJSON {
     public static func encode(_ geometry: Geometry) -> Data {
         var w = JSONWriter(pretty: false, capacity: 64 + positionCount(geometry) * 40)
         writeGeometry(geometry, to: &w)
-        return Data(w.bytes)
+        return w.finish().data()
     }
 
     // MARK: - Reading
@@ -645,7 +697,10 @@ public enum GeoJSON {
         let rings =
             [oriented(part.shell, counterClockwise: true)]
             + part.holes.map { oriented($0, counterClockwise: false) }
-        writeList(rings, to: &w) { w, ring in writePositions(ring, to: &w) }
+        writeList(rings, to: &w) { w, ring in
+            writePositions(ring, to: &w)
+            w.bytes.flushIfFull()  // a streaming output drains between rings, even within one huge geometry
+        }
     }
 
     /// The ring closed and, unless its area is zero, in the requested orientation.

@@ -93,7 +93,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
     public func encoded(pretty: Bool = false) -> Data {
         var writer = JSONWriter(pretty: pretty)
         writer.write(self)
-        return Data(writer.bytes)
+        return writer.finish().data()
     }
 
     // MARK: Codable

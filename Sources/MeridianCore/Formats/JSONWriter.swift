@@ -1,9 +1,9 @@
 // JSON text output into a byte buffer, shared by `JSONValue.encoded` and the GeoJSON writer.
 
-/// Appends JSON text to `bytes`.
-struct JSONWriter {
+/// Appends JSON text to `bytes` (the shared output buffer, which may stream to a file).
+struct JSONWriter: ~Copyable {
     /// The output so far (UTF-8).
-    var bytes: [UInt8] = []
+    var bytes: ByteBuffer
     /// Whether to indent (two spaces) and break lines.
     let pretty: Bool
     /// Current indentation level (pretty mode).
@@ -11,8 +11,17 @@ struct JSONWriter {
 
     init(pretty: Bool, capacity: Int = 256) {
         self.pretty = pretty
-        bytes.reserveCapacity(capacity)
+        bytes = ByteBuffer(capacity: capacity)
     }
+
+    /// A writer appending to an existing buffer (`finish()` gives it back).
+    init(pretty: Bool, into bytes: consuming ByteBuffer) {
+        self.pretty = pretty
+        self.bytes = bytes
+    }
+
+    /// Ends writing and returns the buffer.
+    consuming func finish() -> ByteBuffer { bytes }
 
     // MARK: Scalars
 
@@ -30,21 +39,10 @@ struct JSONWriter {
         } else if d == 0 {
             bytes.append(ASCII.zero)
         } else if d.magnitude < 1e16 && d.rounded(.towardZero) == d {
-            writeInteger(Int64(d))
+            bytes.appendInteger(Int(d))
         } else {
-            bytes.append(contentsOf: d.description.utf8)
+            bytes.appendNumber(d)
         }
-    }
-
-    private mutating func writeInteger(_ value: Int64) {
-        var v = value.magnitude
-        if value < 0 { bytes.append(ASCII.minus) }
-        let first = bytes.count
-        repeat {
-            bytes.append(ASCII.zero + UInt8(v % 10))
-            v /= 10
-        } while v > 0
-        bytes[first...].reverse()
     }
 
     /// Writes a string with the escapes JSON requires (quote, backslash, control characters); other characters,
@@ -57,7 +55,7 @@ struct JSONWriter {
             for i in 0..<utf8.count {
                 let b = utf8[i]
                 guard b < 0x20 || b == ASCII.quote || b == ASCII.backslash else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                bytes.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart..<i]))
                 runStart = i + 1
                 bytes.append(ASCII.backslash)
                 switch b {
@@ -70,17 +68,17 @@ struct JSONWriter {
                 case 0x0C: bytes.append(ASCII.lowerF)
                 default:
                     let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
-                    bytes.append(contentsOf: [0x75, ASCII.zero, ASCII.zero, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                    for u in [0x75, ASCII.zero, ASCII.zero, hex[Int(b >> 4)], hex[Int(b & 0xF)]] { bytes.append(u) }
                 }
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            bytes.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart..<utf8.count]))
         }
         bytes.append(ASCII.quote)
     }
 
     /// Appends ASCII text verbatim.
     mutating func append(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        bytes.append(text)
     }
 
     // MARK: Structure
@@ -134,7 +132,7 @@ struct JSONWriter {
     private mutating func newline() {
         guard pretty else { return }
         bytes.append(ASCII.lineFeed)
-        for _ in 0..<(2 * level) { bytes.append(ASCII.space) }
+        bytes.append(repeating: ASCII.space, count: 2 * level)
     }
 
     // MARK: Values

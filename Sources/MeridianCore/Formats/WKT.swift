@@ -39,46 +39,130 @@ public enum WKT {
     /// - Parameter geometry: Any geometry.
     /// - Returns: The WKT, e.g. `POLYGON ((0 0, 1 0, 1 1, 0 0))`.
     public static func encode(_ geometry: Geometry) -> String {
-        let coordinates = geometry.coordinates
-        let hasZ = !coordinates.isEmpty && coordinates.allSatisfy { $0.z != nil }
-        let tag = hasZ ? " Z" : ""
-        func coordinate(_ c: Coordinate) -> String {
-            var s = number(c.x) + " " + number(c.y)
-            if hasZ, let z = c.z { s += " " + number(z) }
-            return s
+        var out = ByteBuffer(capacity: 64 + 40 * geometry.coordinates.count)
+        write(geometry, to: &out)
+        return out.string
+    }
+
+    /// Appends a geometry as well-known text (the text of `encode(_:)`) to a buffer, which may stream.
+    /// - Parameters:
+    ///   - geometry: Any geometry.
+    ///   - out: The output.
+    public static func write(_ geometry: Geometry, to out: inout ByteBuffer) {
+        let hasZ: Bool
+        switch geometry {
+        // With Z only when every vertex has a height (a geometry without vertices has none).
+        case .point(let p): hasZ = p.coordinate.z != nil
+        case .multipoint(let m): hasZ = !m.coordinates.isEmpty && m.coordinates.allSatisfy { $0.z != nil }
+        case .polyline(let l):
+            hasZ = l.parts.contains { !$0.isEmpty } && l.parts.allSatisfy { $0.allSatisfy { $0.z != nil } }
+        case .polygon(let p):
+            hasZ = p.parts.contains { $0.rings.contains { !$0.isEmpty } }
+                && p.parts.allSatisfy { $0.rings.allSatisfy { $0.allSatisfy { $0.z != nil } } }
+        case .envelope: hasZ = false
         }
-        func sequence(_ cs: [Coordinate]) -> String { "(" + cs.map(coordinate).joined(separator: ", ") + ")" }
-        func polygon(_ part: Polygon.Part) -> String { "(" + part.rings.map(sequence).joined(separator: ", ") + ")" }
+        let tag: StaticString = hasZ ? " Z" : ""
+        func coordinate(_ c: Coordinate, _ out: inout ByteBuffer) { writeCoordinate(c, hasZ: hasZ, to: &out) }
+        func sequence(_ cs: [Coordinate], _ out: inout ByteBuffer) { writeSequence(cs, hasZ: hasZ, to: &out) }
+        func polygon(_ part: Polygon.Part, _ out: inout ByteBuffer) { appendPolygonPart(part, hasZ: hasZ, to: &out) }
+        func keyword(_ k: StaticString, _ out: inout ByteBuffer) {
+            out.append(k)
+            out.append(tag)
+            out.append(UInt8(ascii: " "))
+        }
 
         switch geometry {
         case .point(let p):
-            return "POINT\(tag) (\(coordinate(p.coordinate)))"
+            keyword("POINT", &out)
+            out.append(UInt8(ascii: "("))
+            coordinate(p.coordinate, &out)
+            out.append(UInt8(ascii: ")"))
         case .multipoint(let m):
-            if m.coordinates.isEmpty { return "MULTIPOINT EMPTY" }
-            return "MULTIPOINT\(tag) (" + m.coordinates.map { "(" + coordinate($0) + ")" }.joined(separator: ", ") + ")"
+            if m.coordinates.isEmpty { return out.append("MULTIPOINT EMPTY" as StaticString) }
+            keyword("MULTIPOINT", &out)
+            out.append(UInt8(ascii: "("))
+            for (i, c) in m.coordinates.enumerated() {
+                out.append(i > 0 ? ", (" as StaticString : "(")
+                coordinate(c, &out)
+                out.append(UInt8(ascii: ")"))
+            }
+            out.append(UInt8(ascii: ")"))
         case .polyline(let l):
             switch l.parts.count {
-            case 0: return "LINESTRING EMPTY"
-            case 1: return "LINESTRING\(tag) " + sequence(l.parts[0])
-            default: return "MULTILINESTRING\(tag) (" + l.parts.map(sequence).joined(separator: ", ") + ")"
+            case 0: out.append("LINESTRING EMPTY" as StaticString)
+            case 1:
+                keyword("LINESTRING", &out)
+                sequence(l.parts[0], &out)
+            default:
+                keyword("MULTILINESTRING", &out)
+                out.append(UInt8(ascii: "("))
+                for (i, part) in l.parts.enumerated() {
+                    if i > 0 { out.append(", " as StaticString) }
+                    sequence(part, &out)
+                }
+                out.append(UInt8(ascii: ")"))
             }
         case .polygon(let p):
             switch p.parts.count {
-            case 0: return "POLYGON EMPTY"
-            case 1: return "POLYGON\(tag) " + polygon(p.parts[0])
-            default: return "MULTIPOLYGON\(tag) (" + p.parts.map(polygon).joined(separator: ", ") + ")"
+            case 0: out.append("POLYGON EMPTY" as StaticString)
+            case 1:
+                keyword("POLYGON", &out)
+                polygon(p.parts[0], &out)
+            default:
+                keyword("MULTIPOLYGON", &out)
+                out.append(UInt8(ascii: "("))
+                for (i, part) in p.parts.enumerated() {
+                    if i > 0 { out.append(", " as StaticString) }
+                    polygon(part, &out)
+                }
+                out.append(UInt8(ascii: ")"))
             }
         case .envelope(let e):
-            return encode(.polygon(e.polygon))
+            write(.polygon(e.polygon), to: &out)
         }
+    }
+
+    private static func writeCoordinate(_ c: Coordinate, hasZ: Bool, to out: inout ByteBuffer) {
+        out.appendNumber(c.x)
+        out.append(UInt8(ascii: " "))
+        out.appendNumber(c.y)
+        if hasZ {
+            out.append(UInt8(ascii: " "))
+            if let z = c.z { out.appendNumber(z) }
+        }
+    }
+
+    private static func writeSequence(_ cs: [Coordinate], hasZ: Bool, to out: inout ByteBuffer) {
+        out.append(UInt8(ascii: "("))
+        for (i, c) in cs.enumerated() {
+            if i > 0 { out.append(", " as StaticString) }
+            writeCoordinate(c, hasZ: hasZ, to: &out)
+        }
+        out.append(UInt8(ascii: ")"))
+        out.flushIfFull()  // a streaming output drains between rings, even within one huge geometry
+    }
+
+    /// Appends one polygon part as WKT writes it inside `POLYGON`/`MULTIPOLYGON`: `((x y, …), (x y, …))`, the
+    /// shell and then the holes, for writing a multipolygon part by part.
+    /// - Parameters:
+    ///   - part: The part.
+    ///   - hasZ: Whether to write a third number per vertex (true only when every vertex has one).
+    ///   - out: The output.
+    public static func appendPolygonPart(_ part: Polygon.Part, hasZ: Bool = false, to out: inout ByteBuffer) {
+        out.append(UInt8(ascii: "("))
+        for (i, ring) in part.rings.enumerated() {
+            if i > 0 { out.append(", " as StaticString) }
+            writeSequence(ring, hasZ: hasZ, to: &out)
+        }
+        out.append(UInt8(ascii: ")"))
     }
 
     /// The shortest decimal text that reads back as exactly `value` (Swift's round-trip formatting, without a
     /// trailing `.0`): `1`, `-0.5`, `1e-07`, `1.7976931348623157e+308`.
     static func number(_ value: Double) -> String {
-        let s = value.description
-        if s.hasSuffix(".0") { return String(s.dropLast(2)) }
-        return s
+        var out = ByteBuffer(capacity: ShortestDecimal.maximumLength)
+        out.appendNumber(value)
+        return out.string
     }
 }
 
@@ -197,6 +281,11 @@ extension WKT {
             {
                 position += 1
                 valid = false
+            }
+            // Read from the bytes (no String per number; the same correctly rounded double); the rare number it
+            // refuses (over 400 bytes, or beyond the double range) goes through Double(String) as before.
+            if valid, let value = bytes.withUnsafeBufferPointer({ DecimalText.parse($0, start, position) }) {
+                return .number(value)
             }
             let text = String(decoding: bytes[start..<position], as: UTF8.self)
             guard valid, let value = Double(text) else { return .invalid(text) }

@@ -36,6 +36,59 @@ public enum AtomicFile {
         }
     }
 
+    /// Streams a file atomically: `body` writes into a buffer that goes to a temporary file in chunks of
+    /// `chunkSize` bytes (whenever a writer calls `flushIfFull()`), so memory stays at about one chunk; the file is
+    /// renamed over the target when `body` returns, and removed when anything throws.
+    /// - Parameters:
+    ///   - url: The target file.
+    ///   - overwrite: Whether an existing file may be replaced.
+    ///   - chunkSize: Bytes per write to the file (at least 1; default 1 MiB).
+    ///   - written: Told the bytes written so far after each chunk (e.g. for a progress line).
+    ///   - body: Writes the content.
+    /// - Throws: `FileWriteError`, or what `body` throws.
+    public static func stream(
+        to url: URL, overwrite: Bool = true, chunkSize: Int = 1 << 20, written: ((Int) -> Void)? = nil,
+        _ body: (inout ByteBuffer) throws -> Void
+    ) throws {
+        try write(to: url, overwrite: overwrite) { temporary in
+            let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
+            guard fd >= 0 else {
+                throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno)))
+            }
+            var closed = false
+            defer { if !closed { close(fd) } }
+            var total = 0
+            var out = ByteBuffer(chunkSize: chunkSize) { bytes in
+                try writeAll(bytes, to: fd, path: url.path)
+                total += bytes.count
+                written?(total)
+            }
+            try body(&out)
+            try out.flush()
+            closed = true
+            if close(fd) != 0 { throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno))) }
+        }
+    }
+
+    /// Writes all of `bytes` to a file descriptor, retrying after interruptions and short writes.
+    /// - Parameters:
+    ///   - bytes: The bytes.
+    ///   - fd: An open file descriptor (0 or more).
+    ///   - path: How errors name the file.
+    /// - Throws: `FileWriteError.failed` with the operating system's reason.
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String) throws(FileWriteError) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = Foundation.write(fd, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FileWriteError.failed(path: path, reason: String(cString: strerror(errno)))
+            }
+            offset += written
+        }
+    }
+
     /// Produces a file atomically with a writer that fills a temporary path (e.g. a zip library).
     /// - Parameters:
     ///   - url: The target file.
@@ -82,18 +135,23 @@ public enum AtomicFile {
         let temporary = fm.temporaryDirectory.appendingPathComponent("meridian-\(UUID().uuidString).tmp")
         defer { try? fm.removeItem(at: temporary) }
         try produce(temporary)
-        let data = try Data(contentsOf: temporary)
+        let input = open(temporary.path, O_RDONLY)
+        guard input >= 0 else { throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno))) }
+        defer { close(input) }
         let fd = open(url.path, O_WRONLY | O_TRUNC)
         guard fd >= 0 else { throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
-        var offset = 0
-        while offset < data.count {
-            let written = data.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, data.count - offset) }
-            if written < 0 {
+        // Copied a chunk at a time: the content may be far larger than memory should hold.
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { chunk.deallocate() }
+        while true {
+            let n = read(input, chunk.baseAddress, chunk.count)
+            if n < 0 {
                 if errno == EINTR { continue }
                 throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno)))
             }
-            offset += written
+            if n == 0 { break }
+            try writeAll(UnsafeRawBufferPointer(rebasing: chunk[0..<n]), to: fd, path: url.path)
         }
     }
 

@@ -87,7 +87,11 @@ final class Transformation: @unchecked Sendable {
     /// - Parameter coordinates: The coordinates to transform; unchanged when this throws.
     /// - Throws: `EngineError.projectionFailed` naming the first coordinate that could not be transformed (a
     ///   non-finite x or y from PROJ).
-    func transform(_ coordinates: inout [Coordinate]) throws(EngineError) -> ProjectionOperation? {
+    /// - Parameter reportingOperation: Whether to look up the operation used (PROJ may query its database for the
+    ///   accuracy: slow when repeated for every ring of a large polygon).
+    func transform(_ coordinates: inout [Coordinate], reportingOperation: Bool = true) throws(EngineError)
+        -> ProjectionOperation?
+    {
         let n = coordinates.count
         guard n > 0 else { return nil }
         var failure: Int?
@@ -103,7 +107,7 @@ final class Transformation: @unchecked Sendable {
                         failure = transformInPlace(chunk, heights: &heights).map { range.lowerBound + $0 }
                         initialized = range.upperBound
                     }
-                    operation = lastOperation()
+                    if reportingOperation { operation = lastOperation() }
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 
 /// Builds XML text: escaping, CDATA sections, indentation, and the namespaces the output uses.
 struct XMLTextWriter: ~Copyable {
@@ -18,7 +19,7 @@ struct XMLTextWriter: ~Copyable {
     consuming func finish() -> ByteBuffer { bytes }
 
     /// The output as a string.
-    var string: String { bytes.withBytes { String(decoding: $0, as: UTF8.self) } }
+    var string: String { bytes.string }
 
     mutating func raw(_ s: String) { bytes.append(s) }
     mutating func raw(_ s: StaticString) { bytes.append(s) }

@@ -9,6 +9,8 @@
 //   meridian-bench p4 read FILE.kml REPS                  read a KML file and count its coordinates
 //   meridian-bench p4 read-stream FILE.kml REPS           the same, streaming placemarks (bounded memory)
 //   meridian-bench p4 --available                         exit 0 (MeridianKML is built in)
+//   meridian-bench p5-write FILE.wkt REPS                 time writing the (multi)polygon of a WKT file as WKT and
+//                                                         as a GeoJSON feature into memory (the writers alone)
 import Foundation
 import Meridian
 
@@ -184,6 +186,26 @@ do {
                 "vertices": vertices, "mean_vertices": Double(vertices) / Double(max(buffers.count, 1)),
                 "max_deviation_m": deviation,
             ], rss: rss)
+    case "p5-write":
+        guard args.count >= 4, let reps = Int(args[3]),
+              let text = try? String(contentsOfFile: args[2], encoding: .utf8)
+        else { fail("usage: meridian-bench p5-write FILE.wkt REPS") }
+        let line = text.split(separator: "\n").first.map(String.init) ?? ""
+        let geometry = try WKT.decode(line, spatialReference: .wgs84)
+        let coordinates = geometry.coordinates.count
+        var bytes = 0
+        let (wktTimes, _) = timed(reps) {
+            var out = ByteBuffer(capacity: 1 << 20)
+            WKT.write(geometry, to: &out)
+            bytes = out.count
+        }
+        let feature = Feature(geometry: geometry, properties: [:])
+        let (geoJSONTimes, _) = timed(reps) {
+            var out = ByteBuffer(capacity: 1 << 20)
+            GeoJSON.appendFeature(feature, first: true, to: &out)
+        }
+        emit(["tool": "meridian", "wkt_times": wktTimes, "geojson_times": geoJSONTimes, "coordinates": coordinates,
+              "wkt_bytes": bytes], rss: peakRSSMiB())
     default:
         fail("unknown case \(args[1])")
     }

@@ -6,7 +6,7 @@
 /// quotient Q = ⌊w′·2^64 / 5^d⌋ has at least 75 significant bits, and the remainder says whether anything is left
 /// below them (a sticky bit). Rounding Q's top 53 bits with the next bit and that sticky information rounds the
 /// exact value correctly; the power of two is applied exactly by the exponent.
-enum DecimalQuotient {
+public enum DecimalQuotient {
     /// 5^0 … 5^22 (5^22 ≈ 2.4·10^15 < 2^52).
     private static let powersOfFive: [UInt64] = (0...22).map { d in
         var p: UInt64 = 1
@@ -15,7 +15,10 @@ enum DecimalQuotient {
     }
 
     /// The double nearest to `mantissa` / 10^`decimals` (ties to even), for `decimals` in 0…22.
-    static func value(mantissa w: UInt64, decimals d: Int) -> Double {
+    /// - Parameters:
+    ///   - w: The decimal digits as an integer (any `UInt64`).
+    ///   - d: The number of decimals, 0…22.
+    public static func value(mantissa w: UInt64, decimals d: Int) -> Double {
         precondition(d >= 0 && d <= 22)
         guard w != 0 else { return 0 }
         if d == 0 { return Double(w) }  // the conversion rounds to nearest, ties to even

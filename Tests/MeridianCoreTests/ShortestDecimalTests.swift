@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MeridianKML
+@testable import MeridianCore
 
 /// `ShortestDecimal` (the writer's number formatting) gives Swift's `description` digits, in positional notation,
 /// and reads back as the same double.
