@@ -270,19 +270,21 @@ function drawOpened(result) {
         iconMarker("opened-icons", s.icon || "/icons/no-style.png", g.x, g.y, false, p.name);
       } else if (g.type === "polyline") {
         g.paths.forEach((path) => path.forEach(([x, y]) => extend(x, y)));
-        const e = svg("path", { d: ringsPath(g.paths, false), class: "placemark placemark-line opened", stroke: s.lineColor || "#ffffff", "stroke-opacity": s.lineOpacity ?? 1, "stroke-width": s.lineWidth || 2 }, layer);
+        const e = svg("path", { d: ringsPath(g.paths, false), class: "placemark placemark-line opened" }, layer);
+        // Inline styles: what the file says wins over viewer.css (KML's defaults: white, 1 px).
+        Object.assign(e.style, { stroke: s.lineColor || "#ffffff", strokeOpacity: s.lineOpacity ?? 1, strokeWidth: `${s.lineWidth ?? 1}px` });
         if (p.name) e.appendChild(svg("title")).textContent = p.name;
       } else if (g.type === "polygon") {
         g.rings.forEach((ring) => ring.forEach(([x, y]) => extend(x, y)));
-        const attrs = { d: ringsPath(g.rings, true), class: "placemark placemark-polygon opened" };
-        attrs.fill = s.fill === false ? "none" : s.fillColor || "#ffffff";
-        attrs["fill-opacity"] = s.fillOpacity ?? 1;
-        if (s.outline !== false) {
-          attrs.stroke = s.lineColor || "#ffffff";
-          attrs["stroke-opacity"] = s.lineOpacity ?? 1;
-          attrs["stroke-width"] = s.lineWidth || 1;
-        }
-        const e = svg("path", attrs, layer);
+        const e = svg("path", { d: ringsPath(g.rings, true), class: "placemark placemark-polygon opened" }, layer);
+        // Inline styles: the file's PolyStyle and LineStyle win over viewer.css (KML's defaults: white, 1 px).
+        Object.assign(e.style, {
+          fill: s.fill === false ? "none" : s.fillColor || "#ffffff",
+          fillOpacity: s.fillOpacity ?? 1,
+          stroke: s.outline === false ? "none" : s.lineColor || "#ffffff",
+          strokeOpacity: s.lineOpacity ?? 1,
+          strokeWidth: `${s.lineWidth ?? 1}px`,
+        });
         if (p.name) e.appendChild(svg("title")).textContent = p.name;
       }
     }
