@@ -42,3 +42,33 @@ def test_opened_styles_are_the_files(browser, viewer, tmp_path):
     stroke, width = computed(d, "path.placemark-line.opened", "stroke", "stroke-width")
     assert (stroke, width) == ("rgb(0, 0, 255)", "5px")
     shot(d, "page2-opened-styles")
+
+
+def test_favicon_is_served_and_linked(browser, viewer):
+    for page in ["", "buffers.html", "kml.html"]:
+        status, _, html = viewer.request("GET", "/" + page)
+        assert status == 200 and b'rel="icon" href="/favicon.svg"' in html, page
+    status, headers, icon = viewer.request("GET", "/favicon.svg")
+    assert status == 200 and headers["Content-Type"] == "image/svg+xml" and icon.startswith(b"<svg")
+
+
+def test_radius_takes_plain_decimals_and_refuses_invisible_buffers(browser, viewer):
+    from test_viewer_browser import STATUS, add_point, count, status
+    d = browser
+    extent = viewer.get_json("/api/srs/32038")[1]["extent"]
+    x = extent["xmin"] + 0.5 * (extent["xmax"] - extent["xmin"])
+    y = extent["ymin"] + 0.5 * (extent["ymax"] - extent["ymin"])
+    d.get(viewer.url + "buffers.html")
+    wait(d, lambda d: d.execute_script("return document.body.dataset.ready") == "1", message="page ready")
+    for text in ["0x10", "1e2", "1E1", "1e-300", "+5", "5 mi", "Infinity", "-3", "0"]:
+        add_point(d, x, y, text)
+        assert status(d) == STATUS["invalid"], text
+        assert count(d, ".tap-point") == 0, text
+    for text in ["0.0000000000000001", "0.001", "0.0099"]:
+        add_point(d, x, y, text)
+        assert "too small to see" in status(d), text
+        assert count(d, ".tap-point") == 0, text
+    for text in ["12", "12.5", ".5", "0.01"]:
+        add_point(d, x, y, text)
+        assert status(d) == STATUS["created"], text
+    assert count(d, ".tap-point") == 4
