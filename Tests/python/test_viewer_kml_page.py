@@ -3,6 +3,7 @@ width of a polygon outline and of a line, against the values the file states).""
 import pathlib
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 from test_viewer_browser import browser, downloads, shot, viewer, wait  # noqa: F401 (fixtures)
 
@@ -72,3 +73,33 @@ def test_radius_takes_plain_decimals_and_refuses_invisible_buffers(browser, view
         add_point(d, x, y, text)
         assert status(d) == STATUS["created"], text
     assert count(d, ".tap-point") == 4
+
+
+def test_dark_basemap_is_the_kml_pages_default_and_the_status_bar_does_not_cover_the_map(browser, viewer):
+    d = browser
+    d.get(viewer.url + "kml.html")
+    wait(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".country")) > 0, message="basemap drawn")
+
+    def colours():
+        return d.execute_script(
+            "return [getComputedStyle(document.getElementById('map-wrap')).backgroundColor,"
+            " getComputedStyle(document.querySelector('.country')).fill]")
+
+    def luminance(rgb):
+        r, g, b = [int(v) for v in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3]]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    water, land = colours()
+    assert luminance(water) < 60 and luminance(land) < 90, (water, land)
+    assert d.find_element(By.ID, "basemap").get_attribute("value") == "dark"
+    shot(d, "page2-dark-basemap")
+    Select(d.find_element(By.ID, "basemap")).select_by_value("light")
+    water, land = colours()
+    assert luminance(water) > 150 and luminance(land) > 150, (water, land)
+    for page in ["kml.html", "buffers.html"]:
+        d.get(viewer.url + page)
+        wait(d, lambda d: d.find_element(By.ID, "status").text not in ("", "Loading…"), message="status")
+        status_bottom, map_top = d.execute_script(
+            "return [document.getElementById('status').getBoundingClientRect().bottom,"
+            " document.getElementById('map').getBoundingClientRect().top]")
+        assert map_top >= status_bottom - 0.5, (page, status_bottom, map_top)

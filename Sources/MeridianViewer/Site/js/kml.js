@@ -316,6 +316,8 @@ $("add").addEventListener("click", add);
 $("done").addEventListener("click", completeSketch);
 $("cancel-sketch").addEventListener("click", cancelSketch);
 $("save").addEventListener("click", save);
+// The seed's KML sample uses a dark gray basemap (light colours wash out on a light one): dark by default.
+$("basemap").addEventListener("change", (e) => $("map-wrap").classList.toggle("dark", e.target.value === "dark"));
 $("reset").addEventListener("click", reset);
 $("open").addEventListener("change", (e) => {
   const file = e.target.files && e.target.files[0];
