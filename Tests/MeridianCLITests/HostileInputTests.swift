@@ -40,7 +40,7 @@ import Testing
         }
         for args in [["kml", "info", p], ["kml", "info", p, "--stream"]] {
             let r = runCommand(args)
-            Self.expectOneLine(r, status: 1, "meridian kml: \(p): is a directory")
+            Self.expectOneLine(r, status: 1, "meridian kml: cannot read \(p): it is a directory")
             #expect(r.stderr.components(separatedBy: p).count == 2, "the path once: \(r.stderr)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["points.geojson"])
@@ -75,13 +75,12 @@ import Testing
         try Data(Self.point.utf8).write(to: json)
         Self.expectOneLine(
             runCommand(["kml", "info", json.path]), status: 1,
-            "meridian kml: \(json.path): malformed XML at line 1, column 1: no XML element where the document should start (not a KML file?)"
-        )
+            "meridian kml: \(json.path): not KML or KMZ: found GeoJSON")
         let empty = folder.appendingPathComponent("empty.kml")
         try Data().write(to: empty)
         Self.expectOneLine(
             runCommand(["kml", "info", empty.path]), status: 1,
-            "meridian kml: \(empty.path): malformed XML at line 1, column 1:")
+            "meridian kml: \(empty.path): not KML or KMZ: found an empty file")
     }
 
     @Test func unwritableOutputsNameTheReasonAndLeaveNothing() throws {

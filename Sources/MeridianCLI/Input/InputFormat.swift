@@ -38,6 +38,7 @@ enum InputFormat: Equatable {
     /// Recognises a format from the first bytes of a file (at most `headLength` are looked at).
     static func sniff(_ data: Data) -> InputFormat {
         let head = [UInt8](data.prefix(headLength))
+        if head.isEmpty { return .unrecognized("an empty file") }
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .kmz }
         var i = 0
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
