@@ -103,3 +103,58 @@ def test_dark_basemap_is_the_kml_pages_default_and_the_status_bar_does_not_cover
             "return [document.getElementById('status').getBoundingClientRect().bottom,"
             " document.getElementById('map').getBoundingClientRect().top]")
         assert map_top >= status_bottom - 0.5, (page, status_bottom, map_top)
+
+
+def sketch_coordinates(d):
+    return d.execute_script("const s = window.meridianViewer.state.sketch; return s && s.coordinates;")
+
+
+def drag(d, element, dx, dy):
+    from selenium.webdriver.common.action_chains import ActionChains
+    ActionChains(d).move_to_element(element).click_and_hold().move_by_offset(dx // 2, dy // 2) \
+        .move_by_offset(dx - dx // 2, dy - dy // 2).release().perform()
+
+
+def test_sketch_editor_drag_insert_delete_undo_redo(browser, viewer):
+    from test_viewer_browser import choose, click_world
+    d = browser
+    d.get(viewer.url + "kml.html")
+    wait(d, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    d.find_element(By.ID, "add").click()
+    choose(d, "Polygon")
+    choose(d, "Red")
+    world = [d.execute_script("return window.meridianViewer.map.toWorld(arguments[0], arguments[1])", px, py)
+             for px, py in [(500, 300), (760, 300), (630, 130)]]
+    for x, y in world:
+        click_world(d, x, y)
+    assert len(sketch_coordinates(d)) == 3
+    # Drag vertex 0 by (+60, +40) px: it moves by that many pixels in world units (y flipped).
+    scale = d.execute_script("return window.meridianViewer.map.scale")
+    before = sketch_coordinates(d)
+    drag(d, d.find_element(By.CSS_SELECTOR, "[data-vertex='0']"), 60, 40)
+    after = sketch_coordinates(d)
+    assert len(after) == 3
+    assert abs((after[0][0] - before[0][0]) * scale - 60) < 3 and abs((before[0][1] - after[0][1]) * scale - 40) < 3
+    assert after[1:] == before[1:]
+    # Drag the midpoint handle of edge 1→2: a vertex is inserted between them, where it was dropped.
+    drag(d, d.find_element(By.CSS_SELECTOR, "[data-midpoint='1']"), 0, -30)
+    inserted = sketch_coordinates(d)
+    assert len(inserted) == 4 and inserted[0] == after[0] and inserted[1] == after[1] and inserted[3] == after[2]
+    mid = ((after[1][0] + after[2][0]) / 2, (after[1][1] + after[2][1]) / 2)
+    assert abs((inserted[2][1] - mid[1]) * scale - 30) < 3
+    shot(d, "page2-sketch-editor")
+    # Delete the selected (inserted) vertex, then undo and redo each step.
+    d.find_element(By.ID, "delete-vertex").click()
+    assert sketch_coordinates(d) == after
+    d.find_element(By.ID, "undo").click()
+    assert sketch_coordinates(d) == inserted
+    d.find_element(By.ID, "undo").click()
+    assert sketch_coordinates(d) == after
+    d.find_element(By.ID, "undo").click()
+    assert sketch_coordinates(d) == before
+    d.find_element(By.ID, "redo").click()
+    assert sketch_coordinates(d) == after
+    d.find_element(By.ID, "done").click()
+    placemarks = d.execute_script("return window.meridianViewer.state.placemarks")
+    assert placemarks[-1]["type"] == "polygon" and placemarks[-1]["coordinates"] == after
+    assert d.find_element(By.ID, "save").get_attribute("disabled") is None

@@ -56,6 +56,8 @@ export class MapView {
   constructor(element, options = {}) {
     this.element = element;
     this.onClick = options.onClick || null;
+    /** Called on a primary pointerdown; returning true takes the gesture from panning and clicking. */
+    this.onPointerDown = options.onPointerDown || null;
     this.onViewChange = null;
     this.scale = 1; // pixels per world unit
     this.tx = 0;
@@ -173,6 +175,7 @@ export class MapView {
     let drag = null;
     el.addEventListener("pointerdown", (e) => {
       if (e.button !== 0) return;
+      if (this.onPointerDown && this.onPointerDown(e)) return; // claimed (e.g. a sketch vertex being dragged)
       drag = { x: e.clientX, y: e.clientY, tx: this.tx, ty: this.ty, moved: false, id: e.pointerId };
     });
     el.addEventListener("pointermove", (e) => {
