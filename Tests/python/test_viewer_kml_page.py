@@ -158,3 +158,21 @@ def test_sketch_editor_drag_insert_delete_undo_redo(browser, viewer):
     placemarks = d.execute_script("return window.meridianViewer.state.placemarks")
     assert placemarks[-1]["type"] == "polygon" and placemarks[-1]["coordinates"] == after
     assert d.find_element(By.ID, "save").get_attribute("disabled") is None
+
+
+def test_city_labels_are_never_cut_by_the_map_edge(browser, viewer):
+    d = browser
+    for page in ["buffers.html", "kml.html"]:
+        d.get(viewer.url + page)
+        wait(d, lambda d: d.execute_script("return document.body.dataset.ready") == "1", message="ready")
+        for _ in range(3):
+            cut = d.execute_script("""
+                const m = document.getElementById('map').getBoundingClientRect();
+                return [...document.querySelectorAll('.city')].filter((g) => g.style.display !== 'none')
+                  .map((g) => g.querySelector('text')).filter((t) => t && t.textContent)
+                  .map((t) => [t.textContent, t.getBoundingClientRect()])
+                  .filter(([, r]) => r.width > 0 && (r.left < m.left - 0.5 || r.right > m.right + 0.5
+                                                     || r.top < m.top - 0.5 || r.bottom > m.bottom + 0.5))
+                  .map(([name]) => name);""")
+            assert cut == [], (page, cut)
+            d.find_element(By.CSS_SELECTOR, "#zoom button").click()  # zoom in: more labels near the edges
