@@ -25,6 +25,8 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An overlay's result mixes dimensions (e.g. the union of a polygon and a point outside it), which one Meridian
     /// geometry cannot hold; the operation is refused rather than silently dropping the lower-dimension parts.
     case mixedDimensionResult(operation: String)
+    /// Work run under a `WorkBudget` was stopped: its deadline passed or it was cancelled.
+    case interrupted(String)
 
     public var description: String {
         switch self {
@@ -45,6 +47,7 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case .mixedDimensionResult(let op):
             "the \(op) mixes polygons, lines and/or points, which one Meridian geometry cannot hold; "
                 + "compute it separately for the polygons, the lines and the points"
+        case .interrupted(let m): "interrupted: \(m)"
         }
     }
 }

@@ -11,8 +11,11 @@ public struct HTTPRequest: Sendable {
     public var query: [String: String]
     /// The request headers, with lower-case names.
     public var headers: [String: String]
-    /// The body (empty for GET).
+    /// The body (empty for GET, and while the server asks `HTTPServer.Admission` about the head).
     public var body: Data
+    /// Whether the client has gone away (closed its connection) while the request is being answered; long work
+    /// polls it to stop early. Always `false` for requests built without a connection.
+    public var isClientGone: @Sendable () -> Bool
 
     /// Creates a request (the server builds them; tests build them directly).
     /// - Parameters:
@@ -21,14 +24,20 @@ public struct HTTPRequest: Sendable {
     ///   - query: Query arguments.
     ///   - headers: Headers, names in lower case.
     ///   - body: The body.
+    ///   - isClientGone: Polled by long work; `true` once the client has closed the connection.
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-                body: Data = Data()) {
+                body: Data = Data(), isClientGone: @escaping @Sendable () -> Bool = { false }) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
+        self.isClientGone = isClientGone
     }
+
+    /// The value of a header, compared case-insensitively.
+    /// - Parameter name: The header's name.
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
 /// One HTTP response: a status, headers and a body.
@@ -77,15 +86,29 @@ public enum HTTPServerError: Error, Sendable, CustomStringConvertible, Equatable
 /// A small HTTP/1.1 server on GNU libmicrohttpd.
 ///
 /// The daemon runs its own threads (one per connection, `MHD_USE_THREAD_PER_CONNECTION` with an internal polling
-/// thread), so `handler` is called concurrently and must be thread-safe. Request bodies are accumulated up to
-/// `maximumBodySize`: a larger declared `Content-Length` is answered with 413 before the body is read, a larger
-/// chunked body is drained and then answered with 413. Connections are limited in number and time out when idle.
+/// thread), so `handler` is called concurrently and must be thread-safe.
+///
+/// Bounds, each enforced as soon as it is crossed:
+/// - the request target: a raw or percent-encoded control character (NUL, CR, LF, … DEL) is answered 400;
+/// - `admission` sees the method, path and headers before any body byte is read and may answer instead (the viewer
+///   refuses foreign `Host`s, foreign `Origin`s and wrong `Content-Type`s there);
+/// - the body: a declared `Content-Length` above `maximumBodySize` is answered 413 before the body is read, a larger
+///   chunked body is drained and then answered 413;
+/// - time: a request's line, headers and body must all arrive within `requestDeadline` seconds of the connection
+///   opening (or of the previous response on a kept-alive connection), however slowly the bytes trickle in; a
+///   connection still receiving after that is shut down. Connections idle for `idleTimeout` are closed;
+/// - connections: at most `connectionLimit`; when all but `reservedSlots` are taken, the connection that has been
+///   receiving its request the longest (at least 0.25 s) is shut down, so a new client always finds a free slot
+///   unless every connection is being answered.
 ///
 /// The C callbacks reach this object through an `Unmanaged` pointer passed as libmicrohttpd's closure argument; the
 /// object stays alive while the daemon runs because `stop()` (also called by `deinit`) stops the daemon first.
 public final class HTTPServer: @unchecked Sendable {
     /// A request handler; called on libmicrohttpd's threads.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    /// Called with a request's head (its `body` empty) before the body is read: a response refuses the request,
+    /// `nil` admits it.
+    public typealias Admission = @Sendable (HTTPRequest) -> HTTPResponse?
 
     /// The largest accepted request body, in bytes.
     public let maximumBodySize: Int
@@ -93,24 +116,41 @@ public final class HTTPServer: @unchecked Sendable {
     public let connectionLimit: Int
     /// Seconds after which an idle connection is closed.
     public let idleTimeout: Int
+    /// Seconds within which a request's line, headers and body must have arrived.
+    public let requestDeadline: Double
+    /// Connection slots kept free for new clients by shutting down the slowest receiving connection.
+    public let reservedSlots: Int
 
     let handler: Handler
+    let admission: Admission?
+    let connections: ConnectionTracker
     private let lock = NSLock()
     private var daemon: OpaquePointer?  // guarded by lock
     private var boundPort: Int = 0  // guarded by lock
+    private var watchdog: DispatchSourceTimer?  // guarded by lock
 
     /// Creates a stopped server.
     /// - Parameters:
-    ///   - maximumBodySize: The largest request body accepted (default 8 MiB).
-    ///   - connectionLimit: The most simultaneous connections (default 256).
-    ///   - idleTimeout: Seconds before an idle connection is closed (default 30).
+    ///   - maximumBodySize: The largest request body accepted, in bytes (default 8 MiB).
+    ///   - connectionLimit: The most simultaneous connections, ≥ 1 (default 256).
+    ///   - idleTimeout: Seconds before an idle connection is closed, ≥ 1 (default 30).
+    ///   - requestDeadline: Seconds, > 0, within which a request's line, headers and body must arrive (default 10).
+    ///   - reservedSlots: Connection slots, 0 ..< `connectionLimit`, kept free for new clients (default 4).
+    ///   - admission: Sees each request's head before its body is read; a response refuses it (default none).
     ///   - handler: Answers each request; must be thread-safe and must not block indefinitely.
     public init(maximumBodySize: Int = 8 << 20, connectionLimit: Int = 256, idleTimeout: Int = 30,
+                requestDeadline: Double = 10, reservedSlots: Int = 4, admission: Admission? = nil,
                 handler: @escaping Handler) {
         self.maximumBodySize = max(0, maximumBodySize)
         self.connectionLimit = max(1, connectionLimit)
         self.idleTimeout = max(1, idleTimeout)
+        self.requestDeadline = requestDeadline > 0 ? requestDeadline : 10
+        self.reservedSlots = min(max(0, reservedSlots), max(1, connectionLimit) - 1)
+        self.admission = admission
         self.handler = handler
+        connections = ConnectionTracker(
+            evictionThreshold: max(1, connectionLimit) - self.reservedSlots,
+            deadlineNanoseconds: UInt64(self.requestDeadline * 1e9))
     }
 
     deinit { stop() }
@@ -144,13 +184,14 @@ public final class HTTPServer: @unchecked Sendable {
         let started: OpaquePointer?
         var v4 = sockaddr_in()
         var v6 = sockaddr_in6()
+        let limit = UInt32(connectionLimit), timeout = UInt32(idleTimeout)
         if inet_pton(AF_INET, address, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = in_port_t(UInt16(port).bigEndian)
             started = withUnsafePointer(to: &v4) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    meridian_mhd_start(flags, $0, accessHandler, closure, completedHandler,
-                                       UInt32(connectionLimit), UInt32(idleTimeout))
+                    meridian_mhd_start(flags, $0, accessHandler, closure, uriHandler, completedHandler,
+                                       connectionHandler, limit, timeout)
                 }
             }
         } else if inet_pton(AF_INET6, address, &v6.sin6_addr) == 1 {
@@ -159,8 +200,8 @@ public final class HTTPServer: @unchecked Sendable {
             flags |= UInt32(MHD_USE_IPv6.rawValue)
             started = withUnsafePointer(to: &v6) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    meridian_mhd_start(flags, $0, accessHandler, closure, completedHandler,
-                                       UInt32(connectionLimit), UInt32(idleTimeout))
+                    meridian_mhd_start(flags, $0, accessHandler, closure, uriHandler, completedHandler,
+                                       connectionHandler, limit, timeout)
                 }
             }
         } else {
@@ -172,16 +213,25 @@ public final class HTTPServer: @unchecked Sendable {
         }
         daemon = started
         boundPort = Int(meridian_mhd_bound_port(started))
+        // Shuts down connections that are still receiving their request after the deadline, 4 times a second.
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "meridian.http.watchdog"))
+        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
+        let tracker = connections
+        timer.setEventHandler { tracker.shutDownExpired() }
+        timer.resume()
+        watchdog = timer
         return boundPort
     }
 
     /// Stops listening, closes every connection and waits for libmicrohttpd's threads to finish. Idempotent.
     public func stop() {
-        let running: OpaquePointer? = lock.withLock {
-            let d = daemon
+        let (running, timer): (OpaquePointer?, DispatchSourceTimer?) = lock.withLock {
+            let d = daemon, t = watchdog
             daemon = nil
-            return d
+            watchdog = nil
+            return (d, t)
         }
+        timer?.cancel()
         if let running { MHD_stop_daemon(running) }
     }
 
@@ -189,12 +239,155 @@ public final class HTTPServer: @unchecked Sendable {
     func respond(to request: HTTPRequest) -> HTTPResponse { handler(request) }
 }
 
+// MARK: - Connection deadlines
+
+/// The server's open connections and when each started receiving its current request; shuts down (with
+/// `shutdown(2)`, which wakes the connection's thread) those past the deadline, and the oldest receiving one when
+/// the server is nearly full.
+///
+/// Entries are added when libmicrohttpd reports a connection started and removed when it reports it closed, both
+/// under `lock`, and libmicrohttpd closes a socket only after that report, so a descriptor shut down here is never
+/// one reused by a newer connection.
+final class ConnectionTracker: @unchecked Sendable {
+    private struct Entry {
+        var fd: Int32
+        var since: UInt64
+        var receiving = true
+        var shutDown = false
+    }
+
+    private let lock = NSLock()
+    private var entries: [OpaquePointer: Entry] = [:]  // guarded by lock
+    private let evictionThreshold: Int
+    private let deadline: UInt64
+    /// A connection must have been receiving at least this long to be shut down for a new client.
+    private let minimumAgeForEviction: UInt64 = 250_000_000
+
+    init(evictionThreshold: Int, deadlineNanoseconds: UInt64) {
+        self.evictionThreshold = evictionThreshold
+        deadline = deadlineNanoseconds
+    }
+
+    /// The number of open connections.
+    var count: Int { lock.withLock { entries.count } }
+
+    func started(_ connection: OpaquePointer, fd: Int32) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        lock.withLock {
+            entries[connection] = Entry(fd: fd, since: now)
+            keepSlotsFree(now: now)
+        }
+    }
+
+    /// Shuts down the longest-receiving connections (at least `minimumAgeForEviction` old) while the connections not
+    /// yet shut down reach the eviction threshold. Caller holds `lock`.
+    private func keepSlotsFree(now: UInt64) {
+        var live = entries.values.filter { !$0.shutDown }.count
+        guard live >= evictionThreshold else { return }
+        let candidates = entries.filter { $0.value.receiving && !$0.value.shutDown
+            && now - $0.value.since >= minimumAgeForEviction }.sorted { $0.value.since < $1.value.since }
+        for (connection, _) in candidates where live >= evictionThreshold {
+            shutDown(connection)
+            live -= 1
+        }
+    }
+
+    func closed(_ connection: OpaquePointer) { lock.withLock { _ = entries.removeValue(forKey: connection) } }
+
+    /// The request has fully arrived: the deadline no longer applies while it is answered.
+    func answering(_ connection: OpaquePointer) { lock.withLock { entries[connection]?.receiving = false } }
+
+    /// The response has been sent: the deadline starts again for the next request on this connection.
+    func answered(_ connection: OpaquePointer) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        lock.withLock {
+            entries[connection]?.receiving = true
+            entries[connection]?.since = now
+        }
+    }
+
+    func shutDownExpired() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        lock.withLock {
+            for (connection, e) in entries where e.receiving && !e.shutDown && now - e.since > deadline {
+                shutDown(connection)
+            }
+            keepSlotsFree(now: now)
+        }
+    }
+
+    /// Caller holds `lock`.
+    private func shutDown(_ connection: OpaquePointer) {
+        guard let fd = entries[connection]?.fd, fd >= 0 else { return }
+        entries[connection]?.shutDown = true
+        _ = shutdown(fd, Int32(SHUT_RDWR))
+    }
+}
+
+/// Tells whether a connection's client has closed it, while (and only while) its request is being answered.
+final class ClientProbe: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fd: Int32  // guarded by lock; -1 once the answer is done
+
+    init(fd: Int32) { self.fd = fd }
+
+    /// `true` when the peer has closed the connection (or it failed).
+    func isGone() -> Bool {
+        lock.withLock {
+            guard fd >= 0 else { return false }
+            var byte: UInt8 = 0
+            let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if n == 0 { return true }
+            if n < 0 { return !(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) }
+            return false
+        }
+    }
+
+    func invalidate() { lock.withLock { fd = -1 } }
+}
+
 // MARK: - libmicrohttpd callbacks
 
-/// What the server keeps for one request between libmicrohttpd's calls: the body so far.
+/// What the server keeps for one request between libmicrohttpd's calls: the raw target and the body so far.
 private final class PendingRequest {
+    let rawTarget: [UInt8]
+    var headRead = false
     var body = Data()
     var tooLarge = false
+
+    init(rawTarget: [UInt8]) { self.rawTarget = rawTarget }
+}
+
+/// Whether a raw request target holds a control character, literally or percent-encoded (%00–%1F, %7F).
+func targetHasControlCharacter(_ raw: [UInt8]) -> Bool {
+    func hex(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+    var i = 0
+    while i < raw.count {
+        let b = raw[i]
+        if b < 0x20 || b == 0x7F { return true }
+        if b == UInt8(ascii: "%"), i + 2 < raw.count, let high = hex(raw[i + 1]), let low = hex(raw[i + 2]) {
+            let decoded = high << 4 | low
+            if decoded < 0x20 || decoded == 0x7F { return true }
+            i += 3
+            continue
+        }
+        i += 1
+    }
+    return false
+}
+
+/// Called once per request with its raw target, before the headers are parsed: creates the request's state.
+private let uriHandler: meridian_mhd_uri_callback = { _, uri, _ in
+    let raw = uri.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self),
+                                                  count: strlen($0))) } ?? []
+    return Unmanaged.passRetained(PendingRequest(rawTarget: raw)).toOpaque()
 }
 
 /// The access handler: called first with the headers, then once per body chunk, then once with no data.
@@ -202,17 +395,25 @@ private let accessHandler: MHD_AccessHandlerCallback = { closure, connection, ur
     state in
     guard let closure, let connection, let state, let uploadSize else { return MHD_Result.NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(closure).takeUnretainedValue()
-    guard let pointer = state.pointee else {
-        // First call: headers only. Refuse a declared oversized body before reading it.
+    if state.pointee == nil { state.pointee = Unmanaged.passRetained(PendingRequest(rawTarget: [])).toOpaque() }
+    guard let pointer = state.pointee else { return MHD_Result.NO }
+    let pending = Unmanaged<PendingRequest>.fromOpaque(pointer).takeUnretainedValue()
+    if !pending.headRead {
+        // First call: the head only. Refuse before reading any of the body.
+        pending.headRead = true
+        if targetHasControlCharacter(pending.rawTarget) {
+            return queue(connection, .jsonError(400, "the request path contains a control character"))
+        }
+        if let admission = server.admission, let refusal = admission(makeRequest(connection, url, method, body: Data(), probe: nil)) {
+            return queue(connection, refusal)
+        }
         if let length = lookup(connection, .HEADER_KIND, "Content-Length"), let n = Int(length),
             n > server.maximumBodySize
         {
             return queue(connection, tooLargeResponse(server.maximumBodySize))
         }
-        state.pointee = Unmanaged.passRetained(PendingRequest()).toOpaque()
         return MHD_Result.YES
     }
-    let pending = Unmanaged<PendingRequest>.fromOpaque(pointer).takeUnretainedValue()
     if uploadSize.pointee > 0 {
         let count = uploadSize.pointee
         if !pending.tooLarge, let uploadData {
@@ -227,22 +428,48 @@ private let accessHandler: MHD_AccessHandlerCallback = { closure, connection, ur
         return MHD_Result.YES
     }
     if pending.tooLarge { return queue(connection, tooLargeResponse(server.maximumBodySize)) }
-    let rawPath = url.map { String(cString: $0) } ?? "/"
-    let request = HTTPRequest(
-        method: method.map { String(cString: $0) } ?? "GET",
-        path: rawPath,
-        query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
-        headers: values(connection, .HEADER_KIND, lowercased: true),
-        body: pending.body)
+    server.connections.answering(connection)
+    let probe = ClientProbe(fd: meridian_mhd_connection_fd(connection))
+    defer { probe.invalidate() }
+    let complete = makeRequest(connection, url, method, body: pending.body, probe: probe)
     pending.body = Data()
-    return queue(connection, server.respond(to: request))
+    return queue(connection, server.respond(to: complete))
 }
 
-/// Releases the per-request state when libmicrohttpd is done with a request (also on errors and timeouts).
-private let completedHandler: MHD_RequestCompletedCallback = { _, _, state, _ in
+/// Releases the per-request state when libmicrohttpd is done with a request (also on errors and timeouts), and
+/// restarts the connection's request deadline.
+private let completedHandler: MHD_RequestCompletedCallback = { closure, connection, state, _ in
+    if let closure, let connection {
+        Unmanaged<HTTPServer>.fromOpaque(closure).takeUnretainedValue().connections.answered(connection)
+    }
     guard let state, let pointer = state.pointee else { return }
     Unmanaged<PendingRequest>.fromOpaque(pointer).release()
     state.pointee = nil
+}
+
+/// Tracks connections as libmicrohttpd opens and closes them.
+private let connectionHandler: MHD_NotifyConnectionCallback = { closure, connection, _, event in
+    guard let closure, let connection else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(closure).takeUnretainedValue()
+    if event.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
+        server.connections.started(connection, fd: meridian_mhd_connection_fd(connection))
+    } else {
+        server.connections.closed(connection)
+    }
+}
+
+/// The request as the handlers see it.
+private func makeRequest(_ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
+                         body: Data, probe: ClientProbe?) -> HTTPRequest {
+    let gone: @Sendable () -> Bool
+    if let probe { gone = { probe.isGone() } } else { gone = { false } }
+    return HTTPRequest(
+        method: method.map { String(cString: $0) } ?? "GET",
+        path: url.map { String(cString: $0) } ?? "/",
+        query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
+        headers: values(connection, .HEADER_KIND, lowercased: true),
+        body: body,
+        isClientGone: gone)
 }
 
 private func tooLargeResponse(_ limit: Int) -> HTTPResponse {

@@ -140,22 +140,53 @@ enum KMLBridge {
 
     /// Reads KML or KMZ bytes and writes the placemarks as the page draws them: geometries in Web Mercator, styles
     /// resolved (shared styles, style maps, inline overrides), icons packed in the KMZ sent back as data URLs.
-    static func openResponse(_ data: Data, limits: ViewerLimits) throws(APIError) -> Data {
+    ///
+    /// Bounded in two steps: a streaming pass counts placemarks and vertices as they are parsed (the KML of a KMZ is
+    /// inflated as it goes, at most `limits.maximumKMLBytes`) and stops at the first limit crossed, checking the
+    /// request's `WorkBudget` at each placemark; only a file within every limit is then read into a tree.
+    /// - Parameters:
+    ///   - data: The file's bytes.
+    ///   - limits: The viewer's limits.
+    ///   - failure: Turns an engine error (the work budget running out) into the API's answer.
+    static func openResponse(_ data: Data, limits: ViewerLimits, failure: (EngineError) -> APIError)
+        throws(APIError) -> Data
+    {
+        let archiveLimits = KMZLimits(
+            maximumKMLBytes: UInt64(max(1, limits.maximumKMLBytes)),
+            maximumResourceBytes: UInt64(max(1, limits.maximumKMZResourceBytes)),
+            maximumTotalResourceBytes: UInt64(max(1, limits.maximumKMZResourceBytes)), maximumEntries: 10_000)
+        do {
+            var placemarkCount = 0, vertexCount = 0
+            try KMLDataset.forEachPlacemark(data: data, limits: archiveLimits) { record in
+                try WorkBudget.check()
+                placemarkCount += 1
+                vertexCount += record.placemark.geometry?.coordinates.count ?? 0
+                guard placemarkCount <= limits.maximumPlacemarks else {
+                    throw APIError.tooLarge("the file has more than \(limits.maximumPlacemarks) placemarks (the limit)")
+                }
+                guard vertexCount <= limits.maximumVertices else {
+                    throw APIError.tooLarge("the file has more than \(limits.maximumVertices) vertices (the limit)")
+                }
+                return true
+            }
+        } catch let error as APIError {
+            throw error
+        } catch let error as EngineError {
+            throw failure(error)
+        } catch let error as KMLError {
+            throw readFailure(error)
+        } catch {
+            throw .unprocessable("cannot read the file as KML or KMZ: \(error)")
+        }
         let dataset: KMLDataset
         do {
-            dataset = try KMLDataset(data: data)
+            dataset = try KMLDataset(data: data, limits: archiveLimits)
         } catch {
-            throw .unprocessable("cannot read the file as KML or KMZ: \(error.description)")
+            throw readFailure(error)
         }
         var placemarks: [KMLPlacemark] = []
         collect(dataset.document.features, into: &placemarks, depth: 0)
-        guard placemarks.count <= limits.maximumPlacemarks else {
-            throw .tooLarge("the file has \(placemarks.count) placemarks (limit \(limits.maximumPlacemarks))")
-        }
         let vertexCount = placemarks.reduce(0) { $0 + ($1.geometry?.coordinates.count ?? 0) }
-        guard vertexCount <= limits.maximumVertices else {
-            throw .tooLarge("the file has \(vertexCount) vertices (limit \(limits.maximumVertices))")
-        }
         var w = JSONWriter(decimals: 2, capacity: 40 * vertexCount + 1024)
         w.raw("{\"name\":")
         w.string(dataset.document.name ?? "")
@@ -189,6 +220,16 @@ enum KMLBridge {
         }
         w.raw("]}")
         return w.data
+    }
+
+    /// 413 for a file over a size limit (a KML entry, the icons, the archive, the compression ratio), 422 otherwise.
+    private static func readFailure(_ error: KMLError) -> APIError {
+        switch error {
+        case .entryTooLarge, .compressionRatioExceeded, .archiveTooLarge:
+            .tooLarge("the file is too large to open: \(error.description)")
+        default:
+            .unprocessable("cannot read the file as KML or KMZ: \(error.description)")
+        }
     }
 
     private static func collect(_ features: [KMLFeature], into out: inout [KMLPlacemark], depth: Int) {

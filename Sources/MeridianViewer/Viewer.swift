@@ -47,8 +47,25 @@ public final class ViewerServer: Sendable {
             do { resolved = try StaticSite.bundled() } catch { throw .site(error) }
         }
         let api = ViewerAPI(site: resolved, limits: limits)
+        let policy = PolicyBox()
         self.api = api
-        self.server = HTTPServer(maximumBodySize: limits.maximumBodySize) { api.handle($0) }
+        self.policy = policy
+        self.server = HTTPServer(maximumBodySize: limits.maximumBodySize, admission: { policy.value.refusal(for: $0) }) {
+            api.handle($0)
+        }
+    }
+
+    /// The request policy, set once the port is known (until then it admits nothing).
+    private let policy: PolicyBox
+
+    /// Holds the current `RequestPolicy` for the server's threads.
+    private final class PolicyBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var current = RequestPolicy()  // guarded by lock
+        var value: RequestPolicy {
+            get { lock.withLock { current } }
+            set { lock.withLock { current = newValue } }
+        }
     }
 
     /// Starts listening.
@@ -61,6 +78,7 @@ public final class ViewerServer: Sendable {
     public func start(host: String = "127.0.0.1", port: Int = 8080) throws(StartError) -> URL {
         let bound: Int
         do { bound = try server.start(host: host, port: port) } catch { throw .server(error) }
+        policy.value = RequestPolicy(host: host, port: bound)
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return URL(string: "http://\(shownHost):\(bound)/") ?? URL(fileURLWithPath: "/")
     }

@@ -13,6 +13,18 @@ public struct ViewerLimits: Sendable, Hashable {
     public var maximumPlacemarks: Int
     /// Buffer radii must be strictly between 0 and this many miles (default 300, as in the sample).
     public var maximumRadiusMiles: Double
+    /// Seconds one computing request (buffers, exports, KML save and open) may run before it is stopped and
+    /// answered 503 (default 20). It also stops as soon as its client closes the connection.
+    public var workSeconds: Double
+    /// Computing requests run at the same time (default 2); more wait for a slot.
+    public var maximumConcurrentJobs: Int
+    /// Seconds a computing request waits for a slot before it is answered 503 (default 10).
+    public var jobQueueSeconds: Double
+    /// The largest KML text opened, in bytes: a plain KML is bounded by `maximumBodySize`, the KML inside a KMZ by
+    /// this, counted while it is inflated (default 32 MiB).
+    public var maximumKMLBytes: Int
+    /// The most bytes of icons and other files read from an opened KMZ, in total (default 16 MiB).
+    public var maximumKMZResourceBytes: Int
 
     /// Creates limits.
     /// - Parameters:
@@ -21,13 +33,25 @@ public struct ViewerLimits: Sendable, Hashable {
     ///   - maximumVertices: Vertices per KML document, > 0 (default 100,000).
     ///   - maximumPlacemarks: Placemarks per KML document, > 0 (default 2,000).
     ///   - maximumRadiusMiles: Exclusive upper bound of a radius in statute miles, > 0 (default 300).
+    ///   - workSeconds: Seconds a computing request may run, > 0 (default 20).
+    ///   - maximumConcurrentJobs: Computing requests run at once, ≥ 1 (default 2).
+    ///   - jobQueueSeconds: Seconds a computing request waits for a slot, ≥ 0 (default 10).
+    ///   - maximumKMLBytes: Bytes of KML text opened from a KMZ, > 0 (default 32 MiB).
+    ///   - maximumKMZResourceBytes: Bytes of other files read from an opened KMZ in total, > 0 (default 16 MiB).
     public init(maximumBodySize: Int = 8 << 20, maximumPoints: Int = 5_000, maximumVertices: Int = 100_000,
-                maximumPlacemarks: Int = 2_000, maximumRadiusMiles: Double = 300) {
+                maximumPlacemarks: Int = 2_000, maximumRadiusMiles: Double = 300, workSeconds: Double = 20,
+                maximumConcurrentJobs: Int = 2, jobQueueSeconds: Double = 10, maximumKMLBytes: Int = 32 << 20,
+                maximumKMZResourceBytes: Int = 16 << 20) {
         self.maximumBodySize = maximumBodySize
         self.maximumPoints = maximumPoints
         self.maximumVertices = maximumVertices
         self.maximumPlacemarks = maximumPlacemarks
         self.maximumRadiusMiles = maximumRadiusMiles
+        self.workSeconds = workSeconds
+        self.maximumConcurrentJobs = maximumConcurrentJobs
+        self.jobQueueSeconds = jobQueueSeconds
+        self.maximumKMLBytes = maximumKMLBytes
+        self.maximumKMZResourceBytes = maximumKMZResourceBytes
     }
 }
 
@@ -53,6 +77,8 @@ public final class ViewerAPI: Sendable {
     /// The page and its data.
     public let site: StaticSite
     let spatialReferences = SpatialReferenceCache()
+    /// Slots for computing requests (`ViewerLimits.maximumConcurrentJobs`).
+    private let jobSlots: DispatchSemaphore
 
     /// The spatial reference page 1 uses: NAD27 / Texas North Central, US survey feet.
     public static let defaultWKID = 32038
@@ -64,17 +90,47 @@ public final class ViewerAPI: Sendable {
     public init(site: StaticSite, limits: ViewerLimits = ViewerLimits()) {
         self.site = site
         self.limits = limits
+        jobSlots = DispatchSemaphore(value: max(1, limits.maximumConcurrentJobs))
     }
 
     /// Answers one request; never throws and never stops the process.
+    ///
+    /// Computing requests (every POST) wait at most `limits.jobQueueSeconds` for one of
+    /// `limits.maximumConcurrentJobs` slots and then run under a `WorkBudget` of `limits.workSeconds` that also
+    /// stops when the client closes its connection; either way the answer is a 503 with a message.
     /// - Parameter request: The request.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         guard request.path == "/api" || request.path.hasPrefix("/api/") else { return site.respond(to: request) }
-        do {
-            return try route(request)
-        } catch {
-            return error.response
+        guard request.method == "POST" else {
+            do { return try route(request) } catch { return error.response }
         }
+        guard jobSlots.wait(timeout: .now() + max(0, limits.jobQueueSeconds)) == .success else {
+            var busy = APIError(503, "the viewer is busy with other computations: try again in a moment").response
+            busy.headers["Retry-After"] = "2"
+            return busy
+        }
+        defer { jobSlots.signal() }
+        let budget = WorkBudget(seconds: limits.workSeconds, isCancelled: request.isClientGone)
+        do {
+            return try budget.run { () throws(APIError) -> HTTPResponse in try route(request) }
+        } catch let error as APIError {
+            return error.response
+        } catch {
+            return APIError(500, "unexpected error: \(error)").response
+        }
+    }
+
+    /// The API's answer to an engine error: 503 when the work budget stopped it, 422 otherwise.
+    func failure(_ error: EngineError) -> APIError {
+        if case .interrupted = error {
+            return APIError(503, "the computation was stopped: it would take longer than the \(Self.seconds(limits.workSeconds)) "
+                + "allowed for one request (use fewer points, smaller radii or planar mode)")
+        }
+        return .unprocessable(error.description)
+    }
+
+    private static func seconds(_ s: Double) -> String {
+        s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
     }
 
     private func route(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -284,7 +340,7 @@ public final class ViewerAPI: Sendable {
                     around: job.points, distances: job.radiiMiles.map { LinearUnit.miles.convert($0, to: unit) },
                     shouldUnion: job.union)
             } catch {
-                throw .unprocessable(error.description)
+                throw failure(error)
             }
         case .geodesic:
             // Geodesic circles on the ellipsoid, expressed in the job's spatial reference for drawing.
@@ -292,7 +348,7 @@ public final class ViewerAPI: Sendable {
                 return try GeometryEngine.geodeticBuffer(
                     around: job.points, distances: job.radiiMiles, unit: .miles, shouldUnion: job.union)
             } catch {
-                throw .unprocessable(error.description)
+                throw failure(error)
             }
         }
     }
@@ -392,7 +448,7 @@ public final class ViewerAPI: Sendable {
 
     private func openKML(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard !r.body.isEmpty else { throw .badRequest("the request body is empty: send a KML or KMZ file") }
-        return .json(data: try KMLBridge.openResponse(r.body, limits: limits))
+        return .json(data: try KMLBridge.openResponse(r.body, limits: limits, failure: failure))
     }
 }
 

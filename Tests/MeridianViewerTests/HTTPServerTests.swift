@@ -46,12 +46,14 @@ import Darwin
         return String(decoding: answer, as: UTF8.self)
     }
 
-    static func get(port: Int, _ path: String) throws -> String {
-        try exchange(port: port, Array("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+    static func get(port: Int, _ path: String, host: String = "x") throws -> String {
+        try exchange(port: port, Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8))
     }
 
-    static func post(port: Int, _ path: String, body: [UInt8], chunked: Bool = false) throws -> String {
-        var head = "POST \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+    static func post(port: Int, _ path: String, body: [UInt8], chunked: Bool = false, host: String = "x") throws
+        -> String
+    {
+        var head = "POST \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\nContent-Type: application/json\r\n"
         if chunked {
             head += "Transfer-Encoding: chunked\r\n\r\n"
             var bytes = Array(head.utf8)
@@ -134,7 +136,9 @@ import Darwin
         let answers = try await withThrowingTaskGroup(of: String.self) { group in
             for i in 0..<32 {
                 group.addTask {
-                    i % 2 == 0 ? try Self.post(port: port, "/api/buffer", body: body) : try Self.get(port: port, "/api/srs/32038")
+                    let host = "127.0.0.1:\(port)"
+                    return i % 2 == 0 ? try Self.post(port: port, "/api/buffer", body: body, host: host)
+                        : try Self.get(port: port, "/api/srs/32038", host: host)
                 }
             }
             return try await group.reduce(into: [String]()) { $0.append($1) }
@@ -149,11 +153,12 @@ import Darwin
         defer { viewer.stop() }
         let port = try #require(url.port)
         #expect(url.absoluteString == "http://127.0.0.1:\(port)/")
-        let page = try Self.get(port: port, "/buffers.html")
+        #expect(try Self.get(port: port, "/buffers.html").hasPrefix("HTTP/1.1 421"))  // a foreign Host
+        let page = try Self.get(port: port, "/buffers.html", host: "127.0.0.1:\(port)")
         #expect(page.hasPrefix("HTTP/1.1 200"))
         #expect(page.contains("Content-Type: text/html"))
         #expect(page.contains("GeoNames"))
-        let bad = try Self.post(port: port, "/api/buffer", body: Array("{nope".utf8))
+        let bad = try Self.post(port: port, "/api/buffer", body: Array("{nope".utf8), host: "localhost:\(port)")
         #expect(bad.hasPrefix("HTTP/1.1 400"))
         #expect(bad.contains(#""error":"malformed JSON""#))
     }

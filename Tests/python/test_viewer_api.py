@@ -52,7 +52,8 @@ def test_bad_json_gets_400_with_a_message(viewer, body, fragment):
 
 def test_oversized_body_is_refused_before_it_is_read(viewer):
     # Declares 9 MB (the limit is 8 MiB) and sends none of it: the server answers 413 at once.
-    head = b"POST /api/buffer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9000000\r\n\r\n"
+    head = (b"POST /api/buffer HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 9000000\r\n\r\n" % viewer.port)
     answer = viewer.raw(head)
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
     assert b'"error":"request body too large' in answer
@@ -61,7 +62,8 @@ def test_oversized_body_is_refused_before_it_is_read(viewer):
 def test_oversized_chunked_body_is_drained_then_refused(viewer):
     chunk = b"x" * 65536
     body = b"".join(b"%x\r\n" % len(chunk) + chunk + b"\r\n" for _ in range(130)) + b"0\r\n\r\n"  # 8.5 MB
-    head = b"POST /api/buffer HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
+    head = (b"POST /api/buffer HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n"
+            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" % viewer.port)
     answer = viewer.raw(head + body, timeout=30)
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
 

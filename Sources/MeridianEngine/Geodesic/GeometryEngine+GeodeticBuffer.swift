@@ -101,6 +101,7 @@ extension GeometryEngine {
             return [try validRefinement { scale, movesVertices throws(EngineError) in
                 var results: [(ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = []
                 for (i, g) in gs.enumerated() {
+                    try WorkBudget.check()
                     let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
                     let (ref, group) = try builder.buffer(g, distance: distancesInMeters[i])
                     results.append((ref, group, builder.generated))
@@ -114,6 +115,7 @@ extension GeometryEngine {
         }
         var polygons: [Polygon] = []
         for (i, g) in gs.enumerated() {
+            try WorkBudget.check()
             let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: tolerances[i])
             if let circle = smallCircleBuffer(g, distance: distancesInMeters[i], builder: builder) {
                 polygons.append(circle)
@@ -142,6 +144,7 @@ extension GeometryEngine {
     {
         var problem = ""
         for (scale, movesVertices) in [(1.0, true), (1.0 / 4, true), (1.0 / 16, true), (1.0, false)] {
+            try WorkBudget.check()
             do {
                 let polygon = try build(scale, movesVertices)
                 guard let reason = try invalidityReason(polygon) else { return polygon }
@@ -238,6 +241,7 @@ extension GeometryEngine {
                 var fixed = ring
                 var refinedCrossings: [RefinedCrossing] = []
                 for i in fixed.indices.dropLast() {
+                    if i % 1024 == 0 { try WorkBudget.check() }
                     let v = fixed[i]
                     if frame.geographicOutput && (abs(v.y) == 90 || abs(v.x) == 180) { continue }
                     if generated.contains(XY(v)) { continue }

@@ -108,7 +108,23 @@ extension KMLDataset {
     /// - Throws: `KMLError` for unreadable files, or what `body` throws.
     public static func forEachPlacemark(in url: URL, limits: KMZLimits = .default,
                                         _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
-        let source = try KMLSource(url: url, limits: limits)
+        try forEachPlacemark(of: KMLSource(url: url, limits: limits), body)
+    }
+
+    /// Streams the placemarks of KML text or KMZ bytes held in memory, as `forEachPlacemark(in:limits:_:)`: the
+    /// KML of a KMZ is inflated as it is parsed (never whole), so `body` can stop a large document at its first
+    /// placemarks, and `limits.maximumKMLBytes` stops it as soon as that many bytes have been inflated.
+    /// - Parameters:
+    ///   - data: KML text or a KMZ archive.
+    ///   - limits: Archive limits.
+    ///   - body: Called for each placemark in document order; return `false` to stop early.
+    /// - Throws: `KMLError` for unreadable data, or what `body` throws.
+    public static func forEachPlacemark(data: Data, limits: KMZLimits = .default,
+                                        _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
+        try forEachPlacemark(of: KMLSource(data: data, name: "(data)", limits: limits), body)
+    }
+
+    private static func forEachPlacemark(of source: KMLSource, _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
         try withoutActuallyEscaping(body) { body in
             var decoder = KMLDecoder()
             var resolver = KMLStyleResolver()

@@ -6,11 +6,16 @@ import { MapView, api, download, flatRingsPath, polygonRings, ringsPath, svg } f
 
 const WKID = 32038;
 const MAX_RADIUS = 300;
+// The smallest radius accepted, in miles: 53 ft, which at the closest zoom (1 px per foot) draws a buffer 53 px
+// around its point, well outside the point's marker; smaller ones (down to 1e-300) vanish under it.
+const MIN_VISIBLE_RADIUS = 0.01;
+const PLAIN_DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/;
 const Status = {
   addPoints: "Tap on the map to add buffers.",
   bufferCreated: "Buffer created.",
   outOfBoundsTap: "Tap within the boundary to add buffer.",
   invalidInput: "Enter a value between 0 and 300 to create a buffer.",
+  tooSmall: "A buffer under 0.01 miles (53 ft) would be too small to see: enter at least 0.01.",
   noPoints: "Add a point to draw the buffers.",
 };
 
@@ -113,9 +118,14 @@ function finishRadius(accepted) {
   if (dialog.open) dialog.close();
   if (!accepted || !tap) return;
   const text = radiusInput.value.trim();
-  const radius = text === "" ? NaN : Number(text);
+  // Plain decimal numbers only: Number() would also take "0x10" (16) and "1e2" (100).
+  const radius = PLAIN_DECIMAL.test(text) ? Number(text) : NaN;
   if (!(Number.isFinite(radius) && radius > 0 && radius < MAX_RADIUS)) {
     setStatus(Status.invalidInput, "warning");
+    return;
+  }
+  if (radius < MIN_VISIBLE_RADIUS) {
+    setStatus(Status.tooSmall, "warning");
     return;
   }
   state.points.push({ x: tap.x, y: tap.y, radius });

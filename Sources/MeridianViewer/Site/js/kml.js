@@ -26,7 +26,7 @@ function busy(delta) {
   document.body.dataset.pending = String(state.pending);
 }
 
-const map = new MapView($("map"), { onClick: (x, y) => clicked(x, y), minScale: 1e-7, maxScale: 10 });
+const map = new MapView($("map"), { onClick: (x, y) => clicked(x, y), onPointerDown: (e) => sketchPointerDown(e), minScale: 1e-7, maxScale: 10 });
 map.addControls($("zoom"));
 window.meridianViewer = { map, state };
 
@@ -145,7 +145,7 @@ async function add() {
 // MARK: sketching
 
 function startSketch(type, style) {
-  state.sketch = { type, style, coordinates: [] };
+  state.sketch = { type, style, coordinates: [], undo: [], redo: [], selected: -1 };
   updateToolbar();
   const what = { point: "the point", polyline: "the polyline's vertices", polygon: "the polygon's vertices" }[type];
   setStatus(`Tap on the map to sketch ${what}, then tap Done.`);
@@ -155,10 +155,85 @@ function startSketch(type, style) {
 function clicked(x, y) {
   const sketch = state.sketch;
   if (!sketch || choiceDialog.open) return;
+  remember();
   if (sketch.type === "point") sketch.coordinates = [[x, y]];
   else sketch.coordinates.push([x, y]);
+  sketch.selected = sketch.coordinates.length - 1;
   drawSketch();
 }
+
+// The geometry editor (as the sample's sketch editor): drag a vertex, drag an edge's midpoint handle to insert a
+// vertex there, delete the selected vertex, undo and redo — all before Done.
+
+/** Saves the sketch's vertices for Undo (and forgets what Redo could restore). */
+function remember() {
+  const sketch = state.sketch;
+  sketch.undo.push(sketch.coordinates.map((c) => c.slice()));
+  sketch.redo = [];
+}
+
+function undoSketch() {
+  const sketch = state.sketch;
+  if (!sketch || sketch.undo.length === 0) return;
+  sketch.redo.push(sketch.coordinates);
+  sketch.coordinates = sketch.undo.pop();
+  sketch.selected = Math.min(sketch.selected, sketch.coordinates.length - 1);
+  drawSketch();
+}
+
+function redoSketch() {
+  const sketch = state.sketch;
+  if (!sketch || sketch.redo.length === 0) return;
+  sketch.undo.push(sketch.coordinates);
+  sketch.coordinates = sketch.redo.pop();
+  sketch.selected = Math.min(sketch.selected, sketch.coordinates.length - 1);
+  drawSketch();
+}
+
+function deleteVertex() {
+  const sketch = state.sketch;
+  if (!sketch || sketch.coordinates.length === 0) return;
+  const i = sketch.selected >= 0 && sketch.selected < sketch.coordinates.length ? sketch.selected : sketch.coordinates.length - 1;
+  remember();
+  sketch.coordinates.splice(i, 1);
+  sketch.selected = Math.min(i, sketch.coordinates.length - 1);
+  drawSketch();
+}
+
+let vertexDrag = null;
+
+/** Starts dragging a vertex (or inserts one at an edge's midpoint and drags it); true when it took the gesture. */
+function sketchPointerDown(e) {
+  const sketch = state.sketch;
+  const handle = sketch && e.target.closest && e.target.closest("[data-vertex], [data-midpoint]");
+  if (!handle) return false;
+  remember();
+  let index;
+  if (handle.dataset.midpoint !== undefined) {
+    const i = Number(handle.dataset.midpoint);
+    const c = sketch.coordinates;
+    const a = c[i], b = c[(i + 1) % c.length];
+    index = i + 1;
+    c.splice(index, 0, [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2]);
+  } else {
+    index = Number(handle.dataset.vertex);
+  }
+  sketch.selected = index;
+  vertexDrag = { index, id: e.pointerId };
+  e.preventDefault();
+  drawSketch();
+  return true;
+}
+
+window.addEventListener("pointermove", (e) => {
+  if (!vertexDrag || e.pointerId !== vertexDrag.id || !state.sketch) return;
+  const r = $("map").getBoundingClientRect();
+  state.sketch.coordinates[vertexDrag.index] = map.toWorld(e.clientX - r.left, e.clientY - r.top);
+  drawSketch();
+});
+window.addEventListener("pointerup", () => {
+  vertexDrag = null;
+});
 
 function drawSketch() {
   map.clearLayer("sketch");
@@ -168,7 +243,20 @@ function drawSketch() {
   const c = sketch.coordinates;
   if (sketch.type === "polyline" && c.length > 1) svg("path", { d: ringsPath([c], false), class: "sketch-line" }, map.worldLayer("sketch"));
   if (sketch.type === "polygon" && c.length > 1) svg("path", { d: ringsPath([c], true), class: "sketch-polygon" }, map.worldLayer("sketch"));
-  for (const [x, y] of c) map.addMarker("sketch-vertices", svg("circle", { r: 4, class: "sketch-vertex" }), x, y);
+  if (sketch.type !== "point") {
+    const edges = sketch.type === "polygon" && c.length > 2 ? c.length : c.length - 1;
+    for (let i = 0; i < edges; i++) {
+      const a = c[i], b = c[(i + 1) % c.length];
+      map.addMarker("sketch-vertices", svg("circle", { r: 3.5, class: "sketch-midpoint", "data-midpoint": i }), (a[0] + b[0]) / 2, (a[1] + b[1]) / 2);
+    }
+  }
+  c.forEach(([x, y], i) => {
+    const cls = i === sketch.selected ? "sketch-vertex selected" : "sketch-vertex";
+    map.addMarker("sketch-vertices", svg("circle", { r: 5, class: cls, "data-vertex": i }), x, y);
+  });
+  $("undo").disabled = sketch.undo.length === 0;
+  $("redo").disabled = sketch.redo.length === 0;
+  $("delete-vertex").disabled = c.length === 0;
 }
 
 function completeSketch() {
@@ -226,6 +314,7 @@ function updateToolbar() {
   $("add").hidden = sketching;
   $("done").hidden = !sketching;
   $("cancel-sketch").hidden = !sketching;
+  for (const id of ["undo", "redo", "delete-vertex"]) $(id).hidden = !sketching;
   $("reset").disabled = sketching;
   $("save").disabled = sketching || state.placemarks.length === 0;
 }
@@ -270,19 +359,21 @@ function drawOpened(result) {
         iconMarker("opened-icons", s.icon || "/icons/no-style.png", g.x, g.y, false, p.name);
       } else if (g.type === "polyline") {
         g.paths.forEach((path) => path.forEach(([x, y]) => extend(x, y)));
-        const e = svg("path", { d: ringsPath(g.paths, false), class: "placemark placemark-line opened", stroke: s.lineColor || "#ffffff", "stroke-opacity": s.lineOpacity ?? 1, "stroke-width": s.lineWidth || 2 }, layer);
+        const e = svg("path", { d: ringsPath(g.paths, false), class: "placemark placemark-line opened" }, layer);
+        // Inline styles: what the file says wins over viewer.css (KML's defaults: white, 1 px).
+        Object.assign(e.style, { stroke: s.lineColor || "#ffffff", strokeOpacity: s.lineOpacity ?? 1, strokeWidth: `${s.lineWidth ?? 1}px` });
         if (p.name) e.appendChild(svg("title")).textContent = p.name;
       } else if (g.type === "polygon") {
         g.rings.forEach((ring) => ring.forEach(([x, y]) => extend(x, y)));
-        const attrs = { d: ringsPath(g.rings, true), class: "placemark placemark-polygon opened" };
-        attrs.fill = s.fill === false ? "none" : s.fillColor || "#ffffff";
-        attrs["fill-opacity"] = s.fillOpacity ?? 1;
-        if (s.outline !== false) {
-          attrs.stroke = s.lineColor || "#ffffff";
-          attrs["stroke-opacity"] = s.lineOpacity ?? 1;
-          attrs["stroke-width"] = s.lineWidth || 1;
-        }
-        const e = svg("path", attrs, layer);
+        const e = svg("path", { d: ringsPath(g.rings, true), class: "placemark placemark-polygon opened" }, layer);
+        // Inline styles: the file's PolyStyle and LineStyle win over viewer.css (KML's defaults: white, 1 px).
+        Object.assign(e.style, {
+          fill: s.fill === false ? "none" : s.fillColor || "#ffffff",
+          fillOpacity: s.fillOpacity ?? 1,
+          stroke: s.outline === false ? "none" : s.lineColor || "#ffffff",
+          strokeOpacity: s.lineOpacity ?? 1,
+          strokeWidth: `${s.lineWidth ?? 1}px`,
+        });
         if (p.name) e.appendChild(svg("title")).textContent = p.name;
       }
     }
@@ -313,7 +404,21 @@ async function open(file) {
 $("add").addEventListener("click", add);
 $("done").addEventListener("click", completeSketch);
 $("cancel-sketch").addEventListener("click", cancelSketch);
+$("undo").addEventListener("click", undoSketch);
+$("redo").addEventListener("click", redoSketch);
+$("delete-vertex").addEventListener("click", deleteVertex);
+window.addEventListener("keydown", (e) => {
+  if (!state.sketch || choiceDialog.open) return;
+  const key = e.key.toLowerCase();
+  if ((e.ctrlKey || e.metaKey) && key === "z" && !e.shiftKey) undoSketch();
+  else if ((e.ctrlKey || e.metaKey) && (key === "y" || (key === "z" && e.shiftKey))) redoSketch();
+  else if (key === "delete" || key === "backspace") deleteVertex();
+  else return;
+  e.preventDefault();
+});
 $("save").addEventListener("click", save);
+// The seed's KML sample uses a dark gray basemap (light colours wash out on a light one): dark by default.
+$("basemap").addEventListener("change", (e) => $("map-wrap").classList.toggle("dark", e.target.value === "dark"));
 $("reset").addEventListener("click", reset);
 $("open").addEventListener("change", (e) => {
   const file = e.target.files && e.target.files[0];

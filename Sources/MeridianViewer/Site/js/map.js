@@ -56,6 +56,8 @@ export class MapView {
   constructor(element, options = {}) {
     this.element = element;
     this.onClick = options.onClick || null;
+    /** Called on a primary pointerdown; returning true takes the gesture from panning and clicking. */
+    this.onPointerDown = options.onPointerDown || null;
     this.onViewChange = null;
     this.scale = 1; // pixels per world unit
     this.tx = 0;
@@ -160,7 +162,8 @@ export class MapView {
       if (!m.label || m.element.style.display === "none") continue;
       const [px, py] = this.toScreen(m.x, m.y);
       const box = [px - 4, py - m.label.height, px + m.label.width, py + 4];
-      const visible = box[2] > 0 && box[0] < width && box[3] > 0 && box[1] < height;
+      // Whole labels only: one that would be cut by the map's edge is hidden, not clipped.
+      const visible = box[0] >= 0 && box[2] <= width && box[1] >= 0 && box[3] <= height;
       const free = visible && !placed.some((b) => b[0] < box[2] && box[0] < b[2] && b[1] < box[3] && box[1] < b[3]);
       if (free) placed.push(box);
       m.element.style.display = free ? "" : "none";
@@ -173,6 +176,7 @@ export class MapView {
     let drag = null;
     el.addEventListener("pointerdown", (e) => {
       if (e.button !== 0) return;
+      if (this.onPointerDown && this.onPointerDown(e)) return; // claimed (e.g. a sketch vertex being dragged)
       drag = { x: e.clientX, y: e.clientY, tx: this.tx, ty: this.ty, moved: false, id: e.pointerId };
     });
     el.addEventListener("pointermove", (e) => {

@@ -1,0 +1,52 @@
+import Dispatch
+import MeridianCore
+
+/// A bound on how long engine work may run: a deadline and a cancellation test, checked cooperatively by the
+/// engine's long loops (one check per buffered geometry and per refinement pass of geodesic buffers and unions).
+///
+/// Work run inside `run(_:)` throws `EngineError.interrupted` at the first check after the deadline has passed or
+/// after `isCancelled` has returned `true`; work outside any budget is never interrupted. The budget is a task
+/// local, so it follows the calling thread's synchronous work and never leaks to other requests.
+///
+/// ```swift
+/// let budget = WorkBudget(seconds: 20, isCancelled: { clientClosedTheConnection() })
+/// let polygons = try budget.run { try GeometryEngine.geodeticBuffer(around: points, distances: [r], shouldUnion: true) }
+/// ```
+public final class WorkBudget: Sendable {
+    /// The budget of the work running on this thread, if any.
+    @TaskLocal public static var current: WorkBudget?
+
+    /// The deadline, in `DispatchTime` uptime nanoseconds.
+    public let deadline: UInt64
+    /// The seconds the budget allowed when created.
+    public let seconds: Double
+    private let isCancelled: @Sendable () -> Bool
+
+    /// Creates a budget.
+    /// - Parameters:
+    ///   - seconds: Wall-clock seconds from now, > 0 (at most about 292 years).
+    ///   - isCancelled: Polled at each check; `true` stops the work (e.g. the client went away). Default: never.
+    public init(seconds: Double, isCancelled: @escaping @Sendable () -> Bool = { false }) {
+        self.seconds = seconds
+        let span = seconds.isFinite ? UInt64(max(0, min(seconds, 9e9)) * 1e9) : UInt64.max / 2
+        deadline = DispatchTime.now().uptimeNanoseconds &+ span
+        self.isCancelled = isCancelled
+    }
+
+    /// Runs `body` under this budget (it becomes `WorkBudget.current` for the engine calls `body` makes).
+    /// - Parameter body: The work.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, including `EngineError.interrupted` from the engine's checks.
+    public func run<T>(_ body: () throws -> T) rethrows -> T {
+        try Self.$current.withValue(self, operation: body)
+    }
+
+    /// Throws `EngineError.interrupted` if the current budget (if any) is exhausted or cancelled.
+    public static func check() throws(EngineError) {
+        guard let budget = current else { return }
+        if DispatchTime.now().uptimeNanoseconds > budget.deadline {
+            throw .interrupted("the work took longer than its budget of \(budget.seconds) s")
+        }
+        if budget.isCancelled() { throw .interrupted("the work was cancelled") }
+    }
+}
