@@ -132,9 +132,13 @@ extension GeometryEngine {
     {
         var centers: [Coordinate] = [], radii: [Double] = [], indices: [Int] = []
         var tolerance = 0.0
-        for (i, g) in gs.enumerated() {
-            guard case .point = g, case .point(let p) = try frame.computeCoordinates(of: g),
-                  p.coordinate.x.isFinite, p.coordinate.y.isFinite else { continue }
+        let points = gs.indices.filter { if case .point = gs[$0] { return true } else { return false } }
+        guard points.count >= 2 else { return nil }
+        // One PROJ call for all points (a projected input: one transformation, not one per point).
+        let inCompute = gs[points[0]].spatialReference == frame.computeSR ? points.map { gs[$0] }
+            : try GeometryEngine.project(points.map { gs[$0] }, into: frame.computeSR)
+        for (k, i) in points.enumerated() {
+            guard case .point(let p) = inCompute[k], p.coordinate.x.isFinite, p.coordinate.y.isFinite else { continue }
             centers.append(Coordinate(x: normalizedLongitude(p.coordinate.x), y: p.coordinate.y))
             radii.append(distances[i])
             indices.append(i)
