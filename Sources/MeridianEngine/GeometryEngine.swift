@@ -80,9 +80,9 @@ extension GeometryEngine {
         var parts = polygon.parts
         polygon = Polygon(parts: [], spatialReference: target)  // drops the only other reference to the parts
         for i in parts.indices {
-            _ = try transformation.transform(&parts[i].shell, reportingOperation: false)
+            _ = try transformation.transform(&parts[i].shell, reportsOperation: false)
             for h in parts[i].holes.indices {
-                _ = try transformation.transform(&parts[i].holes[h], reportingOperation: false)
+                _ = try transformation.transform(&parts[i].holes[h], reportsOperation: false)
             }
         }
         polygon = Polygon(parts: parts, spatialReference: target)

@@ -137,3 +137,48 @@ def test_union_of_many_dense_circles_is_valid_and_on_the_true_boundary(meridian)
                 worst_edge = max(worst_edge, dev)
                 assert dev <= 10, (ax, ay, bx, by, dev)
     print(f"dense union: {vertices} vertices, worst vertex error {worst_vertex:.3e} m, worst sampled edge deviation {worst_edge:.3f} m")
+
+
+def test_union_culls_covered_circles_and_fills_the_holes_they_cover(meridian):
+    """Issue 16: a union leaves out circles whose boundary lies inside other circles (culling) and then fills the
+    holes those circles covered. Three "flowers" (5 km, 50 km and 300 km): a centre circle and five petals at 1.5 r
+    from it, at 72° steps, which cover its boundary (each covers ±41° of it) but leave a hole around its centre. With
+    the centre the union has no hole; without it (the petals alone) each flower has one. Plus 3,000 circles of
+    6 km in a 3° square (heavy overlap, about four deep: most are culled; some holes remain). Every vertex must lie
+    r (±1 mm, GeographicLib) from its nearest centre: a hole left open where a culled circle lies would have its vertices inside that
+    circle, and a culled circle that was not covered would leave other circles' vertices inside it."""
+    import random
+
+    import shapely
+    from shapely.geometry import shape
+
+    flowers = []
+    for lon, lat, r in [(-100.0, 31.0, 5e3), (-98.0, 33.0, 50e3), (-75.0, 45.0, 300e3)]:
+        flowers.append((lon, lat, r))
+        for k in range(5):
+            d = WGS84.Direct(lat, lon, 72 * k + 10, 1.5 * r)
+            flowers.append((round(d["lon2"], 9), round(d["lat2"], 9), r))
+    rng = random.Random(16)
+    dense = [(round(rng.uniform(-90, -87), 6), round(rng.uniform(38, 41), 6), 6e3) for _ in range(3000)]
+
+    def union(circles):
+        csv = "lon,lat,r\n" + "".join(f"{x:.9f},{y:.9f},{r}\n" for x, y, r in circles)
+        result = json.loads(run(meridian, ["buffer", "--geodesic", "--distance-field", "r", "--union", "-o", "-"], csv))
+        geometry = result["features"][0]["geometry"]
+        polygon = shape(geometry)
+        assert polygon.is_valid, shapely.is_valid_reason(polygon)
+        worst = 0.0
+        for ring in rings(geometry):
+            for ax, ay in ring[:-1]:
+                near = sorted(circles, key=lambda c: (c[0] - ax) ** 2 + (c[1] - ay) ** 2)[:12]
+                e = min(WGS84.Inverse(y, x, ay, ax)["s12"] - r for x, y, r in near)
+                worst = max(worst, abs(e))
+                assert abs(e) <= 1e-3, (ax, ay, e)
+        parts = list(getattr(polygon, "geoms", [polygon]))
+        return len(parts), sum(len(p.interiors) for p in parts), worst
+
+    assert union(flowers)[:2] == (3, 0)
+    petals = [c for i, c in enumerate(flowers) if i % 6 != 0]
+    assert union(petals)[:2] == (3, 3)
+    parts, holes, worst = union(dense)
+    print(f"culled union: 3,000 circles of 6 km: {parts} parts, {holes} holes, worst vertex error {worst:.3e} m")

@@ -105,6 +105,9 @@ struct ElementGroup {
     var isInward: Bool
     /// For inward groups: a test whether an output coordinate lies inside the input polygon.
     var contains: ((Coordinate) -> Bool)?
+    /// The buffer's largest allowed deviation in meters (its chord polygons' vertices lie within it of the true
+    /// boundaries).
+    var tolerance = 0.0
 }
 
 extension Geodesic {
@@ -224,101 +227,82 @@ extension Geodesic {
     }
 }
 
-/// The elements of several groups with the latitude band outside which none of them can come within its required
-/// distance, to find quickly whether a point lies strictly inside some element's true buffer.
+/// The elements of several groups in a spatial index, to find quickly the elements whose boundary passes near a
+/// point or whose true buffer contains it: a point's candidates are the elements that can come within their
+/// required distance plus `reach` of it, whatever the number of elements elsewhere.
 struct ElementCoverage {
     private struct Entry {
         var group: Int
         var element: GeodeticElement
-        var latitudes: ClosedRange<Double>
+        /// The vertex, or the segment's midpoint, on the unit sphere.
+        var center: UnitVector
+        /// Half the segment's length (0 for a vertex), meters: every point of a segment is that close to its middle.
+        var halfLength: Double
     }
     private let groups: [ElementGroup]
-    /// Sorted by the start of their latitude band.
     private let entries: [Entry]
-    /// The widest latitude band, degrees.
-    private let widestBand: Double
+    private let index: SphereBallIndex
     /// A lower bound of geodesic distance per unit of angular distance on the sphere in the same longitude and
     /// latitude: the ellipsoid's line element is at least a(1 − e²) = a(1 − f)² times the unit sphere's (the
     /// meridian's smallest radius of curvature; the parallels' radius N ≥ a), less 0.1 % for rounding.
     private let metersPerRadian: Double
     private let geodesic: Geodesic
+    /// How far beyond its required distance, in meters, an element is found from a point (≥ 1).
+    let reach: Double
 
     /// The number of elements.
     var count: Int { entries.count }
 
-    init(groups: [ElementGroup], geodesic: Geodesic) {
+    /// Indexes the elements of `groups`. `reach` (meters, ≥ 1; default 1) is how far outside an element's true
+    /// buffer a point may be and still find it: `refineCrossing` looks that far for the two elements crossing at a
+    /// chord polygon's vertex, so pass at least the largest buffer tolerance (such a vertex lies within it of both).
+    init(groups: [ElementGroup], geodesic: Geodesic, reach: Double = 1) {
         self.groups = groups
         self.geodesic = geodesic
-        // Meters per degree of latitude are at least a(1 − e²) = a(1 − f)² per radian (the meridian's smallest
-        // radius of curvature); 1 % on top of that bound and 1 m on the distance keep the band conservative.
+        self.reach = max(reach, 1)
         let e = geodesic.ellipsoid
-        let metersPerDegree = e.semiMajorAxis * (1 - e.flattening) * (1 - e.flattening) * .pi / 180
+        metersPerRadian = 0.999 * e.semiMajorAxis * (1 - e.flattening) * (1 - e.flattening)
         var entries: [Entry] = []
+        var radii: [Double] = []
         for (i, group) in groups.enumerated() {
             for element in group.elements {
-                let lo: Double, hi: Double, reach: Double
+                let center: Coordinate, half: Double
                 switch element.kind {
                 case .vertex(let v):
-                    lo = v.y
-                    hi = v.y
-                    reach = element.required
-                case .segment(let a, let b, let line):
-                    // Every point of the segment is within half its length of an end.
-                    lo = min(a.y, b.y)
-                    hi = max(a.y, b.y)
-                    reach = element.required + line.length / 2
+                    center = v
+                    half = 0
+                case .segment(_, _, let line):
+                    half = line.length / 2
+                    center = line.position(half).coordinate
                 }
-                let band = 1.01 * (reach + 1) / metersPerDegree
-                entries.append(Entry(group: i, element: element, latitudes: (lo - band)...(hi + band)))
+                entries.append(Entry(group: i, element: element, center: UnitVector(center), halfLength: half))
+                radii.append((element.required + self.reach + half) / metersPerRadian)
             }
         }
-        entries.sort { $0.latitudes.lowerBound < $1.latitudes.lowerBound }
         self.entries = entries
-        metersPerRadian = 0.999 * e.semiMajorAxis * (1 - e.flattening) * (1 - e.flattening)
-        widestBand = entries.map { $0.latitudes.upperBound - $0.latitudes.lowerBound }.max() ?? 0
-    }
-
-    /// The indices of the elements whose latitude band contains `latitude`: a binary search for the last band
-    /// starting at or below it, then back while a band could still reach it.
-    private func candidates(at latitude: Double) -> [Int] {
-        var lo = 0, hi = entries.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if entries[mid].latitudes.lowerBound <= latitude { lo = mid + 1 } else { hi = mid }
-        }
-        var result: [Int] = []
-        var i = lo - 1
-        while i >= 0, entries[i].latitudes.lowerBound >= latitude - widestBand {
-            if entries[i].latitudes.upperBound >= latitude { result.append(i) }
-            i -= 1
-        }
-        return result
-    }
-
-    /// The angle in radians between two lon/lat points on the unit sphere (haversine).
-    private static func angle(_ p: Coordinate, _ q: Coordinate) -> Double {
-        let rad = Double.pi / 180
-        let dLat = (q.y - p.y) * rad, dLon = (q.x - p.x) * rad
-        let h = sin(dLat / 2) * sin(dLat / 2) + cos(p.y * rad) * cos(q.y * rad) * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * asin(min(1, h.squareRoot()))
+        index = SphereBallIndex(centers: entries.map(\.center), radii: radii)
     }
 
     /// The `distance − required` of every element that applies at the lon/lat point `p` (output coordinate
-    /// `output`) and may come within its required distance of it (for inward groups, only inside the input
-    /// polygon, as in `Geodesic.residual`), by element index.
-    private func excesses(_ p: Coordinate, output: Coordinate) -> [(index: Int, excess: Double)] {
+    /// `output`) and may come within its required distance plus `slack` (≤ `reach`) of it (for inward groups,
+    /// only inside the input polygon, as in `Geodesic.residual`), by element index. An element left out is
+    /// farther: its distance from `p` is at least the spherical angle to its vertex or midpoint times
+    /// `metersPerRadian`, less half its length (the triangle inequality along the segment).
+    private func excesses(_ p: Coordinate, output: Coordinate, slack: Double = 1) -> [(index: Int, excess: Double)] {
         var inside: [Int: Bool] = [:]
         var result: [(index: Int, excess: Double)] = []
-        for i in candidates(at: p.y) {
+        let u = UnitVector(p)
+        index.forEachCandidate(u) { i in
             let entry = entries[i]
-            if case .vertex(let v) = entry.element.kind,
-               metersPerRadian * Self.angle(p, v) > entry.element.required + 1 { continue }
+            if metersPerRadian * u.angle(to: entry.center) - entry.halfLength > entry.element.required + slack {
+                return
+            }
             let group = groups[entry.group]
             if group.isInward, let contains = group.contains {
                 if inside[entry.group] == nil { inside[entry.group] = contains(output) }
-                if inside[entry.group] == false { continue }
+                if inside[entry.group] == false { return }
             }
-            guard let d = geodesic.distance(from: p, to: entry.element) else { continue }
+            guard let d = geodesic.distance(from: p, to: entry.element) else { return }
             result.append((i, d.distance - entry.element.required))
         }
         return result
@@ -332,14 +316,14 @@ struct ElementCoverage {
     }
 
     /// `Geodesic.refineCrossing(_:groups:output:)` without a distance to every element: when the two elements whose
-    /// boundaries pass closest to `p0` are both within 1 m of it, they are among the elements that can come that
-    /// close (the latitude bands and the spherical bound exclude only elements farther), so the same two are found
-    /// from those; otherwise every element is examined as `Geodesic.refineCrossing` does.
+    /// boundaries pass closest to `p0` are both within `reach` of it, they are among the elements that can come that
+    /// close (the index and the spherical bound exclude only elements farther), so the same two are found from
+    /// those; otherwise every element is examined as `Geodesic.refineCrossing` does.
     func refineCrossing(_ p0: Coordinate, output: Coordinate)
         -> (point: Coordinate, first: GeodeticElement, second: GeodeticElement)?
     {
-        let near = excesses(p0, output: output).sorted { $0.excess < $1.excess }
-        guard near.count >= 2, near[1].excess <= 1 else {
+        let near = excesses(p0, output: output, slack: reach).sorted { $0.excess < $1.excess }
+        guard near.count >= 2, near[1].excess <= reach else {
             return geodesic.refineCrossing(p0, groups: groups, output: output)
         }
         let first = entries[near[0].index].element, second = entries[near[1].index].element

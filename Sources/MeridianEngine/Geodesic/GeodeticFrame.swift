@@ -75,7 +75,7 @@ struct GeodeticFrame {
     func toOutput(_ c: [Coordinate]) throws(EngineError) -> [Coordinate] {
         guard let t = toOutputT else { return c }
         var cs = c.map { Coordinate(x: $0.x, y: $0.y) }
-        _ = try t.transform(&cs)
+        _ = try t.transform(&cs, reportsOperation: false)
         if geographicOutput { for i in cs.indices { cs[i].x = normalizedLongitude(cs[i].x) } }
         return cs
     }
@@ -90,7 +90,7 @@ struct GeodeticFrame {
     func toCompute(_ c: [Coordinate]) throws(EngineError) -> [Coordinate] {
         guard let t = toComputeT else { return c }
         var cs = c.map { Coordinate(x: $0.x, y: $0.y) }
-        _ = try t.transform(&cs)
+        _ = try t.transform(&cs, reportsOperation: false)
         return cs
     }
 

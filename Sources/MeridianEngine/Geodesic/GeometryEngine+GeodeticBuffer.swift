@@ -98,20 +98,15 @@ extension GeometryEngine {
             distancesInMeters.append(d)
         }
         if shouldUnion {
-            return [try validRefinement { scale, movesVertices throws(EngineError) in
-                var results: [(ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = []
-                for (i, g) in gs.enumerated() {
-                    try WorkBudget.check()
-                    let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
-                    let (ref, group) = try builder.buffer(g, distance: distancesInMeters[i])
-                    results.append((ref, group, builder.generated))
-                }
-                let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, results.map(\.ref))
-                let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
-                let generated = results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
-                return try finish(unioned, groups: results.map(\.group), generated: generated, frame: frame,
-                                  context: context, movesVertices: movesVertices)
-            }]
+            let culling = try pointCulling(gs, distances: distancesInMeters, tolerances: tolerances, frame: frame)
+            if let culling, let polygon = try union(gs, distances: distancesInMeters, tolerances: tolerances,
+                                                    culling: culling, frame: frame, context: context)
+            {
+                return [polygon]
+            }
+            // Without culling: no point circles to cull, or a part lies inside a hole that culled circles fill.
+            return [try union(gs, distances: distancesInMeters, tolerances: tolerances, culling: nil, frame: frame,
+                              context: context)!]
         }
         var polygons: [Polygon] = []
         for (i, g) in gs.enumerated() {
@@ -129,6 +124,95 @@ extension GeometryEngine {
             })
         }
         return polygons
+    }
+
+    /// The culling of the point geometries' circles of a union (`GeodeticCircleCulling`, with a margin of four
+    /// times the largest tolerance plus 1 m), or `nil` with fewer than two points.
+    private static func pointCulling(_ gs: [Geometry], distances: [Double], tolerances: [Double],
+                                     frame: GeodeticFrame) throws(EngineError) -> GeodeticCircleCulling?
+    {
+        var centers: [Coordinate] = [], radii: [Double] = [], indices: [Int] = []
+        var tolerance = 0.0
+        let points = gs.indices.filter { if case .point = gs[$0] { return true } else { return false } }
+        guard points.count >= 2 else { return nil }
+        // One PROJ call for all points (a projected input: one transformation, not one per point).
+        let inCompute = gs[points[0]].spatialReference == frame.computeSR ? points.map { gs[$0] }
+            : try GeometryEngine.project(points.map { gs[$0] }, into: frame.computeSR)
+        for (k, i) in points.enumerated() {
+            guard case .point(let p) = inCompute[k], p.coordinate.x.isFinite, p.coordinate.y.isFinite else { continue }
+            centers.append(Coordinate(x: normalizedLongitude(p.coordinate.x), y: p.coordinate.y))
+            radii.append(distances[i])
+            indices.append(i)
+            tolerance = max(tolerance, tolerances[i])
+        }
+        guard centers.count >= 2 else { return nil }
+        var culling = GeodeticCircleCulling(centers: centers, radii: radii, margin: 4 * tolerance + 1,
+                                            geodesic: frame.geodesic)
+        var culled = [Bool](repeating: false, count: gs.count)
+        for (k, i) in indices.enumerated() { culled[i] = culling.culled[k] }
+        culling.culled = culled
+        return culling
+    }
+
+    /// The union of the geometries' buffers, leaving out the circles `culling` culls and then the holes they fill;
+    /// `nil` when a part of the result lies inside such a hole (the caller then unions without culling).
+    private static func union(_ gs: [Geometry], distances: [Double], tolerances: [Double],
+                              culling: GeodeticCircleCulling?, frame: GeodeticFrame, context: GEOSContext)
+        throws(EngineError) -> Polygon?
+    {
+        var islandInFilledHole = false
+        let polygon = try validRefinement { scale, movesVertices throws(EngineError) in
+                var results: [(ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = []
+                for (i, g) in gs.enumerated() where culling?.culled[i] != true {
+                    try WorkBudget.check()
+                    let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
+                    let (ref, group) = try builder.buffer(g, distance: distances[i])
+                    results.append((ref, group, builder.generated))
+                }
+                let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, results.map(\.ref))
+                let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+                let generated = results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
+                let polygon = try finish(unioned, groups: results.map(\.group), generated: generated, frame: frame,
+                                         context: context, movesVertices: movesVertices)
+                guard let culling else { return polygon }
+                guard let filled = try withoutFilledHoles(polygon, culling: culling, frame: frame, context: context)
+                else {
+                    islandInFilledHole = true
+                    return polygon
+                }
+                return filled
+        }
+        return islandInFilledHole ? nil : polygon
+    }
+
+    /// `polygon` without the holes that culled circles fill (`GeodeticCircleCulling.fillsHole` at a hole's first
+    /// vertex), or `nil` when another part's shell lies inside such a hole (then it would need merging).
+    private static func withoutFilledHoles(_ polygon: Polygon, culling: GeodeticCircleCulling, frame: GeodeticFrame,
+                                           context: GEOSContext) throws(EngineError) -> Polygon?
+    {
+        var parts: [Polygon.Part] = []
+        var filled: [[Coordinate]] = []
+        for part in polygon.parts {
+            var holes: [[Coordinate]] = []
+            for hole in part.holes {
+                if let v = hole.first, culling.fillsHole(try frame.toCompute(v)) {
+                    filled.append(hole)
+                } else {
+                    holes.append(hole)
+                }
+            }
+            parts.append(Polygon.Part(shell: part.shell, holes: holes))
+        }
+        guard !filled.isEmpty else { return polygon }
+        if parts.count > 1 {
+            var refs: [GEOSGeometryRef] = []
+            for hole in filled {
+                refs.append(try context.make(.polygon(Polygon(shell: hole, spatialReference: frame.outputSR))))
+            }
+            let area = try PreparedArea(try context.collection(GEOS_GEOMETRYCOLLECTION, refs))
+            for part in parts { if let v = part.shell.first, area.contains(v) { return nil } }
+        }
+        return Polygon(parts: parts, spatialReference: frame.outputSR)
     }
 
     /// The polygon `build` makes at a tolerance scale of 1, or, when that one is not valid for GEOS or GEOS fails
@@ -231,7 +315,8 @@ extension GeometryEngine {
         // element's sampled boundary can lie inside another's true buffer while outside its straight-edged polygon
         // (in the sliver between a chord and its arc), so it survives the GEOS union but is not on the true union's
         // boundary.
-        let coverage = ElementCoverage(groups: groups, geodesic: geod)
+        let coverage = ElementCoverage(groups: groups, geodesic: geod,
+                                       reach: 2 * (groups.map(\.tolerance).max() ?? 0) + 1)
         var crossings: [(ll: Coordinate, out: Coordinate)] = []
         var inserted = false
         var parts: [Polygon.Part] = []
@@ -314,8 +399,22 @@ extension GeometryEngine {
         let geod = frame.geodesic
         let n = ring.count - 1
         var done = Set<Int>()
+        // Pairs lie within 1 mm, far less than 1e-7° of latitude (≈ 1.1 cm): only refined crossings that close in
+        // latitude are compared (sorted by latitude), not every pair.
+        let byLatitude = refined.indices.sorted { refined[$0].point.y < refined[$1].point.y }
+        var rank = [Int](repeating: 0, count: refined.count)
+        for (k, i) in byLatitude.enumerated() { rank[i] = k }
         for a in refined.indices where !done.contains(a) {
-            for b in refined.indices where b > a && !done.contains(b) {
+            var close: [Int] = []
+            for direction in [-1, 1] {
+                var k = rank[a] + direction
+                while k >= 0, k < byLatitude.count,
+                      abs(refined[byLatitude[k]].point.y - refined[a].point.y) <= 1e-7 {
+                    close.append(byLatitude[k])
+                    k += direction
+                }
+            }
+            for b in close.sorted() where b > a && !done.contains(b) {
                 let x = refined[a], y = refined[b]
                 guard geod.distance(x.point, y.point) < 1e-3,
                       geod.distance(try frame.toCompute(ring[x.index]), try frame.toCompute(ring[y.index])) > 1e-3
@@ -551,17 +650,18 @@ extension GeodeticBufferBuilder {
             union = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
         }
         guard case .polygon(let polygon) = g else {
-            return (union, ElementGroup(elements: elements, isInward: false, contains: nil))
+            return (union, ElementGroup(elements: elements, isInward: false, contains: nil, tolerance: tolerance))
         }
         let interior = try interiorPiece(polygon, paths: paths, distance: radius)
         if d > 0 {
             let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, [interior, union])
             let result = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
-            return (result, ElementGroup(elements: elements, isInward: false, contains: nil))
+            return (result, ElementGroup(elements: elements, isInward: false, contains: nil, tolerance: tolerance))
         }
         let area = try PreparedArea(try context.own(GEOSGeom_clone_r(context.handle, interior.pointer), "clone"))
         let result = try context.own(GEOSDifference_r(context.handle, interior.pointer, union.pointer), "difference")
-        return (result, ElementGroup(elements: elements, isInward: true, contains: { area.contains($0) }))
+        return (result, ElementGroup(elements: elements, isInward: true, contains: { area.contains($0) },
+                                    tolerance: tolerance))
     }
 
     /// The input polygon in output coordinates, its geodesic edges densified to within a quarter of the distance

@@ -84,12 +84,13 @@ final class Transformation: @unchecked Sendable {
     /// PROJ runs on a copy, chunk by chunk, in place: x and y through strided pointers into the copy's coordinates,
     /// z through a scratch array for chunks that have heights (a coordinate without z is transformed at height 0 and
     /// keeps `nil`). `coordinates` is replaced by the copy only when every vertex was transformed.
-    /// - Parameter coordinates: The coordinates to transform; unchanged when this throws.
+    /// - Parameters:
+    ///   - coordinates: The coordinates to transform; unchanged when this throws.
+    ///   - reportsOperation: `false` not to look the operation up and return `nil` (the look-up costs far more than
+    ///     transforming a few coordinates; geodesic buffers transform one to five at a time).
     /// - Throws: `EngineError.projectionFailed` naming the first coordinate that could not be transformed (a
     ///   non-finite x or y from PROJ).
-    /// - Parameter reportingOperation: Whether to look up the operation used (PROJ may query its database for the
-    ///   accuracy: slow when repeated for every ring of a large polygon).
-    func transform(_ coordinates: inout [Coordinate], reportingOperation: Bool = true) throws(EngineError)
+    func transform(_ coordinates: inout [Coordinate], reportsOperation: Bool = true) throws(EngineError)
         -> ProjectionOperation?
     {
         let n = coordinates.count
@@ -107,7 +108,7 @@ final class Transformation: @unchecked Sendable {
                         failure = transformInPlace(chunk, heights: &heights).map { range.lowerBound + $0 }
                         initialized = range.upperBound
                     }
-                    if reportingOperation { operation = lastOperation() }
+                    if reportsOperation { operation = lastOperation() }
                 }
             }
         }

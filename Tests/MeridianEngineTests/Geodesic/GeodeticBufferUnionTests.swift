@@ -223,4 +223,31 @@ import Testing
         }
         print("GEODESIC LINE AND POINT UNION: \(stats)")
     }
+
+    /// Issue 16: the union of 150 heavily overlapping 40 km circles given and written in EPSG:32038 (the viewer's
+    /// path: culling, then adaptive circles in projected coordinates), points uniform in a 150 km square. Every
+    /// vertex and sampled edge point is measured on NAD27's ellipsoid from its nearest centre (a fresh
+    /// `geod_inverse` to every centre within 1°).
+    @Test func culledUnionInAProjectedSpatialReference() throws {
+        var stats = BufferStats()
+        let sr = try SpatialReference(code: "EPSG:32038")
+        let frame = try GeodeticFrame(input: sr, output: nil)
+        var rng = SplitMix64(seed: 16)
+        let r = 40_000.0
+        let side = 150_000 / 0.3048006096  // US survey feet
+        let points = (0..<150).map { _ in
+            Point(Coordinate(x: 2_400_000 + side * (Double(rng.next() % 1_000_000) / 1e6 - 0.5),
+                             y: 450_000 + side * (Double(rng.next() % 1_000_000) / 1e6 - 0.5)), spatialReference: sr)
+        }
+        let centres = try frame.toCompute(points.map(\.coordinate))
+        let union = try GeometryEngine.geodeticBuffer(around: points, distances: [r], shouldUnion: true)[0]
+        #expect(union.spatialReference == sr)
+        try BufferChecks.check(union, required: r, maxDeviation: 0.002 * r, label: "EPSG:32038 union", stats: &stats,
+                               samplesPerEdge: 5) { q in
+            let ll = (try? frame.toCompute(q)) ?? q
+            return centres.filter { abs($0.x - ll.x) < 1 && abs($0.y - ll.y) < 1 }
+                .map { frame.geodesic.distance($0, ll) }.min() ?? .infinity
+        }
+        print("GEODESIC CULLED UNION IN EPSG:32038: \(stats)")
+    }
 }

@@ -8,6 +8,7 @@
 //   meridian-bench p4 write INPUTDIR OUTDIR REPS          write 100k placemarks as .kml and .kmz
 //   meridian-bench p4 read FILE.kml REPS                  read a KML file and count its coordinates
 //   meridian-bench p4 read-stream FILE.kml REPS           the same, streaming placemarks (bounded memory)
+//   meridian-bench geo KIND INPUT.json DISTANCE_M REPS OUT.json [OPTIONS]   geodesic buffers at scale (issue 16)
 //   meridian-bench p4 --available                         exit 0 (MeridianKML is built in)
 //   meridian-bench p5-write FILE.wkt REPS                 time writing the (multi)polygon of a WKT file as WKT and
 //                                                         as a GeoJSON feature into memory (the writers alone)
@@ -166,6 +167,8 @@ do {
         emit(["tool": "meridian", "times": times, "count": output.count, "sum_x": sumX, "sum_y": sumY], rss: rss)
     case "p4":
         try runP4(Array(args.dropFirst(2)))
+    case "geo":
+        try runGeodesicCase(Array(args.dropFirst(2)))
     case "p2":
         if args.count == 3 && args[2] == "--available" { exit(0) }
         guard args.count >= 4, let reps = Int(args[3]) else { fail("usage: meridian-bench p2 INPUT.xy REPS") }
