@@ -39,7 +39,7 @@ let package = Package(
         .executableTarget(name: "meridian-bench", dependencies: ["Meridian"], path: "bench/Sources/meridian-bench"),
 
         .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore"]),
-        .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine"]),
+        .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine", "CGEOS"]),  // CGEOS: WKB reference
         .testTarget(name: "MeridianKMLTests", dependencies: ["MeridianKML"]),
         .testTarget(name: "MeridianCLITests", dependencies: ["MeridianCLI", "Meridian"]),
         .testTarget(name: "MeridianViewerTests", dependencies: ["MeridianViewer"]),

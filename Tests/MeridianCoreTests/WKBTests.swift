@@ -59,7 +59,7 @@ private func decodeError(_ bytes: [UInt8], _ spatialReference: SpatialReference 
     }
 }
 
-private func hex(_ data: Data) -> String { data.map { String(format: "%02X", $0) }.joined() }
+private func hex(_ data: Data) -> String { data.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined() }
 
 @Suite("WKB writing")
 struct WKBEncodeTests {
@@ -112,6 +112,15 @@ struct WKBEncodeTests {
         #expect(WKB.encodeHex(.polygon(Polygon(parts: [], spatialReference: sr))) == "010300000000000000")
         #expect(WKB.encodeHex(.polygon(Polygon(parts: [], spatialReference: sr)), byteOrder: .bigEndian)
             == "000000000300000000")
+    }
+
+    @Test func multipointMemberWithoutZIs2D() throws {
+        // MULTIPOINT Z ((1 2 3), (4 5 NaN)) as GEOS writes it: the second member is a 2D point.
+        let g = Geometry.multipoint(Multipoint([c(1, 2, 3), c(4, 5)], spatialReference: sr))
+        #expect(WKB.encodeHex(g, flavor: .extended(srid: nil)) == "010400008002000000"
+            + "0101000080" + "000000000000F03F" + "0000000000000040" + "0000000000000840"
+            + "0101000000" + "0000000000001040" + "0000000000001440")
+        #expect(try WKB.decode(WKB.encode(g), spatialReference: sr) == g)
     }
 
     @Test func missingZIsNaN() throws {
@@ -175,6 +184,11 @@ struct WKBDecodeTests {
         mp = mp.header(1).f64([nan, nan])
         mp = mp.header(1).f64([1, 2])
         #expect(try decode(mp.bytes) == .multipoint(Multipoint([c(1, 2)], spatialReference: sr)))
+        // MULTIPOINT Z ((1 2 3), EMPTY) as GEOS writes it: the empty member is 2D.
+        var mpz = b().header(1004).u32(2)
+        mpz = mpz.header(1001).f64([1, 2, 3])
+        mpz = mpz.header(1).f64([nan, nan])
+        #expect(try decode(mpz.bytes) == .multipoint(Multipoint([c(1, 2, 3)], spatialReference: sr)))
         for type: UInt32 in [2, 5] {
             #expect(try decode(b().header(type).u32(0).bytes) == .polyline(Polyline(parts: [], spatialReference: sr)))
         }
@@ -340,15 +354,17 @@ struct WKBErrorTests {
         expectError(b().header(3).u32(1).u32(4).f64([0, 0, 1, 0, 1, .infinity, 0, 0]).bytes, at: 13 + 32, "not finite")
     }
 
-    @Test func mixedDimensions() {
+    @Test func mixedDimensions() throws {
         var m = b()
         m = m.header(5).u32(2)
         m = m.header(2).u32(2).f64([0, 0, 1, 1])
         let offset = m.bytes.count
         expectError(m.header(1002).u32(2).f64([0, 0, 0, 1, 1, 1]).bytes, at: offset, "mixed dimensions")
-        var ez = b()
-        ez = ez.header(0x8000_0004).u32(1)
-        expectError(ez.header(1).f64([1, 2]).bytes, at: 9, "mixed dimensions")
+        let twoD = b().header(4).u32(1)
+        expectError(twoD.header(0x8000_0001).f64([1, 2, 3]).bytes, at: 9, "mixed dimensions: a Point Z member in a MultiPoint")
+        // The other way round is what GEOS writes for a point of a Z multipoint whose z is NaN: vertices without z.
+        let ez = b().header(0x8000_0004).u32(2).header(0x8000_0001).f64([1, 2, 3])
+        #expect(try decode(ez.header(1).f64([4, 5]).bytes) == .multipoint(Multipoint([c(1, 2, 3), c(4, 5)], spatialReference: sr)))
     }
 
     @Test func membersOfTheWrongType() {
@@ -424,6 +440,10 @@ struct WKBErrorTests {
             let e = decodeError(b().header(type).u32(0xFFFF_FFFF).bytes + [UInt8](repeating: 0, count: 64))
             #expect(e?.offset == 5 && e?.message.contains("4294967295") == true, "\(String(describing: e))")
         }
+        // A small count that the rest cannot hold is refused at the count too, not at the first missing vertex.
+        let short = decodeError(b().header(2).u32(5).f64([0, 0, 1, 1, 2, 2, 3, 3]).bytes)
+        #expect(short?.offset == 5 && short?.message.contains("5 vertices of the LineString need at least 80 bytes") == true,
+                "\(String(describing: short))")
         // The ring count of a polygon too, and a hole's vertex count.
         let h = decodeError(b().header(3).u32(2).u32(4).f64([0, 0, 1, 0, 1, 1, 0, 0]).u32(0x7FFF_FFFF).bytes)
         #expect(h?.offset == 77 && h?.message.contains("2147483647") == true)

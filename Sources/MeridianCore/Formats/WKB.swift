@@ -15,8 +15,9 @@ import Foundation
 /// Written: `Point` → Point; `Multipoint` → MultiPoint (also when empty); a one-part `Polyline` → LineString, any
 /// other number → MultiLineString, except no parts → an empty LineString; a one-part `Polygon` → Polygon, any other
 /// number → MultiPolygon, except no parts → an empty Polygon; an `Envelope` → its Polygon. A geometry is written
-/// with z when any vertex has one; a vertex without z is then written with NaN as its z (as GEOS does), which the
-/// reader turns back into "no z". Members of a multi-geometry carry the same byte order and z flag as the whole and
+/// with z when any vertex has one; a vertex without z is then written with NaN as its z, which the reader turns
+/// back into "no z", except that a point of a Z multipoint without z is written as a 2D point; both as GEOS does.
+/// Members of a multi-geometry carry the same byte order and z flag as the whole (but for those 2D points) and
 /// never an SRID (as GEOS writes them). Rings are written as they are (no closing, no reorientation).
 ///
 /// Read: both byte orders (also mixed between members), ISO and EWKB type codes (a Z flag in either spelling), and
@@ -31,10 +32,11 @@ import Foundation
 /// Refused with one `FormatError` (format "WKB", `offset` the 0-based byte offset of the offending item; never a
 /// crash): GeometryCollection, M and ZM coordinates, curves and surfaces (CircularString … Triangle), unknown type
 /// codes or byte-order bytes, NaN or infinite x or y (except the empty-point encoding) and infinite z, a member of
-/// the wrong type (a MultiPolygon's members must be Polygons, so nesting never goes deeper than one level) or with
-/// a z flag different from the whole's, a member SRID different from the whole's, an EWKB SRID that the caller's
-/// spatial reference does not match, truncated input, and trailing bytes. Every count is checked against the bytes
-/// that remain before anything is allocated, so a hostile count fails at once; reading is one linear pass.
+/// the wrong type (a MultiPolygon's members must be Polygons, so nesting never goes deeper than one level), a
+/// non-empty Z member inside a 2D geometry (mixed dimensions; a 2D member inside a Z geometry is read as vertices
+/// without z, because GEOS writes such points), a member SRID different from the whole's, an EWKB SRID that the
+/// caller's spatial reference does not match, truncated input, and trailing bytes. Every count is checked against the bytes that remain
+/// before anything is allocated, so a hostile count fails at once; reading is one linear pass.
 ///
 /// `decode(encode(g))` equals `g` for every geometry that has no empty parts or lone vertices, except envelopes
 /// (which come back as polygons).
@@ -240,7 +242,8 @@ extension WKB {
         }
 
         /// Byte order and type code (and, for the outermost geometry of EWKB, the SRID).
-        mutating func header(_ kind: Kind, outermost: Bool) {
+        mutating func header(_ kind: Kind, outermost: Bool, hasZ: Bool? = nil) {
+            let hasZ = hasZ ?? self.hasZ
             bytes.append(byteOrder == .littleEndian ? 1 : 0)
             switch flavor {
             case .iso:
@@ -252,10 +255,10 @@ extension WKB {
             }
         }
 
-        mutating func coordinate(_ c: Coordinate) {
+        mutating func coordinate(_ c: Coordinate, hasZ: Bool? = nil) {
             double(c.x)
             double(c.y)
-            if hasZ { double(c.z ?? .nan) }
+            if hasZ ?? self.hasZ { double(c.z ?? .nan) }
         }
 
         mutating func sequence(_ cs: [Coordinate]) {
@@ -278,8 +281,9 @@ extension WKB {
                 header(.multiPoint, outermost: true)
                 uint32(UInt32(truncatingIfNeeded: m.coordinates.count))
                 for c in m.coordinates {
-                    header(.point, outermost: false)
-                    coordinate(c)
+                    // A member without z is a 2D point even in a Z multipoint, as GEOS writes it.
+                    header(.point, outermost: false, hasZ: hasZ && c.z != nil)
+                    coordinate(c, hasZ: hasZ && c.z != nil)
                 }
             case .polyline(let l):
                 if l.parts.count == 1 {
@@ -498,14 +502,17 @@ extension WKB {
                     throw error("a member of a \(outer.kind.name) must be a \(kind.name), found a \(m.kind.name)",
                                 at: m.offset)
                 }
-                guard m.hasZ == outer.hasZ else {
-                    throw error("mixed dimensions: a \(m.name) member in a \(outer.name)", at: m.offset)
-                }
                 if let s = m.srid, s.value != outer.srid?.value {
                     throw error("the member's SRID \(s.value) differs from the \(outer.kind.name)'s "
                                 + (outer.srid.map { "(\($0.value))" } ?? "(none)"), at: s.offset)
                 }
-                if let member = try read(&self, m) { result.append(member) }
+                // A 2D member in a Z geometry has vertices without z (GEOS writes the points of a Z multipoint
+                // whose z is NaN, and empty points, as 2D points); a non-empty Z member in a 2D geometry is refused.
+                guard let member = try read(&self, m) else { continue }
+                guard !m.hasZ || outer.hasZ else {
+                    throw error("mixed dimensions: a \(m.name) member in a \(outer.name)", at: m.offset)
+                }
+                result.append(member)
             }
             return result
         }
