@@ -59,7 +59,9 @@ private func decodeError(_ bytes: [UInt8], _ spatialReference: SpatialReference 
     }
 }
 
-private func hex(_ data: Data) -> String { data.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined() }
+private func hex(_ data: Data) -> String {
+    data.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
+}
 
 @Suite("WKB writing")
 struct WKBEncodeTests {
@@ -76,17 +78,20 @@ struct WKBEncodeTests {
     @Test func zInBothFlavors() {
         let p = Geometry.point(Point(x: 1, y: 2, z: 3, spatialReference: sr))
         #expect(WKB.encodeHex(p) == "01E9030000" + "000000000000F03F0000000000000040" + "0000000000000840")
-        #expect(WKB.encodeHex(p, flavor: .extended(srid: nil))
-            == "0101000080" + "000000000000F03F0000000000000040" + "0000000000000840")
-        #expect(WKB.encodeHex(p, flavor: .extended(srid: nil), byteOrder: .bigEndian)
-            == "0080000001" + "3FF00000000000004000000000000000" + "4008000000000000")
+        #expect(
+            WKB.encodeHex(p, flavor: .extended(srid: nil))
+                == "0101000080" + "000000000000F03F0000000000000040" + "0000000000000840")
+        #expect(
+            WKB.encodeHex(p, flavor: .extended(srid: nil), byteOrder: .bigEndian)
+                == "0080000001" + "3FF00000000000004000000000000000" + "4008000000000000")
     }
 
     @Test func sridOnlyOnTheOutermostGeometry() {
         let m = Geometry.multipoint(Multipoint([c(1, 2)], spatialReference: sr))
         // 4326 = 0x10E6.
-        #expect(WKB.encodeHex(m, flavor: .extended(srid: 4326))
-            == "0104000020" + "E6100000" + "01000000" + "0101000000" + "000000000000F03F0000000000000040")
+        #expect(
+            WKB.encodeHex(m, flavor: .extended(srid: 4326))
+                == "0104000020" + "E6100000" + "01000000" + "0101000000" + "000000000000F03F0000000000000040")
         // SRID 0 is "unknown" and not written (as GEOS does); negative SRIDs are written as given.
         #expect(WKB.encodeHex(m, flavor: .extended(srid: 0)) == WKB.encodeHex(m, flavor: .extended(srid: nil)))
         #expect(WKB.encodeHex(m, flavor: .extended(srid: -5)).hasPrefix("0104000020FBFFFFFF"))
@@ -99,7 +104,9 @@ struct WKBEncodeTests {
         #expect(code(.polyline(Polyline(line, spatialReference: sr))) == "02000000")
         #expect(code(.polyline(Polyline(parts: [line, line], spatialReference: sr))) == "05000000")
         #expect(code(.polygon(Polygon(shell: ring, spatialReference: sr))) == "03000000")
-        #expect(code(.polygon(Polygon(parts: [.init(shell: ring), .init(shell: ring)], spatialReference: sr))) == "06000000")
+        #expect(
+            code(.polygon(Polygon(parts: [.init(shell: ring), .init(shell: ring)], spatialReference: sr))) == "06000000"
+        )
         #expect(code(.multipoint(Multipoint([c(1, 1)], spatialReference: sr))) == "04000000")
         // An envelope is its polygon.
         let e = Envelope(xMin: 0, yMin: 1, xMax: 2, yMax: 3, spatialReference: sr)
@@ -110,16 +117,18 @@ struct WKBEncodeTests {
         #expect(WKB.encodeHex(.multipoint(Multipoint([], spatialReference: sr))) == "010400000000000000")
         #expect(WKB.encodeHex(.polyline(Polyline(parts: [], spatialReference: sr))) == "010200000000000000")
         #expect(WKB.encodeHex(.polygon(Polygon(parts: [], spatialReference: sr))) == "010300000000000000")
-        #expect(WKB.encodeHex(.polygon(Polygon(parts: [], spatialReference: sr)), byteOrder: .bigEndian)
-            == "000000000300000000")
+        #expect(
+            WKB.encodeHex(.polygon(Polygon(parts: [], spatialReference: sr)), byteOrder: .bigEndian)
+                == "000000000300000000")
     }
 
     @Test func multipointMemberWithoutZIs2D() throws {
         // MULTIPOINT Z ((1 2 3), (4 5 NaN)) as GEOS writes it: the second member is a 2D point.
         let g = Geometry.multipoint(Multipoint([c(1, 2, 3), c(4, 5)], spatialReference: sr))
-        #expect(WKB.encodeHex(g, flavor: .extended(srid: nil)) == "010400008002000000"
-            + "0101000080" + "000000000000F03F" + "0000000000000040" + "0000000000000840"
-            + "0101000000" + "0000000000001040" + "0000000000001440")
+        #expect(
+            WKB.encodeHex(g, flavor: .extended(srid: nil)) == "010400008002000000"
+                + "0101000080" + "000000000000F03F" + "0000000000000040" + "0000000000000840"
+                + "0101000000" + "0000000000001040" + "0000000000001440")
         #expect(try WKB.decode(WKB.encode(g), spatialReference: sr) == g)
     }
 
@@ -135,12 +144,15 @@ struct WKBEncodeTests {
 struct WKBDecodeTests {
     @Test func handWrittenBytesBothOrders() throws {
         for little in [true, false] {
-            #expect(try decode(b().header(1, little: little).f64([1, 2]).bytes)
-                == .point(Point(x: 1, y: 2, spatialReference: sr)))
-            #expect(try decode(b().header(1001, little: little).f64([1, 2, 3]).bytes)
-                == .point(Point(x: 1, y: 2, z: 3, spatialReference: sr)))
-            #expect(try decode(b().header(0x8000_0002, little: little).u32(2).f64([1, 2, 3, 4, 5, 6]).bytes)
-                == .polyline(Polyline([c(1, 2, 3), c(4, 5, 6)], spatialReference: sr)))
+            #expect(
+                try decode(b().header(1, little: little).f64([1, 2]).bytes)
+                    == .point(Point(x: 1, y: 2, spatialReference: sr)))
+            #expect(
+                try decode(b().header(1001, little: little).f64([1, 2, 3]).bytes)
+                    == .point(Point(x: 1, y: 2, z: 3, spatialReference: sr)))
+            #expect(
+                try decode(b().header(0x8000_0002, little: little).u32(2).f64([1, 2, 3, 4, 5, 6]).bytes)
+                    == .polyline(Polyline([c(1, 2, 3), c(4, 5, 6)], spatialReference: sr)))
         }
     }
 
@@ -162,22 +174,31 @@ struct WKBDecodeTests {
         let r = stride(from: 0, to: 8, by: 2).map { c(ring[$0], ring[$0 + 1]) }
         let h = stride(from: 0, to: 8, by: 2).map { c(hole[$0], hole[$0 + 1]) }
         let r10 = r.map { c($0.x + 10, $0.y + 10) }
-        #expect(try decode(mp.bytes) == .polygon(Polygon(parts: [.init(shell: r, holes: [h]), .init(shell: r10)],
-                                                         spatialReference: sr)))
+        #expect(
+            try decode(mp.bytes)
+                == .polygon(
+                    Polygon(
+                        parts: [.init(shell: r, holes: [h]), .init(shell: r10)],
+                        spatialReference: sr)))
         var ml = b()
         ml = ml.header(5).u32(2)
         ml = ml.header(2).u32(2).f64([0, 0, 1, 1])
         ml = ml.header(2).u32(3).f64([5, 5, 6, 6, 7, 5])
-        #expect(try decode(ml.bytes) == .polyline(Polyline(parts: [[c(0, 0), c(1, 1)], [c(5, 5), c(6, 6), c(7, 5)]],
-                                                           spatialReference: sr)))
+        #expect(
+            try decode(ml.bytes)
+                == .polyline(
+                    Polyline(
+                        parts: [[c(0, 0), c(1, 1)], [c(5, 5), c(6, 6), c(7, 5)]],
+                        spatialReference: sr)))
     }
 
     @Test func emptiesAsGEOSWritesThem() throws {
         let nan = Double.nan
         // POINT EMPTY (2D and Z) is a Point with NaN coordinates; it reads as an empty multipoint, like WKT's.
         #expect(try decode(b().header(1).f64([nan, nan]).bytes) == .multipoint(Multipoint([], spatialReference: sr)))
-        #expect(try decode(b().header(0x8000_0001).f64([nan, nan, nan]).bytes)
-            == .multipoint(Multipoint([], spatialReference: sr)))
+        #expect(
+            try decode(b().header(0x8000_0001).f64([nan, nan, nan]).bytes)
+                == .multipoint(Multipoint([], spatialReference: sr)))
         // MULTIPOINT (EMPTY, (1 2)) as GEOS writes it: the empty member is dropped.
         var mp = b()
         mp = mp.header(4).u32(2)
@@ -200,22 +221,29 @@ struct WKBDecodeTests {
         mpoly = mpoly.header(6).u32(2)
         mpoly = mpoly.header(3).u32(0)
         mpoly = mpoly.header(3).u32(1).u32(4).f64([0, 0, 1, 0, 1, 1, 0, 0])
-        #expect(try decode(mpoly.bytes) == .polygon(Polygon(parts: [.init(shell: [c(0, 0), c(1, 0), c(1, 1), c(0, 0)])],
-                                                            spatialReference: sr)))
+        #expect(
+            try decode(mpoly.bytes)
+                == .polygon(
+                    Polygon(
+                        parts: [.init(shell: [c(0, 0), c(1, 0), c(1, 1), c(0, 0)])],
+                        spatialReference: sr)))
         #expect(try decode(b().header(3).u32(1).u32(0).bytes) == .polygon(Polygon(parts: [], spatialReference: sr)))
         // An empty hole is dropped.
-        #expect(try decode(b().header(3).u32(2).u32(4).f64([0, 0, 1, 0, 1, 1, 0, 0]).u32(0).bytes)
-            == .polygon(Polygon(parts: [.init(shell: [c(0, 0), c(1, 0), c(1, 1), c(0, 0)])], spatialReference: sr)))
+        #expect(
+            try decode(b().header(3).u32(2).u32(4).f64([0, 0, 1, 0, 1, 1, 0, 0]).u32(0).bytes)
+                == .polygon(Polygon(parts: [.init(shell: [c(0, 0), c(1, 0), c(1, 1), c(0, 0)])], spatialReference: sr)))
     }
 
     @Test func nanZMeansNoZ() throws {
-        #expect(try decode(b().header(1001).f64([1, 2, .nan]).bytes) == .point(Point(x: 1, y: 2, spatialReference: sr)))
+        #expect(
+            try decode(b().header(1001).f64([1, 2, .nan]).bytes) == .point(Point(x: 1, y: 2, spatialReference: sr)))
     }
 
     @Test func threeVertexRingAsGEOSReadsIt() throws {
         // POLYGON ((0 0, 10 10, 0 0)): GEOS accepts rings of 0 or at least 3 vertices.
-        #expect(try decode(b().header(3).u32(1).u32(3).f64([0, 0, 10, 10, 0, 0]).bytes)
-            == .polygon(Polygon(parts: [.init(shell: [c(0, 0), c(10, 10), c(0, 0)])], spatialReference: sr)))
+        #expect(
+            try decode(b().header(3).u32(1).u32(3).f64([0, 0, 10, 10, 0, 0]).bytes)
+                == .polygon(Polygon(parts: [.init(shell: [c(0, 0), c(10, 10), c(0, 0)])], spatialReference: sr)))
     }
 
     @Test func sridAndSpatialReference() throws {
@@ -232,10 +260,11 @@ struct WKBDecodeTests {
             return epsg3857
         }
         #expect(resolved == .point(Point(x: 1, y: 2, spatialReference: epsg3857)) && asked == [3857])
-        #expect(try WKB.decode(b().header(1, srid: 0).f64([1, 2]).data, spatialReference: sr) { _ in
-            Issue.record("the resolver was called for SRID 0")
-            return epsg3857
-        } == .point(Point(x: 1, y: 2, spatialReference: sr)))
+        #expect(
+            try WKB.decode(b().header(1, srid: 0).f64([1, 2]).data, spatialReference: sr) { _ in
+                Issue.record("the resolver was called for SRID 0")
+                return epsg3857
+            } == .point(Point(x: 1, y: 2, spatialReference: sr)))
         // A resolver's error becomes a FormatError at the SRID.
         struct Unknown: Error {}
         #expect(throws: FormatError.self) {
@@ -284,8 +313,10 @@ struct WKBDecodeTests {
             .polyline(Polyline(parts: [[c(0, 0, 1), c(1, 1, 2)], [c(5, 5, 3), c(6, 6, 4)]], spatialReference: sr)),
             .polyline(Polyline(parts: [], spatialReference: sr)),
             .polygon(Polygon(parts: [.init(shell: ring, holes: [hole])], spatialReference: sr)),
-            .polygon(Polygon(parts: [.init(shell: ring), .init(shell: ring.map { c($0.x + 9, $0.y, 7) })],
-                             spatialReference: sr)),
+            .polygon(
+                Polygon(
+                    parts: [.init(shell: ring), .init(shell: ring.map { c($0.x + 9, $0.y, 7) })],
+                    spatialReference: sr)),
             .polygon(Polygon(parts: [], spatialReference: sr)),
         ]
         for g in geometries {
@@ -293,7 +324,9 @@ struct WKBDecodeTests {
                 for order in [WKB.ByteOrder.littleEndian, .bigEndian] {
                     let data = WKB.encode(g, flavor: flavor, byteOrder: order)
                     #expect(try WKB.decode(data, spatialReference: sr) == g, "\(g) \(flavor) \(order)")
-                    #expect(try WKB.decodeHex(WKB.encodeHex(g, flavor: flavor, byteOrder: order), spatialReference: sr) == g)
+                    #expect(
+                        try WKB.decodeHex(WKB.encodeHex(g, flavor: flavor, byteOrder: order), spatialReference: sr) == g
+                    )
                 }
             }
             let withSRID = WKB.encode(g, flavor: .extended(srid: 3857))
@@ -305,22 +338,27 @@ struct WKBDecodeTests {
 @Suite("WKB errors")
 struct WKBErrorTests {
     /// Expects decoding `bytes` to fail at `offset` with a message containing `fragment`.
-    private func expectError(_ bytes: [UInt8], at offset: Int, _ fragment: String,
-                             sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectError(
+        _ bytes: [UInt8], at offset: Int, _ fragment: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let e = decodeError(bytes)
         #expect(e != nil, "no error for \(bytes)", sourceLocation: sourceLocation)
         guard let e else { return }
-        #expect(e.format == "WKB" && e.offset == offset && e.message.contains(fragment),
-                "\(e)", sourceLocation: sourceLocation)
+        #expect(
+            e.format == "WKB" && e.offset == offset && e.message.contains(fragment),
+            "\(e)", sourceLocation: sourceLocation)
         #expect(e.description.hasPrefix("WKB byte \(offset): "), sourceLocation: sourceLocation)
     }
 
     @Test func unsupportedTypes() {
         expectError(b().header(7).u32(0).bytes, at: 1, "GeometryCollection is not supported")
         expectError(b().header(1007, little: false).u32(0).bytes, at: 1, "GeometryCollection")
-        for (code, name) in [(8, "CircularString"), (9, "CompoundCurve"), (10, "CurvePolygon"), (11, "MultiCurve"),
-                             (12, "MultiSurface"), (1008, "CircularString"), (15, "PolyhedralSurface"), (16, "TIN"),
-                             (17, "Triangle")] as [(UInt32, String)] {
+        for (code, name) in [
+            (8, "CircularString"), (9, "CompoundCurve"), (10, "CurvePolygon"), (11, "MultiCurve"),
+            (12, "MultiSurface"), (1008, "CircularString"), (15, "PolyhedralSurface"), (16, "TIN"),
+            (17, "Triangle"),
+        ] as [(UInt32, String)] {
             expectError(b().header(code).u32(0).bytes, at: 1, "\(name) is not supported")
         }
         for code: UInt32 in [0, 18, 999, 4001, 0x1000_0001, 0xFFFF_FFFF] {
@@ -361,10 +399,13 @@ struct WKBErrorTests {
         let offset = m.bytes.count
         expectError(m.header(1002).u32(2).f64([0, 0, 0, 1, 1, 1]).bytes, at: offset, "mixed dimensions")
         let twoD = b().header(4).u32(1)
-        expectError(twoD.header(0x8000_0001).f64([1, 2, 3]).bytes, at: 9, "mixed dimensions: a Point Z member in a MultiPoint")
+        expectError(
+            twoD.header(0x8000_0001).f64([1, 2, 3]).bytes, at: 9, "mixed dimensions: a Point Z member in a MultiPoint")
         // The other way round is what GEOS writes for a point of a Z multipoint whose z is NaN: vertices without z.
         let ez = b().header(0x8000_0004).u32(2).header(0x8000_0001).f64([1, 2, 3])
-        #expect(try decode(ez.header(1).f64([4, 5]).bytes) == .multipoint(Multipoint([c(1, 2, 3), c(4, 5)], spatialReference: sr)))
+        #expect(
+            try decode(ez.header(1).f64([4, 5]).bytes)
+                == .multipoint(Multipoint([c(1, 2, 3), c(4, 5)], spatialReference: sr)))
     }
 
     @Test func membersOfTheWrongType() {
@@ -383,8 +424,9 @@ struct WKBErrorTests {
 
     @Test func memberSRID() throws {
         let ok = b().header(4, srid: 4326).u32(1)
-        #expect(try WKB.decode(ok.header(1, srid: 4326).f64([1, 2]).data, spatialReference: .wgs84)
-            == .multipoint(Multipoint([c(1, 2)], spatialReference: .wgs84)))
+        #expect(
+            try WKB.decode(ok.header(1, srid: 4326).f64([1, 2]).data, spatialReference: .wgs84)
+                == .multipoint(Multipoint([c(1, 2)], spatialReference: .wgs84)))
         expectError(ok.header(1, srid: 3857).f64([1, 2]).bytes, at: 18, "SRID 3857 differs")
     }
 
@@ -392,8 +434,9 @@ struct WKBErrorTests {
         expectError(b().header(2).u32(1).f64([0, 0]).bytes, at: 5, "0 or at least 2 vertices, found 1")
         expectError(b().header(3).u32(1).u32(2).f64([0, 0, 0, 0]).bytes, at: 9, "0 or at least 3 vertices, found 2")
         expectError(b().header(3).u32(1).u32(4).f64([0, 0, 1, 0, 1, 1, 0, 1]).bytes, at: 9, "not closed")
-        expectError(b().header(3).u32(2).u32(0).u32(4).f64([0, 0, 1, 0, 1, 1, 0, 0]).bytes, at: 9,
-                    "shell is empty")
+        expectError(
+            b().header(3).u32(2).u32(0).u32(4).f64([0, 0, 1, 0, 1, 1, 0, 0]).bytes, at: 9,
+            "shell is empty")
     }
 
     @Test func trailingBytes() {
@@ -422,8 +465,11 @@ struct WKBErrorTests {
                     #expect(e != nil, "prefix of \(n) bytes accepted")
                     // The error is at or before the end, and says the input ends (or that a count cannot fit).
                     if let e, let offset = e.offset {
-                        #expect(offset <= n && (e.message.contains("ends inside") || e.message.contains("only")
-                                                || e.message.contains("empty")), "\(e)")
+                        #expect(
+                            offset <= n
+                                && (e.message.contains("ends inside") || e.message.contains("only")
+                                    || e.message.contains("empty")),
+                            "\(e)")
                     }
                 }
             }
@@ -442,8 +488,10 @@ struct WKBErrorTests {
         }
         // A small count that the rest cannot hold is refused at the count too, not at the first missing vertex.
         let short = decodeError(b().header(2).u32(5).f64([0, 0, 1, 1, 2, 2, 3, 3]).bytes)
-        #expect(short?.offset == 5 && short?.message.contains("5 vertices of the LineString need at least 80 bytes") == true,
-                "\(String(describing: short))")
+        #expect(
+            short?.offset == 5
+                && short?.message.contains("5 vertices of the LineString need at least 80 bytes") == true,
+            "\(String(describing: short))")
         // The ring count of a polygon too, and a hole's vertex count.
         let h = decodeError(b().header(3).u32(2).u32(4).f64([0, 0, 1, 0, 1, 1, 0, 0]).u32(0x7FFF_FFFF).bytes)
         #expect(h?.offset == 77 && h?.message.contains("2147483647") == true)
@@ -453,10 +501,18 @@ struct WKBErrorTests {
         // Random byte edits of valid WKB: each either reads or throws a FormatError with an offset inside the input.
         let ring = [c(0, 0), c(4, 0), c(4, 4), c(0, 0)]
         let seeds: [[UInt8]] = [
-            [UInt8](WKB.encode(.polygon(Polygon(parts: [.init(shell: ring, holes: [ring]), .init(shell: ring)],
-                                                spatialReference: sr)), flavor: .extended(srid: 4326))),
-            [UInt8](WKB.encode(.polyline(Polyline(parts: [[c(0, 0, 1), c(1, 1, 1)], [c(2, 2), c(3, 3)]],
-                                                  spatialReference: sr)), byteOrder: .bigEndian)),
+            [UInt8](
+                WKB.encode(
+                    .polygon(
+                        Polygon(
+                            parts: [.init(shell: ring, holes: [ring]), .init(shell: ring)],
+                            spatialReference: sr)), flavor: .extended(srid: 4326))),
+            [UInt8](
+                WKB.encode(
+                    .polyline(
+                        Polyline(
+                            parts: [[c(0, 0, 1), c(1, 1, 1)], [c(2, 2), c(3, 3)]],
+                            spatialReference: sr)), byteOrder: .bigEndian)),
             [UInt8](WKB.encode(.multipoint(Multipoint([c(1, 2), c(3, 4)], spatialReference: sr)))),
         ]
         var rng = SplitMix64(seed: 0x776B_62)

@@ -36,7 +36,8 @@ private final class GEOSReference {
         let writer = GEOSWKBWriter_create_r(handle)!
         defer { GEOSWKBWriter_destroy_r(handle, writer) }
         GEOSWKBWriter_setOutputDimension_r(handle, writer, 3)
-        GEOSWKBWriter_setByteOrder_r(handle, writer, Int32(littleEndian ? GEOS_WKB_NDR.rawValue : GEOS_WKB_XDR.rawValue))
+        GEOSWKBWriter_setByteOrder_r(
+            handle, writer, Int32(littleEndian ? GEOS_WKB_NDR.rawValue : GEOS_WKB_XDR.rawValue))
         GEOSWKBWriter_setFlavor_r(handle, writer, Int32(iso ? GEOS_WKB_ISO.rawValue : GEOS_WKB_EXTENDED.rawValue))
         GEOSWKBWriter_setIncludeSRID_r(handle, writer, srid == nil ? 0 : 1)
         var size = 0
@@ -68,8 +69,9 @@ private let testSR = SpatialReference(
 
 /// A stand-in for the spatial reference of an SRID (the codec only passes SRIDs through).
 private func srOf(_ srid: Int) -> SpatialReference {
-    SpatialReference(definition: "EPSG:\(srid)", wkid: srid, name: "srid \(srid)", kind: .projected, unit: .meters,
-                     ellipsoid: .wgs84, areaOfUse: nil)
+    SpatialReference(
+        definition: "EPSG:\(srid)", wkid: srid, name: "srid \(srid)", kind: .projected, unit: .meters,
+        ellipsoid: .wgs84, areaOfUse: nil)
 }
 
 /// One random case: the WKT text GEOS reads, the Meridian geometry it stands for, and whether Meridian writes that
@@ -91,7 +93,9 @@ private struct Generator {
         case 1: return Double.random(in: -180...180, using: &rng)
         case 2: return Double.random(in: -2e7...2e7, using: &rng)
         case 3: return Double.random(in: -1...1, using: &rng) * pow(10, Double(Int.random(in: -300...300, using: &rng)))
-        case 4: return [0.0, -0.0, 0.1, 1e-7, 1.7976931348623157e308, -Double.leastNonzeroMagnitude].randomElement(using: &rng)!
+        case 4:
+            return [0.0, -0.0, 0.1, 1e-7, 1.7976931348623157e308, -Double.leastNonzeroMagnitude].randomElement(
+                using: &rng)!
         default: return Double.random(in: -1e6...1e6, using: &rng)
         }
     }
@@ -117,7 +121,8 @@ private struct Generator {
 
     mutating func part(_ hasZ: Bool, first: inout Bool) -> Polygon.Part {
         let shell = ring(hasZ, first: &first)
-        return Polygon.Part(shell: shell, holes: (0..<Int.random(in: 0...2, using: &rng)).map { _ in ring(hasZ, first: &first) })
+        return Polygon.Part(
+            shell: shell, holes: (0..<Int.random(in: 0...2, using: &rng)).map { _ in ring(hasZ, first: &first) })
     }
 
     mutating func next() -> Case {
@@ -127,77 +132,103 @@ private struct Generator {
         switch Int.random(in: 0..<14, using: &rng) {
         case 0:
             let c = vertex(hasZ, first: true)
-            return Case(wkt: "POINT\(tag) (\(text(c, hasZ)))", geometry: .point(Point(c, spatialReference: testSR)),
-                        sameForm: true)
+            return Case(
+                wkt: "POINT\(tag) (\(text(c, hasZ)))", geometry: .point(Point(c, spatialReference: testSR)),
+                sameForm: true)
         case 1:
             let cs = vertices(Int.random(in: 1...5, using: &rng), hasZ, first: &first)
-            return Case(wkt: "MULTIPOINT\(tag) (\(cs.map { "(\(text($0, hasZ)))" }.joined(separator: ", ")))",
-                        geometry: .multipoint(Multipoint(cs, spatialReference: testSR)), sameForm: true)
+            return Case(
+                wkt: "MULTIPOINT\(tag) (\(cs.map { "(\(text($0, hasZ)))" }.joined(separator: ", ")))",
+                geometry: .multipoint(Multipoint(cs, spatialReference: testSR)), sameForm: true)
         case 2:
             let cs = vertices(Int.random(in: 2...6, using: &rng), hasZ, first: &first)
-            return Case(wkt: "LINESTRING\(tag) \(sequence(cs, hasZ))",
-                        geometry: .polyline(Polyline(cs, spatialReference: testSR)), sameForm: true)
+            return Case(
+                wkt: "LINESTRING\(tag) \(sequence(cs, hasZ))",
+                geometry: .polyline(Polyline(cs, spatialReference: testSR)), sameForm: true)
         case 3:
             let parts = (0..<Int.random(in: 2...4, using: &rng)).map { _ in
                 vertices(Int.random(in: 2...5, using: &rng), hasZ, first: &first)
             }
-            return Case(wkt: "MULTILINESTRING\(tag) (\(parts.map { sequence($0, hasZ) }.joined(separator: ", ")))",
-                        geometry: .polyline(Polyline(parts: parts, spatialReference: testSR)), sameForm: true)
+            return Case(
+                wkt: "MULTILINESTRING\(tag) (\(parts.map { sequence($0, hasZ) }.joined(separator: ", ")))",
+                geometry: .polyline(Polyline(parts: parts, spatialReference: testSR)), sameForm: true)
         case 4, 5:
             let p = part(hasZ, first: &first)
-            return Case(wkt: "POLYGON\(tag) \(polygon(p, hasZ))",
-                        geometry: .polygon(Polygon(parts: [p], spatialReference: testSR)), sameForm: true)
+            return Case(
+                wkt: "POLYGON\(tag) \(polygon(p, hasZ))",
+                geometry: .polygon(Polygon(parts: [p], spatialReference: testSR)), sameForm: true)
         case 6, 7:
             let parts = (0..<Int.random(in: 2...3, using: &rng)).map { _ in part(hasZ, first: &first) }
-            return Case(wkt: "MULTIPOLYGON\(tag) (\(parts.map { polygon($0, hasZ) }.joined(separator: ", ")))",
-                        geometry: .polygon(Polygon(parts: parts, spatialReference: testSR)), sameForm: true)
+            return Case(
+                wkt: "MULTIPOLYGON\(tag) (\(parts.map { polygon($0, hasZ) }.joined(separator: ", ")))",
+                geometry: .polygon(Polygon(parts: parts, spatialReference: testSR)), sameForm: true)
         case 8:
             return [
-                Case(wkt: "MULTIPOINT EMPTY", geometry: .multipoint(Multipoint([], spatialReference: testSR)), sameForm: true),
-                Case(wkt: "LINESTRING EMPTY", geometry: .polyline(Polyline(parts: [], spatialReference: testSR)), sameForm: true),
-                Case(wkt: "POLYGON EMPTY", geometry: .polygon(Polygon(parts: [], spatialReference: testSR)), sameForm: true),
+                Case(
+                    wkt: "MULTIPOINT EMPTY", geometry: .multipoint(Multipoint([], spatialReference: testSR)),
+                    sameForm: true),
+                Case(
+                    wkt: "LINESTRING EMPTY", geometry: .polyline(Polyline(parts: [], spatialReference: testSR)),
+                    sameForm: true),
+                Case(
+                    wkt: "POLYGON EMPTY", geometry: .polygon(Polygon(parts: [], spatialReference: testSR)),
+                    sameForm: true),
             ].randomElement(using: &rng)!
         // Forms Meridian reads but writes differently.
         case 9:
             return [
-                Case(wkt: "POINT EMPTY", geometry: .multipoint(Multipoint([], spatialReference: testSR)), sameForm: false),
-                Case(wkt: "POINT Z EMPTY", geometry: .multipoint(Multipoint([], spatialReference: testSR)), sameForm: false),
-                Case(wkt: "MULTILINESTRING EMPTY", geometry: .polyline(Polyline(parts: [], spatialReference: testSR)), sameForm: false),
-                Case(wkt: "MULTIPOLYGON EMPTY", geometry: .polygon(Polygon(parts: [], spatialReference: testSR)), sameForm: false),
+                Case(
+                    wkt: "POINT EMPTY", geometry: .multipoint(Multipoint([], spatialReference: testSR)), sameForm: false
+                ),
+                Case(
+                    wkt: "POINT Z EMPTY", geometry: .multipoint(Multipoint([], spatialReference: testSR)),
+                    sameForm: false),
+                Case(
+                    wkt: "MULTILINESTRING EMPTY", geometry: .polyline(Polyline(parts: [], spatialReference: testSR)),
+                    sameForm: false),
+                Case(
+                    wkt: "MULTIPOLYGON EMPTY", geometry: .polygon(Polygon(parts: [], spatialReference: testSR)),
+                    sameForm: false),
             ].randomElement(using: &rng)!
         case 10:
             // One-member multi-geometries come back as their single form.
             let cs = vertices(Int.random(in: 2...4, using: &rng), hasZ, first: &first)
             if Bool.random(using: &rng) {
-                return Case(wkt: "MULTILINESTRING\(tag) (\(sequence(cs, hasZ)))",
-                            geometry: .polyline(Polyline(cs, spatialReference: testSR)), sameForm: false)
+                return Case(
+                    wkt: "MULTILINESTRING\(tag) (\(sequence(cs, hasZ)))",
+                    geometry: .polyline(Polyline(cs, spatialReference: testSR)), sameForm: false)
             }
             let p = part(hasZ, first: &first)
-            return Case(wkt: "MULTIPOLYGON\(tag) (\(polygon(p, hasZ)))",
-                        geometry: .polygon(Polygon(parts: [p], spatialReference: testSR)), sameForm: false)
+            return Case(
+                wkt: "MULTIPOLYGON\(tag) (\(polygon(p, hasZ)))",
+                geometry: .polygon(Polygon(parts: [p], spatialReference: testSR)), sameForm: false)
         case 11:
             // Empty members are dropped.
             let cs = vertices(Int.random(in: 1...3, using: &rng), hasZ, first: &first)
             var members = cs.map { "(\(text($0, hasZ)))" }
             members.insert("EMPTY", at: Int.random(in: 0...members.count, using: &rng))
-            return Case(wkt: "MULTIPOINT\(tag) (\(members.joined(separator: ", ")))",
-                        geometry: .multipoint(Multipoint(cs, spatialReference: testSR)), sameForm: false)
+            return Case(
+                wkt: "MULTIPOINT\(tag) (\(members.joined(separator: ", ")))",
+                geometry: .multipoint(Multipoint(cs, spatialReference: testSR)), sameForm: false)
         case 12:
             if Bool.random(using: &rng) {
                 let lines = (0..<2).map { _ in vertices(Int.random(in: 2...4, using: &rng), hasZ, first: &first) }
-                return Case(wkt: "MULTILINESTRING\(tag) (EMPTY, \(sequence(lines[0], hasZ)), \(sequence(lines[1], hasZ)))",
-                            geometry: .polyline(Polyline(parts: lines, spatialReference: testSR)), sameForm: false)
+                return Case(
+                    wkt: "MULTILINESTRING\(tag) (EMPTY, \(sequence(lines[0], hasZ)), \(sequence(lines[1], hasZ)))",
+                    geometry: .polyline(Polyline(parts: lines, spatialReference: testSR)), sameForm: false)
             }
             let parts = (0..<2).map { _ in part(hasZ, first: &first) }
             let members = parts.map { polygon($0, hasZ) }
-            return Case(wkt: "MULTIPOLYGON\(tag) (\(members[0]), EMPTY, \(members[1]))",
-                        geometry: .polygon(Polygon(parts: parts, spatialReference: testSR)), sameForm: false)
+            return Case(
+                wkt: "MULTIPOLYGON\(tag) (\(members[0]), EMPTY, \(members[1]))",
+                geometry: .polygon(Polygon(parts: parts, spatialReference: testSR)), sameForm: false)
         default:
             // A three-vertex ring, which GEOS reads (and Meridian writes back the same).
             let a = vertex(hasZ, first: true), b = vertex(hasZ, first: false)
-            return Case(wkt: "POLYGON\(tag) (\(sequence([a, b, a], hasZ)))",
-                        geometry: .polygon(Polygon(parts: [.init(shell: [a, b, a])], spatialReference: testSR)),
-                        sameForm: true)
+            return Case(
+                wkt: "POLYGON\(tag) (\(sequence([a, b, a], hasZ)))",
+                geometry: .polygon(Polygon(parts: [.init(shell: [a, b, a])], spatialReference: testSR)),
+                sameForm: true)
         }
     }
 
@@ -213,7 +244,9 @@ private struct Generator {
     }
 }
 
-private func hex(_ bytes: [UInt8]) -> String { bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined() }
+private func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
+}
 
 @Suite("WKB against GEOS")
 struct WKBGEOSReferenceTests {
@@ -236,8 +269,9 @@ struct WKBGEOSReferenceTests {
                         // Read GEOS's bytes: the geometry the WKT stands for, in the SRID's spatial reference.
                         let expectedSR = srid.map { $0 > 0 ? srOf(Int($0)) : testSR } ?? testSR
                         let decoded = try WKB.decode(Data(reference), spatialReference: testSR) { srOf($0) }
-                        #expect(decoded == c.geometry.mapCoordinates(into: expectedSR) { $0 },
-                                "\(c.wkt) from \(hex(reference))")
+                        #expect(
+                            decoded == c.geometry.mapCoordinates(into: expectedSR) { $0 },
+                            "\(c.wkt) from \(hex(reference))")
                         // Write: the same bytes as GEOS, when GEOS's form is Meridian's.
                         let flavor: WKB.Flavor = iso ? .iso : .extended(srid: srid)
                         let mine = [UInt8](WKB.encode(c.geometry, flavor: flavor, byteOrder: order))
@@ -248,15 +282,17 @@ struct WKBGEOSReferenceTests {
                             // GEOS reads Meridian's normalised bytes as the same geometry Meridian reads from them.
                             let again = try WKB.decode(Data(mine), spatialReference: testSR) { srOf($0) }
                             #expect(again == decoded, "\(c.wkt) \(flavor) \(order)")
-                            #expect(geos.isoWKB(ofWKB: mine) != nil, "GEOS refused Meridian's \(hex(mine)) for \(c.wkt)")
+                            #expect(
+                                geos.isoWKB(ofWKB: mine) != nil, "GEOS refused Meridian's \(hex(mine)) for \(c.wkt)")
                             normalised += 1
                         }
                     }
                 }
             }
         }
-        print("WKB vs GEOS: \(compared) byte-for-byte comparisons, \(normalised) normalised forms; cases by type: "
-              + types.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print(
+            "WKB vs GEOS: \(compared) byte-for-byte comparisons, \(normalised) normalised forms; cases by type: "
+                + types.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         #expect(compared > 20_000 && normalised > 3_000)
         #expect(types.count == 6)
     }
@@ -269,7 +305,9 @@ struct WKBGEOSReferenceTests {
         var checked = 0
         for _ in 0..<500 {
             let c = generator.next()
-            guard c.sameForm, let reference = geos.wkb(ofWKT: c.wkt, iso: true, littleEndian: true, srid: nil) else { continue }
+            guard c.sameForm, let reference = geos.wkb(ofWKT: c.wkt, iso: true, littleEndian: true, srid: nil) else {
+                continue
+            }
             for order in [WKB.ByteOrder.littleEndian, .bigEndian] {
                 for flavor in [WKB.Flavor.iso, .extended(srid: 3857)] {
                     let mine = [UInt8](WKB.encode(c.geometry, flavor: flavor, byteOrder: order))

@@ -32,7 +32,9 @@ public struct FormatError: Error, Sendable, Hashable, CustomStringConvertible {
     ///   - line: 1-based line, if known.
     ///   - column: 1-based column, if known.
     ///   - feature: 0-based feature index, if known.
-    public init(format: String, message: String, offset: Int?, line: Int? = nil, column: Int? = nil, feature: Int? = nil) {
+    public init(
+        format: String, message: String, offset: Int?, line: Int? = nil, column: Int? = nil, feature: Int? = nil
+    ) {
         self.format = format
         self.message = message
         self.line = line

@@ -35,8 +35,8 @@ import Foundation
 /// the wrong type (a MultiPolygon's members must be Polygons, so nesting never goes deeper than one level), a
 /// non-empty Z member inside a 2D geometry (mixed dimensions; a 2D member inside a Z geometry is read as vertices
 /// without z, because GEOS writes such points), a member SRID different from the whole's, an EWKB SRID that the
-/// caller's spatial reference does not match, truncated input, and trailing bytes. Every count is checked against the bytes that remain
-/// before anything is allocated, so a hostile count fails at once; reading is one linear pass.
+/// caller's spatial reference does not match, truncated input, and trailing bytes. Every count is checked against
+/// the bytes that remain before anything is allocated, so a hostile count fails at once; reading is one linear pass.
 ///
 /// `decode(encode(g))` equals `g` for every geometry that has no empty parts or lone vertices, except envelopes
 /// (which come back as polygons).
@@ -68,9 +68,12 @@ public enum WKB {
     ///   - flavor: ISO (the default) or EWKB with an optional SRID.
     ///   - byteOrder: The byte order of every number; little-endian by default, like GEOS and shapely.
     /// - Returns: The WKB bytes.
-    public static func encode(_ geometry: Geometry, flavor: Flavor = .iso, byteOrder: ByteOrder = .littleEndian) -> Data {
-        var writer = Writer(byteOrder: byteOrder, flavor: flavor,
-                            hasZ: geometry.coordinates.contains { $0.z != nil })
+    public static func encode(
+        _ geometry: Geometry, flavor: Flavor = .iso, byteOrder: ByteOrder = .littleEndian
+    ) -> Data {
+        var writer = Writer(
+            byteOrder: byteOrder, flavor: flavor,
+            hasZ: geometry.coordinates.contains { $0.z != nil })
         writer.geometry(geometry)
         return Data(writer.bytes)
     }
@@ -82,7 +85,9 @@ public enum WKB {
     ///   - flavor: ISO (the default) or EWKB with an optional SRID.
     ///   - byteOrder: The byte order of every number; little-endian by default.
     /// - Returns: Two hexadecimal digits per byte, e.g. `0101000000000000000000F03F0000000000000040` for POINT (1 2).
-    public static func encodeHex(_ geometry: Geometry, flavor: Flavor = .iso, byteOrder: ByteOrder = .littleEndian) -> String {
+    public static func encodeHex(
+        _ geometry: Geometry, flavor: Flavor = .iso, byteOrder: ByteOrder = .littleEndian
+    ) -> String {
         let digits = Array("0123456789ABCDEF".utf8)
         var text: [UInt8] = []
         let bytes = encode(geometry, flavor: flavor, byteOrder: byteOrder)
@@ -115,8 +120,10 @@ public enum WKB {
     /// - Parameters:
     ///   - hex: Two hexadecimal digits per byte, in either case, optionally after PostgreSQL's `\x` bytea prefix;
     ///     white space around the text is ignored.
-    ///   - spatialReference: The spatial reference when the input carries no SRID (as in `decode(_:spatialReference:resolveSRID:)`).
-    ///   - resolveSRID: Maps a positive EWKB SRID to a spatial reference (as in `decode(_:spatialReference:resolveSRID:)`).
+    ///   - spatialReference: The spatial reference when the input carries no SRID (as in
+    ///     `decode(_:spatialReference:resolveSRID:)`).
+    ///   - resolveSRID: Maps a positive EWKB SRID to a spatial reference (as in
+    ///     `decode(_:spatialReference:resolveSRID:)`).
     /// - Returns: The geometry.
     /// - Throws: `FormatError` (format "WKB") with the 1-based `column` (character) of the problem in `hex`, and, for
     ///   a problem in the decoded bytes, their 0-based byte `offset` too.
@@ -128,7 +135,9 @@ public enum WKB {
         func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
         while start < end, isSpace(text[start]) { start += 1 }
         while end > start, isSpace(text[end - 1]) { end -= 1 }
-        if end - start >= 2, text[start] == UInt8(ascii: "\\"), text[start + 1] | 0x20 == UInt8(ascii: "x") { start += 2 }
+        if end - start >= 2, text[start] == UInt8(ascii: "\\"), text[start + 1] | 0x20 == UInt8(ascii: "x") {
+            start += 2
+        }
         // Columns count characters: only ASCII precedes `start`, so byte and character positions agree up to there.
         func column(ofByte i: Int) -> Int { String(decoding: text[0..<i], as: UTF8.self).count + 1 }
         func value(_ b: UInt8) -> UInt8? {
@@ -146,17 +155,21 @@ public enum WKB {
                 var scalarEnd = i + 1
                 while scalarEnd < text.count, text[scalarEnd] & 0xC0 == 0x80 { scalarEnd += 1 }
                 let shown = String(decoding: text[i..<scalarEnd], as: UTF8.self).debugDescription
-                throw FormatError(format: "WKB", message: "\(shown) is not a hexadecimal digit", column: column(ofByte: i))
+                throw FormatError(
+                    format: "WKB", message: "\(shown) is not a hexadecimal digit", column: column(ofByte: i))
             }
             digits.append(v)
         }
         guard digits.count % 2 == 0 else {
-            throw FormatError(format: "WKB", message: "hexadecimal WKB needs two digits per byte, found an odd number "
-                              + "(\(digits.count))", column: column(ofByte: end))
+            throw FormatError(
+                format: "WKB",
+                message: "hexadecimal WKB needs two digits per byte, found an odd number "
+                    + "(\(digits.count))", column: column(ofByte: end))
         }
         let bytes = stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
-        return try decode(bytes: bytes, spatialReference: spatialReference, resolveSRID: resolveSRID,
-                          column: { start + 2 * $0 + 1 })
+        return try decode(
+            bytes: bytes, spatialReference: spatialReference, resolveSRID: resolveSRID,
+            column: { start + 2 * $0 + 1 })
     }
 
     /// The shared reader: `column` maps a byte offset to a 1-based column of hexadecimal text, if that was the input.
@@ -175,8 +188,9 @@ public enum WKB {
                     throw reader.error("SRID \(srid.value) cannot be used: \(error)", at: srid.offset)
                 }
             } else if spatialReference.wkid != Int(srid.value) {
-                throw reader.error("the WKB's SRID \(srid.value) is not the expected spatial reference's "
-                                   + "(\(spatialReference))", at: srid.offset)
+                throw reader.error(
+                    "the WKB's SRID \(srid.value) is not the expected spatial reference's "
+                        + "(\(spatialReference))", at: srid.offset)
             }
         }
         return shape.geometry(sr)
@@ -408,8 +422,9 @@ extension WKB {
             let offset = position
             let n = Int(try uint32("the number of \(what)"))
             guard n <= remaining / minimumSize else {
-                throw error("\(n) \(what) need at least \(n * minimumSize) bytes, but only \(remaining) are left",
-                            at: offset)
+                throw error(
+                    "\(n) \(what) need at least \(n * minimumSize) bytes, but only \(remaining) are left",
+                    at: offset)
             }
             return n
         }
@@ -436,8 +451,9 @@ extension WKB {
             let hasM = code & 0x4000_0000 != 0 || isoDimension >= 2
             switch kind {
             case .geometryCollection:
-                throw error("GeometryCollection is not supported: Meridian geometries are points, multipoints, "
-                            + "polylines or polygons; give the members one by one", at: typeOffset)
+                throw error(
+                    "GeometryCollection is not supported: Meridian geometries are points, multipoints, "
+                        + "polylines or polygons; give the members one by one", at: typeOffset)
             case .circularString, .compoundCurve, .curvePolygon, .multiCurve, .multiSurface, .curve, .surface:
                 throw error("\(kind.name) is not supported (Meridian has no curves; type code \(code))", at: typeOffset)
             case .polyhedralSurface, .tin, .triangle:
@@ -446,8 +462,9 @@ extension WKB {
                 break
             }
             guard !hasM else {
-                throw error("M coordinates are not supported (\(kind.name) \(hasZ ? "ZM" : "M"), type code \(code) "
-                            + "(\(hex)))", at: typeOffset)
+                throw error(
+                    "M coordinates are not supported (\(kind.name) \(hasZ ? "ZM" : "M"), type code \(code) "
+                        + "(\(hex)))", at: typeOffset)
             }
             var srid: (Int32, Int)?
             if code & 0x2000_0000 != 0 {
@@ -470,17 +487,20 @@ extension WKB {
             case .polygon:
                 shape = .polygon(try polygon(h).map { [$0] } ?? [])
             case .multiPoint:
-                shape = .multipoint(try members(of: h, .point, minimumSize: 21) { (r, m) throws(FormatError) in
-                    try r.point(m)
-                })
+                shape = .multipoint(
+                    try members(of: h, .point, minimumSize: 21) { (r, m) throws(FormatError) in
+                        try r.point(m)
+                    })
             case .multiLineString:
-                shape = .polyline(try members(of: h, .lineString, minimumSize: 9) { (r, m) throws(FormatError) in
-                    try r.line(m)
-                })
+                shape = .polyline(
+                    try members(of: h, .lineString, minimumSize: 9) { (r, m) throws(FormatError) in
+                        try r.line(m)
+                    })
             default:  // .multiPolygon (header() refused the rest)
-                shape = .polygon(try members(of: h, .polygon, minimumSize: 9) { (r, m) throws(FormatError) in
-                    try r.polygon(m)
-                })
+                shape = .polygon(
+                    try members(of: h, .polygon, minimumSize: 9) { (r, m) throws(FormatError) in
+                        try r.polygon(m)
+                    })
             }
             guard position == bytes.count else {
                 throw error("\(bytes.count - position) unexpected bytes after the \(h.kind.name)", at: position)
@@ -499,12 +519,14 @@ extension WKB {
             for _ in 0..<n {
                 let m = try header()
                 guard m.kind == kind else {
-                    throw error("a member of a \(outer.kind.name) must be a \(kind.name), found a \(m.kind.name)",
-                                at: m.offset)
+                    throw error(
+                        "a member of a \(outer.kind.name) must be a \(kind.name), found a \(m.kind.name)",
+                        at: m.offset)
                 }
                 if let s = m.srid, s.value != outer.srid?.value {
-                    throw error("the member's SRID \(s.value) differs from the \(outer.kind.name)'s "
-                                + (outer.srid.map { "(\($0.value))" } ?? "(none)"), at: s.offset)
+                    throw error(
+                        "the member's SRID \(s.value) differs from the \(outer.kind.name)'s "
+                            + (outer.srid.map { "(\($0.value))" } ?? "(none)"), at: s.offset)
                 }
                 // A 2D member in a Z geometry has vertices without z (GEOS writes the points of a Z multipoint
                 // whose z is NaN, and empty points, as 2D points); a non-empty Z member in a 2D geometry is refused.
