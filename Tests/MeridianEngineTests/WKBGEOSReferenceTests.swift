@@ -319,3 +319,31 @@ struct WKBGEOSReferenceTests {
         #expect(checked > 1000)
     }
 }
+
+@Suite("WKB SRIDs through PROJ")
+struct WKBSRIDResolutionTests {
+    /// The resolver the `WKB.decode` documentation suggests, with MeridianEngine's PROJ lookup.
+    private func decode(_ hex: String) throws(FormatError) -> Geometry {
+        try WKB.decodeHex(hex, spatialReference: .wgs84) { try SpatialReference(wkid: $0) }
+    }
+
+    @Test func ewkbSRIDBecomesTheSpatialReference() throws {
+        // POINT (1 2) with SRID 32038 (0x7D26), as PostGIS's ST_AsEWKB and shapely's to_wkb(include_srid=True)
+        // write it.
+        let g = try decode("0101000020267D0000000000000000F03F0000000000000040")
+        #expect(g.spatialReference == (try SpatialReference(wkid: 32038)))
+        #expect(g.spatialReference.name == "NAD27 / Texas North Central")
+        // Without an SRID the given spatial reference stays.
+        #expect(try decode("0101000000000000000000F03F0000000000000040").spatialReference == .wgs84)
+    }
+
+    @Test func unknownSRIDIsAFormatErrorAtTheSRID() {
+        // SRID 999999 (0x0F423F) is in neither EPSG nor ESRI.
+        #expect(throws: FormatError.self) { try decode("01010000203F420F00000000000000F03F0000000000000040") }
+        do {
+            _ = try decode("01010000203F420F00000000000000F03F0000000000000040")
+        } catch {
+            #expect(error.offset == 5 && error.column == 11 && error.message.contains("SRID 999999"), "\(error)")
+        }
+    }
+}
