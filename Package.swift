@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(name: "meridian-fuzz", dependencies: ["Meridian", "MeridianViewer"], path: "fuzz/Sources/meridian-fuzz"),
 
         .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore"]),
-        .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine"]),
+        .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine", "CGEOS"]),  // CGEOS: WKB reference
         .testTarget(name: "MeridianKMLTests", dependencies: ["MeridianKML"]),
         .testTarget(name: "MeridianCLITests", dependencies: ["MeridianCLI", "Meridian"]),
         .testTarget(name: "MeridianViewerTests", dependencies: ["MeridianViewer"]),
