@@ -25,6 +25,12 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An overlay's result mixes dimensions (e.g. the union of a polygon and a point outside it), which one Meridian
     /// geometry cannot hold; the operation is refused rather than silently dropping the lower-dimension parts.
     case mixedDimensionResult(operation: String)
+    /// An argument other than a geometry or a distance is out of range (a DE-9IM pattern, a segment length, a
+    /// deviation); the message says which and why.
+    case invalidArgument(String)
+    /// The operation needs a real spatial reference (projection, geodesic work, an area of use) and the geometry has
+    /// ``SpatialReference/unspecified`` plain planar coordinates.
+    case spatialReferenceRequired(operation: String)
 
     public var description: String {
         switch self {
@@ -45,6 +51,9 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case .mixedDimensionResult(let op):
             "the \(op) mixes polygons, lines and/or points, which one Meridian geometry cannot hold; "
                 + "compute it separately for the polygons, the lines and the points"
+        case .invalidArgument(let m): "invalid argument: \(m)"
+        case .spatialReferenceRequired(let op):
+            "\(op) needs a spatial reference; these coordinates have none (SpatialReference.unspecified)"
         }
     }
 }

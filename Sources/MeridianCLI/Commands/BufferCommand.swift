@@ -93,6 +93,15 @@ public enum BufferCommand: Command {
         }
         let geometries = try projectEach(inputs, into: sr, labels: input.labels)
         if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
+        // The library answers a non-positive buffer of a point or line with an empty polygon; the tool treats it
+        // as the user's mistake, as the geodesic buffer does.
+        for (i, g) in geometries.enumerated() {
+            let d = distances.count == 1 ? distances[0] : distances[i]
+            let isAreal = if case .polygon = g { true } else if case .envelope = g { true } else { false }
+            if !isAreal, !(d > 0) {
+                throw .failure("\(input.labels[i]): a \(g.typeName.lowercased()) needs a positive distance, got \(d)")
+            }
+        }
 
         let buffers: [Polygon]
         do {
