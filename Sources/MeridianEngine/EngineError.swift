@@ -27,6 +27,12 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     case mixedDimensionResult(operation: String)
     /// Work run under a `WorkBudget` was stopped: its deadline passed or it was cancelled.
     case interrupted(String)
+    /// An argument other than a geometry or a distance is out of range (a DE-9IM pattern, a segment length, a
+    /// deviation); the message says which and why.
+    case invalidArgument(String)
+    /// The operation needs a real spatial reference (projection, geodesic work, an area of use) and the geometry has
+    /// ``SpatialReference/unspecified`` plain planar coordinates.
+    case spatialReferenceRequired(operation: String)
 
     public var description: String {
         switch self {
@@ -48,6 +54,9 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
             "the \(op) mixes polygons, lines and/or points, which one Meridian geometry cannot hold; "
                 + "compute it separately for the polygons, the lines and the points"
         case .interrupted(let m): "interrupted: \(m)"
+        case .invalidArgument(let m): "invalid argument: \(m)"
+        case .spatialReferenceRequired(let op):
+            "\(op) needs a spatial reference; these coordinates have none (SpatialReference.unspecified)"
         }
     }
 }

@@ -105,51 +105,6 @@ extension GEOSContext {
     }
 }
 
-// MARK: - Predicates
-
-extension GeometryEngine {
-    /// Whether `container` contains `geometry` (no point of `geometry` outside `container`, and at least one interior
-    /// point in common) — the test the seed sample uses to accept a tap inside the area of use.
-    /// - Throws: `.spatialReferenceMismatch`, `.invalidGeometry` for invalid polygons (as every predicate: the answer
-    ///   would depend on how GEOS happens to read an interior that is not well defined).
-    public static func contains(_ container: some GeometryConvertible, _ geometry: some GeometryConvertible)
-        throws(EngineError) -> Bool
-    {
-        try predicate(container, geometry, "contains") { GEOSContains_r($0, $1, $2) }
-    }
-
-    /// Whether the two geometries share at least one point.
-    public static func intersects(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Bool {
-        try predicate(a, b, "intersects") { GEOSIntersects_r($0, $1, $2) }
-    }
-
-    /// Whether `geometry` lies within `container` (the converse of `contains`).
-    public static func within(_ geometry: some GeometryConvertible, _ container: some GeometryConvertible)
-        throws(EngineError) -> Bool
-    {
-        try predicate(geometry, container, "within") { GEOSWithin_r($0, $1, $2) }
-    }
-
-    private static func predicate(
-        _ a: some GeometryConvertible, _ b: some GeometryConvertible, _ name: String,
-        _ op: (GEOSContextHandle_t, OpaquePointer, OpaquePointer) -> CChar
-    ) throws(EngineError) -> Bool {
-        let (ga, gb) = (a.geometry, b.geometry)
-        guard ga.spatialReference == gb.spatialReference else {
-            throw .spatialReferenceMismatch(ga.spatialReference, gb.spatialReference)
-        }
-        let context = try GEOSContext()
-        let ra = try context.make(ga), rb = try context.make(gb)
-        try context.requireValid(ra, ga)
-        try context.requireValid(rb, gb)
-        switch op(context.handle, ra.pointer, rb.pointer) {
-        case 1: return true
-        case 0: return false
-        default: throw context.error(name)
-        }
-    }
-}
-
 // MARK: - Planar measurement
 
 extension GeometryEngine {

@@ -157,8 +157,8 @@ extension GeometryEngine {
     /// - Parameters:
     ///   - geometry: A point, multipoint, polyline, polygon or envelope in a projected spatial reference.
     ///   - distance: The buffer distance in the spatial reference's unit (US survey feet for EPSG:32038).
-    ///     Positive for points and lines; negative shrinks polygons. Its size in meters must not exceed
-    ///     `maximumBufferDistance`.
+    ///     Negative shrinks polygons; zero or negative gives points and lines an empty polygon (as GEOS, JTS and
+    ///     ArcGIS do). Its size in meters must not exceed `maximumBufferDistance`.
     ///   - parameters: Segments per quarter circle, end caps and joins.
     /// - Returns: The buffer polygon (possibly empty, e.g. a polygon shrunk to nothing).
     /// - Throws: `EngineError.geographicCoordinatesRefused` for degree coordinates (use `geodeticBuffer`),
@@ -349,14 +349,6 @@ extension GeometryEngine {
         guard d.isFinite else { throw .invalidDistance("geometry \(index): distance \(d) is not a finite number") }
         guard abs(d) * metersPerUnit <= maximumBufferDistance else {
             throw .invalidDistance("geometry \(index): distance \(d) exceeds half the Earth's circumference")
-        }
-        switch g {
-        case .point, .multipoint, .polyline:
-            guard d > 0 else {
-                throw .invalidDistance("geometry \(index): a \(g.typeName.lowercased()) needs a positive distance, got \(d)")
-            }
-        case .polygon, .envelope:
-            break
         }
     }
 }

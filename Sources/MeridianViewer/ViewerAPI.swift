@@ -255,7 +255,7 @@ public final class ViewerAPI: Sendable {
         let info = try spatialReference(wkid: body.wkid ?? Self.defaultWKID)
         let point = Point(x: body.x, y: body.y, spatialReference: info.spatialReference)
         do {
-            return .json(["inside": try GeometryEngine.contains(info.boundary, point)])
+            return .json(["inside": try GeometryEngine.doesGeometry(info.boundary, contain: point)])
         } catch {
             throw .unprocessable(error.description)
         }
@@ -313,8 +313,8 @@ public final class ViewerAPI: Sendable {
         let points = body.points.map { Point(x: $0.x, y: $0.y, spatialReference: info.spatialReference) }
         do {
             let all = Multipoint(points.map(\.coordinate), spatialReference: info.spatialReference)
-            if try !GeometryEngine.contains(info.boundary, all) {
-                for (i, p) in points.enumerated() where try !GeometryEngine.contains(info.boundary, p) {
+            if try !GeometryEngine.doesGeometry(info.boundary, contain: all) {
+                for (i, p) in points.enumerated() where try !GeometryEngine.doesGeometry(info.boundary, contain: p) {
                     throw APIError.unprocessable(
                         "point \(i) lies outside the area of use of EPSG:\(info.wkid): tap within the boundary")
                 }

@@ -26,7 +26,7 @@ import Meridian
             let d = try GeometryEngine.geodeticDistance(from: Point(latitude: -17.5, longitude: 179.9), to: Point(latitude: v.y, longitude: v.x))
             #expect(abs(d.distance - 300_000) < 1e-3)  // GeoJSON keeps 17 significant digits
         }
-        #expect(try GeometryEngine.intersects(pole, Point(latitude: 90, longitude: 0)))
+        #expect(try GeometryEngine.isGeometry(pole, intersecting: Point(latitude: 90, longitude: 0)))
         // Union, WKT output, explicit deviation: one polygon, in WGS84 longitude/latitude.
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -19,7 +19,7 @@ import Testing
 
         // Refuse taps outside the spatial reference's area of use, like the sample.
         let boundary = try GeometryEngine.areaOfUsePolygon(of: texas)
-        let inside = try GeometryEngine.contains(boundary, projected.geometry)
+        let inside = try GeometryEngine.doesGeometry(boundary, contain: projected.geometry)
         print(inside)                                           // true
 
         // Buffer by 10 miles (one polygon per point, or unioned).

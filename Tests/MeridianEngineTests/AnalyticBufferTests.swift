@@ -168,15 +168,24 @@ struct AnalyticBufferTests {
         }
     }
 
-    @Test func nonPositiveDistancesForPointsAndLinesAreRefused() {
+    /// A non-positive buffer of a point or line is empty (GEOS, JTS and ArcGIS agree), alone and unioned; a
+    /// negative buffer of a polygon shrinks it (checked in the GEOS XML cases).
+    @Test func nonPositiveDistancesForPointsAndLinesGiveEmptyPolygons() throws {
         let line = Polyline([Coordinate(x: 0, y: 0), Coordinate(x: 10, y: 0)], spatialReference: Self.sr)
-        for g in [Self.point(0, 0).geometry, line.geometry] {
+        let multipoint = Multipoint([Coordinate(x: 0, y: 0), Coordinate(x: 5, y: 5)], spatialReference: Self.sr)
+        for g in [Self.point(0, 0).geometry, line.geometry, multipoint.geometry] {
             for d in [0.0, -1.0, -0.0] {
-                #expect {
-                    _ = try GeometryEngine.buffer(around: g, distance: d)
-                } throws: { Self.isError($0) { if case .invalidDistance = $0 { true } else { false } } }
+                let alone = try GeometryEngine.buffer(around: g, distance: d)
+                #expect(alone.parts.isEmpty, "\(g.typeName) at \(d)")
+                let unioned = try GeometryEngine.buffer(around: [g, g], distances: [d], shouldUnion: true)
+                #expect(unioned.count == 1 && unioned[0].parts.isEmpty, "\(g.typeName) at \(d), unioned")
             }
         }
+        // Mixed: the positive one alone survives the union.
+        let mixed = try GeometryEngine.buffer(
+            around: [Self.point(0, 0), Self.point(100, 0)], distances: [0, 10], shouldUnion: true)
+        #expect(mixed.count == 1 && mixed[0].parts.count == 1)
+        #expect(abs(try GeometryEngine.area(mixed[0]) - 100 * 4 * 16 * sin(Double.pi / 32) / 2) < 1e-9 * 314)
     }
 
     @Test(arguments: [Double.nan, .infinity, -.infinity, 2.1e7, -2.1e7])

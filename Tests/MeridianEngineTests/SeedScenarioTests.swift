@@ -81,7 +81,7 @@ struct SeedScenarioTests {
         inclusionExclusion += try GeometryEngine.area(triple)
         #expect(abs(unionArea - inclusionExclusion) <= 1e-9 * unionArea)
         // Every tap is inside the union.
-        for p in points { #expect(try GeometryEngine.contains(twenty[0], p)) }
+        for p in points { #expect(try GeometryEngine.doesGeometry(twenty[0], contain: p)) }
     }
 
     /// Per-point distances in miles, as the seed's taps carry their own radius.
@@ -107,11 +107,11 @@ struct SeedScenarioTests {
                        Point(latitude: 34.580, longitude: -94.000), Point(latitude: 31.720, longitude: -94.000)]
         let boundaryWGS84 = Polygon(shell: corners.map(\.coordinate), spatialReference: .wgs84)
         let boundary = try GeometryEngine.project(boundaryWGS84, into: sr)
-        for p in points { #expect(try GeometryEngine.contains(boundary, p)) }
+        for p in points { #expect(try GeometryEngine.doesGeometry(boundary, contain: p)) }
         for (lon, lat) in [(-106.49, 31.76), (-95.37, 29.76)] {
             #expect(!area.contains(longitude: lon, latitude: lat))
             let projected = try GeometryEngine.project(Point(latitude: lat, longitude: lon), into: sr)
-            #expect(try !GeometryEngine.contains(boundary, projected))
+            #expect(try !GeometryEngine.doesGeometry(boundary, contain: projected))
         }
     }
 }

@@ -148,7 +148,7 @@ struct SpatialReferenceTests {
         for (lon, lat, inside) in cases {
             #expect(area.contains(longitude: lon, latitude: lat) == inside, "\(lon), \(lat)")
             let projected = try GeometryEngine.project(Point(latitude: lat, longitude: lon), into: sr)
-            #expect(try GeometryEngine.contains(box, projected) == inside, "\(lon), \(lat) projected")
+            #expect(try GeometryEngine.doesGeometry(box, contain: projected) == inside, "\(lon), \(lat) projected")
         }
     }
 }

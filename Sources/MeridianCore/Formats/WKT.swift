@@ -8,7 +8,8 @@
 ///
 /// Refused with a `FormatError` (never a crash): `GEOMETRYCOLLECTION` (Meridian's `Geometry` has no mixed
 /// collection; read the members one by one), `M`/`ZM` coordinates, non-finite x or y, a line with fewer than two
-/// vertices, a ring that is not closed or has fewer than four vertices, a polygon whose shell is `EMPTY` but which
+/// vertices, a ring that is not closed or has fewer than three vertices (GEOS reads `POLYGON ((0 0, 1 1, 0 0))`, so
+/// Meridian does too: such a ring is invalid, which `GeometryEngine.isSimple` reports and `simplify` repairs), a polygon whose shell is `EMPTY` but which
 /// has holes, and any text after the geometry. `EMPTY` members, which the OGC grammar allows
 /// (`MULTIPOINT (EMPTY, (1 2))`, `POLYGON (EMPTY)` as JTS writes it), add no points and are dropped. Errors carry the 1-based line and column (in characters) of the offending token.
 ///
@@ -483,7 +484,7 @@ extension WKT {
 
         private mutating func ring(_ dimension: inout Dimension) throws(FormatError) -> [Coordinate] {
             let (cs, start) = try sequence(&dimension)
-            guard cs.count >= 4 else { throw error("a ring needs at least 4 vertices, found \(cs.count)", at: start) }
+            guard cs.count >= 3 else { throw error("a ring needs at least 3 vertices (2 distinct and the closing one), found \(cs.count)", at: start) }
             guard let first = cs.first, let last = cs.last, first.x == last.x, first.y == last.y else {
                 throw error("the ring is not closed (its last vertex differs from its first)", at: start)
             }

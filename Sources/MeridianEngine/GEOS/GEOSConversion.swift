@@ -62,8 +62,10 @@ extension GEOSContext {
     private func ring(_ coordinates: [Coordinate], _ label: String) throws(EngineError) -> GEOSGeometryRef {
         try check(coordinates, label)
         let closed = Polygon.closed(coordinates)
-        guard closed.count >= 4 else {
-            throw .badGeometry(.malformed("\(label) has \(coordinates.count) vertices; a ring needs at least 3 distinct ones"))
+        // GEOS builds rings of three coordinates (two distinct vertices and the closing one), as its WKT reader
+        // does; such a ring is invalid (`isSimple` says so, `requireValid` refuses it for overlays and buffers).
+        guard closed.count >= 3 else {
+            throw .badGeometry(.malformed("\(label) has \(coordinates.count) vertices; a ring needs at least 2 distinct ones"))
         }
         return try own(GEOSGeom_createLinearRing_r(handle, try sequence(closed)), "create ring")
     }

@@ -55,7 +55,7 @@ import Testing
             // The poles.
             for pole in [90.0, -90.0] {
                 let d = g.distance(c, Coordinate(x: 0, y: pole))
-                let touches = try GeometryEngine.intersects(b, Point(latitude: pole, longitude: 0))
+                let touches = try GeometryEngine.isGeometry(b, intersecting: Point(latitude: pole, longitude: 0))
                 if d < r - maxDeviation { #expect(touches, "\(label): pole \(pole) should be inside") }
                 if d > r { #expect(!touches, "\(label): pole \(pole) should be outside") }
             }

@@ -137,7 +137,6 @@ struct XMLTally {
     var matched = 0
     var failed = 0
     var invalidInput = 0
-    var refusedDistance = 0
     /// Cases whose expected result mixes dimensions, correctly refused with `.mixedDimensionResult`.
     var refusedMixed = 0
     var skipped: [String: Int] = [:]
@@ -149,13 +148,13 @@ struct XMLTally {
     var invalidPlaces: [String] = []
 
     /// Every case that ran through the API and was checked: matched, or refused by design.
-    var executed: Int { matched + invalidInput + refusedDistance + refusedMixed }
+    var executed: Int { matched + invalidInput + refusedMixed }
 
     mutating func skip(_ reason: String) { skipped[reason, default: 0] += 1 }
 
     func summary(_ title: String) -> String {
         var s = "\(title): \(matched) matched, \(failed) failed, \(invalidInput) refused as invalid input (EngineError.invalidGeometry), "
-            + "\(refusedDistance) refused for a non-positive point/line distance, \(refusedMixed) mixed-dimension "
+            + "\(refusedMixed) mixed-dimension "
             + "results refused (.mixedDimensionResult); worst area ratio \(worstAreaRatio.0) at "
             + "\(worstAreaRatio.1), worst Hausdorff/tolerance \(worstHausdorffRatio.0) at \(worstHausdorffRatio.1)\n"
         s += "\(title) matched by kind: \(matchedByKind.sorted(by: { $0.key < $1.key }))\n"

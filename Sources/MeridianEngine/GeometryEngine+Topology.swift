@@ -1,0 +1,483 @@
+import CGEOS
+import Foundation
+import MeridianCore
+
+// MARK: - Topological analysis, under ArcGIS's names (GEOS underneath)
+
+/// How ``GeometryEngine/offset(_:byDistance:offsetType:bevelRatio:flattenError:)`` turns at convex corners.
+public enum OffsetType: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A sharp corner, cut where it would reach farther than `bevelRatio` × distance.
+    case mitered
+    /// A straight cut across the corner.
+    case bevelled
+    /// An arc of the offset distance around the corner.
+    case rounded
+    /// A square corner (ArcGIS's "squared"): the arc replaced by its circumscribed square, drawn as a mitre
+    /// limited at √2 × distance.
+    case squared
+}
+
+extension GeometryEngine {
+    /// Every part common to both geometries, one geometry per dimension, lowest first: a ``Multipoint`` for the
+    /// points where they only touch, a ``Polyline`` for shared edges and line overlaps, a ``Polygon`` for the
+    /// shared area — each present only when not empty (ArcGIS `intersections(_:_:)`). Unlike
+    /// ``intersection(_:_:)``, which keeps only the highest dimension, nothing is left out.
+    /// - Throws: `.spatialReferenceMismatch`, `.invalidGeometry` for invalid polygons, `.geos`.
+    public static func intersections(_ geometry1: some GeometryConvertible, _ geometry2: some GeometryConvertible)
+        throws(EngineError) -> [Geometry]
+    {
+        let (a, b) = (geometry1.geometry, geometry2.geometry)
+        guard a.spatialReference == b.spatialReference else {
+            throw .spatialReferenceMismatch(a.spatialReference, b.spatialReference)
+        }
+        let context = try GEOSContext()
+        let ra = try context.make(a), rb = try context.make(b)
+        try context.requireValid(ra, a)
+        try context.requireValid(rb, b)
+        let result = try context.own(GEOSIntersection_r(context.handle, ra.pointer, rb.pointer), "intersections")
+        return try context.geometriesByDimension(result, in: a.spatialReference)
+    }
+
+    /// The part of a geometry inside an envelope (ArcGIS `clip(_:to:)`; GEOS `clipByRect`). Polygons stay
+    /// polygons, lines stay lines (cut where they leave the envelope), points inside are kept.
+    /// - Returns: The clipped geometry, empty when nothing is inside.
+    /// - Throws: `.spatialReferenceMismatch`, `.invalidGeometry` for invalid polygons, `.geos`.
+    public static func clip(_ geometry: some GeometryConvertible, to envelope: Envelope) throws(EngineError) -> Geometry {
+        let g = geometry.geometry
+        guard g.spatialReference == envelope.spatialReference else {
+            throw .spatialReferenceMismatch(g.spatialReference, envelope.spatialReference)
+        }
+        let context = try GEOSContext()
+        let ref = try context.make(g)
+        try context.requireValid(ref, g)
+        let clipped = try context.own(
+            GEOSClipByRect_r(context.handle, ref.pointer, envelope.xMin, envelope.yMin, envelope.xMax, envelope.yMax),
+            "clip")
+        return try context.geometry(clipped, in: g.spatialReference)
+    }
+
+    /// The smallest convex polygon containing a geometry (ArcGIS `convexHull(for:)`): a ``Polygon``, or a
+    /// ``Polyline`` when every vertex lies on one line, or a ``Point`` for a single location.
+    /// - Throws: `.badGeometry` for an empty geometry, `.geos`.
+    public static func convexHull(for geometry: some GeometryConvertible) throws(EngineError) -> Geometry {
+        try convexHull(for: [geometry.geometry], shouldMerge: true)[0]
+    }
+
+    /// Convex hulls of several geometries (ArcGIS `convexHull(for:shouldMerge:)`).
+    /// - Parameters:
+    ///   - geometries: Geometries in one spatial reference.
+    ///   - shouldMerge: `true` for one hull around all of them, `false` for one hull per geometry.
+    /// - Returns: One hull, or one per geometry in input order (none for no geometries).
+    /// - Throws: `.spatialReferenceMismatch`, `.badGeometry` for an empty geometry, `.geos`.
+    public static func convexHull(for geometries: [some GeometryConvertible], shouldMerge: Bool)
+        throws(EngineError) -> [Geometry]
+    {
+        let gs = geometries.map(\.geometry)
+        guard let sr = gs.first?.spatialReference else { return [] }
+        if let other = gs.first(where: { $0.spatialReference != sr }) { throw .spatialReferenceMismatch(sr, other.spatialReference) }
+        if let i = gs.firstIndex(where: { $0.coordinates.isEmpty }) {
+            throw .badGeometry(.empty("geometry \(i) is empty: it has no convex hull"))
+        }
+        let context = try GEOSContext()
+        func hull(_ ref: GEOSGeometryRef) throws(EngineError) -> Geometry {
+            try context.geometry(try context.own(GEOSConvexHull_r(context.handle, ref.pointer), "convex hull"), in: sr)
+        }
+        if shouldMerge {
+            var refs: [GEOSGeometryRef] = []
+            for g in gs { refs.append(try context.make(g)) }
+            return [try hull(try context.collection(GEOS_GEOMETRYCOLLECTION, refs))]
+        }
+        var result: [Geometry] = []
+        for g in gs { result.append(try hull(try context.make(g))) }
+        return result
+    }
+
+    /// The boundary of a geometry (ArcGIS `boundary(of:)`): a polygon's rings as a ``Polyline``; a polyline's end
+    /// points as a ``Multipoint`` (by the OGC mod-2 rule: a closed part has none, an end shared by two parts is
+    /// not a boundary point); an empty multipoint for points.
+    /// - Throws: `.geos`.
+    public static func boundary(of geometry: some GeometryConvertible) throws(EngineError) -> Geometry {
+        let g = geometry.geometry
+        switch g {
+        case .point, .multipoint: return .multipoint(Multipoint([], spatialReference: g.spatialReference))
+        default: break
+        }
+        let context = try GEOSContext()
+        let ref = try context.make(g)
+        let b = try context.own(GEOSBoundary_r(context.handle, ref.pointer), "boundary")
+        let result = try context.geometry(b, in: g.spatialReference)
+        // A polyline's boundary is points: GEOS returns an empty line for an empty polygon, a point set otherwise.
+        if case .point(let p) = result { return .multipoint(Multipoint([p.coordinate], spatialReference: g.spatialReference)) }
+        return result
+    }
+
+    /// A point guaranteed to lie inside a polygon, away from its edges where possible (ArcGIS `labelPoint(for:)`;
+    /// GEOS `pointOnSurface`: on the widest horizontal chord through the polygon's middle).
+    /// - Throws: `.badGeometry` for an empty polygon, `.invalidGeometry`, `.geos`.
+    public static func labelPoint(for polygon: Polygon) throws(EngineError) -> Point {
+        guard !polygon.parts.isEmpty else { throw .badGeometry(.empty("an empty polygon has no label point")) }
+        let context = try GEOSContext()
+        let g = Geometry.polygon(polygon)
+        let ref = try context.make(g)
+        try context.requireValid(ref, g)
+        let p = try context.own(GEOSPointOnSurface_r(context.handle, ref.pointer), "label point")
+        guard case .point(let point) = try context.geometry(p, in: polygon.spatialReference) else {
+            throw .geos("label point: GEOS returned no point")
+        }
+        return point
+    }
+
+    /// Adds vertices so that no segment is longer than `maxSegmentLength` (ArcGIS `densify(_:maxSegmentLength:)`;
+    /// GEOS `densify`): each longer segment is split into the fewest equal pieces that are short enough. Existing
+    /// vertices are kept; points are returned unchanged; an envelope becomes a polygon.
+    /// - Parameters:
+    ///   - geometry: Any geometry.
+    ///   - maxSegmentLength: The longest segment allowed, in the spatial reference's unit; positive.
+    /// - Throws: `.invalidArgument` for a length that is not positive and finite, `.geos`.
+    public static func densify(_ geometry: some GeometryConvertible, maxSegmentLength: Double) throws(EngineError) -> Geometry {
+        let g = geometry.geometry
+        guard maxSegmentLength > 0, maxSegmentLength.isFinite else {
+            throw .invalidArgument("the maximum segment length must be positive and finite, got \(maxSegmentLength)")
+        }
+        switch g {
+        case .point, .multipoint: return g
+        default: break
+        }
+        let context = try GEOSContext()
+        let ref = try context.make(g)
+        return try context.geometry(
+            try context.own(GEOSDensify_r(context.handle, ref.pointer, maxSegmentLength), "densify"), in: g.spatialReference)
+    }
+
+    /// Removes vertices with the Douglas–Peucker algorithm (ArcGIS `generalize(_:maxDeviation:removeDegenerateParts:)`;
+    /// GEOS `simplify`): no removed vertex lies farther than `maxDeviation` from the result's segments. Polygons
+    /// are repaired if generalizing made a ring cross another (GEOS). Points are returned unchanged.
+    /// - Parameters:
+    ///   - geometry: Any geometry.
+    ///   - maxDeviation: The largest distance a removed vertex may be from the result, in the spatial reference's
+    ///     unit; zero or positive (zero removes only vertices exactly on a straight line).
+    ///   - removeDegenerateParts: `true` to drop parts that collapse (a polyline part whose vertices all coincide,
+    ///     a polygon part with no area); `false` keeps a collapsed polyline part as its two end vertices (polygon
+    ///     parts with no area are always dropped by GEOS, as in ArcGIS).
+    /// - Throws: `.invalidArgument` for a negative or non-finite deviation, `.geos`.
+    public static func generalize(
+        _ geometry: some GeometryConvertible, maxDeviation: Double, removeDegenerateParts: Bool
+    ) throws(EngineError) -> Geometry {
+        let g = geometry.geometry
+        guard maxDeviation >= 0, maxDeviation.isFinite else {
+            throw .invalidArgument("the maximum deviation must be zero or positive and finite, got \(maxDeviation)")
+        }
+        switch g {
+        case .point, .multipoint: return g
+        default: break
+        }
+        let context = try GEOSContext()
+        let ref = try context.make(g)
+        let result = try context.geometry(
+            try context.own(GEOSSimplify_r(context.handle, ref.pointer, maxDeviation), "generalize"), in: g.spatialReference)
+        guard removeDegenerateParts, case .polyline(let line) = result else { return result }
+        let parts = line.parts.filter { part in part.contains { $0.x != part[0].x || $0.y != part[0].y } }
+        return .polyline(Polyline(parts: parts, spatialReference: line.spatialReference))
+    }
+
+    /// Makes a geometry topologically correct for its type (ArcGIS `simplify(_:)`), so that ``isSimple(_:)`` holds:
+    /// a polygon is repaired by GEOS's MakeValid (a bow tie becomes two triangles, crossing rings are split, rings
+    /// that collapse to lines or points are dropped) and keeps only its area; a polyline loses repeated
+    /// consecutive vertices and parts that collapse to a point; a multipoint loses repeated points (first kept).
+    /// A point is returned unchanged; an envelope becomes its polygon.
+    /// - Throws: `.geos`.
+    public static func simplify(_ geometry: some GeometryConvertible) throws(EngineError) -> Geometry {
+        let g = geometry.geometry
+        switch g {
+        case .point: return g
+        case .multipoint(let m):
+            var seen = Set<[Double]>()
+            let unique = m.coordinates.filter { seen.insert([$0.x, $0.y, $0.z ?? .nan]).inserted }
+            return .multipoint(Multipoint(unique, spatialReference: m.spatialReference))
+        case .polyline(let l):
+            let parts = l.parts.map { part in
+                part.enumerated().filter { i, c in i == 0 || c != part[i - 1] }.map(\.element)
+            }.filter { $0.count >= 2 }
+            return .polyline(Polyline(parts: parts, spatialReference: l.spatialReference))
+        case .polygon, .envelope:
+            let context = try GEOSContext()
+            let ref = try context.make(g)
+            if GEOSisValid_r(context.handle, ref.pointer) == 1 {
+                return .polygon(try context.polygon(ref, in: g.spatialReference))
+            }
+            let valid = try context.own(GEOSMakeValid_r(context.handle, ref.pointer), "simplify")
+            return .polygon(try context.polygon(valid, in: g.spatialReference))
+        }
+    }
+
+    /// A geometry at a constant distance from a polyline or polygon (ArcGIS
+    /// `offset(_:byDistance:offsetType:bevelRatio:flattenError:)`).
+    ///
+    /// ArcGIS's sides: a positive distance offsets a polyline to the right of its direction and grows a polygon
+    /// outwards; a negative one offsets to the left and shrinks a polygon. (GEOS's offset curve takes the left
+    /// side for positive distances; the sign is turned here.) Each polyline part gives one offset line (GEOS
+    /// `offsetCurve`); a polygon gives the buffer polygon with the chosen corners.
+    /// - Parameters:
+    ///   - geometry: A polyline, polygon or envelope.
+    ///   - distance: The offset in the spatial reference's unit; not zero.
+    ///   - offsetType: How convex corners are drawn.
+    ///   - bevelRatio: For `.mitered`: the longest mitre, as a multiple of `distance`, before the corner is
+    ///     bevelled (≥ 1; ArcGIS's default is 10).
+    ///   - flattenError: For `.rounded`: the largest distance between the true arc and its chords, in the spatial
+    ///     reference's unit (> 0; it sets the number of chords).
+    /// - Throws: `.invalidArgument` for points, a zero or non-finite distance, or an out-of-range ratio or error;
+    ///   `.invalidGeometry` for invalid polygons; `.geos`.
+    public static func offset(
+        _ geometry: some GeometryConvertible, byDistance distance: Double, offsetType: OffsetType,
+        bevelRatio: Double = 10, flattenError: Double
+    ) throws(EngineError) -> Geometry {
+        let g = geometry.geometry
+        guard distance != 0, distance.isFinite else { throw .invalidArgument("the offset distance must be non-zero and finite, got \(distance)") }
+        guard bevelRatio >= 1, bevelRatio.isFinite else { throw .invalidArgument("the bevel ratio must be at least 1, got \(bevelRatio)") }
+        guard flattenError > 0, flattenError.isFinite else { throw .invalidArgument("the flatten error must be positive, got \(flattenError)") }
+        // Chords per quarter circle so that r·(1 − cos(π/(4q))) ≤ flattenError, capped at 1000.
+        let ratio = min(1, flattenError / abs(distance))
+        let quadrantSegments = Int32(min(1000, max(1, (Double.pi / (4 * acos(1 - ratio))).rounded(.up))))
+        let join: GEOSBufJoinStyles = switch offsetType {
+        case .rounded: GEOSBUF_JOIN_ROUND
+        case .bevelled: GEOSBUF_JOIN_BEVEL
+        case .mitered, .squared: GEOSBUF_JOIN_MITRE
+        }
+        let mitreLimit = offsetType == .squared ? 2.0.squareRoot() : bevelRatio
+        let context = try GEOSContext()
+        switch g {
+        case .point, .multipoint:
+            throw .invalidArgument("an offset needs a polyline or a polygon, got a \(g.typeName.lowercased())")
+        case .polyline(let line):
+            var parts: [[Coordinate]] = []
+            for part in line.parts {
+                let ref = try context.make(.polyline(Polyline(parts: [part], spatialReference: line.spatialReference)))
+                let curve = try context.own(
+                    GEOSOffsetCurve_r(context.handle, ref.pointer, -distance, quadrantSegments, Int32(join.rawValue), mitreLimit),
+                    "offset")
+                if case .polyline(let l) = try context.geometry(curve, in: line.spatialReference) { parts += l.parts }
+            }
+            return .polyline(Polyline(parts: parts, spatialReference: line.spatialReference))
+        case .polygon, .envelope:
+            let ref = try context.make(g)
+            try context.requireValid(ref, g)
+            guard let params = GEOSBufferParams_create_r(context.handle) else { throw context.error("offset") }
+            defer { GEOSBufferParams_destroy_r(context.handle, params) }
+            GEOSBufferParams_setQuadrantSegments_r(context.handle, params, quadrantSegments)
+            GEOSBufferParams_setJoinStyle_r(context.handle, params, Int32(join.rawValue))
+            GEOSBufferParams_setMitreLimit_r(context.handle, params, mitreLimit)
+            let grown = try context.own(GEOSBufferWithParams_r(context.handle, ref.pointer, params, distance), "offset")
+            return .polygon(try context.polygon(grown, in: g.spatialReference))
+        }
+    }
+}
+
+// MARK: - Proximity
+
+/// The answer of ``GeometryEngine/nearestCoordinate(in:to:)`` and ``GeometryEngine/nearestVertex(in:to:)``.
+public struct ProximityResult: Sendable, Hashable {
+    /// The nearest location on (or vertex of) the geometry.
+    public var coordinate: Point
+    /// Its planar distance from the query point, in the spatial reference's unit.
+    public var distance: Double
+    /// The part (polyline part, polygon ring counted shells and holes in order, or multipoint point) it lies on.
+    public var partIndex: Int
+    /// The vertex index within that part: the vertex itself for ``GeometryEngine/nearestVertex(in:to:)``, the
+    /// first vertex of the segment it lies on for ``GeometryEngine/nearestCoordinate(in:to:)``.
+    public var pointIndex: Int
+}
+
+extension GeometryEngine {
+    /// The location on a geometry's points, lines or rings nearest to a point (ArcGIS `nearestCoordinate(in:to:)`).
+    /// For a polygon the rings are searched, so a point inside gets the nearest boundary location; ties go to the
+    /// first segment in ring order.
+    /// - Returns: The nearest location, or `nil` for an empty geometry.
+    /// - Throws: `.spatialReferenceMismatch`.
+    public static func nearestCoordinate(in geometry: some GeometryConvertible, to point: Point)
+        throws(EngineError) -> ProximityResult?
+    {
+        let g = geometry.geometry
+        guard g.spatialReference == point.spatialReference else {
+            throw .spatialReferenceMismatch(g.spatialReference, point.spatialReference)
+        }
+        var best: ProximityResult?
+        for (partIndex, part) in parts(of: g).enumerated() {
+            if part.count == 1 {
+                consider(part[0], partIndex: partIndex, pointIndex: 0, query: point, into: &best)
+                continue
+            }
+            for i in 0..<(part.count - 1) {
+                let (a, b) = (part[i], part[i + 1])
+                let dx = b.x - a.x, dy = b.y - a.y
+                let lengthSquared = dx * dx + dy * dy
+                var t = lengthSquared > 0 ? ((point.x - a.x) * dx + (point.y - a.y) * dy) / lengthSquared : 0
+                t = min(1, max(0, t))
+                let c = t == 0 ? a : t == 1 ? b : Coordinate(x: a.x + t * dx, y: a.y + t * dy)
+                consider(c, partIndex: partIndex, pointIndex: i, query: point, into: &best)
+            }
+        }
+        return best
+    }
+
+    /// The vertex of a geometry nearest to a point (ArcGIS `nearestVertex(in:to:)`); ties go to the first vertex
+    /// in part order.
+    /// - Returns: The nearest vertex, or `nil` for an empty geometry.
+    /// - Throws: `.spatialReferenceMismatch`.
+    public static func nearestVertex(in geometry: some GeometryConvertible, to point: Point)
+        throws(EngineError) -> ProximityResult?
+    {
+        let g = geometry.geometry
+        guard g.spatialReference == point.spatialReference else {
+            throw .spatialReferenceMismatch(g.spatialReference, point.spatialReference)
+        }
+        var best: ProximityResult?
+        for (partIndex, part) in parts(of: g).enumerated() {
+            for (i, c) in part.enumerated() { consider(c, partIndex: partIndex, pointIndex: i, query: point, into: &best) }
+        }
+        return best
+    }
+
+    /// The vertex sequences searched by the proximity functions: each point of a multipoint alone, polyline parts,
+    /// polygon rings (shells and holes in order).
+    private static func parts(of g: Geometry) -> [[Coordinate]] {
+        switch g {
+        case .point(let p): [[p.coordinate]]
+        case .multipoint(let m): m.coordinates.map { [$0] }
+        case .polyline(let l): l.parts
+        case .polygon(let p): p.rings.map(Polygon.closed)
+        case .envelope(let e): e.polygon.rings
+        }
+    }
+
+    private static func consider(
+        _ c: Coordinate, partIndex: Int, pointIndex: Int, query: Point, into best: inout ProximityResult?
+    ) {
+        let d = hypot(c.x - query.x, c.y - query.y)
+        if best == nil || d < best!.distance {
+            best = ProximityResult(
+                coordinate: Point(Coordinate(x: c.x, y: c.y, z: c.z), spatialReference: query.spatialReference),
+                distance: d, partIndex: partIndex, pointIndex: pointIndex)
+        }
+    }
+}
+
+// MARK: - Extents and affine transformations
+
+extension GeometryEngine {
+    /// The envelope around two geometries (ArcGIS `combineExtents(_:_:)`).
+    /// - Throws: `.spatialReferenceMismatch`, `.badGeometry` when both are empty.
+    public static func combineExtents(_ geometry1: some GeometryConvertible, _ geometry2: some GeometryConvertible)
+        throws(EngineError) -> Envelope
+    {
+        try combineExtents(of: [geometry1.geometry, geometry2.geometry])
+    }
+
+    /// The envelope around several geometries (ArcGIS `combineExtents(of:)`); empty geometries add nothing.
+    /// - Throws: `.spatialReferenceMismatch`, `.badGeometry` when every geometry is empty.
+    public static func combineExtents(of geometries: [some GeometryConvertible]) throws(EngineError) -> Envelope {
+        let gs = geometries.map(\.geometry)
+        guard let sr = gs.first?.spatialReference else { throw .badGeometry(.empty("no geometries to combine")) }
+        if let other = gs.first(where: { $0.spatialReference != sr }) { throw .spatialReferenceMismatch(sr, other.spatialReference) }
+        guard let envelope = Envelope(around: gs.flatMap(\.coordinates), spatialReference: sr) else {
+            throw .badGeometry(.empty("every geometry is empty: there is no extent"))
+        }
+        return envelope
+    }
+
+    /// The geometry moved by a distance along each axis (ArcGIS `move(_:deltaX:deltaY:)`); an envelope stays an
+    /// envelope.
+    /// - Parameters:
+    ///   - geometry: Any geometry.
+    ///   - deltaX: The shift along x, in the spatial reference's unit.
+    ///   - deltaY: The shift along y, in the spatial reference's unit.
+    public static func move(_ geometry: some GeometryConvertible, deltaX: Double, deltaY: Double) -> Geometry {
+        affine(geometry.geometry) { Coordinate(x: $0.x + deltaX, y: $0.y + deltaY, z: $0.z) }
+    }
+
+    /// The geometry rotated counter-clockwise about a point (ArcGIS `rotate(_:by:around:)`); an envelope becomes
+    /// a polygon.
+    /// - Parameters:
+    ///   - geometry: Any geometry.
+    ///   - angle: The rotation in degrees, counter-clockwise.
+    ///   - origin: The fixed point; `nil` for the centre of the geometry's envelope.
+    public static func rotate(_ geometry: some GeometryConvertible, by angle: Double, around origin: Point? = nil) -> Geometry {
+        let g = geometry.geometry.polygonIfEnvelope
+        guard let center = origin?.coordinate ?? g.envelope?.center else { return g }
+        let (s, c) = (sin(angle * .pi / 180), cos(angle * .pi / 180))
+        return affine(g) {
+            let (x, y) = ($0.x - center.x, $0.y - center.y)
+            return Coordinate(x: center.x + c * x - s * y, y: center.y + s * x + c * y, z: $0.z)
+        }
+    }
+
+    /// The geometry scaled about a point (ArcGIS `scale(_:factorX:factorY:relativeTo:)`).
+    /// - Parameters:
+    ///   - geometry: Any geometry.
+    ///   - factorX: The scale factor along x (negative mirrors).
+    ///   - factorY: The scale factor along y (negative mirrors).
+    ///   - origin: The fixed point; `nil` for the centre of the geometry's envelope.
+    public static func scale(
+        _ geometry: some GeometryConvertible, factorX: Double, factorY: Double, relativeTo origin: Point? = nil
+    ) -> Geometry {
+        let g = geometry.geometry.polygonIfEnvelope
+        guard let center = origin?.coordinate ?? g.envelope?.center else { return g }
+        return affine(g) {
+            Coordinate(x: center.x + factorX * ($0.x - center.x), y: center.y + factorY * ($0.y - center.y), z: $0.z)
+        }
+    }
+
+    private static func affine(_ g: Geometry, _ transform: (Coordinate) -> Coordinate) -> Geometry {
+        if case .envelope(let e) = g, let moved = Envelope(
+            around: [transform(Coordinate(x: e.xMin, y: e.yMin)), transform(Coordinate(x: e.xMax, y: e.yMax))],
+            spatialReference: e.spatialReference)
+        {
+            return .envelope(moved)
+        }
+        return g.mapCoordinates(into: g.spatialReference, transform)
+    }
+}
+
+extension Geometry {
+    /// An envelope as its polygon (a rotated or mirrored rectangle is no longer an envelope); anything else as is.
+    var polygonIfEnvelope: Geometry {
+        if case .envelope(let e) = self { return .polygon(e.polygon) }
+        return self
+    }
+}
+
+extension Envelope {
+    /// The centre of the rectangle.
+    var center: Coordinate { Coordinate(x: (xMin + xMax) / 2, y: (yMin + yMax) / 2) }
+}
+
+extension GEOSContext {
+    /// A GEOS geometry split by dimension, lowest first, leaving out empty members: the points as one
+    /// ``Multipoint``, the lines as one ``Polyline``, the areas as one ``Polygon``.
+    func geometriesByDimension(_ ref: GEOSGeometryRef, in sr: SpatialReference) throws(EngineError) -> [Geometry] {
+        var points: [Coordinate] = [], lines: [[Coordinate]] = [], hasArea = false
+        func walk(_ g: OpaquePointer) throws(EngineError) {
+            guard GEOSisEmpty_r(handle, g) == 0 else { return }
+            switch GEOSGeomTypeId_r(handle, g) {
+            case Int32(GEOS_MULTIPOINT.rawValue), Int32(GEOS_MULTILINESTRING.rawValue),
+                Int32(GEOS_MULTIPOLYGON.rawValue), Int32(GEOS_GEOMETRYCOLLECTION.rawValue):
+                let n = GEOSGetNumGeometries_r(handle, g)
+                if n > 0 { for i in 0..<n { try walk(GEOSGetGeometryN_r(handle, g, i)!) } }
+            case Int32(GEOS_POLYGON.rawValue):
+                hasArea = true
+            default:
+                let clone = try own(GEOSGeom_clone_r(handle, g), "clone")
+                switch try geometry(clone, in: sr) {
+                case .point(let p): points.append(p.coordinate)
+                case .polyline(let l): lines += l.parts
+                default: break
+                }
+            }
+        }
+        try walk(ref.pointer)
+        var result: [Geometry] = []
+        if !points.isEmpty { result.append(.multipoint(Multipoint(points, spatialReference: sr))) }
+        if !lines.isEmpty { result.append(.polyline(Polyline(parts: lines, spatialReference: sr))) }
+        if hasArea { result.append(.polygon(try polygon(ref, in: sr))) }
+        return result
+    }
+}
