@@ -192,7 +192,8 @@ extension GeometryEngine {
         case .point: return g
         case .multipoint(let m):
             var seen = Set<[Double]>()
-            let unique = m.coordinates.filter { seen.insert([$0.x, $0.y, $0.z ?? .nan]).inserted }
+            // (A missing z is keyed apart from every height; NaN would never equal itself.)
+            let unique = m.coordinates.filter { seen.insert([$0.x, $0.y, $0.z ?? 0, $0.z == nil ? 0 : 1]).inserted }
             return .multipoint(Multipoint(unique, spatialReference: m.spatialReference))
         case .polyline(let l):
             let parts = l.parts.map { part in

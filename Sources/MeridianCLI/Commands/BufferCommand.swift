@@ -223,7 +223,7 @@ public enum BufferCommand: Command {
             var csvHeader = false
             var vertices = 0
             if format == "" || format == "geojson" || format == "json" { GeoJSON.beginFeatureCollection(to: &out) }
-            let input = try FeatureInput.read(
+            _ = try FeatureInput.read(
                 path, inputSpatialReference: inSRS, defaultXYSpatialReference: job.sr, io: io,
                 csv: FeatureInput.CSVOptions(keepTable: format == "csv", batchSize: FeatureEncoding.batchSize),
                 progress: progress
