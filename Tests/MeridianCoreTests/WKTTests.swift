@@ -122,7 +122,7 @@ struct WKTErrorTests {
         ("LINESTRING (1 2)", 1, 12, "at least 2 vertices"),
         ("LINESTRING (0 0 0, 1 1)", 1, 23, "expected a z coordinate"),
         ("LINESTRING (0 0, 1 1 1)", 1, 22, "too many numbers"),
-        ("POLYGON ((0 0, 1 0, 1 1, 0 0), (5 5, 6 5, 6 6))", 1, 32, "at least 4 vertices"),
+        ("POLYGON ((0 0, 1 0, 1 1, 0 0), (5 5, 5 5))", 1, 32, "at least 3 vertices"),
         ("POLYGON ((0 0, 1 0, 1 1, 0 1))", 1, 10, "not closed"),
         ("POLYGON (EMPTY, (0 0, 1 0, 1 1, 0 0))", 1, 10, "shell is EMPTY cannot have holes"),
         ("MULTIPOINT ((1 2) (3 4))", 1, 19, "expected ',' or ')'"),
