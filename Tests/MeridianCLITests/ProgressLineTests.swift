@@ -25,7 +25,8 @@ import Testing
             func add(_ s: String) { lock.withLock { text += s } }
         }
         let quick = Screen()
-        let shortLine = ProgressLine(command: "c", delay: 3600, interval: 0.01)  // (an hour: the test never reaches it, even on a loaded machine where the sleep below may last seconds) { quick.add($0) }
+        // An hour's delay: never reached, even on a loaded machine where the sleep below may last seconds.
+        let shortLine = ProgressLine(command: "c", delay: 3600, interval: 0.01) { quick.add($0) }
         shortLine.begin("working", unit: "items", total: 10)
         try await Task.sleep(nanoseconds: 100_000_000)
         shortLine.finish()
