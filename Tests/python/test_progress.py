@@ -79,4 +79,5 @@ def test_quiet_and_pipes_and_short_commands_show_nothing(meridian, points, tmp_p
     (tmp_path / "bad.csv").write_text(points.read_text() + "-80.0,33.0\n")
     status, text = _run_on_pty(args[:2] + [str(tmp_path / "bad.csv")] + args[3:] + [str(tmp_path / "bad.wkt")])
     assert status == 1
-    assert text.rstrip("\r\n").split(FRAME)[-1].startswith("meridian buffer: feature 30000 (line 30002)"), text[-300:]
+    assert text.rstrip("\r\n").split(FRAME)[-1].startswith(
+        f"meridian buffer: {tmp_path / 'bad.csv'}: feature 30000 (line 30002)"), text[-300:]
