@@ -1,7 +1,7 @@
 /// Where a spatial reference is meant to be used, as PROJ's database records it: a name and a WGS84 box.
 ///
 /// The box may cross the antimeridian, in which case `west > east`.
-public struct AreaOfUse: Sendable, Hashable, Codable {
+public struct AreaOfUse: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The area's name, e.g. "United States (USA) - Texas - counties of Andrews; Archer; …".
     public let name: String
     /// Western bound, degrees of longitude in [-180, 180].
@@ -43,5 +43,12 @@ public struct AreaOfUse: Sendable, Hashable, Codable {
     /// The box as a WGS84 envelope (for a box crossing ±180°, `xMax` is `east + 360`).
     public var envelope: Envelope {
         Envelope(xMin: west, yMin: south, xMax: west <= east ? east : east + 360, yMax: north, spatialReference: .wgs84)
+    }
+
+    /// The name, cut after 60 characters with "…" (a state plane zone's name lists every county), and the box:
+    /// `Texas - counties of Andrews; Archer; … (west -103.07°, south 31.72°, east -94.0°, north 34.58°)`.
+    public var description: String {
+        let shortName = name.count > 60 ? name.prefix(60) + "…" : Substring(name)
+        return "\(shortName) (west \(west)°, south \(south)°, east \(east)°, north \(north)°)"
     }
 }

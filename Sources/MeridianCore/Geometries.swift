@@ -40,6 +40,21 @@ public struct Point: Sendable, Hashable, Codable {
     public var y: Double { coordinate.y }
     /// Height, if any.
     public var z: Double? { coordinate.z }
+
+    /// The coordinates of points that share one spatial reference, and that reference: the one rule of
+    /// `Multipoint(points:)`, `Polyline(points:)` and `Polygon(points:)`.
+    static func shared(_ points: [Point], in what: String, minimumCount: Int) throws(GeometryError)
+        -> ([Coordinate], SpatialReference)
+    {
+        guard let first = points.first else { throw .empty("\(what) needs at least one point") }
+        guard points.allSatisfy({ $0.spatialReference == first.spatialReference }) else {
+            throw .mixedSpatialReferences
+        }
+        guard points.count >= minimumCount else {
+            throw .malformed("\(what) needs at least \(minimumCount) points, got \(points.count)")
+        }
+        return (points.map(\.coordinate), first.spatialReference)
+    }
 }
 
 /// An ordered collection of points in one spatial reference.
@@ -62,11 +77,8 @@ public struct Multipoint: Sendable, Hashable, Codable {
     /// - Parameter points: At least one point.
     /// - Throws: `GeometryError.mixedSpatialReferences` or `.empty`.
     public init(points: [Point]) throws {
-        guard let first = points.first else { throw GeometryError.empty("a multipoint needs at least one point") }
-        guard points.allSatisfy({ $0.spatialReference == first.spatialReference }) else {
-            throw GeometryError.mixedSpatialReferences
-        }
-        self.init(points.map(\.coordinate), spatialReference: first.spatialReference)
+        let (coordinates, spatialReference) = try Point.shared(points, in: "a multipoint", minimumCount: 1)
+        self.init(coordinates, spatialReference: spatialReference)
     }
 
     /// The points, each with the multipoint's spatial reference.
@@ -95,6 +107,15 @@ public struct Polyline: Sendable, Hashable, Codable {
     ///   - spatialReference: Their coordinate system.
     public init(_ coordinates: [Coordinate], spatialReference: SpatialReference) {
         self.init(parts: [coordinates], spatialReference: spatialReference)
+    }
+
+    /// Creates a one-part polyline through points, which must share one spatial reference (as
+    /// ``Multipoint/init(points:)``).
+    /// - Parameter points: The path's vertices in order, at least two.
+    /// - Throws: `GeometryError.empty` for no points, `.malformed` for one, `.mixedSpatialReferences`.
+    public init(points: [Point]) throws {
+        let (coordinates, spatialReference) = try Point.shared(points, in: "a polyline", minimumCount: 2)
+        self.init(coordinates, spatialReference: spatialReference)
     }
 }
 
@@ -145,6 +166,20 @@ public struct Polygon: Sendable, Hashable, Codable {
     public init(shell: [Coordinate], holes: [[Coordinate]] = [], spatialReference: SpatialReference) {
         self.init(parts: [Part(shell: Polygon.closed(shell), holes: holes.map(Polygon.closed))],
                   spatialReference: spatialReference)
+    }
+
+    /// Creates a one-part polygon without holes from the points of its outer ring, which must share one spatial
+    /// reference (as ``Multipoint/init(points:)``); the ring is closed for you if the last point differs from the
+    /// first.
+    /// - Parameter points: The ring's vertices in order, at least three (not counting a closing repeat of the first).
+    /// - Throws: `GeometryError.empty` for no points, `.malformed` for fewer than three, `.mixedSpatialReferences`.
+    public init(points: [Point]) throws {
+        var ring = points
+        if ring.count > 1, let first = ring.first, let last = ring.last, first.x == last.x, first.y == last.y {
+            ring.removeLast()
+        }
+        let (coordinates, spatialReference) = try Point.shared(ring, in: "a polygon", minimumCount: 3)
+        self.init(shell: coordinates, spatialReference: spatialReference)
     }
 
     /// All rings of all parts, shells and holes.
@@ -239,4 +274,47 @@ public struct Envelope: Sendable, Hashable, Codable {
         guard xMin <= xMax, yMin <= yMax else { return nil }
         self.init(xMin: xMin, yMin: yMin, xMax: xMax, yMax: yMax, spatialReference: spatialReference)
     }
+}
+
+// MARK: - Short descriptions (the default print dumps every coordinate)
+
+extension Point: CustomStringConvertible {
+    /// `Point(x: …, y: …[, z: …], <spatial reference>)`.
+    public var description: String {
+        "Point(x: \(x), y: \(y)\(z.map { ", z: \($0)" } ?? ""), \(spatialReference))"
+    }
+}
+
+extension Multipoint: CustomStringConvertible {
+    /// `Multipoint(<n> points, <spatial reference>)`.
+    public var description: String { "Multipoint(\(counted(coordinates.count, "point")), \(spatialReference))" }
+}
+
+extension Polyline: CustomStringConvertible {
+    /// `Polyline(<parts>, <vertices>, <spatial reference>)`.
+    public var description: String {
+        "Polyline(\(counted(parts.count, "part")), "
+            + "\(counted(parts.reduce(0) { $0 + $1.count }, "vertex", "vertices")), \(spatialReference))"
+    }
+}
+
+extension Polygon: CustomStringConvertible {
+    /// `Polygon(<parts>, <holes>, <vertices>, <spatial reference>)`.
+    public var description: String {
+        "Polygon(\(counted(parts.count, "part")), "
+            + "\(counted(parts.reduce(0) { $0 + $1.holes.count }, "hole")), "
+            + "\(counted(vertexCount, "vertex", "vertices")), \(spatialReference))"
+    }
+}
+
+extension Envelope: CustomStringConvertible {
+    /// `Envelope(xMin: …, yMin: …, xMax: …, yMax: …, <spatial reference>)`.
+    public var description: String {
+        "Envelope(xMin: \(xMin), yMin: \(yMin), xMax: \(xMax), yMax: \(yMax), \(spatialReference))"
+    }
+}
+
+/// "1 point", "2 points".
+private func counted(_ n: Int, _ singular: String, _ plural: String? = nil) -> String {
+    "\(n) \(n == 1 ? singular : plural ?? singular + "s")"
 }

@@ -52,7 +52,8 @@ public enum Geometry: Sendable, Hashable, Codable {
         }
     }
 
-    /// The same shape with every coordinate transformed and a new spatial reference.
+    /// The same shape with every coordinate transformed and a new spatial reference; an envelope becomes its
+    /// polygon (a transformed rectangle is in general no longer axis-aligned).
     /// - Parameters:
     ///   - spatialReference: The spatial reference of the transformed coordinates.
     ///   - transform: Maps each coordinate.
@@ -60,22 +61,49 @@ public enum Geometry: Sendable, Hashable, Codable {
         into spatialReference: SpatialReference, _ transform: (Coordinate) throws -> Coordinate
     ) rethrows -> Geometry {
         switch self {
-        case .point(let g): return .point(Point(try transform(g.coordinate), spatialReference: spatialReference))
-        case .multipoint(let g): return .multipoint(Multipoint(try g.coordinates.map(transform), spatialReference: spatialReference))
-        case .polyline(let g):
-            return .polyline(Polyline(parts: try g.parts.map { try $0.map(transform) }, spatialReference: spatialReference))
-        case .polygon(let g):
-            return .polygon(Polygon(
-                parts: try g.parts.map {
-                    Polygon.Part(shell: try $0.shell.map(transform), holes: try $0.holes.map { try $0.map(transform) })
-                },
-                spatialReference: spatialReference))
-        case .envelope(let g): return try Geometry.polygon(g.polygon).mapCoordinates(into: spatialReference, transform)
+        case .point(let g): .point(try g.mapCoordinates(into: spatialReference, transform))
+        case .multipoint(let g): .multipoint(try g.mapCoordinates(into: spatialReference, transform))
+        case .polyline(let g): .polyline(try g.mapCoordinates(into: spatialReference, transform))
+        case .polygon(let g): .polygon(try g.mapCoordinates(into: spatialReference, transform))
+        case .envelope(let g): .polygon(try g.polygon.mapCoordinates(into: spatialReference, transform))
         }
     }
 
-    /// The bounding box of all vertices, or `nil` for an empty geometry.
-    public var envelope: Envelope? { Envelope(around: coordinates, spatialReference: spatialReference) }
+    /// The bounding box of all vertices (ArcGIS `extent`), or `nil` for an empty geometry.
+    public var extent: Envelope? { Envelope(around: coordinates, spatialReference: spatialReference) }
+
+    /// The point, if this geometry is one; else `nil`.
+    public var point: Point? { if case .point(let g) = self { g } else { nil } }
+    /// The multipoint, if this geometry is one; else `nil`.
+    public var multipoint: Multipoint? { if case .multipoint(let g) = self { g } else { nil } }
+    /// The polyline, if this geometry is one; else `nil`.
+    public var polyline: Polyline? { if case .polyline(let g) = self { g } else { nil } }
+    /// The polygon, if this geometry is one; else `nil` (an envelope is not converted: use ``Envelope/polygon``).
+    public var polygon: Polygon? { if case .polygon(let g) = self { g } else { nil } }
+    /// The envelope, if this geometry is one; else `nil` (the bounding box of any geometry is ``extent``).
+    public var envelope: Envelope? { if case .envelope(let g) = self { g } else { nil } }
+}
+
+/// A concrete geometry type that operations acting vertex by vertex give back as the same type: ``Point``,
+/// ``Multipoint``, ``Polyline`` and ``Polygon``.
+///
+/// `GeometryEngine.project(_:into:)`, `move`, `rotate`, `scale`, `densify`, `generalize` and `simplify` are generic
+/// over it, so `let p: Polygon = try GeometryEngine.project(polygon, into: sr)` compiles. ``Envelope`` is not one:
+/// a rectangle projected, rotated or scaled about a point is in general no longer axis-aligned, so those operations
+/// return a ``Polygon`` for it. ``Geometry`` is one too (a `Geometry` in, a `Geometry` out; a wrapped envelope
+/// comes back as a polygon where a bare ``Envelope`` would).
+public protocol VertexGeometry: GeometryConvertible, Hashable {
+    /// The value wrapped in a `Geometry` of this type, or `nil` for another type (`Polygon(.polygon(p))` is `p`;
+    /// `Polygon(.envelope(e))` is `nil`).
+    /// - Parameter geometry: Any geometry.
+    init?(_ geometry: Geometry)
+
+    /// The same shape with every vertex transformed and a new spatial reference.
+    /// - Parameters:
+    ///   - spatialReference: The spatial reference of the transformed coordinates.
+    ///   - transform: Maps each vertex.
+    func mapCoordinates(into spatialReference: SpatialReference, _ transform: (Coordinate) throws -> Coordinate)
+        rethrows -> Self
 }
 
 /// A value that can be viewed as a `Geometry`.
@@ -87,6 +115,12 @@ public protocol GeometryConvertible: Sendable {
 extension Geometry: GeometryConvertible {
     /// Itself.
     public var geometry: Geometry { self }
+}
+
+extension Geometry: VertexGeometry {
+    /// The geometry itself (every geometry is a `Geometry`).
+    /// - Parameter geometry: Any geometry.
+    public init?(_ geometry: Geometry) { self = geometry }
 }
 extension Point: GeometryConvertible {
     /// `.point(self)`.
@@ -107,4 +141,95 @@ extension Polygon: GeometryConvertible {
 extension Envelope: GeometryConvertible {
     /// `.envelope(self)`.
     public var geometry: Geometry { .envelope(self) }
+}
+
+extension Point: VertexGeometry {
+    /// The point in `geometry`, or `nil` when it holds another type.
+    /// - Parameter geometry: Any geometry.
+    public init?(_ geometry: Geometry) {
+        guard let g = geometry.point else { return nil }
+        self = g
+    }
+
+    /// The point with its coordinate transformed.
+    /// - Parameters:
+    ///   - spatialReference: The spatial reference of the transformed coordinate.
+    ///   - transform: Maps the coordinate.
+    public func mapCoordinates(
+        into spatialReference: SpatialReference, _ transform: (Coordinate) throws -> Coordinate
+    ) rethrows -> Point {
+        Point(try transform(coordinate), spatialReference: spatialReference)
+    }
+}
+
+extension Multipoint: VertexGeometry {
+    /// The multipoint in `geometry`, or `nil` when it holds another type.
+    /// - Parameter geometry: Any geometry.
+    public init?(_ geometry: Geometry) {
+        guard let g = geometry.multipoint else { return nil }
+        self = g
+    }
+
+    /// The multipoint with every point transformed.
+    /// - Parameters:
+    ///   - spatialReference: The spatial reference of the transformed coordinates.
+    ///   - transform: Maps each coordinate.
+    public func mapCoordinates(
+        into spatialReference: SpatialReference, _ transform: (Coordinate) throws -> Coordinate
+    ) rethrows -> Multipoint {
+        Multipoint(try coordinates.map(transform), spatialReference: spatialReference)
+    }
+}
+
+extension Polyline: VertexGeometry {
+    /// The polyline in `geometry`, or `nil` when it holds another type.
+    /// - Parameter geometry: Any geometry.
+    public init?(_ geometry: Geometry) {
+        guard let g = geometry.polyline else { return nil }
+        self = g
+    }
+
+    /// The polyline with every vertex transformed, parts kept.
+    /// - Parameters:
+    ///   - spatialReference: The spatial reference of the transformed coordinates.
+    ///   - transform: Maps each vertex.
+    public func mapCoordinates(
+        into spatialReference: SpatialReference, _ transform: (Coordinate) throws -> Coordinate
+    ) rethrows -> Polyline {
+        Polyline(parts: try parts.map { try $0.map(transform) }, spatialReference: spatialReference)
+    }
+}
+
+extension Polygon: VertexGeometry {
+    /// The polygon in `geometry`, or `nil` when it holds another type (an envelope included).
+    /// - Parameter geometry: Any geometry.
+    public init?(_ geometry: Geometry) {
+        guard let g = geometry.polygon else { return nil }
+        self = g
+    }
+
+    /// The polygon with every vertex transformed, parts and holes kept.
+    /// - Parameters:
+    ///   - spatialReference: The spatial reference of the transformed coordinates.
+    ///   - transform: Maps each vertex.
+    public func mapCoordinates(
+        into spatialReference: SpatialReference, _ transform: (Coordinate) throws -> Coordinate
+    ) rethrows -> Polygon {
+        Polygon(
+            parts: try parts.map { Part(shell: try $0.shell.map(transform), holes: try $0.holes.map { try $0.map(transform) }) },
+            spatialReference: spatialReference)
+    }
+}
+
+extension Geometry: CustomStringConvertible {
+    /// The wrapped geometry's short description, e.g. `Polygon(1 part, 0 holes, 5 vertices, WGS 84 (EPSG:4326))`.
+    public var description: String {
+        switch self {
+        case .point(let g): g.description
+        case .multipoint(let g): g.description
+        case .polyline(let g): g.description
+        case .polygon(let g): g.description
+        case .envelope(let g): g.description
+        }
+    }
 }

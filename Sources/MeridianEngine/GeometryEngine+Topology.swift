@@ -129,13 +129,25 @@ extension GeometryEngine {
 
     /// Adds vertices so that no segment is longer than `maxSegmentLength` (ArcGIS `densify(_:maxSegmentLength:)`;
     /// GEOS `densify`): each longer segment is split into the fewest equal pieces that are short enough. Existing
-    /// vertices are kept; points are returned unchanged; an envelope becomes a polygon.
+    /// vertices are kept; points are returned unchanged. The result has the input's type.
     /// - Parameters:
-    ///   - geometry: Any geometry.
+    ///   - geometry: A point, multipoint, polyline, polygon or `Geometry`.
     ///   - maxSegmentLength: The longest segment allowed, in the spatial reference's unit; positive.
     /// - Throws: `.invalidArgument` for a length that is not positive and finite, `.geos`.
-    public static func densify(_ geometry: some GeometryConvertible, maxSegmentLength: Double) throws(EngineError) -> Geometry {
-        let g = geometry.geometry
+    public static func densify<G: VertexGeometry>(_ geometry: G, maxSegmentLength: Double) throws(EngineError) -> G {
+        try sameType(as: geometry, "densify", try densified(geometry.geometry, maxSegmentLength: maxSegmentLength))
+    }
+
+    /// Densifies an envelope's rectangle (see `densify(_:maxSegmentLength:)`): the result is a polygon.
+    /// - Parameters:
+    ///   - envelope: The rectangle.
+    ///   - maxSegmentLength: The longest segment allowed, in the spatial reference's unit; positive.
+    /// - Throws: `.invalidArgument` for a length that is not positive and finite, `.geos`.
+    public static func densify(_ envelope: Envelope, maxSegmentLength: Double) throws(EngineError) -> Polygon {
+        try densify(envelope.polygon, maxSegmentLength: maxSegmentLength)
+    }
+
+    private static func densified(_ g: Geometry, maxSegmentLength: Double) throws(EngineError) -> Geometry {
         guard maxSegmentLength > 0, maxSegmentLength.isFinite else {
             throw .invalidArgument("the maximum segment length must be positive and finite, got \(maxSegmentLength)")
         }
@@ -151,19 +163,40 @@ extension GeometryEngine {
 
     /// Removes vertices with the Douglas–Peucker algorithm (ArcGIS `generalize(_:maxDeviation:removeDegenerateParts:)`;
     /// GEOS `simplify`): no removed vertex lies farther than `maxDeviation` from the result's segments. Polygons
-    /// are repaired if generalizing made a ring cross another (GEOS). Points are returned unchanged.
+    /// are repaired if generalizing made a ring cross another (GEOS). Points are returned unchanged. The result
+    /// has the input's type.
     /// - Parameters:
-    ///   - geometry: Any geometry.
+    ///   - geometry: A point, multipoint, polyline, polygon or `Geometry`.
     ///   - maxDeviation: The largest distance a removed vertex may be from the result, in the spatial reference's
     ///     unit; zero or positive (zero removes only vertices exactly on a straight line).
     ///   - removeDegenerateParts: `true` to drop parts that collapse (a polyline part whose vertices all coincide,
     ///     a polygon part with no area); `false` keeps a collapsed polyline part as its two end vertices (polygon
     ///     parts with no area are always dropped by GEOS, as in ArcGIS).
     /// - Throws: `.invalidArgument` for a negative or non-finite deviation, `.geos`.
+    public static func generalize<G: VertexGeometry>(
+        _ geometry: G, maxDeviation: Double, removeDegenerateParts: Bool
+    ) throws(EngineError) -> G {
+        try sameType(as: geometry, "generalize", try generalized(
+            geometry.geometry, maxDeviation: maxDeviation, removeDegenerateParts: removeDegenerateParts))
+    }
+
+    /// Generalizes an envelope's rectangle (see `generalize(_:maxDeviation:removeDegenerateParts:)`):
+    /// the result is a polygon.
+    /// - Parameters:
+    ///   - envelope: The rectangle.
+    ///   - maxDeviation: The largest distance a removed vertex may be from the result, in the spatial reference's
+    ///     unit; zero or positive.
+    ///   - removeDegenerateParts: `true` to drop parts that collapse.
+    /// - Throws: `.invalidArgument` for a negative or non-finite deviation, `.geos`.
     public static func generalize(
-        _ geometry: some GeometryConvertible, maxDeviation: Double, removeDegenerateParts: Bool
+        _ envelope: Envelope, maxDeviation: Double, removeDegenerateParts: Bool
+    ) throws(EngineError) -> Polygon {
+        try generalize(envelope.polygon, maxDeviation: maxDeviation, removeDegenerateParts: removeDegenerateParts)
+    }
+
+    private static func generalized(
+        _ g: Geometry, maxDeviation: Double, removeDegenerateParts: Bool
     ) throws(EngineError) -> Geometry {
-        let g = geometry.geometry
         guard maxDeviation >= 0, maxDeviation.isFinite else {
             throw .invalidArgument("the maximum deviation must be zero or positive and finite, got \(maxDeviation)")
         }
@@ -184,10 +217,19 @@ extension GeometryEngine {
     /// a polygon is repaired by GEOS's MakeValid (a bow tie becomes two triangles, crossing rings are split, rings
     /// that collapse to lines or points are dropped) and keeps only its area; a polyline loses repeated
     /// consecutive vertices and parts that collapse to a point; a multipoint loses repeated points (first kept).
-    /// A point is returned unchanged; an envelope becomes its polygon.
+    /// A point is returned unchanged. The result has the input's type (a wrapped envelope becomes its polygon).
     /// - Throws: `.geos`.
-    public static func simplify(_ geometry: some GeometryConvertible) throws(EngineError) -> Geometry {
-        let g = geometry.geometry
+    public static func simplify<G: VertexGeometry>(_ geometry: G) throws(EngineError) -> G {
+        try sameType(as: geometry, "simplify", try simplified(geometry.geometry))
+    }
+
+    /// An envelope's rectangle as a polygon (see `simplify(_:)`); a rectangle is always simple.
+    /// - Throws: `.geos`.
+    public static func simplify(_ envelope: Envelope) throws(EngineError) -> Polygon {
+        try simplify(envelope.polygon)
+    }
+
+    private static func simplified(_ g: Geometry) throws(EngineError) -> Geometry {
         switch g {
         case .point: return g
         case .multipoint(let m):
@@ -270,6 +312,18 @@ extension GeometryEngine {
             let grown = try context.own(GEOSBufferWithParams_r(context.handle, ref.pointer, params, distance), "offset")
             return .polygon(try context.polygon(grown, in: g.spatialReference))
         }
+    }
+}
+
+extension GeometryEngine {
+    /// The result of a type-preserving operation as the input's type. An empty input may come back from GEOS as an
+    /// empty geometry of another type: nothing in, nothing out. Any other mismatch is GEOS breaking its contract.
+    private static func sameType<G: VertexGeometry>(
+        as input: G, _ operation: String, _ result: Geometry
+    ) throws(EngineError) -> G {
+        if let typed = G(result) { return typed }
+        if input.geometry.coordinates.isEmpty { return input }
+        throw .geos("\(operation) gave a \(result.typeName.lowercased()) for a \(input.geometry.typeName.lowercased())")
     }
 }
 
@@ -385,64 +439,83 @@ extension GeometryEngine {
         return envelope
     }
 
-    /// The geometry moved by a distance along each axis (ArcGIS `move(_:deltaX:deltaY:)`); an envelope stays an
-    /// envelope.
+    /// The geometry moved by a distance along each axis (ArcGIS `move(_:deltaX:deltaY:)`), of the input's type
+    /// (a wrapped envelope stays an envelope).
     /// - Parameters:
-    ///   - geometry: Any geometry.
+    ///   - geometry: A point, multipoint, polyline, polygon or `Geometry`.
     ///   - deltaX: The shift along x, in the spatial reference's unit.
     ///   - deltaY: The shift along y, in the spatial reference's unit.
-    public static func move(_ geometry: some GeometryConvertible, deltaX: Double, deltaY: Double) -> Geometry {
-        affine(geometry.geometry) { Coordinate(x: $0.x + deltaX, y: $0.y + deltaY, z: $0.z) }
+    public static func move<G: VertexGeometry>(_ geometry: G, deltaX: Double, deltaY: Double) -> G {
+        if let e = geometry.geometry.envelope, let moved = G(.envelope(move(e, deltaX: deltaX, deltaY: deltaY))) {
+            return moved
+        }
+        return geometry.mapCoordinates(into: geometry.geometry.spatialReference) {
+            Coordinate(x: $0.x + deltaX, y: $0.y + deltaY, z: $0.z)
+        }
     }
 
-    /// The geometry rotated counter-clockwise about a point (ArcGIS `rotate(_:by:around:)`); an envelope becomes
-    /// a polygon.
+    /// An envelope moved by a distance along each axis: still an envelope.
     /// - Parameters:
-    ///   - geometry: Any geometry.
+    ///   - envelope: The rectangle.
+    ///   - deltaX: The shift along x, in the spatial reference's unit.
+    ///   - deltaY: The shift along y, in the spatial reference's unit.
+    public static func move(_ envelope: Envelope, deltaX: Double, deltaY: Double) -> Envelope {
+        Envelope(xMin: envelope.xMin + deltaX, yMin: envelope.yMin + deltaY, xMax: envelope.xMax + deltaX,
+                 yMax: envelope.yMax + deltaY, spatialReference: envelope.spatialReference)
+    }
+
+    /// The geometry rotated counter-clockwise about a point (ArcGIS `rotate(_:by:around:)`), of the input's type
+    /// (a wrapped envelope becomes a polygon).
+    /// - Parameters:
+    ///   - geometry: A point, multipoint, polyline, polygon or `Geometry`.
     ///   - angle: The rotation in degrees, counter-clockwise.
-    ///   - origin: The fixed point; `nil` for the centre of the geometry's envelope.
-    public static func rotate(_ geometry: some GeometryConvertible, by angle: Double, around origin: Point? = nil) -> Geometry {
-        let g = geometry.geometry.polygonIfEnvelope
-        guard let center = origin?.coordinate ?? g.envelope?.center else { return g }
+    ///   - origin: The fixed point; `nil` for the centre of the geometry's extent.
+    public static func rotate<G: VertexGeometry>(_ geometry: G, by angle: Double, around origin: Point? = nil) -> G {
+        let g = geometry.geometry
+        let center = origin?.coordinate ?? g.extent?.center ?? Coordinate(x: 0, y: 0)  // (no vertices: no matter)
         let (s, c) = (sin(angle * .pi / 180), cos(angle * .pi / 180))
-        return affine(g) {
+        return geometry.mapCoordinates(into: g.spatialReference) {
             let (x, y) = ($0.x - center.x, $0.y - center.y)
             return Coordinate(x: center.x + c * x - s * y, y: center.y + s * x + c * y, z: $0.z)
         }
     }
 
-    /// The geometry scaled about a point (ArcGIS `scale(_:factorX:factorY:relativeTo:)`).
+    /// An envelope rotated about a point: a polygon, since a turned rectangle is no longer axis-aligned.
     /// - Parameters:
-    ///   - geometry: Any geometry.
+    ///   - envelope: The rectangle.
+    ///   - angle: The rotation in degrees, counter-clockwise.
+    ///   - origin: The fixed point; `nil` for the envelope's centre.
+    public static func rotate(_ envelope: Envelope, by angle: Double, around origin: Point? = nil) -> Polygon {
+        rotate(envelope.polygon, by: angle, around: origin)
+    }
+
+    /// The geometry scaled about a point (ArcGIS `scale(_:factorX:factorY:relativeTo:)`), of the input's type
+    /// (a wrapped envelope becomes a polygon).
+    /// - Parameters:
+    ///   - geometry: A point, multipoint, polyline, polygon or `Geometry`.
     ///   - factorX: The scale factor along x (negative mirrors).
     ///   - factorY: The scale factor along y (negative mirrors).
-    ///   - origin: The fixed point; `nil` for the centre of the geometry's envelope.
-    public static func scale(
-        _ geometry: some GeometryConvertible, factorX: Double, factorY: Double, relativeTo origin: Point? = nil
-    ) -> Geometry {
-        let g = geometry.geometry.polygonIfEnvelope
-        guard let center = origin?.coordinate ?? g.envelope?.center else { return g }
-        return affine(g) {
+    ///   - origin: The fixed point; `nil` for the centre of the geometry's extent.
+    public static func scale<G: VertexGeometry>(
+        _ geometry: G, factorX: Double, factorY: Double, relativeTo origin: Point? = nil
+    ) -> G {
+        let g = geometry.geometry
+        let center = origin?.coordinate ?? g.extent?.center ?? Coordinate(x: 0, y: 0)  // (no vertices: no matter)
+        return geometry.mapCoordinates(into: g.spatialReference) {
             Coordinate(x: center.x + factorX * ($0.x - center.x), y: center.y + factorY * ($0.y - center.y), z: $0.z)
         }
     }
 
-    private static func affine(_ g: Geometry, _ transform: (Coordinate) -> Coordinate) -> Geometry {
-        if case .envelope(let e) = g, let moved = Envelope(
-            around: [transform(Coordinate(x: e.xMin, y: e.yMin)), transform(Coordinate(x: e.xMax, y: e.yMax))],
-            spatialReference: e.spatialReference)
-        {
-            return .envelope(moved)
-        }
-        return g.mapCoordinates(into: g.spatialReference, transform)
-    }
-}
-
-extension Geometry {
-    /// An envelope as its polygon (a rotated or mirrored rectangle is no longer an envelope); anything else as is.
-    var polygonIfEnvelope: Geometry {
-        if case .envelope(let e) = self { return .polygon(e.polygon) }
-        return self
+    /// An envelope scaled about a point, as a polygon (as `scale(_:factorX:factorY:relativeTo:)`).
+    /// - Parameters:
+    ///   - envelope: The rectangle.
+    ///   - factorX: The scale factor along x (negative mirrors).
+    ///   - factorY: The scale factor along y (negative mirrors).
+    ///   - origin: The fixed point; `nil` for the envelope's centre.
+    public static func scale(
+        _ envelope: Envelope, factorX: Double, factorY: Double, relativeTo origin: Point? = nil
+    ) -> Polygon {
+        scale(envelope.polygon, factorX: factorX, factorY: factorY, relativeTo: origin)
     }
 }
 

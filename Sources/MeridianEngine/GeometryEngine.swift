@@ -11,7 +11,36 @@ public enum GeometryEngine {}
 // MARK: - Projection
 
 extension GeometryEngine {
-    /// Projects a geometry into another spatial reference.
+    /// Projects a geometry into another spatial reference, returning the same type: a ``Polygon`` for a polygon,
+    /// a ``Point`` for a point (`let p: Polygon = try GeometryEngine.project(polygon, into: sr)`).
+    ///
+    /// Every vertex is projected; the segments between them stay straight in the target, so a long edge that is
+    /// curved in the target's plane is approximated by its chord (densify first to follow the curve).
+    /// - Parameters:
+    ///   - geometry: A point, multipoint, polyline or polygon.
+    ///   - spatialReference: The target spatial reference.
+    /// - Returns: The projected geometry, of the input's type.
+    /// - Throws: `EngineError.projectionFailed` when a vertex is outside the transformation's domain.
+    public static func project<G: VertexGeometry>(_ geometry: G, into spatialReference: SpatialReference)
+        throws(EngineError) -> G
+    {
+        try transformVertices(geometry, into: spatialReference).geometry
+    }
+
+    /// Projects an envelope: the result is a ``Polygon`` through the four projected corners, because a
+    /// rectangle is in general no longer axis-aligned in another spatial reference (its edges may even be curved
+    /// there: densify `envelope.polygon` first to follow them; the envelope around the result is its ``Geometry/extent``).
+    /// - Parameters:
+    ///   - envelope: The rectangle.
+    ///   - spatialReference: The target spatial reference.
+    /// - Returns: The projected rectangle as a four-corner polygon.
+    /// - Throws: `EngineError.projectionFailed` when a corner is outside the transformation's domain.
+    public static func project(_ envelope: Envelope, into spatialReference: SpatialReference) throws(EngineError) -> Polygon {
+        try project(envelope.polygon, into: spatialReference)
+    }
+
+    /// Projects a geometry held as a ``Geometry`` (or any ``GeometryConvertible``) into another spatial reference;
+    /// an envelope becomes a polygon (see `project(_:into:)`).
     /// - Parameters:
     ///   - geometry: Any geometry.
     ///   - spatialReference: The target spatial reference.
@@ -20,7 +49,7 @@ extension GeometryEngine {
     public static func project(_ geometry: some GeometryConvertible, into spatialReference: SpatialReference)
         throws(EngineError) -> Geometry
     {
-        try projectReportingOperations(geometry, into: spatialReference).geometry
+        try transformVertices(geometry.geometry, into: spatialReference).geometry
     }
 
     /// Projects a geometry and reports which PROJ operation ran and its accuracy (for NAD27 ↔ WGS84 without the
@@ -33,19 +62,21 @@ extension GeometryEngine {
     public static func projectReportingOperations(
         _ geometry: some GeometryConvertible, into spatialReference: SpatialReference
     ) throws(EngineError) -> ProjectedGeometry {
-        let g = geometry.geometry
-        if g.spatialReference == spatialReference { return ProjectedGeometry(geometry: g, operations: []) }
-        let transformation = try Transformation.between(g.spatialReference, spatialReference)
-        var operations: [ProjectionOperation] = []
-        let mapped: Geometry
-        do {
-            // Transform all vertices in one PROJ call, then redistribute them into the shape.
-            var all = g.coordinates
-            if let op = try transformation.transform(&all) { operations.append(op) }
-            var iterator = all.makeIterator()
-            mapped = g.mapCoordinates(into: spatialReference) { _ in iterator.next()! }
-        }
-        return ProjectedGeometry(geometry: mapped, operations: Array(Set(operations)))
+        let (g, operations) = try transformVertices(geometry.geometry, into: spatialReference)
+        return ProjectedGeometry(geometry: g, operations: operations)
+    }
+
+    /// The one projection of a geometry: all vertices in one PROJ call, then redistributed into the shape.
+    private static func transformVertices<G: VertexGeometry>(_ g: G, into spatialReference: SpatialReference)
+        throws(EngineError) -> (geometry: G, operations: [ProjectionOperation])
+    {
+        let source = g.geometry.spatialReference
+        if source == spatialReference { return (g, []) }
+        let transformation = try Transformation.between(source, spatialReference)
+        var all = g.geometry.coordinates
+        let operation = try transformation.transform(&all)
+        var iterator = all.makeIterator()
+        return (g.mapCoordinates(into: spatialReference) { _ in iterator.next()! }, operation.map { [$0] } ?? [])
     }
 
     /// Projects coordinates in bulk, without building geometries (the fast path for large point sets): PROJ reads

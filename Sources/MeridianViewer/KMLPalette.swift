@@ -1,3 +1,5 @@
+import MeridianKML
+
 /// The styles page 2 offers, as in the "Create and save KML" sample: seven point icons and fourteen colors.
 ///
 /// The icons are the project's own PNGs (drawn by `scripts/make-icons.py`), served from `/icons/` and packed into
@@ -32,22 +34,22 @@ public enum KMLPalette {
         Icon(id: "square-pin", title: "Square pin", file: "square-pin.png"),
     ]
 
-    /// The sample's fourteen colors (UIKit's named colors), in its order.
+    /// The sample's fourteen colors (UIKit's named colors, as `KMLColor`'s named colors), in its order.
     public static let colors: [Color] = [
-        Color(name: "Red", hex: "#ff0000"),
-        Color(name: "Yellow", hex: "#ffff00"),
-        Color(name: "White", hex: "#ffffff"),
-        Color(name: "Purple", hex: "#800080"),
-        Color(name: "Orange", hex: "#ff8000"),
-        Color(name: "Magenta", hex: "#ff00ff"),
-        Color(name: "Light gray", hex: "#aaaaaa"),
-        Color(name: "Gray", hex: "#808080"),
-        Color(name: "Dark gray", hex: "#555555"),
-        Color(name: "Green", hex: "#00ff00"),
-        Color(name: "Cyan", hex: "#00ffff"),
-        Color(name: "Brown", hex: "#996633"),
-        Color(name: "Blue", hex: "#0000ff"),
-        Color(name: "Black", hex: "#000000"),
+        Color(name: "Red", hex: KMLColor.red.hexRGB),
+        Color(name: "Yellow", hex: KMLColor.yellow.hexRGB),
+        Color(name: "White", hex: KMLColor.white.hexRGB),
+        Color(name: "Purple", hex: KMLColor.purple.hexRGB),
+        Color(name: "Orange", hex: KMLColor.orange.hexRGB),
+        Color(name: "Magenta", hex: KMLColor.magenta.hexRGB),
+        Color(name: "Light gray", hex: KMLColor.lightGray.hexRGB),
+        Color(name: "Gray", hex: KMLColor.gray.hexRGB),
+        Color(name: "Dark gray", hex: KMLColor.darkGray.hexRGB),
+        Color(name: "Green", hex: KMLColor.green.hexRGB),
+        Color(name: "Cyan", hex: KMLColor.cyan.hexRGB),
+        Color(name: "Brown", hex: KMLColor.brown.hexRGB),
+        Color(name: "Blue", hex: KMLColor.blue.hexRGB),
+        Color(name: "Black", hex: KMLColor.black.hexRGB),
     ]
 
     /// The icon with an identifier.

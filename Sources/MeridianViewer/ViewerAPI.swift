@@ -230,7 +230,7 @@ public final class ViewerAPI: Sendable {
         w.raw(",\"north\":"); w.number(a.north)
         w.raw("},\"boundary\":")
         w.polygon(info.boundary)
-        if let e = info.boundary.geometry.envelope {
+        if let e = info.boundary.geometry.extent {
             w.raw(",\"extent\":{\"xmin\":"); w.number(e.xMin)
             w.raw(",\"ymin\":"); w.number(e.yMin)
             w.raw(",\"xmax\":"); w.number(e.xMax)
@@ -399,12 +399,7 @@ public final class ViewerAPI: Sendable {
         var result: [Polygon] = []
         for polygon in try polygons(for: job) {
             do {
-                guard case .polygon(let p) = try GeometryEngine.project(polygon, into: .wgs84) else {
-                    throw APIError(500, "projecting a buffer did not give a polygon")
-                }
-                result.append(p)
-            } catch let e as APIError {
-                throw e
+                result.append(try GeometryEngine.project(polygon, into: .wgs84))
             } catch {
                 throw .unprocessable("cannot project the buffers to WGS84: \(error)")
             }

@@ -25,7 +25,7 @@ import Testing
         // Buffer by 10 miles (one polygon per point, or unioned).
         let fortWorth = try GeometryEngine.project(Point(latitude: 32.7555, longitude: -97.3308), into: texas)
         let buffers = try GeometryEngine.buffer(
-            around: [projected.geometry, fortWorth],
+            around: [projected.geometry, fortWorth.geometry],
             distances: [Measurement(value: 10, unit: UnitLength.miles), Measurement(value: 20, unit: UnitLength.miles)],
             shouldUnion: true)
         print(buffers.count, try GeometryEngine.area(buffers[0]) / 27_878_400)   // 1 polygon, area in square miles

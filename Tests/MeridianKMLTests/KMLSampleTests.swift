@@ -146,7 +146,7 @@ import Testing
         let golden = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("libkml/kml_badcoords-golden.kml"))
         #expect(bad.document.allPlacemarks[0].geometry?.coordinates == golden.document.allPlacemarks[0].geometry?.coordinates)
         let xml = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("gdal_autotest/description_with_xml.kml"))
-        #expect(xml.document.allPlacemarks[0].description == "Description<br/><i attr=\"val\">Interesting</i><br/>")
+        #expect(xml.document.allPlacemarks[0].nodeDescription == "Description<br/><i attr=\"val\">Interesting</i><br/>")
     }
 }
 

@@ -95,7 +95,7 @@ import Testing
 
     @Test func escapingAndCDATA() throws {
         var p = KMLPlacemark(geometry: .point(longitude: 0, latitude: 0), name: "Fish & <Chips> \"quoted\"")
-        p.description = "<b>bold</b> with ]]> inside and ]]]]> twice"
+        p.nodeDescription = "<b>bold</b> with ]]> inside and ]]]]> twice"
         p.snippet = "a < b"
         p.extendedData = KMLExtendedData(data: [.init(name: "k&\"", value: "<x/> & ]]>", displayName: "D <1>")],
                                          schemaData: [.init(schemaUrl: "#s", fields: [.init(name: "f", value: "1 < 2")])])

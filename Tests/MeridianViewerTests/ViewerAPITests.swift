@@ -145,7 +145,7 @@ import Testing
         let features = try GeoJSON.decodeFeatures(r.body)
         #expect(features.count == 2)
         #expect(features[1].properties["radiusMiles"] == .number(20))
-        let envelope = try #require(features[0].geometry?.envelope)
+        let envelope = try #require(features[0].geometry?.extent)
         // (1,700,000 ft, 400,000 ft) is about 98.48°W, 32.76°N (Palo Pinto County); a 10-mile buffer spans about
         // 0.29° of latitude.
         #expect(envelope.xMin > -98.8 && envelope.xMax < -98.1 && envelope.yMin > 32.4 && envelope.yMax < 33.2)

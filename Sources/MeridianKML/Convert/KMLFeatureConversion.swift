@@ -79,7 +79,7 @@ public enum KMLFeatureConversion {
         var properties: [String: JSONValue] = [:]
         for (k, v) in placemark.extendedData?.values ?? [:] { properties[k] = .string(v) }
         if let n = placemark.name { properties["name"] = .string(n) }
-        if let d = placemark.description { properties["description"] = .string(d) }
+        if let d = placemark.nodeDescription { properties["description"] = .string(d) }
         properties.merge(simplestyle(of: effectiveStyle)) { _, new in new }
         return Feature(geometry: placemark.geometry?.geometry, properties: properties,
                        id: placemark.id.map { .string($0) })
@@ -107,7 +107,7 @@ public enum KMLFeatureConversion {
             return String(decoding: v.encoded(), as: UTF8.self)
         }
         if let n = rest.removeValue(forKey: "name") ?? rest.removeValue(forKey: "title") { p.name = text(n) }
-        if let d = rest.removeValue(forKey: "description") { p.description = text(d) }
+        if let d = rest.removeValue(forKey: "description") { p.nodeDescription = text(d) }
         do {
             p.style = try style(simplestyle: rest)
         } catch {

@@ -85,6 +85,26 @@ public struct KMLColor: Sendable, Hashable, CustomStringConvertible {
     /// Opaque black.
     public static let black = KMLColor(red: 0, green: 0, blue: 0)
 
+    // The rest of the "Create and save KML" sample's fourteen colors, UIKit's named colors (component fractions as
+    // UIKit documents them, times 255, rounded: 0.5 → 128, 2/3 → 170, 1/3 → 85, 0.6 → 153, 0.4 → 102, 0.2 → 51).
+
+    /// Opaque purple (0.5, 0, 0.5): `#800080`.
+    public static let purple = KMLColor(red: 128, green: 0, blue: 128)
+    /// Opaque orange (1, 0.5, 0): `#ff8000`.
+    public static let orange = KMLColor(red: 255, green: 128, blue: 0)
+    /// Opaque magenta (1, 0, 1): `#ff00ff`.
+    public static let magenta = KMLColor(red: 255, green: 0, blue: 255)
+    /// Opaque cyan (0, 1, 1): `#00ffff`.
+    public static let cyan = KMLColor(red: 0, green: 255, blue: 255)
+    /// Opaque brown (0.6, 0.4, 0.2): `#996633`.
+    public static let brown = KMLColor(red: 153, green: 102, blue: 51)
+    /// Opaque light gray (white 2/3): `#aaaaaa`.
+    public static let lightGray = KMLColor(red: 170, green: 170, blue: 170)
+    /// Opaque gray (white 1/2): `#808080`.
+    public static let gray = KMLColor(red: 128, green: 128, blue: 128)
+    /// Opaque dark gray (white 1/3): `#555555`.
+    public static let darkGray = KMLColor(red: 85, green: 85, blue: 85)
+
     private static func hexBytes(_ s: String) -> [UInt8]? {
         let u = Array(s.utf8)
         guard u.count % 2 == 0, !u.isEmpty else { return nil }

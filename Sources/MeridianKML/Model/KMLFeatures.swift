@@ -4,8 +4,9 @@ public protocol KMLNode: Sendable, Hashable {
     var id: String? { get set }
     /// `<name>`.
     var name: String? { get set }
-    /// `<description>`: plain text or HTML (written in CDATA when it holds markup).
-    var description: String? { get set }
+    /// `<description>`: plain text or HTML (written in CDATA when it holds markup). Named as ArcGIS's
+    /// `nodeDescription`, so that `description` stays the short text `print` shows.
+    var nodeDescription: String? { get set }
     /// `<Snippet>`: the short description shown in lists.
     var snippet: String? { get set }
     /// `<visibility>`; `nil` when not written (KML's default: visible).
@@ -114,7 +115,7 @@ public struct KMLPlacemark: KMLNode {
     /// `<name>`.
     public var name: String?
     /// `<description>`: text or HTML (written in CDATA when it holds markup).
-    public var description: String?
+    public var nodeDescription: String?
     /// `<Snippet>`.
     public var snippet: String?
     /// `<visibility>`; `nil` when not written.
@@ -138,14 +139,14 @@ public struct KMLPlacemark: KMLNode {
     /// - Parameters:
     ///   - geometry: The geometry, in WGS84.
     ///   - name: The name.
-    ///   - description: Text or HTML.
+    ///   - nodeDescription: The `<description>`: text or HTML.
     ///   - style: Inline style.
     ///   - styleUrl: Shared style reference.
-    public init(geometry: KMLGeometry?, name: String? = nil, description: String? = nil, style: KMLStyle? = nil,
+    public init(geometry: KMLGeometry?, name: String? = nil, nodeDescription: String? = nil, style: KMLStyle? = nil,
                 styleUrl: String? = nil) {
         self.geometry = geometry
         self.name = name
-        self.description = description
+        self.nodeDescription = nodeDescription
         self.style = style
         self.styleUrl = styleUrl
         self.unmodeledElements = []
@@ -159,7 +160,7 @@ public struct KMLFolder: KMLNode {
     /// `<name>`.
     public var name: String?
     /// `<description>`: text or HTML (written in CDATA when it holds markup).
-    public var description: String?
+    public var nodeDescription: String?
     /// `<Snippet>`.
     public var snippet: String?
     /// `<visibility>`; `nil` when not written.
@@ -196,7 +197,7 @@ public struct KMLDocument: KMLNode {
     /// `<name>`.
     public var name: String?
     /// `<description>`: text or HTML (written in CDATA when it holds markup).
-    public var description: String?
+    public var nodeDescription: String?
     /// `<Snippet>`.
     public var snippet: String?
     /// `<visibility>`; `nil` when not written.
@@ -330,4 +331,48 @@ extension KMLContainer {
         }
         return out
     }
+}
+
+// MARK: - Short descriptions (the default print dumps the whole tree)
+
+extension KMLPlacemark: CustomStringConvertible {
+    /// `KMLPlacemark("<name>", <geometry type>)`; the `<description>` text is ``nodeDescription``.
+    public var description: String {
+        "KMLPlacemark(\(quotedName(name)), \(geometry?.typeName ?? "no geometry"))"
+    }
+}
+
+extension KMLFolder: CustomStringConvertible {
+    /// `KMLFolder("<name>", <n> features)`.
+    public var description: String { "KMLFolder(\(quotedName(name)), \(featureCount(features)))" }
+}
+
+extension KMLDocument: CustomStringConvertible {
+    /// `KMLDocument("<name>", <n> styles, <n> features)`.
+    public var description: String {
+        "KMLDocument(\(quotedName(name)), \(styles.count) style\(styles.count == 1 ? "" : "s"), \(featureCount(features)))"
+    }
+}
+
+extension KMLFeature: CustomStringConvertible {
+    /// The wrapped feature's description, or `KMLFeature(<element name>)` for an unmodeled one.
+    public var description: String {
+        switch self {
+        case .placemark(let p): p.description
+        case .folder(let f): f.description
+        case .document(let d): d.description
+        case .unmodeled(let e): "KMLFeature(\(e.name))"
+        }
+    }
+}
+
+/// A name in quotes, cut after 60 characters, or "unnamed".
+private func quotedName(_ name: String?) -> String {
+    guard let name else { return "unnamed" }
+    return "\"" + (name.count > 60 ? name.prefix(60) + "…" : Substring(name)) + "\""
+}
+
+/// "1 feature", "3 features" (direct children).
+private func featureCount(_ features: [KMLFeature]) -> String {
+    "\(features.count) feature\(features.count == 1 ? "" : "s")"
 }

@@ -56,7 +56,7 @@ struct KMLDecoder {
         case "Snippet", "snippet":
             guard c.attributes.isEmpty, node.snippet == nil else { return false }
             node.snippet = Self.content(c)
-        case "description": node.description = Self.content(c)
+        case "description": node.nodeDescription = Self.content(c)
         case "styleUrl": node.styleUrl = c.text
         case "ExtendedData":
             guard node.extendedData == nil else { return false }

@@ -231,7 +231,7 @@ struct KMLEncoder: ~Copyable {
         slots.flush(before: 8, &w)
         if let v = n.snippet { w.leaf("Snippet", v) }
         slots.flush(before: 9, &w)
-        if let v = n.description { w.markupLeaf("description", v) }
+        if let v = n.nodeDescription { w.markupLeaf("description", v) }
         slots.flush(before: 12, &w)
         if let v = n.styleUrl { w.leaf("styleUrl", v) }
         slots.flush(before: 13, &w)

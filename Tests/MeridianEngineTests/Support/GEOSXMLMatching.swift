@@ -93,7 +93,7 @@ extension GEOSXMLSuite {
             }
             return true
         }
-        let diagonal = expected.envelope.map { hypot($0.width, $0.height) } ?? 0
+        let diagonal = expected.extent.map { hypot($0.width, $0.height) } ?? 0
         let tolerance = max(1e-9 * diagonal, 1e-12)
         switch (actual, expected) {
         case (.point, _), (.multipoint, _):
