@@ -175,7 +175,8 @@ public struct Polygon: Sendable, Hashable, Codable {
     /// - Throws: `GeometryError.empty` for no points, `.malformed` for fewer than three, `.mixedSpatialReferences`.
     public init(points: [Point]) throws {
         var ring = points
-        if ring.count > 1, let first = ring.first, let last = ring.last, first.x == last.x, first.y == last.y {
+        if ring.count > 1, let first = ring.first, let last = ring.last, first.x == last.x, first.y == last.y,
+           first.spatialReference == last.spatialReference {
             ring.removeLast()
         }
         let (coordinates, spatialReference) = try Point.shared(ring, in: "a polygon", minimumCount: 3)

@@ -49,6 +49,46 @@ import Testing
         #expect(throws: GeometryError.self) { try Multipoint(points: []) }
     }
 
+    /// `Polyline(points:)` and `Polygon(points:)` follow `Multipoint(points:)`: one spatial reference, not empty;
+    /// a path needs two points and a ring three (a closing repeat of the first is not counted).
+    @Test func polylineAndPolygonFromPoints() throws {
+        let pts = [Point(x: 0, y: 0, spatialReference: sr), Point(x: 4, y: 0, spatialReference: sr),
+                   Point(x: 0, y: 3, spatialReference: sr)]
+        let line = try Polyline(points: pts)
+        #expect(line.parts == [pts.map(\.coordinate)])
+        #expect(line.spatialReference == sr)
+        let triangle = try Polygon(points: pts)
+        #expect(triangle.parts.count == 1 && triangle.parts[0].holes.isEmpty)
+        #expect(triangle.parts[0].shell == pts.map(\.coordinate) + [pts[0].coordinate])  // closed for us
+        #expect(Polygon.signedArea(triangle.parts[0].shell) == 6)  // ½ · 4 · 3
+        #expect(try Polygon(points: pts + [pts[0]]) == triangle)   // already closed: the same polygon
+        let other = Point(x: 0, y: 0, spatialReference: .wgs84)
+        #expect(throws: GeometryError.mixedSpatialReferences) { try Polyline(points: [pts[0], other]) }
+        #expect(throws: GeometryError.mixedSpatialReferences) { try Polygon(points: [pts[0], pts[1], other]) }
+        #expect(throws: GeometryError.empty("a polyline needs at least one point")) { try Polyline(points: []) }
+        #expect(throws: GeometryError.empty("a polygon needs at least one point")) { try Polygon(points: []) }
+        #expect(throws: GeometryError.malformed("a polyline needs at least 2 points, got 1")) {
+            try Polyline(points: [pts[0]])
+        }
+        #expect(throws: GeometryError.malformed("a polygon needs at least 3 points, got 2")) {
+            try Polygon(points: [pts[0], pts[1]])
+        }
+        #expect(throws: GeometryError.malformed("a polygon needs at least 3 points, got 2")) {
+            try Polygon(points: [pts[0], pts[1], pts[0]])  // a closed ring of two distinct points
+        }
+    }
+
+    /// A state plane zone's area of use names every county: the description cuts the name after 60 characters.
+    @Test func areaOfUseDescriptionIsShort() {
+        let counties = (1...90).map { "County \($0)" }.joined(separator: "; ")
+        let area = AreaOfUse(name: "United States (USA) - Texas - counties of " + counties, west: -103.07, south: 31.72,
+                             east: -94, north: 34.58)
+        #expect(area.description
+            == "United States (USA) - Texas - counties of County 1; County 2… (west -103.07°, south 31.72°, east -94.0°, north 34.58°)")
+        #expect(AreaOfUse(name: "World", west: -180, south: -90, east: 180, north: 90).description
+            == "World (west -180.0°, south -90.0°, east 180.0°, north 90.0°)")
+    }
+
     @Test func mapCoordinatesKeepsTheShape() {
         let polygon = Polygon(parts: [.init(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 2, y: 0), Coordinate(x: 0, y: 2), Coordinate(x: 0, y: 0)],
                                             holes: [[Coordinate(x: 0.1, y: 0.1), Coordinate(x: 0.1, y: 0.2), Coordinate(x: 0.2, y: 0.1), Coordinate(x: 0.1, y: 0.1)]])],

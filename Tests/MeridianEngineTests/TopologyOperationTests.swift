@@ -234,6 +234,61 @@ struct TopologyOperationTests {
         #expect(throws: EngineError.self) { _ = try GeometryEngine.combineExtents(Self.point(0, 0), Point(latitude: 0, longitude: 0)) }
     }
 
+    /// The typed forms give back the input's type, holes and parts kept: a 4 × 4 square with a unit hole moved by
+    /// (1, −2); a segment turned 90°; two points scaled ×2 about their centre; the square densified to pieces of 1
+    /// (⌈4/1⌉ = 4 per side, the hole's unit sides untouched) and generalized (a vertex 0.01 off the bottom edge goes).
+    @Test func typedOperationsKeepTheType() throws {
+        let hole = [Coordinate(x: 1, y: 1), Coordinate(x: 1, y: 2), Coordinate(x: 2, y: 2), Coordinate(x: 2, y: 1),
+                    Coordinate(x: 1, y: 1)]
+        let holed = Polygon(parts: [Polygon.Part(shell: Self.square(0, 0, 4, 4).parts[0].shell, holes: [hole])],
+                            spatialReference: Self.sr)
+        let moved: Polygon = GeometryEngine.move(holed, deltaX: 1, deltaY: -2)
+        #expect(moved.parts[0].holes[0] == hole.map { Coordinate(x: $0.x + 1, y: $0.y - 2) })
+        #expect(moved.parts[0].shell[2] == Coordinate(x: 5, y: 2))
+        let turned: Polyline = GeometryEngine.rotate(Self.line([(0, 0), (2, 0)]), by: 90, around: Self.point(0, 0))
+        #expect(turned.parts.count == 1 && abs(turned.parts[0][1].x) < 1e-15 && abs(turned.parts[0][1].y - 2) < 1e-15)
+        let pair = Multipoint([Coordinate(x: 1, y: 1), Coordinate(x: 3, y: 1)], spatialReference: Self.sr)
+        let spread: Multipoint = GeometryEngine.scale(pair, factorX: 2, factorY: 1)
+        #expect(spread.coordinates == [Coordinate(x: 0, y: 1), Coordinate(x: 4, y: 1)])
+        let dense: Polygon = try GeometryEngine.densify(holed, maxSegmentLength: 1)
+        #expect(dense.parts[0].shell.count == 4 * 4 + 1)
+        #expect(dense.parts[0].holes.map(\.count) == [5])
+        #expect(abs(try GeometryEngine.area(dense) - 15) < 1e-12)
+        let dented = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 2, y: 0.01), Coordinate(x: 4, y: 0),
+                                     Coordinate(x: 4, y: 4), Coordinate(x: 0, y: 4)], spatialReference: Self.sr)
+        let plain: Polygon = try GeometryEngine.generalize(dented, maxDeviation: 0.1, removeDegenerateParts: true)
+        #expect(plain.vertexCount == 5)
+        #expect(abs(try GeometryEngine.area(plain) - 16) < 1e-12)
+        let repeated = Multipoint([Coordinate(x: 1, y: 1), Coordinate(x: 1, y: 1)], spatialReference: Self.sr)
+        let once: Multipoint = try GeometryEngine.simplify(repeated)
+        #expect(once.coordinates == [Coordinate(x: 1, y: 1)])
+        // Nothing in, nothing out (GEOS may answer an empty input with an empty geometry of another type).
+        let empty = Polygon(parts: [], spatialReference: Self.sr)
+        #expect(try GeometryEngine.densify(empty, maxSegmentLength: 1) == empty)
+        #expect(try GeometryEngine.generalize(empty, maxDeviation: 1, removeDegenerateParts: true) == empty)
+    }
+
+    /// Envelopes: moved, still an envelope; rotated 90° about the origin, the polygon (0,0)-(0,2)-(−1,2)-(−1,0);
+    /// scaled ×2, a polygon of 4 times the area; densified to pieces of 0.5, a polygon of 2·4 + 2·2 + 1 vertices.
+    /// Wrapped in a `Geometry`, the envelope behaves the same (a `Geometry` comes back).
+    @Test func envelopesBecomePolygonsExceptWhenMoved() throws {
+        let box = Envelope(xMin: 0, yMin: 0, xMax: 2, yMax: 1, spatialReference: Self.sr)
+        let turned: Polygon = GeometryEngine.rotate(box, by: 90, around: Self.point(0, 0))
+        let expected = [(0.0, 0.0), (0, 2), (-1, 2), (-1, 0), (0, 0)]
+        #expect(turned.parts[0].shell.count == 5)
+        for (v, e) in zip(turned.parts[0].shell, expected) { #expect(abs(v.x - e.0) < 1e-15 && abs(v.y - e.1) < 1e-15) }
+        let big: Polygon = GeometryEngine.scale(box, factorX: 2, factorY: 2)
+        #expect(abs(try GeometryEngine.area(big) - 8) < 1e-12)
+        let dense: Polygon = try GeometryEngine.densify(box, maxSegmentLength: 0.5)
+        #expect(dense.vertexCount == 13)
+        let simple: Polygon = try GeometryEngine.simplify(box)
+        #expect(abs(try GeometryEngine.area(simple) - 2) < 1e-12)
+        #expect(GeometryEngine.move(Geometry.envelope(box), deltaX: 1, deltaY: 1).envelope
+            == Envelope(xMin: 1, yMin: 1, xMax: 3, yMax: 2, spatialReference: Self.sr))
+        #expect(GeometryEngine.rotate(Geometry.envelope(box), by: 90, around: Self.point(0, 0)).polygon == turned)
+        #expect(GeometryEngine.scale(Geometry.envelope(box), factorX: 2, factorY: 2).polygon == big)
+    }
+
     /// (1, 0) turned 90° about the origin is (0, 1); a square scaled by 2 about its centre has 4 times the area and
     /// the same centre; a moved envelope is still an envelope.
     @Test func moveRotateAndScale() throws {

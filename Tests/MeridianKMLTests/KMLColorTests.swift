@@ -35,4 +35,23 @@ import Testing
         #expect(KMLColor(kml: "zz0000ff") == nil)
         #expect(KMLColor(kml: "0000ff") == .red)  // six digits: bbggrr, opaque
     }
+
+    /// The "Create and save KML" sample's fourteen colors are UIKit's named colors. UIKit documents their
+    /// components as fractions (purple 0.5, 0, 0.5; orange 1, 0.5, 0; brown 0.6, 0.4, 0.2; light gray, gray and
+    /// dark gray white 2/3, 1/2, 1/3, …); each channel is the fraction × 255, rounded half up as UIKit's 8-bit
+    /// conversion does (0.5 → 128).
+    @Test func theSamplePaletteIsNamed() {
+        let uikit: [(KMLColor, Double, Double, Double)] = [
+            (.red, 1, 0, 0), (.yellow, 1, 1, 0), (.white, 1, 1, 1), (.purple, 0.5, 0, 0.5), (.orange, 1, 0.5, 0),
+            (.magenta, 1, 0, 1), (.lightGray, 2.0 / 3, 2.0 / 3, 2.0 / 3), (.gray, 0.5, 0.5, 0.5),
+            (.darkGray, 1.0 / 3, 1.0 / 3, 1.0 / 3), (.green, 0, 1, 0), (.cyan, 0, 1, 1), (.brown, 0.6, 0.4, 0.2),
+            (.blue, 0, 0, 1), (.black, 0, 0, 0),
+        ]
+        func byte(_ f: Double) -> UInt8 { UInt8((f * 255).rounded(.toNearestOrAwayFromZero)) }
+        for (color, r, g, b) in uikit {
+            #expect(color == KMLColor(red: byte(r), green: byte(g), blue: byte(b)), "\(color) vs (\(r), \(g), \(b))")
+        }
+        #expect(Set(uikit.map(\.0)).count == 14)
+        #expect(KMLColor.brown.kmlString == "ff336699")  // aabbggrr
+    }
 }

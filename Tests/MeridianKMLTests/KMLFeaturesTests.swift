@@ -1,0 +1,42 @@
+import Foundation
+import MeridianCore
+import Testing
+@testable import MeridianKML
+
+/// The feature types' short descriptions, and `nodeDescription` (the `<description>` text, renamed from
+/// `description` so that `print(document)` is short) read and written.
+@Suite struct KMLFeaturesTests {
+    static func document() throws -> KMLDocument {
+        var document = KMLDocument(name: "Sketch")
+        document.addStyle(KMLStyle(id: "fill", polygonStyle: KMLPolygonStyle(color: .orange)))
+        let square = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 0), Coordinate(x: 1, y: 1)],
+                             spatialReference: .wgs84)
+        let html = String(repeating: "<p>a long balloon text</p>", count: 400)
+        document.addChild(KMLPlacemark(geometry: try KMLGeometry(square), name: "Area", nodeDescription: html,
+                                       styleUrl: "#fill"))
+        document.addChild(.folder(KMLFolder(name: "Empty")))
+        document.addChild(KMLPlacemark(geometry: nil))
+        return document
+    }
+
+    @Test func descriptionsAreOneShortLine() throws {
+        let document = try Self.document()
+        #expect(document.description == #"KMLDocument("Sketch", 1 style, 3 features)"#)
+        #expect(document.features.map(\.description)
+            == [#"KMLPlacemark("Area", Polygon)"#, #"KMLFolder("Empty", 0 features)"#, "KMLPlacemark(unnamed, no geometry)"])
+        #expect("\(document)".count < 80)  // the 10 000-character balloon text is not printed
+        let long = KMLFolder(name: String(repeating: "n", count: 100), features: [.folder(KMLFolder())])
+        #expect(long.description == "KMLFolder(\"\(String(repeating: "n", count: 60))…\", 1 feature)")
+    }
+
+    /// `<description>` goes to and comes back from `nodeDescription`, markup kept.
+    @Test func nodeDescriptionIsTheDescriptionElement() throws {
+        let document = try Self.document()
+        let data = KMLDataset(document: document).kmlData
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains("<description><![CDATA[<p>a long balloon text</p>"))
+        let back = try KMLDataset(data: data).document
+        #expect(back.allPlacemarks.map(\.nodeDescription) == document.allPlacemarks.map(\.nodeDescription))
+        #expect(back.allPlacemarks[0].nodeDescription?.count == 26 * 400)
+    }
+}
