@@ -316,13 +316,12 @@ extension GeometryEngine {
 }
 
 extension GeometryEngine {
-    /// The result of a type-preserving operation as the input's type. An empty input may come back from GEOS as an
-    /// empty geometry of another type: nothing in, nothing out. Any other mismatch is GEOS breaking its contract.
+    /// The result of a type-preserving operation as the input's type (GEOS keeps the type, empty inputs included:
+    /// a mismatch would be GEOS breaking its contract, reported rather than trapped).
     private static func sameType<G: VertexGeometry>(
         as input: G, _ operation: String, _ result: Geometry
     ) throws(EngineError) -> G {
         if let typed = G(result) { return typed }
-        if input.geometry.coordinates.isEmpty { return input }
         throw .geos("\(operation) gave a \(result.typeName.lowercased()) for a \(input.geometry.typeName.lowercased())")
     }
 }

@@ -63,6 +63,9 @@ import Testing
         #expect(polygon.description == "Polygon(1 part, 0 holes, 4 vertices, WGS 84 / Pseudo-Mercator (EPSG:3857))")
         #expect(envelope.description
             == "Envelope(xMin: 0.0, yMin: 0.0, xMax: 2.0, yMax: 1.0, WGS 84 / Pseudo-Mercator (EPSG:3857))")
+        let two = Polygon(parts: polygon.parts + [Polygon.Part(shell: polygon.parts[0].shell, holes: [[], []])],
+                          spatialReference: sr)
+        #expect(two.description == "Polygon(2 parts, 2 holes, 8 vertices, WGS 84 / Pseudo-Mercator (EPSG:3857))")
         #expect(Geometry.polygon(polygon).description == polygon.description)
         #expect("\(Geometry.point(point))" == point.description)
         // A large polygon still prints one short line.

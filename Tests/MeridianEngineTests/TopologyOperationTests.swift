@@ -262,10 +262,15 @@ struct TopologyOperationTests {
         let repeated = Multipoint([Coordinate(x: 1, y: 1), Coordinate(x: 1, y: 1)], spatialReference: Self.sr)
         let once: Multipoint = try GeometryEngine.simplify(repeated)
         #expect(once.coordinates == [Coordinate(x: 1, y: 1)])
-        // Nothing in, nothing out (GEOS may answer an empty input with an empty geometry of another type).
+        // Nothing in, nothing out, and of the same type (GEOS keeps the type of empty inputs).
         let empty = Polygon(parts: [], spatialReference: Self.sr)
         #expect(try GeometryEngine.densify(empty, maxSegmentLength: 1) == empty)
         #expect(try GeometryEngine.generalize(empty, maxDeviation: 1, removeDegenerateParts: true) == empty)
+        #expect(try GeometryEngine.simplify(empty) == empty)
+        let noLine = Polyline(parts: [], spatialReference: Self.sr)
+        #expect(try GeometryEngine.densify(noLine, maxSegmentLength: 1) == noLine)
+        #expect(try GeometryEngine.generalize(noLine, maxDeviation: 1, removeDegenerateParts: false) == noLine)
+        #expect(try GeometryEngine.simplify(noLine) == noLine)
     }
 
     /// Envelopes: moved, still an envelope; rotated 90° about the origin, the polygon (0,0)-(0,2)-(−1,2)-(−1,0);
