@@ -27,13 +27,8 @@ extension GeometryEngine {
         throws(EngineError) -> [Geometry]
     {
         let (a, b) = (geometry1.geometry, geometry2.geometry)
-        guard a.spatialReference == b.spatialReference else {
-            throw .spatialReferenceMismatch(a.spatialReference, b.spatialReference)
-        }
         let context = try GEOSContext()
-        let ra = try context.make(a), rb = try context.make(b)
-        try context.requireValid(ra, a)
-        try context.requireValid(rb, b)
+        let (ra, rb) = try context.validPair(a, b)
         let result = try context.own(GEOSIntersection_r(context.handle, ra.pointer, rb.pointer), "intersections")
         return try context.geometriesByDimension(result, in: a.spatialReference)
     }
@@ -44,9 +39,7 @@ extension GeometryEngine {
     /// - Throws: `.spatialReferenceMismatch`, `.invalidGeometry` for invalid polygons, `.geos`.
     public static func clip(_ geometry: some GeometryConvertible, to envelope: Envelope) throws(EngineError) -> Geometry {
         let g = geometry.geometry
-        guard g.spatialReference == envelope.spatialReference else {
-            throw .spatialReferenceMismatch(g.spatialReference, envelope.spatialReference)
-        }
+        try requireSameSpatialReference(g.spatialReference, envelope.spatialReference)
         let context = try GEOSContext()
         let ref = try context.make(g)
         try context.requireValid(ref, g)
@@ -351,9 +344,7 @@ extension GeometryEngine {
         throws(EngineError) -> ProximityResult?
     {
         let g = geometry.geometry
-        guard g.spatialReference == point.spatialReference else {
-            throw .spatialReferenceMismatch(g.spatialReference, point.spatialReference)
-        }
+        try requireSameSpatialReference(g.spatialReference, point.spatialReference)
         var best: ProximityResult?
         for (partIndex, part) in parts(of: g).enumerated() {
             if part.count == 1 {
@@ -381,9 +372,7 @@ extension GeometryEngine {
         throws(EngineError) -> ProximityResult?
     {
         let g = geometry.geometry
-        guard g.spatialReference == point.spatialReference else {
-            throw .spatialReferenceMismatch(g.spatialReference, point.spatialReference)
-        }
+        try requireSameSpatialReference(g.spatialReference, point.spatialReference)
         var best: ProximityResult?
         for (partIndex, part) in parts(of: g).enumerated() {
             for (i, c) in part.enumerated() { consider(c, partIndex: partIndex, pointIndex: i, query: point, into: &best) }
