@@ -309,6 +309,45 @@ extension GeometryEngine {
 }
 
 extension GeometryEngine {
+    /// A polyline's offset (see `offset(_:byDistance:offsetType:bevelRatio:flattenError:)`): a polyline, one
+    /// part per input part.
+    /// - Parameters:
+    ///   - polyline: The line; a positive distance offsets it to the right of its direction.
+    ///   - distance: The offset in the spatial reference's unit; not zero.
+    ///   - offsetType: How convex corners are drawn.
+    ///   - bevelRatio: For `.mitered`: the longest mitre, as a multiple of `distance` (≥ 1; default 10).
+    ///   - flattenError: For `.rounded`: the largest distance between the true arc and its chords, in the spatial
+    ///     reference's unit (> 0).
+    /// - Throws: `.invalidArgument` for a zero or non-finite distance, or an out-of-range ratio or error; `.geos`.
+    public static func offset(
+        _ polyline: Polyline, byDistance distance: Double, offsetType: OffsetType, bevelRatio: Double = 10,
+        flattenError: Double
+    ) throws(EngineError) -> Polyline {
+        try sameType(as: polyline, "offset", try offset(
+            polyline.geometry, byDistance: distance, offsetType: offsetType, bevelRatio: bevelRatio,
+            flattenError: flattenError))
+    }
+
+    /// A polygon's offset (see `offset(_:byDistance:offsetType:bevelRatio:flattenError:)`): the polygon grown
+    /// (positive distance) or shrunk (negative), with the chosen corners.
+    /// - Parameters:
+    ///   - polygon: The area.
+    ///   - distance: The offset in the spatial reference's unit; not zero.
+    ///   - offsetType: How convex corners are drawn.
+    ///   - bevelRatio: For `.mitered`: the longest mitre, as a multiple of `distance` (≥ 1; default 10).
+    ///   - flattenError: For `.rounded`: the largest distance between the true arc and its chords, in the spatial
+    ///     reference's unit (> 0).
+    /// - Throws: `.invalidArgument` for a zero or non-finite distance, or an out-of-range ratio or error;
+    ///   `.invalidGeometry` for an invalid polygon; `.geos`.
+    public static func offset(
+        _ polygon: Polygon, byDistance distance: Double, offsetType: OffsetType, bevelRatio: Double = 10,
+        flattenError: Double
+    ) throws(EngineError) -> Polygon {
+        try sameType(as: polygon, "offset", try offset(
+            polygon.geometry, byDistance: distance, offsetType: offsetType, bevelRatio: bevelRatio,
+            flattenError: flattenError))
+    }
+
     /// The result of a type-preserving operation as the input's type (GEOS keeps the type, empty inputs included:
     /// a mismatch would be GEOS breaking its contract, reported rather than trapped).
     private static func sameType<G: VertexGeometry>(

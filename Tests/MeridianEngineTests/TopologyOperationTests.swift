@@ -178,10 +178,14 @@ struct TopologyOperationTests {
 
     /// ArcGIS's sides: along +x, a positive offset is to the right (y < 0), a negative one to the left.
     @Test func offsetOfALineTakesArcGISSides() throws {
-        let right = try GeometryEngine.offset(Self.line([(0, 0), (10, 0)]), byDistance: 2, offsetType: .mitered, flattenError: 0.01)
-        #expect(Set(right.coordinates.map { [$0.x, $0.y] }) == [[0, -2], [10, -2]])
+        let right: Polyline = try GeometryEngine.offset(Self.line([(0, 0), (10, 0)]), byDistance: 2, offsetType: .mitered, flattenError: 0.01)
+        #expect(right.parts.count == 1)
+        #expect(Set(right.parts.joined().map { [$0.x, $0.y] }) == [[0, -2], [10, -2]])
         let left = try GeometryEngine.offset(Self.line([(0, 0), (10, 0)]), byDistance: -2, offsetType: .mitered, flattenError: 0.01)
-        #expect(Set(left.coordinates.map { [$0.x, $0.y] }) == [[0, 2], [10, 2]])
+        #expect(Set(left.parts.joined().map { [$0.x, $0.y] }) == [[0, 2], [10, 2]])
+        // Held as a Geometry, the same line comes back as a Geometry.
+        #expect(try GeometryEngine.offset(Self.line([(0, 0), (10, 0)]).geometry, byDistance: 2, offsetType: .mitered,
+                                          flattenError: 0.01).polyline == right)
         #expect(throws: EngineError.self) {
             _ = try GeometryEngine.offset(Self.point(0, 0), byDistance: 1, offsetType: .rounded, flattenError: 0.01)
         }
@@ -195,7 +199,8 @@ struct TopologyOperationTests {
     /// the discs of radius 1 − flattenError and 1 (140 + π(0.99)² … 140 + π). Shrinking by 1 gives the 8 × 8 square.
     @Test func offsetOfAPolygonGrowsOrShrinksIt() throws {
         let square = Self.square(0, 0, 10, 10)
-        let mitred = try GeometryEngine.area(try GeometryEngine.offset(square, byDistance: 1, offsetType: .mitered, flattenError: 0.01))
+        let grown: Polygon = try GeometryEngine.offset(square, byDistance: 1, offsetType: .mitered, flattenError: 0.01)
+        let mitred = try GeometryEngine.area(grown)
         #expect(abs(mitred - 144) < 1e-9)
         let bevelled = try GeometryEngine.area(try GeometryEngine.offset(square, byDistance: 1, offsetType: .bevelled, flattenError: 0.01))
         #expect(abs(bevelled - 142) < 1e-9)
