@@ -90,8 +90,8 @@ public enum Geometry: Sendable, Hashable, Codable {
 /// `GeometryEngine.project(_:into:)`, `move`, `rotate`, `scale`, `densify`, `generalize` and `simplify` are generic
 /// over it, so `let p: Polygon = try GeometryEngine.project(polygon, into: sr)` compiles. ``Envelope`` is not one:
 /// a rectangle projected, rotated or scaled about a point is in general no longer axis-aligned, so those operations
-/// return a ``Polygon`` for it. ``Geometry`` is one too (a `Geometry` in, a `Geometry` out; a wrapped envelope
-/// comes back as a polygon where a bare ``Envelope`` would).
+/// return a ``Polygon`` for it (moving keeps an envelope). ``Geometry`` is one too: a `Geometry` in, a `Geometry`
+/// out, a wrapped envelope treated as a bare ``Envelope`` is.
 public protocol VertexGeometry: GeometryConvertible, Hashable {
     /// The value wrapped in a `Geometry` of this type, or `nil` for another type (`Polygon(.polygon(p))` is `p`;
     /// `Polygon(.envelope(e))` is `nil`).
