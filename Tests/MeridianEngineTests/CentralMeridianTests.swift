@@ -18,6 +18,8 @@ struct CentralMeridianTests {
                     == [Coordinate(x: -170, y: 5)])
         #expect(try GeometryEngine.normalizeCentralMeridian(of: Point(latitude: 5, longitude: -540)).coordinates
                     == [Coordinate(x: -180, y: 5)])
+        #expect(try GeometryEngine.normalizeCentralMeridian(of: Point(latitude: 5, longitude: -190)).coordinates
+                    == [Coordinate(x: 170, y: 5)])
         #expect(try GeometryEngine.normalizeCentralMeridian(of: Point(latitude: 5, longitude: 179)).coordinates
                     == [Coordinate(x: 179, y: 5)])
         let half = Double.pi * 6_378_137
