@@ -64,6 +64,7 @@ final class Transformation: @unchecked Sendable {
 
     /// The shared transformation between two spatial references.
     static func between(_ source: SpatialReference, _ target: SpatialReference) throws(EngineError) -> Transformation {
+        if source.isUnspecified || target.isUnspecified { throw .spatialReferenceRequired(operation: "a projection") }
         let key = Key(source: source.definition, target: target.definition)
         let result: Result<Transformation, EngineError> = cacheLock.withLock {
             if let t = cache[key] { return .success(t) }
