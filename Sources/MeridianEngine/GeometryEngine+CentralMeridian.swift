@@ -30,7 +30,7 @@ extension GeometryEngine {
                 Coordinate(x: c.x - turn(c.x) * period, y: c.y, z: c.z)
             }
         case .polyline, .polygon, .envelope:
-            guard let e = g.envelope else { return g }
+            guard let e = g.extent else { return g }
             // A geometry ending exactly at +half stays in turn 0 (its right edge is the range's end).
             let first = turn(e.xMin), last = ((e.xMax + half) / period).rounded(.up) - 1
             if last <= first { return first == 0 ? g : move(g, deltaX: -first * period, deltaY: 0) }
