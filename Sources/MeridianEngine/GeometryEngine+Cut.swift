@@ -41,7 +41,7 @@ extension GeometryEngine {
             // The pieces of the line: noded parts whose first segment's midpoint lies on the line.
             guard let prepared = GEOSPrepare_r(context.handle, ref.pointer) else { throw context.error("cut") }
             defer { GEOSPreparedGeom_destroy_r(context.handle, prepared) }
-            let scale = max(1, g.envelope.map { max($0.width, $0.height) } ?? 1)
+            let scale = max(1, g.extent.map { max($0.width, $0.height) } ?? 1)
             var pieces: [[Coordinate]] = []
             for part in all.parts where part.count >= 2 {
                 let mid = Coordinate(x: (part[0].x + part[1].x) / 2, y: (part[0].y + part[1].y) / 2)
@@ -79,7 +79,7 @@ extension GeometryEngine {
                 if GEOSPreparedContains_r(context.handle, prepared, point.pointer) == 1 { inside.append(face) }
             }
             guard inside.count >= 2 else { return [] }
-            let scale = max(1, g.envelope.map { max($0.width, $0.height) } ?? 1)
+            let scale = max(1, g.extent.map { max($0.width, $0.height) } ?? 1)
             var left: [Polygon.Part] = [], right: [Polygon.Part] = [], undefined: [Polygon.Part] = []
             for face in inside {
                 switch faceSide(face, cutter: segments, tolerance: 1e-9 * scale) {

@@ -67,12 +67,13 @@ extension GeometryEngine {
     }
 
     /// The one projection of a geometry: all vertices in one PROJ call, then redistributed into the shape.
-    private static func transformVertices<G: VertexGeometry>(_ g: G, into spatialReference: SpatialReference)
-        throws(EngineError) -> (geometry: G, operations: [ProjectionOperation])
-    {
+    /// - Parameter pipeline: A PROJ pipeline to run instead of the operation PROJ would choose.
+    static func transformVertices<G: VertexGeometry>(
+        _ g: G, into spatialReference: SpatialReference, pipeline: String? = nil
+    ) throws(EngineError) -> (geometry: G, operations: [ProjectionOperation]) {
         let source = g.geometry.spatialReference
         if source == spatialReference { return (g, []) }
-        let transformation = try Transformation.between(source, spatialReference)
+        let transformation = try Transformation.between(source, spatialReference, pipeline: pipeline)
         var all = g.geometry.coordinates
         let operation = try transformation.transform(&all)
         var iterator = all.makeIterator()

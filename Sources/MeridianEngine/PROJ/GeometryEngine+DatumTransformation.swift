@@ -85,10 +85,6 @@ extension GeometryEngine {
         guard transformation.isAvailable else {
             throw .invalidArgument("\(transformation.name) needs a grid file that is not installed under PROJ_DATA")
         }
-        let t = try Transformation.between(g.spatialReference, spatialReference, pipeline: transformation.pipeline)
-        var all = g.coordinates
-        _ = try t.transform(&all, reportsOperation: false)
-        var iterator = all.makeIterator()
-        return g.mapCoordinates(into: spatialReference) { _ in iterator.next()! }
+        return try transformVertices(g, into: spatialReference, pipeline: transformation.pipeline).geometry
     }
 }
