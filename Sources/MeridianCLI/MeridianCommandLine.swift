@@ -10,8 +10,8 @@ public enum MeridianCommandLine {
     /// are added by the executable through `run(_:extraCommands:io:)`.
     public static var commands: [any Command.Type] {
         [
-            BufferCommand.self, ProjectCommand.self, SpatialReferenceCommand.self, MeasureCommand.self, KMLCommand.self,
-            ServeCommand.self,
+            BufferCommand.self, ProjectCommand.self, SpatialReferenceCommand.self, MeasureCommand.self, OperationCommand.self,
+            KMLCommand.self, ServeCommand.self,
         ]
     }
 

@@ -75,13 +75,8 @@ extension GeometryEngine {
         _ op: (GEOSContextHandle_t, OpaquePointer, OpaquePointer) -> OpaquePointer?
     ) throws(EngineError) -> Geometry {
         let (ga, gb) = (a.geometry, b.geometry)
-        guard ga.spatialReference == gb.spatialReference else {
-            throw .spatialReferenceMismatch(ga.spatialReference, gb.spatialReference)
-        }
         let context = try GEOSContext()
-        let ra = try context.make(ga), rb = try context.make(gb)
-        try context.requireValid(ra, ga)
-        try context.requireValid(rb, gb)
+        let (ra, rb) = try context.validPair(ga, gb)
         let result = try context.own(op(context.handle, ra.pointer, rb.pointer), name)
         if singleDimension { try context.requireSingleDimension(result, name) }
         return try context.geometry(result, in: ga.spatialReference)
@@ -128,9 +123,7 @@ extension GeometryEngine {
     ///   `.invalidGeometry` for invalid polygons.
     public static func distance(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Double {
         let (ga, gb) = (a.geometry, b.geometry)
-        guard ga.spatialReference == gb.spatialReference else {
-            throw .spatialReferenceMismatch(ga.spatialReference, gb.spatialReference)
-        }
+        try requireSameSpatialReference(ga.spatialReference, gb.spatialReference)
         guard !ga.spatialReference.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar distance") }
         guard !ga.coordinates.isEmpty, !gb.coordinates.isEmpty else {
             throw .badGeometry(.empty("a distance needs two non-empty geometries"))

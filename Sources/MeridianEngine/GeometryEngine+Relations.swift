@@ -119,13 +119,8 @@ extension GeometryEngine {
         _ op: (GEOSContextHandle_t, OpaquePointer, OpaquePointer) -> CChar
     ) throws(EngineError) -> Bool {
         let (ga, gb) = (a.geometry, b.geometry)
-        guard ga.spatialReference == gb.spatialReference else {
-            throw .spatialReferenceMismatch(ga.spatialReference, gb.spatialReference)
-        }
         let context = try GEOSContext()
-        let ra = try context.make(ga), rb = try context.make(gb)
-        try context.requireValid(ra, ga)
-        try context.requireValid(rb, gb)
+        let (ra, rb) = try context.validPair(ga, gb)
         switch op(context.handle, ra.pointer, rb.pointer) {
         case 1: return true
         case 0: return false

@@ -22,9 +22,7 @@ extension GeometryEngine {
         _ a: some GeometryConvertible, _ b: some GeometryConvertible, densifyFraction: Double? = nil
     ) throws(EngineError) -> Double {
         let (ga, gb) = (a.geometry, b.geometry)
-        guard ga.spatialReference == gb.spatialReference else {
-            throw .spatialReferenceMismatch(ga.spatialReference, gb.spatialReference)
-        }
+        try requireSameSpatialReference(ga.spatialReference, gb.spatialReference)
         guard !ga.spatialReference.isGeographic else {
             throw .geographicCoordinatesRefused(operation: "a planar Hausdorff distance")
         }

@@ -373,6 +373,16 @@ extension GEOSContext {
         return params
     }
 
+    /// Two operands of a binary GEOS operation, made in this context: refuses operands in different spatial
+    /// references, then invalid polygonal ones (see `requireValid`).
+    func validPair(_ a: Geometry, _ b: Geometry) throws(EngineError) -> (GEOSGeometryRef, GEOSGeometryRef) {
+        try GeometryEngine.requireSameSpatialReference(a.spatialReference, b.spatialReference)
+        let ra = try make(a), rb = try make(b)
+        try requireValid(ra, a)
+        try requireValid(rb, b)
+        return (ra, rb)
+    }
+
     /// Refuses invalid polygonal input (self-intersections, bad nesting) with GEOS's reason.
     func requireValid(_ ref: GEOSGeometryRef, _ g: Geometry) throws(EngineError) {
         switch g {
@@ -387,5 +397,12 @@ extension GEOSContext {
         default:
             return
         }
+    }
+}
+
+extension GeometryEngine {
+    /// Refuses two spatial references that differ (operands of one operation must share theirs).
+    static func requireSameSpatialReference(_ a: SpatialReference, _ b: SpatialReference) throws(EngineError) {
+        guard a == b else { throw .spatialReferenceMismatch(a, b) }
     }
 }

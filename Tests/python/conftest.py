@@ -23,3 +23,15 @@ def fixtures() -> pathlib.Path:
     """The reference data carried in the repository (Tests/Fixtures; provenance in its README)."""
     assert FIXTURES.exists(), f"{FIXTURES} is missing"
     return FIXTURES
+
+
+@pytest.fixture(scope="module")
+def viewer(meridian):
+    """A `meridian serve` on a free port for one test module; it must stop cleanly (exit 0, nothing on stderr
+    but what the viewer itself logs)."""
+    from viewer_support import Viewer
+
+    v = Viewer(meridian)
+    yield v
+    status, err = v.stop()
+    assert status == 0, err

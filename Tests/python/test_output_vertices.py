@@ -32,8 +32,6 @@ from geographiclib.geodesic import Geodesic
 from pyproj import Transformer
 from shapely import wkt as shapely_wkt
 
-from viewer_support import Viewer
-
 US_FT = 1200 / 3937          # metres per US survey foot (exact)
 MILE = 1609.344               # metres per international mile (exact)
 FT_TOL = 1e-4                 # projected coordinates, US survey feet (see the module's docstring)
@@ -451,13 +449,6 @@ def test_kml_create_from_csv_every_vertex(meridian, case):
 
 
 # The viewer's export --------------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def viewer(meridian):
-    v = Viewer(meridian)
-    yield v
-    v.stop()
-
 
 @pytest.mark.parametrize("union", [False, True])
 @pytest.mark.parametrize("fmt", ["geojson", "kmz"])

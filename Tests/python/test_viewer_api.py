@@ -18,14 +18,6 @@ INSIDE = (1_700_000.0, 400_000.0)
 US_FT = 1200 / 3937
 
 
-@pytest.fixture(scope="module")
-def viewer(meridian):
-    v = Viewer(meridian)
-    yield v
-    status, err = v.stop()
-    assert status == 0, err
-
-
 def test_health_and_static_page(viewer):
     status, body = viewer.get_json("/api/health")
     assert status == 200 and body["ok"] == "true"

@@ -12,7 +12,7 @@ import zipfile
 import pytest
 from pyproj import Transformer
 
-from viewer_support import ARTIFACTS, Viewer
+from viewer_support import ARTIFACTS
 
 selenium = pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
@@ -31,14 +31,6 @@ STATUS = {
     "outside": "Tap within the boundary to add buffer.",
     "invalid": "Enter a value between 0 and 300 to create a buffer.",
 }
-
-
-@pytest.fixture(scope="module")
-def viewer(meridian):
-    v = Viewer(meridian)
-    yield v
-    status, err = v.stop()
-    assert status == 0, err
 
 
 @pytest.fixture(scope="module")

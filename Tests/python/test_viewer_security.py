@@ -20,14 +20,6 @@ WORK_SECONDS = 20
 REQUEST_DEADLINE = 10
 
 
-@pytest.fixture(scope="module")
-def viewer(meridian):
-    v = Viewer(meridian)
-    yield v
-    status, err = v.stop()
-    assert status == 0, err
-
-
 def head_and_status(answer: bytes) -> int:
     assert answer.startswith(b"HTTP/1."), answer[:200]
     return int(answer.split(b" ", 2)[1])

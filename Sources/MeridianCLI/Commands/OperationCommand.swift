@@ -1,0 +1,247 @@
+import Foundation
+import Meridian
+
+/// `meridian op`: one planar `GeometryEngine` operation applied to every feature of the input, in the input's own
+/// coordinates: the topology operations, the overlays with one other geometry, and the relational predicates.
+public enum OperationCommand: Command {
+    /// The subcommand name.
+    public static let name = "op"
+    /// One line for `meridian --help`.
+    public static let summary = "planar geometry operations and predicates (convex-hull, clip, simplify, touches, ...)"
+    /// The `--help` text.
+    public static let help = """
+        Usage: meridian op OPERATION [INPUT] [--in-srs SRS] [options] [-o OUTPUT]
+
+        Applies one planar GeometryEngine operation to every feature of INPUT, in the input's own coordinates and
+        unit (degrees for longitude/latitude input: project it first for distances in meters).
+
+        INPUT            a path or - (stdin, the default): GeoJSON (WGS84), CSV or WKT (one geometry per line)
+        --in-srs SRS     spatial reference of CSV x,y / WKT input (default WGS84)
+        -o, --output     .wkt (one geometry per line, in the input's spatial reference; the stdout default) or
+                         .geojson (WGS84); predicates print true or false, one line per feature
+
+        Operations on each feature:
+          convex-hull [--merge]            the smallest convex polygon (a line or point when degenerate);
+                                           --merge: one hull around all features
+          boundary                         polygon rings as lines, line end points as points (the OGC rule)
+          label-point                      a point inside each polygon
+          simplify                         made topologically correct (a bow tie becomes two triangles)
+          densify --max-segment-length L   vertices added so that no segment is longer than L
+          generalize --max-deviation D [--remove-degenerate-parts]
+                                           Douglas-Peucker: removed vertices lie within D of the result
+          offset --distance D [--type mitered|bevelled|rounded|squared] [--bevel-ratio R] [--flatten-error E]
+                                           lines: D to the right of their direction (negative: left); polygons:
+                                           grown by D (negative: shrunk). Defaults: mitered, 10, D/1000
+          clip --envelope XMIN,YMIN,XMAX,YMAX
+                                           the part inside the rectangle
+        Operations with one other geometry (--with WKT, in the input's spatial reference):
+          intersection, union, difference, symmetric-difference
+          contains, within, intersects, disjoint, touches, crosses, overlaps, equals
+                                           predicates: is the feature ... the other geometry?
+          relate --pattern DE9IM           the DE-9IM pattern, e.g. T*F**F*** (the feature first)
+
+        Example: meridian op clip parcels.wkt --in-srs EPSG:32038 --envelope 2200000,390000,2210000,400000
+        """
+
+    /// The operations, by name.
+    enum Operation: String, CaseIterable {
+        case convexHull = "convex-hull", boundary, labelPoint = "label-point", simplify, densify, generalize, offset,
+             clip
+        case intersection, union, difference, symmetricDifference = "symmetric-difference"
+        case contains, within, intersects, disjoint, touches, crosses, overlaps, equals, relate
+
+        /// Whether the operation answers true or false.
+        var isPredicate: Bool {
+            switch self {
+            case .contains, .within, .intersects, .disjoint, .touches, .crosses, .overlaps, .equals, .relate: true
+            default: false
+            }
+        }
+
+        /// Whether the operation needs `--with`.
+        var needsOther: Bool {
+            isPredicate || [.intersection, .union, .difference, .symmetricDifference].contains(self)
+        }
+    }
+
+    /// Applies the operation to every feature and writes the results (or true/false lines).
+    /// - Throws: `CommandError.usage` for an unknown operation or bad options, `.failure` naming the feature whose
+    ///   operation failed, or for unreadable input or an unwritable output.
+    public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
+        let inSRS = try (try arguments.option("--in-srs")).map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
+        let withText = try arguments.option("--with")
+        let merge = arguments.flag("--merge")
+        let removeDegenerate = arguments.flag("--remove-degenerate-parts")
+        let numbers = try NumericOptions(&arguments)
+        let typeText = try arguments.option("--type")
+        let pattern = try arguments.option("--pattern")
+        let envelopeText = try arguments.option("--envelope")
+        let output = OutputFile(try arguments.option("--output", "-o"))
+        let positionals = try arguments.finish(maximumPositionals: 2)
+
+        guard let opName = positionals.first else {
+            throw .usage("missing OPERATION: \(Operation.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let op = Operation(rawValue: opName) else {
+            throw .usage("unknown operation '\(opName)': use one of \(Operation.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard ["", "wkt", "geojson", "json"].contains(output.format) else {
+            throw .usage("unknown output format '.\(output.format)' (use .wkt or .geojson)")
+        }
+        if op.isPredicate, output.format != "" {
+            throw .usage("\(op.rawValue) prints true or false; write it to stdout, not -o")
+        }
+        if op.needsOther, withText == nil { throw .usage("\(op.rawValue) needs --with GEOMETRY (WKT, in the input's spatial reference)") }
+        if !op.needsOther, withText != nil { throw .usage("--with applies to overlays and predicates, not \(op.rawValue)") }
+        if op == .relate, pattern == nil { throw .usage("relate needs --pattern, e.g. T*F**F***") }
+        if op != .relate, pattern != nil { throw .usage("--pattern applies to relate") }
+        if merge, op != .convexHull { throw .usage("--merge applies to convex-hull") }
+        if removeDegenerate, op != .generalize { throw .usage("--remove-degenerate-parts applies to generalize") }
+        let offsetType = try typeText.map { (t: String) throws(CommandError) -> OffsetType in
+            guard op == .offset else { throw .usage("--type applies to offset") }
+            guard let type = OffsetType(rawValue: t) else {
+                throw .usage("--type expects mitered, bevelled, rounded or squared, got '\(t)'")
+            }
+            return type
+        }
+        try numbers.check(for: op)
+
+        let input = try FeatureInput.read(positionals.count > 1 ? positionals[1] : nil, inputSpatialReference: inSRS,
+                                          defaultXYSpatialReference: inSRS ?? .wgs84, io: io)
+        let sr = input.spatialReference
+        var other: Geometry?
+        if let withText {
+            do { other = try WKT.decode(withText, spatialReference: sr) } catch {
+                throw .usage("--with: \(error.description)")
+            }
+        }
+        var envelope: Envelope?
+        if op == .clip {
+            guard let envelopeText else { throw .usage("clip needs --envelope XMIN,YMIN,XMAX,YMAX") }
+            let v = envelopeText.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard v.count == 4, let x0 = v[0], let y0 = v[1], let x1 = v[2], let y1 = v[3],
+                  [x0, y0, x1, y1].allSatisfy(\.isFinite), x0 <= x1, y0 <= y1
+            else { throw .usage("--envelope expects XMIN,YMIN,XMAX,YMAX with XMIN <= XMAX and YMIN <= YMAX, got '\(envelopeText)'") }
+            envelope = Envelope(xMin: x0, yMin: y0, xMax: x1, yMax: y1, spatialReference: sr)
+        } else if envelopeText != nil {
+            throw .usage("--envelope applies to clip")
+        }
+
+        var answers: [Bool] = []
+        var results: [Feature] = []
+        let features = input.features
+        if op == .convexHull, merge {
+            let all = features.compactMap(\.geometry)
+            let hull = try engine { () throws(EngineError) in try GeometryEngine.convexHull(for: all, shouldMerge: true) }
+            results = hull.map { Feature(geometry: $0, properties: [:], id: nil) }
+        } else {
+            for (i, feature) in features.enumerated() {
+                guard let g = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
+                do {
+                    if op.isPredicate {
+                        answers.append(try predicate(op, g, other!, pattern: pattern ?? ""))
+                    } else {
+                        let r = try apply(op, g, other: other, envelope: envelope, numbers: numbers,
+                                          offsetType: offsetType ?? .mitered, removeDegenerate: removeDegenerate)
+                        results.append(Feature(geometry: r, properties: feature.properties, id: feature.id))
+                    }
+                } catch {
+                    throw .failure("\(input.labels[i]): \(error.description)")
+                }
+            }
+        }
+        if op.isPredicate {
+            io.output(Data(answers.map { $0 ? "true\n" : "false\n" }.joined().utf8))
+            return
+        }
+        if output.format == "geojson" || output.format == "json" {
+            try output.stream(io: io) { out throws(CommandError) in try FeatureEncoding.writeGeoJSON(results, to: &out) }
+        } else {
+            try output.stream(io: io) { out throws(CommandError) in
+                FeatureEncoding.writeWKT(results.compactMap(\.geometry), to: &out)
+            }
+        }
+    }
+
+    /// The numeric options, each checked once it is known which operation they belong to.
+    struct NumericOptions {
+        var maxSegmentLength: Double?
+        var maxDeviation: Double?
+        var distance: Double?
+        var bevelRatio: Double?
+        var flattenError: Double?
+
+        init(_ arguments: inout Arguments) throws(CommandError) {
+            func number(_ name: String) throws(CommandError) -> Double? {
+                guard let text = try arguments.option(name) else { return nil }
+                guard let v = Double(text), v.isFinite else { throw .usage("\(name) expects a finite number, got '\(text)'") }
+                return v
+            }
+            maxSegmentLength = try number("--max-segment-length")
+            maxDeviation = try number("--max-deviation")
+            distance = try number("--distance")
+            bevelRatio = try number("--bevel-ratio")
+            flattenError = try number("--flatten-error")
+        }
+
+        /// Refuses options that do not belong to `op` and missing required ones (the ranges are the engine's).
+        func check(for op: Operation) throws(CommandError) {
+            let given: [(String, Double?, Set<Operation>)] = [
+                ("--max-segment-length", maxSegmentLength, [.densify]), ("--max-deviation", maxDeviation, [.generalize]),
+                ("--distance", distance, [.offset]), ("--bevel-ratio", bevelRatio, [.offset]),
+                ("--flatten-error", flattenError, [.offset]),
+            ]
+            for (name, value, ops) in given where value != nil && !ops.contains(op) {
+                throw .usage("\(name) does not apply to \(op.rawValue)")
+            }
+            if op == .densify, maxSegmentLength == nil { throw .usage("densify needs --max-segment-length") }
+            if op == .generalize, maxDeviation == nil { throw .usage("generalize needs --max-deviation") }
+            if op == .offset, distance == nil { throw .usage("offset needs --distance") }
+        }
+    }
+
+    private static func apply(
+        _ op: Operation, _ g: Geometry, other: Geometry?, envelope: Envelope?, numbers: NumericOptions,
+        offsetType: OffsetType, removeDegenerate: Bool
+    ) throws(EngineError) -> Geometry {
+        switch op {
+        case .convexHull: return try GeometryEngine.convexHull(for: g)
+        case .boundary: return try GeometryEngine.boundary(of: g)
+        case .labelPoint:
+            switch g {
+            case .polygon(let p): return .point(try GeometryEngine.labelPoint(for: p))
+            case .envelope(let e): return .point(try GeometryEngine.labelPoint(for: e.polygon))
+            default: throw .invalidArgument("a label point needs a polygon, got a \(g.typeName.lowercased())")
+            }
+        case .simplify: return try GeometryEngine.simplify(g)
+        case .densify: return try GeometryEngine.densify(g, maxSegmentLength: numbers.maxSegmentLength!)
+        case .generalize:
+            return try GeometryEngine.generalize(g, maxDeviation: numbers.maxDeviation!, removeDegenerateParts: removeDegenerate)
+        case .offset:
+            let d = numbers.distance!
+            return try GeometryEngine.offset(g, byDistance: d, offsetType: offsetType, bevelRatio: numbers.bevelRatio ?? 10,
+                                             flattenError: numbers.flattenError ?? abs(d) / 1000)
+        case .clip: return try GeometryEngine.clip(g, to: envelope!)
+        case .intersection: return try GeometryEngine.intersection(g, other!)
+        case .union: return try GeometryEngine.union(g, other!)
+        case .difference: return try GeometryEngine.difference(g, other!)
+        case .symmetricDifference: return try GeometryEngine.symmetricDifference(g, other!)
+        default: throw .invalidArgument("\(op.rawValue) is a predicate")
+        }
+    }
+
+    private static func predicate(_ op: Operation, _ g: Geometry, _ other: Geometry, pattern: String) throws(EngineError) -> Bool {
+        switch op {
+        case .contains: try GeometryEngine.doesGeometry(g, contain: other)
+        case .within: try GeometryEngine.isGeometry(g, within: other)
+        case .intersects: try GeometryEngine.isGeometry(g, intersecting: other)
+        case .disjoint: try GeometryEngine.isGeometry(g, disjointWith: other)
+        case .touches: try GeometryEngine.isGeometry(g, touching: other)
+        case .crosses: try GeometryEngine.isGeometry(g, crossing: other)
+        case .overlaps: try GeometryEngine.isGeometry(g, overlapping: other)
+        case .equals: try GeometryEngine.isGeometry(g, equivalentTo: other)
+        case .relate: try GeometryEngine.isGeometry(g, relatedTo: other, byRelation: pattern)
+        default: throw .invalidArgument("\(op.rawValue) is not a predicate")
+        }
+    }
+}
