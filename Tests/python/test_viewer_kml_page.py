@@ -5,7 +5,7 @@ import pathlib
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from test_viewer_browser import browser, downloads, shot, viewer, wait  # noqa: F401 (fixtures)
+from test_viewer_browser import browser, downloads, shot, wait  # noqa: F401 (fixtures; viewer is in conftest.py)
 
 STYLED_KML = """<?xml version="1.0" encoding="UTF-8"?>
 <kml xmlns="http://www.opengis.net/kml/2.2"><Document><name>Styled</name>

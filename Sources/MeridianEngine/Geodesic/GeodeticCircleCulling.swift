@@ -32,7 +32,8 @@ struct GeodeticCircleCulling {
     /// Culls circles given by their centres (compute lon/lat) and radii in meters, with `margin` meters (> 0):
     /// a culled circle's boundary lies at least `margin` inside other circles' true disks. Only circles whose caps
     /// stay clear of the poles and of ±180° (by a degree) are culled, so that what they fill is always a hole.
-    init(centers: [Coordinate], radii: [Double], margin: Double, geodesic: Geodesic) {
+    /// - Throws: `EngineError.interrupted` when the running `WorkBudget` ends (checked every 256 circles).
+    init(centers: [Coordinate], radii: [Double], margin: Double, geodesic: Geodesic) throws(EngineError) {
         self.centers = centers
         self.radii = radii
         self.margin = margin
@@ -52,6 +53,7 @@ struct GeodeticCircleCulling {
                               radius: radii.map { $0 / rLow * degrees })
         var scratch = CoverageScratch()
         for i in 0..<n {
+            if i % 256 == 0 { try WorkBudget.check() }  // (the viewer's deadline or a client gone: stop early)
             let c = centers[i]
             let aLow = radii[i] / rHigh, aHigh = radii[i] / rLow
             let aHighDegrees = aHigh * degrees

@@ -146,7 +146,7 @@ extension GeometryEngine {
             tolerance = max(tolerance, tolerances[i])
         }
         guard centers.count >= 2 else { return nil }
-        var culling = GeodeticCircleCulling(centers: centers, radii: radii, margin: 4 * tolerance + 1,
+        var culling = try GeodeticCircleCulling(centers: centers, radii: radii, margin: 4 * tolerance + 1,
                                             geodesic: frame.geodesic)
         var culled = [Bool](repeating: false, count: gs.count)
         for (k, i) in indices.enumerated() { culled[i] = culling.culled[k] }
