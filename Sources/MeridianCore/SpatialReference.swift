@@ -71,6 +71,17 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
         ellipsoid: .wgs84,
         areaOfUse: AreaOfUse(name: "World between 85.06°S and 85.06°N.", west: -180, south: -85.06, east: 180, north: 85.06))
 
+    /// No spatial reference: plain planar coordinates (CAD drawings, local grids, test figures), like an ArcGIS
+    /// geometry whose spatial reference is nil. Planar operations work on them in their own unit (GEOS does not
+    /// look at the spatial reference); anything that needs to know where the coordinates are on the Earth —
+    /// projection, geodesic operations, distances given with a unit — throws
+    /// `EngineError.spatialReferenceRequired`. It has no area of use; its ellipsoid is a placeholder never used.
+    public static let unspecified = SpatialReference(
+        definition: "", wkid: nil, name: "unspecified", kind: .other, unit: nil, ellipsoid: .wgs84, areaOfUse: nil)
+
+    /// Whether this is ``unspecified``: plain planar coordinates with no place on the Earth.
+    public var isUnspecified: Bool { definition.isEmpty }
+
     public var description: String { wkid == nil ? name : "\(name) (\(definition))" }
 
     public static func == (lhs: SpatialReference, rhs: SpatialReference) -> Bool { lhs.definition == rhs.definition }

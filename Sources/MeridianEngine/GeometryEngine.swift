@@ -259,6 +259,9 @@ extension GeometryEngine {
 
     /// A length converted to a projected spatial reference's unit.
     static func nativeDistance(_ distance: Measurement<UnitLength>, in sr: SpatialReference) throws(EngineError) -> Double {
+        if sr.isUnspecified {
+            throw .spatialReferenceRequired(operation: "a buffer distance with a unit (give a plain number, in the coordinates' unit)")
+        }
         guard let unit = sr.unit, sr.isProjected else { throw .geographicCoordinatesRefused(operation: "a planar buffer") }
         return unit.value(of: distance)
     }

@@ -35,6 +35,13 @@ import Testing
         let circle = try GeometryEngine.geodeticBuffer(around: fiji, distance: 100_000, outputSpatialReference: .wgs84)
         print(circle.parts.count)                               // 2
 
+        // Planar operations under ArcGIS's names (GEOS underneath), also on plain coordinates without a spatial reference.
+        let hull = try GeometryEngine.convexHull(for: buffers[0])
+        print(try GeometryEngine.isGeometry(projected.geometry, within: hull))   // true
+        let drawing = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 4, y: 0), Coordinate(x: 0, y: 3)],
+                              spatialReference: .unspecified)   // CAD or local coordinates
+        print(try GeometryEngine.area(drawing))                 // 6.0
+
         // A KML document with a styled placemark, saved as KMZ and read back.
         var document = KMLDocument(name: "Sketch")
         let style = KMLStyle(polygonStyle: KMLPolygonStyle(color: .yellow, isFilled: true, isOutlined: false))

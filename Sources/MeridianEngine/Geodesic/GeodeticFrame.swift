@@ -7,6 +7,7 @@ extension SpatialReference {
     /// its base geographic CRS as PROJ reports it (e.g. EPSG:4267 NAD27 for EPSG:32038).
     /// - Throws: `EngineError.unknownSpatialReference` when PROJ cannot tell.
     func geographicBase() throws(EngineError) -> SpatialReference {
+        if isUnspecified { throw .spatialReferenceRequired(operation: "a geodesic operation") }
         if isGeographic { return self }
         let context = PROJContext()
         guard let created = proj_create(context.handle, definition) else {

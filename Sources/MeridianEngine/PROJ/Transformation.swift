@@ -55,20 +55,43 @@ final class Transformation: @unchecked Sendable {
         self.target = target
     }
 
+    /// A transformation running one given operation (a `DatumTransformation`'s PROJ pipeline, already in
+    /// longitude/latitude, easting/northing order).
+    private init(pipeline: String, from source: SpatialReference, to target: SpatialReference) throws(EngineError) {
+        let context = PROJContext()
+        guard let raw = proj_create(context.handle, pipeline) else {
+            throw .proj("the operation cannot run here: \(context.lastMessage())")
+        }
+        self.context = context
+        self.object = PROJObject(raw, context: context)
+        self.source = source
+        self.target = target
+    }
+
     private struct Key: Hashable {
         let source: String
         let target: String
+        var pipeline: String?
     }
     nonisolated(unsafe) private static var cache: [Key: Transformation] = [:]
     private static let cacheLock = PROJLock()
 
     /// The shared transformation between two spatial references.
-    static func between(_ source: SpatialReference, _ target: SpatialReference) throws(EngineError) -> Transformation {
-        let key = Key(source: source.definition, target: target.definition)
+    /// - Parameter pipeline: A PROJ pipeline to run instead of the operation PROJ would choose.
+    static func between(_ source: SpatialReference, _ target: SpatialReference, pipeline: String? = nil)
+        throws(EngineError) -> Transformation
+    {
+        if source.isUnspecified || target.isUnspecified { throw .spatialReferenceRequired(operation: "a projection") }
+        let key = Key(source: source.definition, target: target.definition, pipeline: pipeline)
         let result: Result<Transformation, EngineError> = cacheLock.withLock {
             if let t = cache[key] { return .success(t) }
             do throws(EngineError) {
-                let t = try Transformation(from: source, to: target)
+                let t: Transformation
+                if let pipeline {
+                    t = try Transformation(pipeline: pipeline, from: source, to: target)
+                } else {
+                    t = try Transformation(from: source, to: target)
+                }
                 if cache.count > 64 { cache.removeAll() }
                 cache[key] = t
                 return .success(t)
