@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: installs what is missing, builds (failing on any compiler warning), runs the Swift tests
+# Runs every test: installs what is missing, builds (failing on any compiler warning), builds the documentation
+# (scripts/docs.sh --analyze, failing on any docc warning), runs the Swift tests
 # (unit, reference and CLI end-to-end), each fuzz target briefly (scripts/fuzz.sh), then the Python harness
 # (peer-library comparisons, GDAL/XSD interop and headless-browser tests of the viewer). Idempotent.
 set -euo pipefail
@@ -13,6 +14,10 @@ if grep -E '(warning|error):' artifacts/build.log | grep -v '^warning: .*Invalid
     grep -E '(warning|error):' artifacts/build.log >&2
     exit 1
 fi
+# The DocC documentation (scripts/docs.sh): every module's catalog and doc comments, with --analyze; any docc
+# warning (a broken symbol link, an unknown topic) fails the run. About 10-15 s after the build above.
+scripts/docs.sh --analyze > artifacts/docs.log 2>&1 || { cat artifacts/docs.log >&2; exit 1; }
+tail -1 artifacts/docs.log
 if ! swift test --skip-build > artifacts/swift-test.log 2>&1; then
     grep -E '✘|error:|failed' artifacts/swift-test.log | head -60 >&2
     echo "swift test failed (full log: artifacts/swift-test.log)" >&2

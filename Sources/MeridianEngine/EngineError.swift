@@ -31,7 +31,7 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// deviation); the message says which and why.
     case invalidArgument(String)
     /// The operation needs a real spatial reference (projection, geodesic work, an area of use) and the geometry has
-    /// ``SpatialReference/unspecified`` plain planar coordinates.
+    /// ``/MeridianCore/SpatialReference/unspecified`` plain planar coordinates.
     case spatialReferenceRequired(operation: String)
 
     public var description: String {

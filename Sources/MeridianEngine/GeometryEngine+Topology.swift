@@ -18,8 +18,8 @@ public enum OffsetType: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 extension GeometryEngine {
-    /// Every part common to both geometries, one geometry per dimension, lowest first: a ``Multipoint`` for the
-    /// points where they only touch, a ``Polyline`` for shared edges and line overlaps, a ``Polygon`` for the
+    /// Every part common to both geometries, one geometry per dimension, lowest first: a ``/MeridianCore/Multipoint`` for the
+    /// points where they only touch, a ``/MeridianCore/Polyline`` for shared edges and line overlaps, a ``/MeridianCore/Polygon`` for the
     /// shared area — each present only when not empty (ArcGIS `intersections(_:_:)`). Unlike
     /// ``intersection(_:_:)``, which keeps only the highest dimension, nothing is left out.
     /// - Throws: `.spatialReferenceMismatch`, `.invalidGeometry` for invalid polygons, `.geos`.
@@ -49,8 +49,8 @@ extension GeometryEngine {
         return try context.geometry(clipped, in: g.spatialReference)
     }
 
-    /// The smallest convex polygon containing a geometry (ArcGIS `convexHull(for:)`): a ``Polygon``, or a
-    /// ``Polyline`` when every vertex lies on one line, or a ``Point`` for a single location.
+    /// The smallest convex polygon containing a geometry (ArcGIS `convexHull(for:)`): a ``/MeridianCore/Polygon``, or a
+    /// ``/MeridianCore/Polyline`` when every vertex lies on one line, or a ``/MeridianCore/Point`` for a single location.
     /// - Throws: `.badGeometry` for an empty geometry, `.geos`.
     public static func convexHull(for geometry: some GeometryConvertible) throws(EngineError) -> Geometry {
         try convexHull(for: [geometry.geometry], shouldMerge: true)[0]
@@ -85,8 +85,8 @@ extension GeometryEngine {
         return result
     }
 
-    /// The boundary of a geometry (ArcGIS `boundary(of:)`): a polygon's rings as a ``Polyline``; a polyline's end
-    /// points as a ``Multipoint`` (by the OGC mod-2 rule: a closed part has none, an end shared by two parts is
+    /// The boundary of a geometry (ArcGIS `boundary(of:)`): a polygon's rings as a ``/MeridianCore/Polyline``; a polyline's end
+    /// points as a ``/MeridianCore/Multipoint`` (by the OGC mod-2 rule: a closed part has none, an end shared by two parts is
     /// not a boundary point); an empty multipoint for points.
     /// - Throws: `.geos`.
     public static func boundary(of geometry: some GeometryConvertible) throws(EngineError) -> Geometry {

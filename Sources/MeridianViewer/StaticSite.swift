@@ -11,12 +11,15 @@ public struct StaticSite: Sendable {
         case notFound([String])
         /// A file could not be read.
         case unreadable(String)
+        /// The folder holds more files or bytes than the limits allow.
+        case tooLarge(String)
 
         /// A one-line explanation.
         public var description: String {
             switch self {
             case .notFound(let paths): "the viewer's site resources are missing (looked in \(paths.joined(separator: ", ")))"
             case .unreadable(let path): "cannot read \(path)"
+            case .tooLarge(let reason): reason
             }
         }
     }
@@ -38,19 +41,39 @@ public struct StaticSite: Sendable {
         self.files = files
     }
 
-    /// Loads every file under a folder.
-    /// - Parameter folder: The site's root folder.
-    /// - Throws: `LoadError.unreadable`.
-    public init(folder: URL) throws(LoadError) {
+    /// Loads every file under a folder (files whose real path lies outside it, through symbolic links, are skipped).
+    ///
+    /// The whole site is held in memory, so the load stops with `LoadError.tooLarge` as soon as either limit is
+    /// crossed (a file's size is checked before it is read).
+    /// - Parameters:
+    ///   - folder: The site's root folder.
+    ///   - maximumFiles: Most files loaded, > 0 (default 20,000; the viewer's page has about 40, the DocC site of
+    ///     `scripts/docs.sh` about 2,500).
+    ///   - maximumBytes: Most bytes loaded in all, > 0 (default 256 MiB; the DocC site is about 20 MB).
+    /// - Throws: `LoadError.unreadable`, `LoadError.tooLarge`.
+    public init(folder: URL, maximumFiles: Int = 20_000, maximumBytes: Int = 256 << 20) throws(LoadError) {
         var files: [String: File] = [:]
+        var total = 0
         let root = folder.standardizedFileURL.resolvingSymlinksInPath()
-        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
+        let keys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey]
+        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: keys)
         while let url = enumerator?.nextObject() as? URL {
             guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
             let full = url.standardizedFileURL.resolvingSymlinksInPath().path
             guard full.hasPrefix(root.path + "/") else { continue }
             let relative = String(full.dropFirst(root.path.count))
+            guard files.count < maximumFiles else {
+                throw .tooLarge("\(root.path) holds more than \(maximumFiles) files (the limit)")
+            }
+            let size = (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
+            guard size <= maximumBytes - total else {
+                throw .tooLarge("\(root.path) holds more than \(maximumBytes) bytes (the limit) at \(relative)")
+            }
             guard let data = FileManager.default.contents(atPath: full) else { throw .unreadable(full) }
+            guard data.count <= maximumBytes - total else {
+                throw .tooLarge("\(root.path) holds more than \(maximumBytes) bytes (the limit) at \(relative)")
+            }
+            total += data.count
             files[relative] = File(data: data, contentType: Self.contentType(forPath: relative))
         }
         self.files = files
@@ -89,11 +112,32 @@ public struct StaticSite: Sendable {
         case "js": "text/javascript; charset=utf-8"
         case "json": "application/json; charset=utf-8"
         case "png": "image/png"
+        case "jpg", "jpeg": "image/jpeg"
         case "svg": "image/svg+xml"
         case "ico": "image/x-icon"
         case "md", "txt", "mit": "text/plain; charset=utf-8"
         default: "application/octet-stream"
         }
+    }
+
+    /// Answers a GET or HEAD for a file of a site mounted under a path prefix (the documentation under "/docs"):
+    /// the prefix is removed before the file is looked up, the bare prefix redirects to the prefix and a slash, and
+    /// a folder's path without its trailing slash serves the folder's `index.html` (as static hosts do for DocC).
+    /// - Parameters:
+    ///   - request: The request; its path starts with `prefix`.
+    ///   - prefix: The mount point, e.g. "/docs" (no trailing slash).
+    /// - Returns: The file, a redirect, 404 or 405.
+    public func respond(to request: HTTPRequest, mountedAt prefix: String) -> HTTPResponse {
+        guard request.path != prefix else {
+            return HTTPResponse(status: 301, headers: ["Location": prefix + "/", "Content-Type": "text/plain"],
+                                body: Data("moved to \(prefix)/\n".utf8))
+        }
+        var inner = request
+        inner.path = String(request.path.dropFirst(prefix.count))
+        if !inner.path.hasSuffix("/"), files[inner.path] == nil, files[inner.path + "/index.html"] != nil {
+            inner.path += "/"
+        }
+        return respond(to: inner)
     }
 
     /// Answers a GET or HEAD for a static file; "/" serves "/index.html".

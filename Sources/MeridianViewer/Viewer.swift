@@ -38,15 +38,18 @@ public final class ViewerServer: Sendable {
     /// - Parameters:
     ///   - site: The static page (default: the one shipped with the package).
     ///   - limits: The API's limits.
+    ///   - docs: The documentation site to serve under `/docs/` (see `ViewerAPI`), or `nil`.
     /// - Throws: `StartError.site` when the page's resources cannot be found.
-    public init(site: StaticSite? = nil, limits: ViewerLimits = ViewerLimits()) throws(StartError) {
+    public init(site: StaticSite? = nil, limits: ViewerLimits = ViewerLimits(), docs: StaticSite? = nil)
+        throws(StartError)
+    {
         let resolved: StaticSite
         if let site {
             resolved = site
         } else {
             do { resolved = try StaticSite.bundled() } catch { throw .site(error) }
         }
-        let api = ViewerAPI(site: resolved, limits: limits)
+        let api = ViewerAPI(site: resolved, limits: limits, docs: docs)
         let policy = PolicyBox()
         self.api = api
         self.policy = policy

@@ -70,12 +70,16 @@ public struct ViewerLimits: Sendable, Hashable {
 /// - `POST /api/kml` sketched placemarks in Web Mercator → a KMZ download
 /// - `POST /api/kml/open` a KML or KMZ file's bytes → its placemarks in Web Mercator with their styles
 ///
+/// - `GET /docs/…` → the DocC documentation built by `scripts/docs.sh`, when the API was given it
+///
 /// Everything else is served from the static site.
 public final class ViewerAPI: Sendable {
     /// The limits enforced.
     public let limits: ViewerLimits
     /// The page and its data.
     public let site: StaticSite
+    /// The documentation site served under `/docs/`, if any.
+    public let docs: StaticSite?
     let spatialReferences = SpatialReferenceCache()
     /// Slots for computing requests (`ViewerLimits.maximumConcurrentJobs`).
     private let jobSlots: DispatchSemaphore
@@ -87,8 +91,10 @@ public final class ViewerAPI: Sendable {
     /// - Parameters:
     ///   - site: The static files.
     ///   - limits: The limits to enforce.
-    public init(site: StaticSite, limits: ViewerLimits = ViewerLimits()) {
+    ///   - docs: The documentation site to serve under `/docs/` (a folder built by `scripts/docs.sh`), or `nil`.
+    public init(site: StaticSite, limits: ViewerLimits = ViewerLimits(), docs: StaticSite? = nil) {
         self.site = site
+        self.docs = docs
         self.limits = limits
         jobSlots = DispatchSemaphore(value: max(1, limits.maximumConcurrentJobs))
     }
@@ -100,6 +106,13 @@ public final class ViewerAPI: Sendable {
     /// stops when the client closes its connection; either way the answer is a 503 with a message.
     /// - Parameter request: The request.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        if request.path == "/docs" || request.path.hasPrefix("/docs/") {
+            guard let docs else {
+                return HTTPResponse(status: 404, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Data(
+                    "the documentation is not served: build it with scripts/docs.sh, then run meridian serve --docs .build/docs\n".utf8))
+            }
+            return docs.respond(to: request, mountedAt: "/docs")
+        }
         guard request.path == "/api" || request.path.hasPrefix("/api/") else { return site.respond(to: request) }
         guard request.method == "POST" else {
             do { return try route(request) } catch { return error.response }

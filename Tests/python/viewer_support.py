@@ -17,8 +17,8 @@ ARTIFACTS = ROOT / "artifacts"
 class Viewer:
     """A running `meridian serve` process on a free loopback port."""
 
-    def __init__(self, meridian: str):
-        self.process = subprocess.Popen([meridian, "serve", "--port", "0"], stdout=subprocess.PIPE,
+    def __init__(self, meridian: str, *options: str):
+        self.process = subprocess.Popen([meridian, "serve", "--port", "0", *options], stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)
         line = self._read_line(timeout=20)
         match = re.search(r"(http://127\.0\.0\.1:(\d+)/)", line)

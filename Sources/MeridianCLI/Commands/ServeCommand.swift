@@ -18,7 +18,7 @@ public enum ServeCommand: Command {
     public static let summary = "serve the local web map (buffers around points; create and save KML)"
     /// The `--help` text.
     public static let help = """
-        Usage: meridian serve [--host ADDRESS] [--port PORT]
+        Usage: meridian serve [--host ADDRESS] [--port PORT] [--docs FOLDER]
 
         Serves the viewer's pages and JSON API on libmicrohttpd until Ctrl-C (SIGINT) or SIGTERM.
         Page 1 creates buffers around points (EPSG:32038, Texas); page 2 sketches placemarks and saves them as KMZ.
@@ -27,6 +27,7 @@ public enum ServeCommand: Command {
         Options:
           --host ADDRESS  the IP address to listen on (default 127.0.0.1, loopback only; ::1 for IPv6)
           --port PORT     the TCP port (default 8080; 0 picks a free port)
+          --docs FOLDER   also serve the documentation built by scripts/docs.sh (.build/docs) at /docs/
 
         Prints one line, "Meridian viewer: http://HOST:PORT/", once the server is listening.
 
@@ -42,9 +43,21 @@ public enum ServeCommand: Command {
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
         let host = try arguments.option("--host") ?? "127.0.0.1"
         let portText = try arguments.option("--port", "-p") ?? "8080"
+        let docsFolder = try arguments.option("--docs")
         _ = try arguments.finish(maximumPositionals: 0)
         guard let port = Int(portText), (0...65535).contains(port) else {
             throw .usage("--port expects a number in 0…65535, got '\(portText)'")
+        }
+        var docs: StaticSite?
+        if let docsFolder {
+            let folder = URL(fileURLWithPath: docsFolder)
+            guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("index.html").path) else {
+                throw .failure("--docs \(TerminalText.escaped(docsFolder)): no documentation site there "
+                    + "(no index.html); build it with scripts/docs.sh")
+            }
+            do { docs = try StaticSite(folder: folder) } catch {
+                throw .failure("--docs \(TerminalText.escaped(docsFolder)): \(TerminalText.escaped(error.description))")
+            }
         }
         // Block SIGINT and SIGTERM before any thread starts (libmicrohttpd's and Dispatch's threads inherit the
         // mask): a signal arriving before the dispatch sources below are registered then stays pending instead of
@@ -57,7 +70,7 @@ public enum ServeCommand: Command {
         let viewer: ViewerServer
         let url: URL
         do {
-            viewer = try ViewerServer()
+            viewer = try ViewerServer(docs: docs)
             url = try viewer.start(host: host, port: port)
         } catch {
             throw .failure(error.description)
@@ -73,6 +86,7 @@ public enum ServeCommand: Command {
             sources.append(source)
         }
         io.print("Meridian viewer: \(url.absoluteString)")
+        if docs != nil { io.note("Documentation: \(url.absoluteString)docs/documentation/meridian/") }
         if !["127.0.0.1", "localhost", "::1"].contains(host) {
             io.note("warning: listening on \(host), not loopback: other machines can reach the viewer")
         }

@@ -26,7 +26,7 @@ extension GeometryEngine {
     /// The operations PROJ knows from one spatial reference to another, most suitable first (PROJ's order: those
     /// whose area of use fits, then by accuracy), including those that need a grid file that is not installed
     /// (`isAvailable` false) — ArcGIS's `TransformationCatalog.transformationsBySuitability(from:to:)`.
-    /// - Throws: `.spatialReferenceRequired` for ``SpatialReference/unspecified``, `.proj` when PROJ cannot list them.
+    /// - Throws: `.spatialReferenceRequired` for ``/MeridianCore/SpatialReference/unspecified``, `.proj` when PROJ cannot list them.
     public static func transformations(from source: SpatialReference, to target: SpatialReference)
         throws(EngineError) -> [DatumTransformation]
     {
