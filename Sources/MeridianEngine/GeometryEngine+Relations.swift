@@ -97,7 +97,7 @@ extension GeometryEngine {
     /// Whether a geometry is simple in ArcGIS's sense: a polygon (or envelope) is topologically valid by the OGC
     /// rules (rings closed, not self-intersecting, holes inside their shells, no ring of fewer than three distinct
     /// vertices); a polyline does not intersect itself except at part ends (GEOS `isSimple`); a multipoint has no
-    /// repeated point; a point is always simple. ``simplify(_:)`` repairs what is not.
+    /// repeated point; a point is always simple. ``simplify(_:)->G`` repairs what is not.
     public static func isSimple(_ geometry: some GeometryConvertible) throws(EngineError) -> Bool {
         let g = geometry.geometry
         let context = try GEOSContext()

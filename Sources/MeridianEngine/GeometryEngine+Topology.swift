@@ -4,7 +4,7 @@ import MeridianCore
 
 // MARK: - Topological analysis, under ArcGIS's names (GEOS underneath)
 
-/// How ``GeometryEngine/offset(_:byDistance:offsetType:bevelRatio:flattenError:)`` turns at convex corners.
+/// How ``GeometryEngine/offset(_:byDistance:offsetType:bevelRatio:flattenError:)->Geometry`` turns at convex corners.
 public enum OffsetType: String, Sendable, Hashable, Codable, CaseIterable {
     /// A sharp corner, cut where it would reach farther than `bevelRatio` × distance.
     case mitered
@@ -558,7 +558,7 @@ extension Envelope {
 
 extension GEOSContext {
     /// A GEOS geometry split by dimension, lowest first, leaving out empty members: the points as one
-    /// ``Multipoint``, the lines as one ``Polyline``, the areas as one ``Polygon``.
+    /// ``/MeridianCore/Multipoint``, the lines as one ``/MeridianCore/Polyline``, the areas as one ``/MeridianCore/Polygon``.
     func geometriesByDimension(_ ref: GEOSGeometryRef, in sr: SpatialReference) throws(EngineError) -> [Geometry] {
         var points: [Coordinate] = [], lines: [[Coordinate]] = [], hasArea = false
         func walk(_ g: OpaquePointer) throws(EngineError) {

@@ -11,8 +11,8 @@ public enum GeometryEngine {}
 // MARK: - Projection
 
 extension GeometryEngine {
-    /// Projects a geometry into another spatial reference, returning the same type: a ``Polygon`` for a polygon,
-    /// a ``Point`` for a point (`let p: Polygon = try GeometryEngine.project(polygon, into: sr)`).
+    /// Projects a geometry into another spatial reference, returning the same type: a ``/MeridianCore/Polygon`` for a polygon,
+    /// a ``/MeridianCore/Point`` for a point (`let p: Polygon = try GeometryEngine.project(polygon, into: sr)`).
     ///
     /// Every vertex is projected; the segments between them stay straight in the target, so a long edge that is
     /// curved in the target's plane is approximated by its chord (densify first to follow the curve).
@@ -27,9 +27,9 @@ extension GeometryEngine {
         try transformVertices(geometry, into: spatialReference).geometry
     }
 
-    /// Projects an envelope: the result is a ``Polygon`` through the four projected corners, because a
+    /// Projects an envelope: the result is a ``/MeridianCore/Polygon`` through the four projected corners, because a
     /// rectangle is in general no longer axis-aligned in another spatial reference (its edges may even be curved
-    /// there: densify `envelope.polygon` first to follow them; the envelope around the result is its ``Geometry/extent``).
+    /// there: densify `envelope.polygon` first to follow them; the envelope around the result is its ``/MeridianCore/Geometry/extent``).
     /// - Parameters:
     ///   - envelope: The rectangle.
     ///   - spatialReference: The target spatial reference.
@@ -39,7 +39,7 @@ extension GeometryEngine {
         try project(envelope.polygon, into: spatialReference)
     }
 
-    /// Projects a geometry held as a ``Geometry`` (or any ``GeometryConvertible``) into another spatial reference;
+    /// Projects a geometry held as a ``/MeridianCore/Geometry`` (or any ``/MeridianCore/GeometryConvertible``) into another spatial reference;
     /// an envelope becomes a polygon (see `project(_:into:)`).
     /// - Parameters:
     ///   - geometry: Any geometry.
