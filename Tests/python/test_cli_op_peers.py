@@ -7,12 +7,14 @@ comparisons is 1e-9 of that extent: a Hausdorff distance of 1e-6 between the two
 relative, for polygons). Predicates must agree exactly. Every comparison counts, and the test asserts how many ran,
 so an input generator that stopped producing cases would fail rather than pass with nothing checked.
 """
+import json
 import subprocess
 
 import numpy as np
 import pytest
 import shapely
 from shapely import wkt as shapely_wkt
+from shapely.ops import split
 
 TOLERANCE = 1e-6
 SEED = 20261201
@@ -198,6 +200,48 @@ def test_relate_patterns_match_shapely(meridian, tmp_path, pattern):
                     for t in everything]
 
 
+def test_cut_matches_shapely_split_and_sides(meridian, tmp_path):
+    """Each polygon cut by a long random line: the pieces are shapely's `split` pieces (the same areas, 1e-9
+    relative), and each piece reported left lies left of the line (its representative point has a positive cross
+    product with the line's direction), each right piece right of it. A polygon the line misses writes nothing."""
+    rng = np.random.default_rng(SEED + 1)
+    cut_any, missed, tried = 0, 0, []
+    for original in POLYGONS[:20]:
+        # In longitude/latitude (the coordinates / 20, so within ±90°), so that GeoJSON output, which carries the
+        # sides, needs no projection and areas compare with shapely's on the same numbers.
+        text = shapely.to_wkt(shapely.transform(shapely_wkt.loads(original), lambda c: c / 20), rounding_precision=-1)
+        # Near the centre (the polygons are 1-6 units across), so that most are cut; every fifth misses.
+        cy = shapely_wkt.loads(text).centroid.y
+        y0, y1 = (cy + rng.uniform(-2, 2, 2)) if len(tried) % 5 else (-1.0, -1.0)
+        tried.append(text)
+        cutter = f"LINESTRING (-5 {float(y0)!r}, 55 {float(y1)!r})"
+        path = tmp_path / "cut.wkt"
+        path.write_text(text + "\n")
+        out = tmp_path / "cut.geojson"
+        r = subprocess.run([meridian, "op", "cut", str(path), "--with", cutter, "-o", str(out)],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        features = shapely.from_geojson(out.read_text())
+        polygon, line = shapely_wkt.loads(text), shapely_wkt.loads(cutter)
+        theirs = [g for g in split(polygon, line).geoms if g.area > 0]
+        ours = [] if features.is_empty else list(getattr(features, "geoms", [features]))
+        sides = [f["properties"]["cut"] for f in json.loads(out.read_text())["features"]]
+        if len(theirs) == 1:
+            assert ours == [], (text[:60], cutter)  # not cut: nothing written
+            missed += 1
+            continue
+        cut_any += 1
+        parts = [p for g in ours for p in getattr(g, "geoms", [g])]
+        assert sorted(p.area for p in parts) == pytest.approx(sorted(t.area for t in theirs), rel=1e-9)
+        (ax, ay), (bx, by) = line.coords
+        for g, side in zip(ours, sides):
+            for p in getattr(g, "geoms", [g]):
+                q = p.representative_point()
+                cross = (bx - ax) * (q.y - ay) - (by - ay) * (q.x - ax)
+                assert side in ("left", "right") and (cross > 0) == (side == "left"), (side, cross)
+    assert cut_any >= 10 and missed >= 4, (cut_any, missed)
+
+
 def test_usage_errors_are_one_line(meridian):
     cases = [
         (["op"], "missing OPERATION"),
@@ -210,6 +254,7 @@ def test_usage_errors_are_one_line(meridian):
         (["op", "touches", "--with", "POINT (1 2)", "-o", "x.wkt"], "prints true or false"),
         (["op", "relate", "--with", "POINT (1 2)"], "relate needs --pattern"),
         (["op", "touches", "--with", "POINT (1"], "--with:"),
+        (["op", "cut", "--with", "POINT (1 2)"], "cut needs a line"),
     ]
     for args, phrase in cases:
         r = subprocess.run([meridian, *args], input="POINT (1 2)\n", capture_output=True, text=True, timeout=30)

@@ -36,6 +36,10 @@ public enum OperationCommand: Command {
                                            the part inside the rectangle
         Operations with one other geometry (--with WKT, in the input's spatial reference):
           intersection, union, difference, symmetric-difference
+          cut                              --with a line: the pieces left of it, right of it, then the pieces on
+                                           neither side (ArcGIS's order), one output geometry each, empty sides
+                                           left out; GeoJSON gives each a "cut" property: left, right or undefined.
+                                           A feature the line does not cut writes nothing
           contains, within, intersects, disjoint, touches, crosses, overlaps, equals
                                            predicates: is the feature ... the other geometry?
           relate --pattern DE9IM           the DE-9IM pattern, e.g. T*F**F*** (the feature first)
@@ -47,7 +51,7 @@ public enum OperationCommand: Command {
     enum Operation: String, CaseIterable {
         case convexHull = "convex-hull", boundary, labelPoint = "label-point", simplify, densify, generalize, offset,
              clip
-        case intersection, union, difference, symmetricDifference = "symmetric-difference"
+        case intersection, union, difference, symmetricDifference = "symmetric-difference", cut
         case contains, within, intersects, disjoint, touches, crosses, overlaps, equals, relate
 
         /// Whether the operation answers true or false.
@@ -60,7 +64,7 @@ public enum OperationCommand: Command {
 
         /// Whether the operation needs `--with`.
         var needsOther: Bool {
-            isPredicate || [.intersection, .union, .difference, .symmetricDifference].contains(self)
+            isPredicate || [.intersection, .union, .difference, .symmetricDifference, .cut].contains(self)
         }
     }
 
@@ -115,6 +119,9 @@ public enum OperationCommand: Command {
                 throw .usage("--with: \(error.description)")
             }
         }
+        if op == .cut, let other, other.polyline == nil {
+            throw .usage("cut needs a line --with (LINESTRING or MULTILINESTRING), got a \(other.typeName.lowercased())")
+        }
         var envelope: Envelope?
         if op == .clip {
             guard let envelopeText else { throw .usage("clip needs --envelope XMIN,YMIN,XMAX,YMAX") }
@@ -137,9 +144,16 @@ public enum OperationCommand: Command {
         } else {
             for (i, feature) in features.enumerated() {
                 guard let g = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
-                do {
+                do throws(EngineError) {
                     if op.isPredicate {
                         answers.append(try predicate(op, g, other!, pattern: pattern ?? ""))
+                    } else if op == .cut {
+                        for (k, piece) in try GeometryEngine.cut(g, usingCutter: other!.polyline!).enumerated()
+                        where !piece.coordinates.isEmpty {
+                            var properties = feature.properties
+                            properties["cut"] = .string(k == 0 ? "left" : k == 1 ? "right" : "undefined")
+                            results.append(Feature(geometry: piece, properties: properties, id: feature.id))
+                        }
                     } else {
                         let r = try apply(op, g, other: other, envelope: envelope, numbers: numbers,
                                           offsetType: offsetType ?? .mitered, removeDegenerate: removeDegenerate)
