@@ -95,10 +95,7 @@ extension GeometryEngine {
         case .point, .multipoint: return .multipoint(Multipoint([], spatialReference: g.spatialReference))
         default: break
         }
-        let context = try GEOSContext()
-        let ref = try context.make(g)
-        let b = try context.own(GEOSBoundary_r(context.handle, ref.pointer), "boundary")
-        let result = try context.geometry(b, in: g.spatialReference)
+        let result = try GEOSContext().unary(g, "boundary") { GEOSBoundary_r($0, $1) }
         // A polyline's boundary is points: GEOS returns an empty line for an empty polygon, a point set otherwise.
         if case .point(let p) = result { return .multipoint(Multipoint([p.coordinate], spatialReference: g.spatialReference)) }
         return result
@@ -148,10 +145,7 @@ extension GeometryEngine {
         case .point, .multipoint: return g
         default: break
         }
-        let context = try GEOSContext()
-        let ref = try context.make(g)
-        return try context.geometry(
-            try context.own(GEOSDensify_r(context.handle, ref.pointer, maxSegmentLength), "densify"), in: g.spatialReference)
+        return try GEOSContext().unary(g, "densify") { GEOSDensify_r($0, $1, maxSegmentLength) }
     }
 
     /// Removes vertices with the Douglas–Peucker algorithm (ArcGIS `generalize(_:maxDeviation:removeDegenerateParts:)`;
@@ -197,10 +191,7 @@ extension GeometryEngine {
         case .point, .multipoint: return g
         default: break
         }
-        let context = try GEOSContext()
-        let ref = try context.make(g)
-        let result = try context.geometry(
-            try context.own(GEOSSimplify_r(context.handle, ref.pointer, maxDeviation), "generalize"), in: g.spatialReference)
+        let result = try GEOSContext().unary(g, "generalize") { GEOSSimplify_r($0, $1, maxDeviation) }
         guard removeDegenerateParts, case .polyline(let line) = result else { return result }
         let parts = line.parts.filter { part in part.contains { $0.x != part[0].x || $0.y != part[0].y } }
         return .polyline(Polyline(parts: parts, spatialReference: line.spatialReference))

@@ -408,6 +408,14 @@ extension GEOSContext {
         return params
     }
 
+    /// A GEOS operation from one geometry to another, its result converted back into the operand's spatial reference.
+    func unary(_ g: Geometry, _ operation: String, _ op: (GEOSContextHandle_t, OpaquePointer) -> OpaquePointer?)
+        throws(EngineError) -> Geometry
+    {
+        let ref = try make(g)
+        return try geometry(try own(op(handle, ref.pointer), operation), in: g.spatialReference)
+    }
+
     /// Two operands of a binary GEOS operation, made in this context: refuses operands in different spatial
     /// references, then invalid polygonal ones (see `requireValid`).
     func validPair(_ a: Geometry, _ b: Geometry) throws(EngineError) -> (GEOSGeometryRef, GEOSGeometryRef) {
