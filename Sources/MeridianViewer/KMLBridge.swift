@@ -14,10 +14,12 @@ enum KMLBridge {
 
     // MARK: Save
 
-    /// The body of `POST /api/kml`.
+    /// The body of `POST /api/kml`: new placemarks, and optionally the opened file they are added to with the
+    /// page's edits of its placemarks.
     struct SketchDocument: Decodable {
         var name: String?
         var placemarks: [SketchPlacemark]
+        var source: SourceDocument?
     }
 
     /// One sketched placemark: its kind, vertices in Web Mercator meters and style.
@@ -34,53 +36,76 @@ enum KMLBridge {
         var color: String?
     }
 
-    /// Builds the KML dataset for sketched placemarks, with the palette icons used stored as archive resources.
+    /// An opened KML or KMZ file sent back with the page's edits: everything the edits do not name is written
+    /// back as the library read it (folders, shared styles, overlays, network links, unmodeled elements, the
+    /// archive's other files).
+    struct SourceDocument: Decodable {
+        /// The file's bytes, base64.
+        var data: String
+        /// Edits of its placemarks, by the `id` `POST /api/kml/open` gave them.
+        var edits: [PlacemarkEdit]
+    }
+
+    /// An edit of an opened placemark: deleted, or its geometry and/or style replaced.
+    ///
+    /// Each vertex of `coordinates` is `[x, y]` in Web Mercator meters, or `[x, y, k]` for a vertex the page got as
+    /// the file's vertex `k`: when it still lies where the page got it (within the 0.005 m the open answer's
+    /// rounding moves it), the file's own coordinate is kept exactly, altitude included; a moved one keeps that
+    /// vertex's altitude.
+    struct PlacemarkEdit: Decodable {
+        var id: Int
+        var delete: Bool?
+        var coordinates: [[Double]]?
+        var style: SketchStyle?
+    }
+
+    /// Builds the KML dataset to save: the sketched placemarks as a new document (palette icons stored as
+    /// archive resources), or, with a `source`, that file with its edits applied and the new placemarks appended
+    /// to its root document.
     static func dataset(for sketch: SketchDocument, site: StaticSite, limits: ViewerLimits) throws(APIError)
         -> KMLDataset
     {
-        guard sketch.placemarks.count <= limits.maximumPlacemarks else {
-            throw .tooLarge("too many placemarks: \(sketch.placemarks.count) (limit \(limits.maximumPlacemarks))")
+        var dataset: KMLDataset
+        var placemarkCount = sketch.placemarks.count
+        var vertexCount = sketch.placemarks.reduce(0) { $0 + $1.coordinates.count }
+        if let source = sketch.source {
+            guard let data = Data(base64Encoded: source.data) else {
+                throw .badRequest("source.data must be the opened file's bytes in base64")
+            }
+            dataset = try readBounded(data, limits: limits, failure: { .unprocessable($0.description) })
+            let counts = try apply(source.edits, to: &dataset, site: site, limits: limits)
+            placemarkCount += counts.placemarks
+            vertexCount += counts.vertices
+        } else {
+            let name = (sketch.name?.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isEmpty ? nil : $0 }
+                ?? "Untitled"
+            dataset = KMLDataset(document: KMLDocument(name: String(name.prefix(200))))
         }
-        let vertices = sketch.placemarks.reduce(0) { $0 + $1.coordinates.count }
-        guard vertices <= limits.maximumVertices else {
-            throw .tooLarge("too many vertices: \(vertices) (limit \(limits.maximumVertices))")
+        guard placemarkCount <= limits.maximumPlacemarks else {
+            throw .tooLarge("too many placemarks: \(placemarkCount) (limit \(limits.maximumPlacemarks))")
         }
-        let name = (sketch.name?.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isEmpty ? nil : $0 }
-            ?? "Untitled"
-        var document = KMLDocument(name: String(name.prefix(200)))
-        var resources: [String: Data] = [:]
+        guard vertexCount <= limits.maximumVertices else {
+            throw .tooLarge("too many vertices: \(vertexCount) (limit \(limits.maximumVertices))")
+        }
         var counts: [String: Int] = [:]
         for (i, p) in sketch.placemarks.enumerated() {
-            let coordinates = try webMercatorCoordinates(p.coordinates, placemark: i)
+            let coordinates = try webMercatorCoordinates(p.coordinates, of: "placemark \(i)")
             let geometry: Geometry
-            let style: KMLStyle
             switch p.type {
             case "point":
                 guard coordinates.count == 1 else { throw .unprocessable("placemark \(i): a point has exactly one vertex") }
                 geometry = .point(Point(coordinates[0], spatialReference: .webMercator))
-                let id = p.style?.icon ?? "none"
-                guard let icon = KMLPalette.icon(id: id) else { throw .unprocessable("placemark \(i): unknown icon '\(id)'") }
-                guard let png = site.files["/icons/\(icon.file)"] else {
-                    throw APIError(500, "the icon \(icon.file) is missing from the viewer's resources")
-                }
-                let href = "files/\(icon.file)"
-                resources[href] = png.data
-                let pin = icon.id.hasSuffix("pin")
-                style = KMLStyle(iconStyle: KMLIconStyle(
-                    iconHref: href, scale: 1,
-                    hotSpot: KMLHotSpot(x: 0.5, y: pin ? 0 : 0.5, xUnits: .fraction, yUnits: .fraction)))
             case "polyline":
                 guard coordinates.count >= 2 else { throw .unprocessable("placemark \(i): a polyline needs 2 vertices") }
                 geometry = .polyline(Polyline(coordinates, spatialReference: .webMercator))
-                style = KMLStyle(lineStyle: KMLLineStyle(color: try color(p.style?.color, placemark: i), width: 2))
             case "polygon":
                 guard coordinates.count >= 3 else { throw .unprocessable("placemark \(i): a polygon needs 3 vertices") }
                 geometry = .polygon(Polygon(shell: coordinates, spatialReference: .webMercator))
-                style = KMLStyle(polygonStyle: KMLPolygonStyle(
-                    color: try color(p.style?.color, placemark: i), isFilled: true, isOutlined: false))
             default:
                 throw .unprocessable("placemark \(i): type must be \"point\", \"polyline\" or \"polygon\"")
             }
+            let style = try paletteStyle(p.type, p.style, placemark: "placemark \(i)", site: site,
+                                         resources: &dataset.resources)
             let kmlGeometry: KMLGeometry
             do {
                 kmlGeometry = try KMLGeometry(geometry, altitudeMode: .clampToGround,
@@ -91,11 +116,212 @@ enum KMLBridge {
             counts[p.type, default: 0] += 1
             let title = p.name.flatMap { $0.isEmpty ? nil : String($0.prefix(200)) }
                 ?? "\(p.type.prefix(1).uppercased())\(p.type.dropFirst()) \(counts[p.type] ?? 1)"
-            document.addChild(KMLPlacemark(geometry: kmlGeometry, name: title, style: style))
+            dataset.document.addChild(KMLPlacemark(geometry: kmlGeometry, name: title, style: style))
         }
-        var dataset = KMLDataset(document: document)
-        dataset.resources = resources
+        // A file whose root was a lone placemark gains a <Document> once it holds more than one feature.
+        if dataset.document.isImplicit && dataset.document.features.count > 1 { dataset.document.isImplicit = false }
         return dataset
+    }
+
+    /// The style of a placemark sketched or restyled on the page: a palette icon (stored in `resources` under
+    /// `files/`) for a point, a line color 2 px wide for a polyline, a fill color without outline for a polygon.
+    private static func paletteStyle(_ type: String, _ sketchStyle: SketchStyle?, placemark what: String,
+                                     site: StaticSite, resources: inout [String: Data]) throws(APIError) -> KMLStyle {
+        switch type {
+        case "point":
+            let id = sketchStyle?.icon ?? "none"
+            guard let icon = KMLPalette.icon(id: id) else { throw .unprocessable("\(what): unknown icon '\(id)'") }
+            guard let png = site.files["/icons/\(icon.file)"] else {
+                throw APIError(500, "the icon \(icon.file) is missing from the viewer's resources")
+            }
+            // An opened KMZ may hold another file under the same name: never overwrite it.
+            var href = "files/\(icon.file)"
+            var k = 1
+            while let existing = resources[href], existing != png.data {
+                href = "files/meridian-\(k)-\(icon.file)"
+                k += 1
+            }
+            resources[href] = png.data
+            let pin = icon.id.hasSuffix("pin")
+            return KMLStyle(iconStyle: KMLIconStyle(
+                iconHref: href, scale: 1, hotSpot: KMLHotSpot(x: 0.5, y: pin ? 0 : 0.5, xUnits: .fraction, yUnits: .fraction)))
+        case "polyline":
+            return KMLStyle(lineStyle: KMLLineStyle(color: try color(sketchStyle?.color, placemark: what), width: 2))
+        default:
+            return KMLStyle(polygonStyle: KMLPolygonStyle(
+                color: try color(sketchStyle?.color, placemark: what), isFilled: true, isOutlined: false))
+        }
+    }
+
+    /// Applies the page's edits to an opened dataset; returns the placemarks left and the vertices of the edited
+    /// geometries (the rest were counted when the file was read).
+    private static func apply(_ edits: [PlacemarkEdit], to dataset: inout KMLDataset, site: StaticSite,
+                              limits: ViewerLimits) throws(APIError) -> (placemarks: Int, vertices: Int) {
+        var byID: [Int: PlacemarkEdit] = [:]
+        for edit in edits {
+            guard byID[edit.id] == nil else { throw .badRequest("placemark \(edit.id) is edited twice") }
+            byID[edit.id] = edit
+        }
+        var resources = dataset.resources
+        var next = 0, kept = 0, vertices = 0
+        try rewritePlacemarks(&dataset.document.features, depth: 0, next: &next) { (id, p) throws(APIError) in
+            guard let edit = byID.removeValue(forKey: id) else { kept += 1; return p }
+            if edit.delete == true { return nil }
+            var p = p
+            let what = "placemark \(id) (\(p.name.map { "'\(String($0.prefix(60)))'" } ?? "unnamed"))"
+            if let raw = edit.coordinates {
+                guard var geometry = p.geometry, let kind = editableKind(geometry) else {
+                    throw .unprocessable("\(what): its \(p.geometry?.typeName ?? "missing geometry") cannot be edited")
+                }
+                geometry.shape = try editedShape(kind, of: geometry, raw: raw, placemark: what)
+                vertices += geometry.coordinates.count
+                p.geometry = geometry
+            }
+            if let style = edit.style {
+                guard let kind = p.geometry.flatMap(editableKind) else {
+                    throw .unprocessable("\(what): only points, lines and polygons without holes can be restyled")
+                }
+                p.style = try paletteStyle(kind, style, placemark: what, site: site, resources: &resources)
+                p.styleUrl = nil
+                p.styleMap = nil
+            }
+            kept += 1
+            return p
+        }
+        if let unknown = byID.keys.min() {
+            throw .unprocessable("placemark \(unknown) does not exist in the file (it has \(next) placemarks)")
+        }
+        dataset.resources = resources
+        return (kept, vertices)
+    }
+
+    /// Visits every placemark in document order, depth first (the order of the ids `POST /api/kml/open` gives),
+    /// replacing each by what `body` returns (`nil` removes it). Containers deeper than 200 levels are not entered.
+    private static func rewritePlacemarks(_ features: inout [KMLFeature], depth: Int, next: inout Int,
+                                          _ body: (Int, KMLPlacemark) throws(APIError) -> KMLPlacemark?)
+        throws(APIError)
+    {
+        guard depth < 200 else { return }
+        var out: [KMLFeature] = []
+        out.reserveCapacity(features.count)
+        for f in features {
+            switch f {
+            case .placemark(let p):
+                let id = next
+                next += 1
+                if let q = try body(id, p) { out.append(.placemark(q)) }
+            case .folder(var folder):
+                try rewritePlacemarks(&folder.features, depth: depth + 1, next: &next, body)
+                out.append(.folder(folder))
+            case .document(var d):
+                try rewritePlacemarks(&d.features, depth: depth + 1, next: &next, body)
+                out.append(.document(d))
+            case .unmodeled:
+                out.append(f)
+            }
+        }
+        features = out
+    }
+
+    /// "point", "polyline" or "polygon" for a geometry the page's editor can edit (a point, a line string, a
+    /// polygon without holes); `nil` otherwise.
+    static func editableKind(_ g: KMLGeometry) -> String? {
+        switch g.shape {
+        case .point: "point"
+        case .lineString(let cs) where cs.count >= 2: "polyline"
+        case .polygon(let outer, let inner) where inner.isEmpty && outer.count >= 4: "polygon"
+        default: nil
+        }
+    }
+
+    /// The vertices the page edits: a polygon's outer ring without its closing vertex.
+    private static func editableVertices(_ g: KMLGeometry) -> [Coordinate] {
+        switch g.shape {
+        case .point(let c): [c]
+        case .lineString(let cs): cs
+        case .polygon(let outer, _): Array(outer.dropLast())
+        default: []
+        }
+    }
+
+    /// The edited shape in WGS84: vertices the page did not move are the file's own, moved and new ones are
+    /// projected back from Web Mercator; when every vertex of the file had an altitude, a new vertex takes the
+    /// mean of its nearest neighbours' altitudes (a moved one keeps its own).
+    private static func editedShape(_ kind: String, of g: KMLGeometry, raw: [[Double]], placemark what: String)
+        throws(APIError) -> KMLGeometry.Shape
+    {
+        let needed = ["point": 1, "polyline": 2, "polygon": 3][kind] ?? 1
+        guard kind == "point" ? raw.count == 1 : raw.count >= needed else {
+            throw .unprocessable("\(what): a \(kind) needs \(kind == "point" ? "exactly" : "at least") \(needed) "
+                + "vertex\(needed == 1 ? "" : "es")")
+        }
+        let original = editableVertices(g)
+        let onPage = try webMercatorLeaf(original, placemark: what)
+        let positions = try webMercatorCoordinates(raw.map { Array($0.prefix(2)) }, of: what)
+        var origins: [Int?] = []
+        for (j, v) in raw.enumerated() {
+            guard v.count == 2 || v.count == 3 else {
+                throw .unprocessable("\(what), vertex \(j): expected [x, y] or [x, y, k]")
+            }
+            if v.count == 3 {
+                guard let k = Int(exactly: v[2]), original.indices.contains(k) else {
+                    throw .unprocessable("\(what), vertex \(j): no vertex \(v[2]) in the file's geometry")
+                }
+                origins.append(k)
+            } else {
+                origins.append(nil)
+            }
+        }
+        // The page got each vertex rounded to 0.01 m: one it did not move is within 0.005 m of the projection.
+        let tolerance = 0.0051
+        var result: [Coordinate?] = Array(repeating: nil, count: raw.count)
+        var moved: [Int] = []
+        for j in raw.indices {
+            if let k = origins[j], abs(onPage[k].x - positions[j].x) <= tolerance,
+               abs(onPage[k].y - positions[j].y) <= tolerance {
+                result[j] = original[k]
+            } else {
+                moved.append(j)
+            }
+        }
+        if !moved.isEmpty {
+            let points = Multipoint(moved.map { positions[$0] }, spatialReference: .webMercator)
+            let wgs84: Geometry
+            do {
+                wgs84 = try GeometryEngine.project(points, into: .wgs84)
+            } catch {
+                throw .unprocessable("\(what): cannot project the edited vertices to WGS 84: \(error)")
+            }
+            let everyAltitude = original.allSatisfy { $0.z != nil }
+            for (m, j) in moved.enumerated() {
+                let c = wgs84.coordinates[m]
+                guard c.isFinite else { throw .unprocessable("\(what), vertex \(j): not a finite position in WGS 84") }
+                result[j] = Coordinate(x: c.x, y: c.y, z: origins[j].flatMap { original[$0].z })
+            }
+            if everyAltitude {
+                let known = result.map { $0?.z }
+                for j in moved where result[j]?.z == nil {
+                    let before = known[..<j].last { $0 != nil } ?? nil
+                    let after = known[(j + 1)...].first { $0 != nil } ?? nil
+                    let zs = [before, after].compactMap { $0 }
+                    if !zs.isEmpty, let c = result[j] { result[j] = Coordinate(x: c.x, y: c.y, z: zs.reduce(0, +) / Double(zs.count)) }
+                }
+            }
+        }
+        let coordinates = result.compactMap { $0 }
+        switch kind {
+        case "point": return .point(coordinates[0])
+        case "polyline": return .lineString(coordinates)
+        default: return .polygon(outerBoundary: coordinates + [coordinates[0]], innerBoundaries: [])
+        }
+    }
+
+    /// WGS84 vertices in Web Mercator as `POST /api/kml/open` gives them to the page (latitudes clamped).
+    private static func webMercatorLeaf(_ cs: [Coordinate], placemark what: String) throws(APIError) -> [Coordinate] {
+        guard let g = webMercator(.multipoint(Multipoint(cs, spatialReference: .wgs84))) else {
+            throw .unprocessable("\(what): its vertices cannot be shown in Web Mercator")
+        }
+        return g.coordinates
     }
 
     /// Writes a dataset as KMZ bytes (through a temporary file: the library writes KMZ files atomically).
@@ -114,14 +340,14 @@ enum KMLBridge {
         return data
     }
 
-    private static func webMercatorCoordinates(_ raw: [[Double]], placemark i: Int) throws(APIError) -> [Coordinate] {
+    private static func webMercatorCoordinates(_ raw: [[Double]], of what: String) throws(APIError) -> [Coordinate] {
         var result: [Coordinate] = []
         result.reserveCapacity(raw.count)
         for (j, c) in raw.enumerated() {
             guard c.count == 2, c[0].isFinite, c[1].isFinite,
                 abs(c[0]) <= webMercatorHalfWorld * 1.0001, abs(c[1]) <= webMercatorHalfWorld * 1.0001
             else {
-                throw .unprocessable("placemark \(i), vertex \(j): expected [x, y] in Web Mercator meters "
+                throw .unprocessable("\(what), vertex \(j): expected [x, y] in Web Mercator meters "
                     + "(|x|, |y| ≤ 20037508.34)")
             }
             result.append(Coordinate(x: c[0], y: c[1]))
@@ -129,9 +355,9 @@ enum KMLBridge {
         return result
     }
 
-    private static func color(_ hex: String?, placemark i: Int) throws(APIError) -> KMLColor {
+    private static func color(_ hex: String?, placemark what: String) throws(APIError) -> KMLColor {
         guard let hex, let rgb = KMLPalette.rgb(hex) else {
-            throw .unprocessable("placemark \(i): color must be #rrggbb, got '\(hex ?? "nothing")'")
+            throw .unprocessable("\(what): color must be #rrggbb, got '\(hex ?? "nothing")'")
         }
         return KMLColor(red: rgb.red, green: rgb.green, blue: rgb.blue)
     }
@@ -140,16 +366,101 @@ enum KMLBridge {
 
     /// Reads KML or KMZ bytes and writes the placemarks as the page draws them: geometries in Web Mercator, styles
     /// resolved (shared styles, style maps, inline overrides), icons packed in the KMZ sent back as data URLs.
-    ///
-    /// Bounded in two steps: a streaming pass counts placemarks and vertices as they are parsed (the KML of a KMZ is
-    /// inflated as it goes, at most `limits.maximumKMLBytes`) and stops at the first limit crossed, checking the
-    /// request's `WorkBudget` at each placemark; only a file within every limit is then read into a tree.
+    /// Each placemark carries its `id` (its position among the file's placemarks in document order, the key of
+    /// an edit sent back to `POST /api/kml`) and either `edit` (the editor's kind for it: point, polyline,
+    /// polygon) or `kind` (what the file holds that the editor cannot edit, e.g. "a MultiGeometry"); `unmodeled`
+    /// counts the features kept as XML (overlays, network links), which are not drawn but saved back.
+    /// Read with `readBounded(_:limits:failure:)`.
     /// - Parameters:
     ///   - data: The file's bytes.
     ///   - limits: The viewer's limits.
     ///   - failure: Turns an engine error (the work budget running out) into the API's answer.
     static func openResponse(_ data: Data, limits: ViewerLimits, failure: (EngineError) -> APIError)
         throws(APIError) -> Data
+    {
+        let dataset = try readBounded(data, limits: limits, failure: failure)
+        var placemarks: [KMLPlacemark] = []
+        var next = 0
+        var document = dataset.document
+        try rewritePlacemarks(&document.features, depth: 0, next: &next) { (_, p) throws(APIError) in
+            placemarks.append(p)
+            return p
+        }
+        let vertexCount = placemarks.reduce(0) { $0 + ($1.geometry?.coordinates.count ?? 0) }
+        var w = JSONWriter(decimals: 2, capacity: 40 * vertexCount + 1024)
+        w.raw("{\"name\":")
+        w.string(dataset.document.name ?? "")
+        w.raw(",\"placemarks\":[")
+        var written = 0, skipped = 0
+        var iconCache: [String: String?] = [:]
+        for (id, p) in placemarks.enumerated() {
+            let leaves = p.geometry?.geometries ?? []
+            var projected: [Geometry] = []
+            for leaf in leaves {
+                if let g = webMercator(leaf) { projected.append(g) }
+            }
+            guard !projected.isEmpty else { skipped += 1; continue }
+            if written > 0 { w.raw(",") }
+            written += 1
+            w.raw("{\"id\":\(id),\"name\":")
+            w.string(p.name ?? "")
+            if let g = p.geometry {
+                if let kind = editableKind(g), projected.count == 1 {
+                    w.raw(",\"edit\":")
+                    w.string(kind)
+                } else {
+                    w.raw(",\"kind\":")
+                    w.string(describe(g))
+                }
+            }
+            w.raw(",\"geometries\":[")
+            for (k, g) in projected.enumerated() {
+                if k > 0 { w.raw(",") }
+                writeGeometry(g, to: &w)
+            }
+            w.raw("],\"style\":")
+            writeStyle(dataset.effectiveStyle(for: p), dataset: dataset, cache: &iconCache, to: &w)
+            w.raw("}")
+        }
+        w.raw("],\"skipped\":\(skipped),\"unmodeled\":\(unmodeledFeatureCount(dataset.document.features, depth: 0))")
+        w.raw(",\"warnings\":[")
+        for (i, warning) in dataset.warnings.prefix(20).enumerated() {
+            if i > 0 { w.raw(",") }
+            w.string(warning)
+        }
+        w.raw("]}")
+        return w.data
+    }
+
+    /// What the page says about a geometry its editor cannot edit, e.g. "a MultiGeometry", "a polygon with holes".
+    private static func describe(_ g: KMLGeometry) -> String {
+        switch g.shape {
+        case .polygon(_, let inner) where !inner.isEmpty: "a polygon with holes"
+        case .multiGeometry: "a MultiGeometry"
+        default: "a \(g.typeName)"
+        }
+    }
+
+    /// Overlays, network links, tours and other features kept as XML (shown nowhere, saved back as they were).
+    private static func unmodeledFeatureCount(_ features: [KMLFeature], depth: Int) -> Int {
+        guard depth < 200 else { return 0 }
+        return features.reduce(0) { n, f in
+            switch f {
+            case .unmodeled: n + 1
+            case .folder(let c): n + unmodeledFeatureCount(c.features, depth: depth + 1)
+            case .document(let c): n + unmodeledFeatureCount(c.features, depth: depth + 1)
+            case .placemark: n
+            }
+        }
+    }
+
+    /// Reads KML or KMZ bytes within the viewer's limits.
+    ///
+    /// Bounded in two steps: a streaming pass counts placemarks and vertices as they are parsed (the KML of a KMZ is
+    /// inflated as it goes, at most `limits.maximumKMLBytes`) and stops at the first limit crossed, checking the
+    /// request's `WorkBudget` at each placemark; only a file within every limit is then read into a tree.
+    static func readBounded(_ data: Data, limits: ViewerLimits, failure: (EngineError) -> APIError)
+        throws(APIError) -> KMLDataset
     {
         let archiveLimits = KMZLimits(
             maximumKMLBytes: UInt64(max(1, limits.maximumKMLBytes)),
@@ -178,48 +489,11 @@ enum KMLBridge {
         } catch {
             throw .unprocessable("cannot read the file as KML or KMZ: \(error)")
         }
-        let dataset: KMLDataset
         do {
-            dataset = try KMLDataset(data: data, limits: archiveLimits)
+            return try KMLDataset(data: data, limits: archiveLimits)
         } catch {
             throw readFailure(error)
         }
-        var placemarks: [KMLPlacemark] = []
-        collect(dataset.document.features, into: &placemarks, depth: 0)
-        let vertexCount = placemarks.reduce(0) { $0 + ($1.geometry?.coordinates.count ?? 0) }
-        var w = JSONWriter(decimals: 2, capacity: 40 * vertexCount + 1024)
-        w.raw("{\"name\":")
-        w.string(dataset.document.name ?? "")
-        w.raw(",\"placemarks\":[")
-        var written = 0, skipped = 0
-        var iconCache: [String: String?] = [:]
-        for p in placemarks {
-            let leaves = p.geometry?.geometries ?? []
-            var projected: [Geometry] = []
-            for leaf in leaves {
-                if let g = webMercator(leaf) { projected.append(g) }
-            }
-            guard !projected.isEmpty else { skipped += 1; continue }
-            if written > 0 { w.raw(",") }
-            written += 1
-            w.raw("{\"name\":")
-            w.string(p.name ?? "")
-            w.raw(",\"geometries\":[")
-            for (k, g) in projected.enumerated() {
-                if k > 0 { w.raw(",") }
-                writeGeometry(g, to: &w)
-            }
-            w.raw("],\"style\":")
-            writeStyle(dataset.effectiveStyle(for: p), dataset: dataset, cache: &iconCache, to: &w)
-            w.raw("}")
-        }
-        w.raw("],\"skipped\":\(skipped),\"warnings\":[")
-        for (i, warning) in dataset.warnings.prefix(20).enumerated() {
-            if i > 0 { w.raw(",") }
-            w.string(warning)
-        }
-        w.raw("]}")
-        return w.data
     }
 
     /// 413 for a file over a size limit (a KML entry, the icons, the archive, the compression ratio), 422 otherwise.
@@ -229,18 +503,6 @@ enum KMLBridge {
             .tooLarge("the file is too large to open: \(error.description)")
         default:
             .unprocessable("cannot read the file as KML or KMZ: \(error.description)")
-        }
-    }
-
-    private static func collect(_ features: [KMLFeature], into out: inout [KMLPlacemark], depth: Int) {
-        guard depth < 200 else { return }
-        for f in features {
-            switch f {
-            case .placemark(let p): out.append(p)
-            case .folder(let folder): collect(folder.features, into: &out, depth: depth + 1)
-            case .document(let d): collect(d.features, into: &out, depth: depth + 1)
-            case .unmodeled: break
-            }
         }
     }
 

@@ -67,7 +67,8 @@ public struct ViewerLimits: Sendable, Hashable {
 ///   → `{"polygons": [{"parts": [{"shell", "holes"}]}], …}` in the spatial reference (EPSG:32038 US feet by default)
 /// - `POST /api/buffer/export` the same plus `"format": "geojson"|"kmz"` → a file download
 /// - `GET /api/kml/palette` → the seven icons and fourteen colors of page 2
-/// - `POST /api/kml` sketched placemarks in Web Mercator → a KMZ download
+/// - `POST /api/kml` sketched placemarks in Web Mercator, optionally with an opened file (`source`: its bytes in
+///   base64 and the edits of its placemarks by id) they are added to → a KMZ download
 /// - `POST /api/kml/open` a KML or KMZ file's bytes → its placemarks in Web Mercator with their styles
 ///
 /// - `GET /docs/…` → the DocC documentation built by `scripts/docs.sh`, when the API was given it
@@ -449,7 +450,9 @@ public final class ViewerAPI: Sendable {
     private func saveKML(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
         let sketch = try decode(KMLBridge.SketchDocument.self, from: r)
         let dataset = try KMLBridge.dataset(for: sketch, site: site, limits: limits)
-        let name = dataset.document.name ?? "Untitled"
+        // An opened file is saved under the name the page gives (the file's), its document keeping its own <name>.
+        let given = sketch.source == nil ? nil : sketch.name.flatMap { $0.isEmpty ? nil : String($0.prefix(200)) }
+        let name = given ?? dataset.document.name ?? "Untitled"
         return .attachment(try KMLBridge.kmzData(dataset), contentType: "application/vnd.google-earth.kmz",
                            filename: "\(name).kmz")
     }

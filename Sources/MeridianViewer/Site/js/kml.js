@@ -1,5 +1,8 @@
 // Page 2: "Create and save KML" (Web Mercator). The page sketches vertices; the Swift API projects them to WGS84,
-// builds the KML document with its styles and packs the KMZ, and reads opened KML/KMZ files.
+// builds the KML document with its styles and packs the KMZ, and reads opened KML/KMZ files. An opened file can be
+// edited (its points, lines and polygons without holes: vertices and style; any placemark deleted; new ones added)
+// and saved again: the page sends the file back with its edits and the API applies them to the document it reads,
+// so what the page does not show (folders, overlays, network links, descriptions, …) is saved as it was.
 "use strict";
 
 import { MapView, api, download, flatRingsPath, ringsPath, svg } from "./map.js";
@@ -11,8 +14,12 @@ const WORLD = 20037508.342789244;
 
 const state = {
   palette: null,
-  placemarks: [], // {type: "point"|"polyline"|"polygon", coordinates: [[x, y]…], style: {icon?, color?}}
-  sketch: null, // {type, style, coordinates}
+  // New: {type: "point"|"polyline"|"polygon", coordinates: [[x, y]…], style: {icon?, color?}}. Opened: also
+  // {id, name, fileStyle, geometries, kind?, edited?, restyled?}; type is null when the editor cannot edit it, and
+  // a vertex is [x, y, k] while it derives from the file's vertex k (the API then keeps the file's coordinate).
+  placemarks: [],
+  sketch: null, // {type, style, coordinates, undo, redo, selected, target?: index of the placemark edited}
+  opened: null, // {file, name, deleted: [ids], unmodeled}
   pending: 0,
 };
 
@@ -26,7 +33,7 @@ function busy(delta) {
   document.body.dataset.pending = String(state.pending);
 }
 
-const map = new MapView($("map"), { onClick: (x, y) => clicked(x, y), onPointerDown: (e) => sketchPointerDown(e), minScale: 1e-7, maxScale: 10 });
+const map = new MapView($("map"), { onClick: (x, y, e) => clicked(x, y, e), onPointerDown: (e) => sketchPointerDown(e), minScale: 1e-7, maxScale: 10 });
 map.addControls($("zoom"));
 window.meridianViewer = { map, state };
 
@@ -120,26 +127,27 @@ async function add() {
     { value: "polygon", title: "Polygon" },
   ]);
   if (!type) return;
-  let style;
+  const style = await chooseStyle(type);
+  if (style) startSketch(type, style);
+}
+
+/** The sample's icon menu (points) or color menu (lines, polygons); null when cancelled. */
+async function chooseStyle(type) {
   if (type === "point") {
     const icon = await choose(
       "Select Icon",
       "This icon will be used for the new feature",
       state.palette.icons.map((i) => ({ value: i.id, title: i.title, icon: `/icons/${i.file}` }))
     );
-    if (!icon) return;
-    style = { icon };
-  } else {
-    const message = type === "polyline" ? "This color will be used for the polyline" : "This color will be used to fill the polygon";
-    const color = await choose(
-      "Select Color",
-      message,
-      state.palette.colors.map((c) => ({ value: c.hex, title: c.name, color: c.hex }))
-    );
-    if (!color) return;
-    style = { color };
+    return icon ? { icon } : null;
   }
-  startSketch(type, style);
+  const message = type === "polyline" ? "This color will be used for the polyline" : "This color will be used to fill the polygon";
+  const color = await choose(
+    "Select Color",
+    message,
+    state.palette.colors.map((c) => ({ value: c.hex, title: c.name, color: c.hex }))
+  );
+  return color ? { color } : null;
 }
 
 // MARK: sketching
@@ -152,11 +160,17 @@ function startSketch(type, style) {
   drawSketch();
 }
 
-function clicked(x, y) {
+function clicked(x, y, e) {
   const sketch = state.sketch;
-  if (!sketch || choiceDialog.open) return;
+  if (choiceDialog.open) return;
+  if (!sketch) {
+    const hit = e && e.target && e.target.closest && e.target.closest("[data-placemark]");
+    if (hit) select(Number(hit.dataset.placemark));
+    return;
+  }
+  if (!sketch.type) return; // a placemark the editor cannot edit: only Delete placemark and Done
   remember();
-  if (sketch.type === "point") sketch.coordinates = [[x, y]];
+  if (sketch.type === "point") sketch.coordinates = [[x, y, ...sketch.coordinates.flatMap((c) => c.slice(2))]];
   else sketch.coordinates.push([x, y]);
   sketch.selected = sketch.coordinates.length - 1;
   drawSketch();
@@ -228,7 +242,9 @@ function sketchPointerDown(e) {
 window.addEventListener("pointermove", (e) => {
   if (!vertexDrag || e.pointerId !== vertexDrag.id || !state.sketch) return;
   const r = $("map").getBoundingClientRect();
-  state.sketch.coordinates[vertexDrag.index] = map.toWorld(e.clientX - r.left, e.clientY - r.top);
+  // A moved vertex keeps the file vertex it came from (the API keeps that vertex's altitude).
+  const old = state.sketch.coordinates[vertexDrag.index];
+  state.sketch.coordinates[vertexDrag.index] = [...map.toWorld(e.clientX - r.left, e.clientY - r.top), ...old.slice(2)];
   drawSketch();
 });
 window.addEventListener("pointerup", () => {
@@ -259,27 +275,103 @@ function drawSketch() {
   $("delete-vertex").disabled = c.length === 0;
 }
 
+// MARK: editing placemarks of the document (opened or added)
+
+function placemarkName(p) {
+  return p.name ? `“${p.name}”` : p.type ? `the ${p.type}` : "the placemark";
+}
+
+/** Starts editing placemark i (its vertices and style with the sketch editor), or selects one it cannot edit. */
+function select(i) {
+  const p = state.placemarks[i];
+  if (!p) return;
+  state.sketch = { type: p.type, style: p.style, coordinates: p.type ? p.coordinates.map((c) => c.slice()) : [], undo: [], redo: [], selected: -1, target: i };
+  updateToolbar();
+  drawPlacemarks();
+  drawSketch();
+  document.body.dataset.editing = String(i);
+  if (p.type) {
+    const how = p.type === "point" ? "drag it or tap where it should be" : "drag a vertex, drag a midpoint to insert one, tap the map to add one at the end";
+    setStatus(`Editing ${placemarkName(p)}: ${how}. Style… changes its style, Delete placemark removes it; Done keeps the changes.`);
+  } else {
+    setStatus(`${placemarkName(p)} is ${p.kind}: the editor cannot change it, and it is saved as it is. Delete placemark removes it.`);
+  }
+}
+
+async function restyle() {
+  const sketch = state.sketch;
+  if (!sketch || !sketch.type) return;
+  const style = await chooseStyle(sketch.type);
+  if (!style || state.sketch !== sketch) return;
+  sketch.style = style;
+  sketch.restyled = true;
+  setStatus(`New style chosen for ${placemarkName(state.placemarks[sketch.target])}: tap Done to keep it.`);
+}
+
+function deletePlacemark() {
+  const sketch = state.sketch;
+  if (!sketch || sketch.target === undefined) return;
+  const [p] = state.placemarks.splice(sketch.target, 1);
+  if (p.id !== undefined && state.opened) state.opened.deleted.push(p.id);
+  state.sketch = null;
+  delete document.body.dataset.editing;
+  drawSketch();
+  drawPlacemarks();
+  updateToolbar();
+  setStatus(`Deleted ${placemarkName(p)}. ${documentSummary()}`);
+}
+
+function documentSummary() {
+  const n = state.placemarks.length;
+  return `${n} placemark${n === 1 ? "" : "s"} in the document.`;
+}
+
 function completeSketch() {
   const sketch = state.sketch;
   if (!sketch) return;
+  if (sketch.target !== undefined && !sketch.type) {
+    state.sketch = null;
+    delete document.body.dataset.editing;
+    drawPlacemarks();
+    updateToolbar();
+    setStatus(documentSummary());
+    return;
+  }
   const needed = { point: 1, polyline: 2, polygon: 3 }[sketch.type];
   if (sketch.coordinates.length < needed) {
     setStatus(`A ${sketch.type} needs at least ${needed} vertices: tap on the map${needed > 1 ? " to add more" : ""}.`, "warning");
     return;
   }
-  state.placemarks.push({ type: sketch.type, coordinates: sketch.coordinates, style: sketch.style });
   state.sketch = null;
+  delete document.body.dataset.editing;
+  if (sketch.target !== undefined) {
+    const p = state.placemarks[sketch.target];
+    if (JSON.stringify(p.coordinates) !== JSON.stringify(sketch.coordinates)) {
+      p.coordinates = sketch.coordinates;
+      p.edited = true;
+    }
+    if (sketch.restyled) {
+      p.style = sketch.style;
+      p.restyled = true;
+    }
+    setStatus(`Updated ${placemarkName(p)}. ${documentSummary()}`);
+  } else {
+    state.placemarks.push({ type: sketch.type, coordinates: sketch.coordinates, style: sketch.style });
+    setStatus(`Added a ${sketch.type}. ${documentSummary()}`);
+  }
   drawSketch();
   drawPlacemarks();
   updateToolbar();
-  setStatus(`Added a ${sketch.type}. ${state.placemarks.length} placemark${state.placemarks.length === 1 ? "" : "s"} in the document.`);
 }
 
 function cancelSketch() {
+  const editing = state.sketch && state.sketch.target !== undefined;
   state.sketch = null;
+  delete document.body.dataset.editing;
   drawSketch();
+  drawPlacemarks();
   updateToolbar();
-  setStatus("Sketch cancelled.");
+  setStatus(editing ? `Edit cancelled. ${documentSummary()}` : "Sketch cancelled.");
 }
 
 function iconFile(id) {
@@ -288,44 +380,130 @@ function iconFile(id) {
 }
 
 /** An <image> for a point icon; pins stand on their tip, other icons are centred. */
-function iconMarker(layer, href, x, y, pin, title) {
-  const g = svg("g", { class: "placemark-point" });
+function iconMarker(layer, href, x, y, pin, title, index) {
+  const g = svg("g", { class: "placemark-point", "data-placemark": index });
   svg("image", { href, width: 32, height: 32, x: -16, y: pin ? -32 : -16 }, g);
   if (title) g.appendChild(svg("title")).textContent = title;
   map.addMarker(layer, g, x, y);
 }
 
+/** A transparent wide stroke over a line, so that a tap near it selects it. */
+function hitLine(d, layer, index) {
+  svg("path", { d, class: "hit-line", "data-placemark": index }, layer);
+}
+
+/** Draws every placemark of the document but the one being edited (the sketch shows that one). */
 function drawPlacemarks() {
-  for (const name of ["areas", "lines", "icons"]) map.clearLayer(name);
-  for (const p of state.placemarks) {
-    if (p.type === "point") {
-      const [x, y] = p.coordinates[0];
-      iconMarker("icons", iconFile(p.style.icon), x, y, /pin/.test(p.style.icon), null);
-    } else if (p.type === "polyline") {
-      svg("path", { d: ringsPath([p.coordinates], false), class: "placemark placemark-line", stroke: p.style.color }, map.worldLayer("lines"));
-    } else {
-      svg("path", { d: ringsPath([p.coordinates], true), class: "placemark placemark-polygon", fill: p.style.color }, map.worldLayer("areas"));
+  for (const name of ["areas", "lines", "icons", "opened-areas", "opened-icons"]) map.clearLayer(name);
+  const editing = state.sketch ? state.sketch.target : undefined;
+  state.placemarks.forEach((p, i) => {
+    if (i === editing) return;
+    if (p.style) drawPaletteStyled(p, i);
+    else drawFileStyled(p, i);
+  });
+}
+
+function drawPaletteStyled(p, i) {
+  if (p.type === "point") {
+    const [x, y] = p.coordinates[0];
+    iconMarker("icons", iconFile(p.style.icon), x, y, /pin/.test(p.style.icon), p.name, i);
+  } else if (p.type === "polyline") {
+    const d = ringsPath([p.coordinates], false);
+    svg("path", { d, class: "placemark placemark-line", stroke: p.style.color, "data-placemark": i }, map.worldLayer("lines"));
+    hitLine(d, map.worldLayer("lines"), i);
+  } else {
+    svg("path", { d: ringsPath([p.coordinates], true), class: "placemark placemark-polygon", fill: p.style.color, "data-placemark": i }, map.worldLayer("areas"));
+  }
+}
+
+/** An opened placemark as its file styles it (geometry edited or not). */
+function drawFileStyled(p, i) {
+  const s = p.fileStyle || {};
+  const layer = map.worldLayer("opened-areas");
+  const geometries = p.edited ? [editedGeometry(p)] : p.geometries;
+  for (const g of geometries) {
+    if (g.type === "point") {
+      iconMarker("opened-icons", s.icon || "/icons/no-style.png", g.x, g.y, false, p.name, i);
+    } else if (g.type === "multipoint") {
+      for (const [x, y] of g.points) iconMarker("opened-icons", s.icon || "/icons/no-style.png", x, y, false, p.name, i);
+    } else if (g.type === "polyline") {
+      const d = ringsPath(g.paths, false);
+      const e = svg("path", { d, class: "placemark placemark-line opened", "data-placemark": i }, layer);
+      // Inline styles: what the file says wins over viewer.css (KML's defaults: white, 1 px).
+      Object.assign(e.style, { stroke: s.lineColor || "#ffffff", strokeOpacity: s.lineOpacity ?? 1, strokeWidth: `${s.lineWidth ?? 1}px` });
+      if (p.name) e.appendChild(svg("title")).textContent = p.name;
+      hitLine(d, layer, i);
+    } else if (g.type === "polygon") {
+      const e = svg("path", { d: ringsPath(g.rings, true), class: "placemark placemark-polygon opened", "data-placemark": i }, layer);
+      // Inline styles: the file's PolyStyle and LineStyle win over viewer.css (KML's defaults: white, 1 px).
+      Object.assign(e.style, {
+        fill: s.fill === false ? "none" : s.fillColor || "#ffffff",
+        fillOpacity: s.fillOpacity ?? 1,
+        stroke: s.outline === false ? "none" : s.lineColor || "#ffffff",
+        strokeOpacity: s.lineOpacity ?? 1,
+        strokeWidth: `${s.lineWidth ?? 1}px`,
+      });
+      if (p.name) e.appendChild(svg("title")).textContent = p.name;
     }
   }
 }
 
+/** The API's geometry for an edited placemark's vertices. */
+function editedGeometry(p) {
+  const c = p.coordinates;
+  if (p.type === "point") return { type: "point", x: c[0][0], y: c[0][1] };
+  if (p.type === "polyline") return { type: "polyline", paths: [c] };
+  return { type: "polygon", rings: [[...c, c[0]]] };
+}
+
 function updateToolbar() {
   const sketching = state.sketch !== null;
+  const editing = sketching && state.sketch.target !== undefined;
+  const editable = sketching && state.sketch.type !== null;
   $("add").hidden = sketching;
   $("done").hidden = !sketching;
   $("cancel-sketch").hidden = !sketching;
-  for (const id of ["undo", "redo", "delete-vertex"]) $(id).hidden = !sketching;
+  for (const id of ["undo", "redo", "delete-vertex"]) $(id).hidden = !editable;
+  $("restyle").hidden = !(editing && editable);
+  $("delete-placemark").hidden = !editing;
   $("reset").disabled = sketching;
-  $("save").disabled = sketching || state.placemarks.length === 0;
+  $("open").disabled = sketching;
+  $("save").disabled = sketching || (state.placemarks.length === 0 && !state.opened);
 }
 
 // MARK: save, reset, open
 
+/** Base64 of a file's bytes (in slices: String.fromCharCode takes a bounded number of arguments). */
+async function base64(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+/** The body of POST /api/kml: the new placemarks, and the opened file with the edits of its placemarks. */
+async function saveRequest() {
+  const added = state.placemarks.filter((p) => p.id === undefined)
+    .map((p) => ({ type: p.type, coordinates: p.coordinates.map((c) => [c[0], c[1]]), style: p.style }));
+  if (!state.opened) return { body: { name: "Untitled", placemarks: added }, summary: "" };
+  const edits = state.opened.deleted.map((id) => ({ id, delete: true }));
+  for (const p of state.placemarks) {
+    if (p.id === undefined || !(p.edited || p.restyled)) continue;
+    edits.push({ id: p.id, coordinates: p.edited ? p.coordinates : undefined, style: p.restyled ? p.style : undefined });
+  }
+  const changed = edits.length - state.opened.deleted.length;
+  const summary = ` ${changed} placemark${changed === 1 ? "" : "s"} edited, ${state.opened.deleted.length} deleted, ${added.length} added;`
+    + " everything else as it was in the file.";
+  const body = { name: state.opened.name, placemarks: added, source: { data: await base64(state.opened.file), edits } };
+  return { body, summary };
+}
+
 async function save() {
   busy(+1);
   try {
-    const { name, size } = await download("/api/kml", { name: "Untitled", placemarks: state.placemarks }, "Untitled.kmz");
-    setStatus(`Saved ${name} (${size} bytes).`);
+    const { body, summary } = await saveRequest();
+    const { name, size } = await download("/api/kml", body, `${body.name}.kmz`);
+    setStatus(`Saved ${name} (${size} bytes).${summary}`);
     document.body.dataset.saved = name;
   } catch (error) {
     setStatus(`Save failed: ${error.message}`, "error");
@@ -337,45 +515,35 @@ async function save() {
 function reset() {
   state.placemarks = [];
   state.sketch = null;
+  state.opened = null;
+  delete document.body.dataset.opened;
   for (const name of ["areas", "lines", "icons", "opened-areas", "opened-icons", "sketch", "sketch-vertices"]) map.clearLayer(name);
   updateToolbar();
   setStatus("The KML document is empty. Tap Add to sketch a placemark.");
 }
 
-/** Draws the placemarks of an opened file (geometries in Web Mercator, styles resolved by the API). */
-function drawOpened(result) {
-  map.clearLayer("opened-areas");
-  map.clearLayer("opened-icons");
-  const layer = map.worldLayer("opened-areas");
+/** The page's entry for an opened placemark: editable ones carry their vertices as [x, y, k]. */
+function openedPlacemark(p) {
+  const entry = { id: p.id, name: p.name, type: p.edit || null, kind: p.kind, fileStyle: p.style || {}, geometries: p.geometries, style: null };
+  const g = p.geometries[0];
+  if (p.edit === "point") entry.coordinates = [[g.x, g.y, 0]];
+  else if (p.edit === "polyline") entry.coordinates = g.paths[0].map(([x, y], k) => [x, y, k]);
+  else if (p.edit === "polygon") entry.coordinates = g.rings[0].slice(0, -1).map(([x, y], k) => [x, y, k]);
+  return entry;
+}
+
+/** Fits the map to the opened placemarks. */
+function fitOpened(result) {
   let xmin = Infinity, ymin = Infinity, xmax = -Infinity, ymax = -Infinity;
-  const extend = (x, y) => {
+  const extend = ([x, y]) => {
     xmin = Math.min(xmin, x); ymin = Math.min(ymin, y); xmax = Math.max(xmax, x); ymax = Math.max(ymax, y);
   };
   for (const p of result.placemarks) {
-    const s = p.style || {};
     for (const g of p.geometries) {
-      if (g.type === "point") {
-        extend(g.x, g.y);
-        iconMarker("opened-icons", s.icon || "/icons/no-style.png", g.x, g.y, false, p.name);
-      } else if (g.type === "polyline") {
-        g.paths.forEach((path) => path.forEach(([x, y]) => extend(x, y)));
-        const e = svg("path", { d: ringsPath(g.paths, false), class: "placemark placemark-line opened" }, layer);
-        // Inline styles: what the file says wins over viewer.css (KML's defaults: white, 1 px).
-        Object.assign(e.style, { stroke: s.lineColor || "#ffffff", strokeOpacity: s.lineOpacity ?? 1, strokeWidth: `${s.lineWidth ?? 1}px` });
-        if (p.name) e.appendChild(svg("title")).textContent = p.name;
-      } else if (g.type === "polygon") {
-        g.rings.forEach((ring) => ring.forEach(([x, y]) => extend(x, y)));
-        const e = svg("path", { d: ringsPath(g.rings, true), class: "placemark placemark-polygon opened" }, layer);
-        // Inline styles: the file's PolyStyle and LineStyle win over viewer.css (KML's defaults: white, 1 px).
-        Object.assign(e.style, {
-          fill: s.fill === false ? "none" : s.fillColor || "#ffffff",
-          fillOpacity: s.fillOpacity ?? 1,
-          stroke: s.outline === false ? "none" : s.lineColor || "#ffffff",
-          strokeOpacity: s.lineOpacity ?? 1,
-          strokeWidth: `${s.lineWidth ?? 1}px`,
-        });
-        if (p.name) e.appendChild(svg("title")).textContent = p.name;
-      }
+      if (g.type === "point") extend([g.x, g.y]);
+      else if (g.type === "multipoint") g.points.forEach(extend);
+      else if (g.type === "polyline") g.paths.forEach((path) => path.forEach(extend));
+      else if (g.type === "polygon") g.rings.forEach((ring) => ring.forEach(extend));
     }
   }
   if (xmin <= xmax) {
@@ -390,10 +558,22 @@ async function open(file) {
     const response = await fetch("/api/kml/open", { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: file });
     const value = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(value.error || `${response.status} ${response.statusText}`);
-    drawOpened(value);
-    const skipped = value.skipped ? ` (${value.skipped} without a drawable geometry skipped)` : "";
-    setStatus(`Opened ${file.name}: ${value.placemarks.length} placemark${value.placemarks.length === 1 ? "" : "s"}${skipped}.`);
-    document.body.dataset.opened = String(value.placemarks.length);
+    // The opened file becomes the document; placemarks sketched before are kept and will be added to it.
+    const added = state.placemarks.filter((p) => p.id === undefined);
+    state.placemarks = [...value.placemarks.map(openedPlacemark), ...added];
+    state.opened = { file, name: file.name.replace(/\.km[lz]$/i, "") || "Untitled", deleted: [], unmodeled: value.unmodeled };
+    drawPlacemarks();
+    fitOpened(value);
+    updateToolbar();
+    const n = value.placemarks.length;
+    const fixed = value.placemarks.filter((p) => !p.edit).length;
+    const notes = [];
+    if (fixed) notes.push(`${fixed} the editor cannot change (multi-part geometries, polygons with holes)`);
+    if (value.skipped) notes.push(`${value.skipped} without a drawable geometry`);
+    if (value.unmodeled) notes.push(`${value.unmodeled} overlay${value.unmodeled === 1 ? "" : "s"}, network link${value.unmodeled === 1 ? "" : "s"} or other feature${value.unmodeled === 1 ? "" : "s"} not shown`);
+    const kept = notes.length ? ` Kept as they are when saved: ${notes.join("; ")}.` : "";
+    setStatus(`Opened ${file.name}: ${n} placemark${n === 1 ? "" : "s"}. Tap one to edit it.${kept} Saving keeps everything else in the file but XML comments.`);
+    document.body.dataset.opened = String(n);
   } catch (error) {
     setStatus(`Could not open ${file.name}: ${error.message}`, "error");
   } finally {
@@ -407,6 +587,8 @@ $("cancel-sketch").addEventListener("click", cancelSketch);
 $("undo").addEventListener("click", undoSketch);
 $("redo").addEventListener("click", redoSketch);
 $("delete-vertex").addEventListener("click", deleteVertex);
+$("restyle").addEventListener("click", restyle);
+$("delete-placemark").addEventListener("click", deletePlacemark);
 window.addEventListener("keydown", (e) => {
   if (!state.sketch || choiceDialog.open) return;
   const key = e.key.toLowerCase();
