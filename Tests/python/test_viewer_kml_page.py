@@ -176,3 +176,191 @@ def test_city_labels_are_never_cut_by_the_map_edge(browser, viewer):
                   .map(([name]) => name);""")
             assert cut == [], (page, cut)
             d.find_element(By.CSS_SELECTOR, "#zoom button").click()  # zoom in: more labels near the edges
+
+
+# Edit-then-save of an opened document --------------------------------------------------------------------------
+
+KML_NS = "{http://www.opengis.net/kml/2.2}"
+SAMPLE = "kml/samples/libkml/kml_kmlsamples.kml"  # Google's KML_Samples: nested folders, overlays, altitudes
+# Selenium moves the pointer to a handle's centre in whole CSS pixels (at most 1 px off per axis); the handle is
+# placed to 0.1 px and the page gets vertices rounded to 0.01 m: a dragged vertex lands within 1.1 px per axis.
+DRAG_TOLERANCE_PX = 1.1
+
+
+def placemark_index(d, name):
+    return d.execute_script("return window.meridianViewer.state.placemarks.findIndex((p) => p.name === arguments[0])",
+                            name)
+
+
+def zoom_to(d, index, margin=120):
+    """Fits the map to placemark `index`, at least 400 m across (what a user does with the wheel, done through the
+    page's MapView)."""
+    d.execute_script("""
+        const p = window.meridianViewer.state.placemarks[arguments[0]];
+        const xs = p.coordinates.map((c) => c[0]), ys = p.coordinates.map((c) => c[1]);
+        const cx = (Math.min(...xs) + Math.max(...xs)) / 2, cy = (Math.min(...ys) + Math.max(...ys)) / 2;
+        const hx = Math.max(200, (Math.max(...xs) - Math.min(...xs)) / 2), hy = Math.max(200, (Math.max(...ys) - Math.min(...ys)) / 2);
+        window.meridianViewer.map.fit(cx - hx, cy - hy, cx + hx, cy + hy, arguments[1]);""", index, margin)
+
+
+def click_screen(d, px, py):
+    from selenium.webdriver.common.action_chains import ActionChains
+    svg = d.find_element(By.ID, "map")
+    size = svg.size
+    ActionChains(d).move_to_element_with_offset(svg, int(px - size["width"] / 2), int(py - size["height"] / 2)) \
+        .click().perform()
+
+
+def select_placemark(d, name, at):
+    """Taps placemark `name` at a world position and checks the page now edits it."""
+    index = placemark_index(d, name)
+    assert index >= 0, name
+    zoom_to(d, index)
+    px, py = d.execute_script("return window.meridianViewer.map.toScreen(arguments[0], arguments[1])", *at)
+    click_screen(d, px, py)
+    wait(d, lambda d: d.execute_script("return document.body.dataset.editing") == str(index), message=f"editing {name}")
+    return index
+
+
+def file_placemarks(root):
+    return {p.get("id"): p for p in root.iter(KML_NS + "Placemark")}
+
+
+def tuples(placemark):
+    text = " ".join(c.text for c in placemark.iter(KML_NS + "coordinates"))
+    return [tuple(float(v) for v in t.split(",")) for t in text.split()]
+
+
+def canonical(element):
+    """An element as a comparable tree: tag, attributes, stripped text, children."""
+    return (element.tag, sorted(element.attrib.items()), (element.text or "").strip(),
+            [canonical(c) for c in element])
+
+
+def test_opened_document_edit_then_save(browser, viewer, downloads, fixtures, tmp_path):
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    from pyproj import Transformer
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    from test_kml_interop import gdal_features, xsd_valid
+    from test_viewer_browser import choose, click_world
+
+    to3857 = Transformer.from_crs("EPSG:4326", "EPSG:3857", always_xy=True)
+    source = fixtures / SAMPLE
+    original = ET.parse(source).getroot()
+    before = file_placemarks(original)
+    d = browser
+    d.get(viewer.url + "kml.html")
+    wait(d, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    d.find_element(By.ID, "open").send_keys(str(source))
+    wait(d, lambda d: d.execute_script("return document.body.dataset.opened") not in (None, ""), 30, "opened")
+    assert d.find_element(By.ID, "save").get_attribute("disabled") is None  # an opened file can be saved again
+    assert "Kept as they are when saved" in d.find_element(By.ID, "status").text
+
+    # 1. The "Absolute" path (11 vertices at 2357 m): move vertex 3, insert one on edge 5→6, delete vertex 1.
+    line = [(x, y) for x, y, _ in tuples(before["purple-line-placemark"])]
+    merc = [to3857.transform(lon, lat) for lon, lat in line]
+    seg = ((merc[0][0] + merc[1][0]) / 2, (merc[0][1] + merc[1][1]) / 2)
+    select_placemark(d, "Absolute", seg)
+    shot(d, "page2-edit-opened-selected")
+    scale = d.execute_script("return window.meridianViewer.map.scale")
+    drag(d, d.find_element(By.CSS_SELECTOR, "[data-vertex='3']"), 40, -30)
+    drag(d, d.find_element(By.CSS_SELECTOR, "[data-midpoint='5']"), 0, 25)
+    ActionChains(d).move_to_element(d.find_element(By.CSS_SELECTOR, "[data-vertex='1']")).click().perform()
+    d.find_element(By.ID, "delete-vertex").click()
+    assert len(sketch_coordinates(d)) == 11
+    d.find_element(By.ID, "undo").click()
+    assert len(sketch_coordinates(d)) == 12
+    d.find_element(By.ID, "redo").click()
+    assert len(sketch_coordinates(d)) == 11
+    shot(d, "page2-edit-opened-vertices")
+    d.find_element(By.ID, "done").click()
+    # Expected, computed independently: pyproj's Web Mercator of the file's vertices, moved by the drags in pixels
+    # through the page's scale (screen y grows downwards, world y upwards).
+    moved = (merc[3][0] + 40 / scale, merc[3][1] + 30 / scale)
+    inserted = ((merc[5][0] + merc[6][0]) / 2, (merc[5][1] + merc[6][1]) / 2 - 25 / scale)
+
+    # 2. Delete "Building 41" (a polygon two folders deep): tap inside it.
+    ring = [to3857.transform(x, y) for x, y, _ in tuples(before["b41"])]
+    centre = (sum(x for x, _ in ring[:-1]) / (len(ring) - 1), sum(y for _, y in ring[:-1]) / (len(ring) - 1))
+    select_placemark(d, "Building 41", centre)
+    d.find_element(By.ID, "delete-placemark").click()
+
+    # 3. Restyle "Floating placemark" (shared style #downArrowIcon) with the palette's Circle.
+    lon, lat, _ = tuples(before["floating-placemark"])[0]
+    select_placemark(d, "Floating placemark", to3857.transform(lon, lat))
+    d.find_element(By.ID, "restyle").click()
+    choose(d, "Circle")
+    d.find_element(By.ID, "done").click()
+
+    # 4. Add a new point next to it.
+    d.find_element(By.ID, "add").click()
+    choose(d, "Point")
+    choose(d, "Star")
+    new_point = d.execute_script("return window.meridianViewer.map.toWorld(300, 200)")
+    click_world(d, *new_point)
+    d.find_element(By.ID, "done").click()
+    shot(d, "page2-edit-opened-before-save")
+
+    d.find_element(By.ID, "save").click()
+    kmz = downloads / "kml_kmlsamples.kmz"
+    wait(d, lambda d: kmz.exists() and kmz.stat().st_size > 0 and not list(downloads.glob("*.crdownload")), 30, "saved")
+    assert "1 placemark edited" not in d.find_element(By.ID, "status").text  # two were: the path and the restyle
+    assert "2 placemarks edited, 1 deleted, 1 added" in d.find_element(By.ID, "status").text
+    shot(d, "page2-edit-opened-saved")
+    with zipfile.ZipFile(kmz) as z:
+        assert z.namelist()[0] == "doc.kml"
+        doc = z.read("doc.kml")
+        assert {"files/circle.png", "files/star.png"} <= set(z.namelist())
+    ok, errors = xsd_valid(doc, fixtures, tmp_path)
+    assert ok, errors
+    saved = ET.fromstring(doc)
+    after = file_placemarks(saved)
+
+    # The edited path, read back by GDAL: vertex 1 gone, vertex 3 moved, one inserted after vertex 5; every
+    # untouched vertex exactly the file's; all at the file's 2357 m.
+    features = gdal_features(kmz, tmp_path)
+    assert len(features) == len(gdal_features(source, tmp_path))  # one placemark deleted, one added
+    paths = [f for f in features if f["properties"].get("Name") == "Absolute" and f["geometry"]["type"] == "LineString"]
+    assert len(paths) == 1
+    coordinates = paths[0]["geometry"]["coordinates"]
+    edited = tuples(after["purple-line-placemark"])
+    assert len(edited) == 11 and len(coordinates) == 11
+    assert all(abs(a - b) <= 1e-9 for e, g in zip(edited, coordinates) for a, b in zip(e, g))
+    original_tuples = tuples(before["purple-line-placemark"])
+    assert edited[0] == original_tuples[0]
+    # Saved path: file vertices 0, 2, (3 moved), 4, 5, (inserted), 6 … 10.
+    for file_index, saved_index in zip([0, 2, 4, 5, 6, 7, 8, 9, 10], [0, 1, 3, 4, 6, 7, 8, 9, 10]):
+        assert edited[saved_index] == original_tuples[file_index], (file_index, saved_index)
+    for saved_index, (ex, ey) in [(2, moved), (5, inserted)]:
+        x, y = to3857.transform(edited[saved_index][0], edited[saved_index][1])
+        assert abs(x - ex) * scale <= DRAG_TOLERANCE_PX and abs(y - ey) * scale <= DRAG_TOLERANCE_PX, \
+            (saved_index, (x - ex) * scale, (y - ey) * scale)
+    assert all(t[2] == 2357 for t in edited)
+
+    # Deleted, restyled, added; everything else byte-equal in coordinates and styles.
+    assert "b41" not in after and len(after) == len(before)  # one deleted, one added (without an id)
+    floating = after["floating-placemark"]
+    assert floating.find(KML_NS + "styleUrl") is None
+    assert floating.find(f"{KML_NS}Style/{KML_NS}IconStyle/{KML_NS}Icon/{KML_NS}href").text == "files/circle.png"
+    assert tuples(floating) == tuples(before["floating-placemark"])
+    for pid, p in before.items():
+        if pid in ("purple-line-placemark", "b41", "floating-placemark"):
+            continue
+        assert tuples(after[pid]) == tuples(p), pid
+        for tag in ("styleUrl", "Style", "StyleMap"):
+            a, b = p.find(KML_NS + tag), after[pid].find(KML_NS + tag)
+            assert (a is None) == (b is None) and (a is None or canonical(a) == canonical(b)), (pid, tag)
+    shared = {s.get("id"): canonical(s) for s in original.iter() if s.tag in (KML_NS + "Style", KML_NS + "StyleMap")}
+    shared_after = {s.get("id"): canonical(s) for s in saved.iter() if s.tag in (KML_NS + "Style", KML_NS + "StyleMap")}
+    assert all(shared_after.get(k) == v for k, v in shared.items() if k)
+    # What the editor never shows survives: folders (nested), overlays, the nested Document.
+    for tag in ("Folder", "Document", "GroundOverlay", "ScreenOverlay", "LookAt"):
+        assert [e.get("id") for e in original.iter(KML_NS + tag)] == [e.get("id") for e in saved.iter(KML_NS + tag)], tag
+    star = [p for p in saved.iter(KML_NS + "Placemark") if p.get("id") is None]
+    assert len(star) == 1 and star[0].find(f"{KML_NS}Style/{KML_NS}IconStyle/{KML_NS}Icon/{KML_NS}href").text == "files/star.png"
+    lon, lat = tuples(star[0])[0][:2]
+    x, y = to3857.transform(lon, lat)
+    assert abs(x - new_point[0]) * scale < DRAG_TOLERANCE_PX and abs(y - new_point[1]) * scale < DRAG_TOLERANCE_PX

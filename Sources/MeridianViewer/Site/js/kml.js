@@ -291,8 +291,8 @@ function select(i) {
   drawSketch();
   document.body.dataset.editing = String(i);
   if (p.type) {
-    const how = p.type === "point" ? "drag it or tap where it should be" : "drag a vertex, drag a midpoint to insert one, tap the map to add one at the end";
-    setStatus(`Editing ${placemarkName(p)}: ${how}. Style… changes its style, Delete placemark removes it; Done keeps the changes.`);
+    const how = p.type === "point" ? "drag it or tap where it should be" : "drag a vertex, or a midpoint to insert one; tap the map to add one";
+    setStatus(`Editing ${placemarkName(p)}: ${how}. Done keeps the changes.`);
   } else {
     setStatus(`${placemarkName(p)} is ${p.kind}: the editor cannot change it, and it is saved as it is. Delete placemark removes it.`);
   }
