@@ -66,26 +66,23 @@ enum KMLBridge {
         -> KMLDataset
     {
         var dataset: KMLDataset
-        var placemarkCount = sketch.placemarks.count
-        var vertexCount = sketch.placemarks.reduce(0) { $0 + $1.coordinates.count }
+        try checkSize(placemarks: sketch.placemarks.count,
+                      vertices: sketch.placemarks.reduce(0) { $0 + $1.coordinates.count }, limits: limits)
         if let source = sketch.source {
             guard let data = Data(base64Encoded: source.data) else {
                 throw .badRequest("source.data must be the opened file's bytes in base64")
             }
             dataset = try readBounded(data, limits: limits, failure: { .unprocessable($0.description) })
-            let counts = try apply(source.edits, to: &dataset, site: site, limits: limits)
-            placemarkCount += counts.placemarks
-            vertexCount += counts.vertices
+            try apply(source.edits, to: &dataset, site: site)
+            // The document as it will be saved: the file's placemarks left, edited, and the new ones.
+            let all = dataset.document.allPlacemarks
+            try checkSize(placemarks: all.count + sketch.placemarks.count,
+                          vertices: all.reduce(0) { $0 + ($1.geometry?.coordinates.count ?? 0) }
+                              + sketch.placemarks.reduce(0) { $0 + $1.coordinates.count }, limits: limits)
         } else {
             let name = (sketch.name?.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isEmpty ? nil : $0 }
                 ?? "Untitled"
             dataset = KMLDataset(document: KMLDocument(name: String(name.prefix(200))))
-        }
-        guard placemarkCount <= limits.maximumPlacemarks else {
-            throw .tooLarge("too many placemarks: \(placemarkCount) (limit \(limits.maximumPlacemarks))")
-        }
-        guard vertexCount <= limits.maximumVertices else {
-            throw .tooLarge("too many vertices: \(vertexCount) (limit \(limits.maximumVertices))")
         }
         var counts: [String: Int] = [:]
         for (i, p) in sketch.placemarks.enumerated() {
@@ -123,6 +120,15 @@ enum KMLBridge {
         return dataset
     }
 
+    private static func checkSize(placemarks: Int, vertices: Int, limits: ViewerLimits) throws(APIError) {
+        guard placemarks <= limits.maximumPlacemarks else {
+            throw .tooLarge("too many placemarks: \(placemarks) (limit \(limits.maximumPlacemarks))")
+        }
+        guard vertices <= limits.maximumVertices else {
+            throw .tooLarge("too many vertices: \(vertices) (limit \(limits.maximumVertices))")
+        }
+    }
+
     /// The style of a placemark sketched or restyled on the page: a palette icon (stored in `resources` under
     /// `files/`) for a point, a line color 2 px wide for a polyline, a fill color without outline for a polygon.
     private static func paletteStyle(_ type: String, _ sketchStyle: SketchStyle?, placemark what: String,
@@ -153,19 +159,19 @@ enum KMLBridge {
         }
     }
 
-    /// Applies the page's edits to an opened dataset; returns the placemarks left and the vertices of the edited
-    /// geometries (the rest were counted when the file was read).
-    private static func apply(_ edits: [PlacemarkEdit], to dataset: inout KMLDataset, site: StaticSite,
-                              limits: ViewerLimits) throws(APIError) -> (placemarks: Int, vertices: Int) {
+    /// Applies the page's edits to an opened dataset.
+    private static func apply(_ edits: [PlacemarkEdit], to dataset: inout KMLDataset, site: StaticSite)
+        throws(APIError)
+    {
         var byID: [Int: PlacemarkEdit] = [:]
         for edit in edits {
             guard byID[edit.id] == nil else { throw .badRequest("placemark \(edit.id) is edited twice") }
             byID[edit.id] = edit
         }
         var resources = dataset.resources
-        var next = 0, kept = 0, vertices = 0
+        var next = 0
         try rewritePlacemarks(&dataset.document.features, depth: 0, next: &next) { (id, p) throws(APIError) in
-            guard let edit = byID.removeValue(forKey: id) else { kept += 1; return p }
+            guard let edit = byID.removeValue(forKey: id) else { return p }
             if edit.delete == true { return nil }
             var p = p
             let what = "placemark \(id) (\(p.name.map { "'\(String($0.prefix(60)))'" } ?? "unnamed"))"
@@ -174,25 +180,25 @@ enum KMLBridge {
                     throw .unprocessable("\(what): its \(p.geometry?.typeName ?? "missing geometry") cannot be edited")
                 }
                 geometry.shape = try editedShape(kind, of: geometry, raw: raw, placemark: what)
-                vertices += geometry.coordinates.count
                 p.geometry = geometry
             }
             if let style = edit.style {
                 guard let kind = p.geometry.flatMap(editableKind) else {
                     throw .unprocessable("\(what): only points, lines and polygons without holes can be restyled")
                 }
+                guard kind == "point" ? style.icon != nil : style.color != nil else {
+                    throw .unprocessable("\(what): a \(kind) is restyled with \(kind == "point" ? "an icon" : "a color")")
+                }
                 p.style = try paletteStyle(kind, style, placemark: what, site: site, resources: &resources)
                 p.styleUrl = nil
                 p.styleMap = nil
             }
-            kept += 1
             return p
         }
         if let unknown = byID.keys.min() {
             throw .unprocessable("placemark \(unknown) does not exist in the file (it has \(next) placemarks)")
         }
         dataset.resources = resources
-        return (kept, vertices)
     }
 
     /// Visits every placemark in document order, depth first (the order of the ids `POST /api/kml/open` gives),

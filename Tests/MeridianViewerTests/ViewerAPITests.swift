@@ -19,6 +19,10 @@ import Testing
         api.handle(HTTPRequest(method: "POST", path: path, body: Data(json.utf8)))
     }
 
+    func post(_ api: ViewerAPI, _ path: String, _ json: String) -> HTTPResponse {
+        api.handle(HTTPRequest(method: "POST", path: path, body: Data(json.utf8)))
+    }
+
     func object(_ r: HTTPResponse) throws -> [String: Any] {
         try #require(JSONSerialization.jsonObject(with: r.body) as? [String: Any])
     }
@@ -217,6 +221,137 @@ import Testing
         let point = try #require((drawn[0]["geometries"] as? [[String: Any]])?.first)
         #expect(abs((point["x"] as? Double ?? 0) - -10_775_000) < 0.01)
         #expect((drawn[0]["style"] as? [String: Any])?["icon"] as? String != nil)
+    }
+
+    /// A file with what the page's editor does not show: nested folders, a shared style, a MultiGeometry, a
+    /// network link and a ground overlay; placemark ids 0 (path), 1 (multi), 2 (gone), 3 (pin).
+    static let editableKML = #"""
+        <kml xmlns="http://www.opengis.net/kml/2.2"><Document><name>Edits</name>
+        <Style id="s"><LineStyle><color>ff0000ff</color><width>4</width></LineStyle></Style>
+        <Folder><name>A</name><Folder><name>B</name>
+        <Placemark><name>path</name><styleUrl>#s</styleUrl><LineString><altitudeMode>absolute</altitudeMode>
+        <coordinates>10.123456789012,50.1,100 10.2,50.2,200 10.3,50.3,300</coordinates></LineString></Placemark>
+        </Folder></Folder>
+        <Placemark><name>multi</name><MultiGeometry><Point><coordinates>1,1</coordinates></Point>
+        <Point><coordinates>2,2</coordinates></Point></MultiGeometry></Placemark>
+        <Placemark><name>gone</name><Point><coordinates>5,5</coordinates></Point></Placemark>
+        <Placemark><name>pin</name><styleUrl>#s</styleUrl><Point><coordinates>6,6</coordinates></Point></Placemark>
+        <NetworkLink><name>live</name><Link><href>http://example.com/x.kml</href></Link></NetworkLink>
+        <GroundOverlay><name>g</name><Icon><href>i.png</href></Icon><LatLonBox><north>1</north><south>0</south>
+        <east>1</east><west>0</west></LatLonBox></GroundOverlay>
+        </Document></kml>
+        """#
+
+    /// Web Mercator → WGS84 by the spherical formulas (R = 6,378,137 m), independent of PROJ.
+    static func inverseMercator(_ x: Double, _ y: Double) -> (lon: Double, lat: Double) {
+        let r = 6_378_137.0
+        return (x / r * 180 / .pi, (2 * atan(exp(y / r)) - .pi / 2) * 180 / .pi)
+    }
+
+    @Test func openedDocumentsAreSavedWithTheirEditsAndEverythingElseAsRead() throws {
+        let site = try StaticSite.bundled()
+        let api = ViewerAPI(site: site)
+        let source = Data(Self.editableKML.utf8)
+        let opened = try object(api.handle(HTTPRequest(method: "POST", path: "/api/kml/open", body: source)))
+        let drawn = try #require(opened["placemarks"] as? [[String: Any]])
+        #expect(drawn.map { $0["id"] as? Int } == [0, 1, 2, 3])
+        #expect(drawn.map { $0["edit"] as? String } == ["polyline", nil, "point", "point"])
+        #expect(drawn[1]["kind"] as? String == "a MultiGeometry")
+        #expect(opened["unmodeled"] as? Int == 2)
+        let path = try #require(((drawn[0]["geometries"] as? [[String: Any]])?.first?["paths"] as? [[[Double]]])?.first)
+        // Vertex 0 kept (as the page got it), vertex 1 moved 1 km east, one inserted between 1 and 2, vertex 2 kept.
+        let moved = [path[1][0] + 1000, path[1][1]]
+        let inserted = [(path[1][0] + path[2][0]) / 2, (path[1][1] + path[2][1]) / 2]
+        let edits = #"""
+            [{"id":0,"coordinates":[[\#(path[0][0]),\#(path[0][1]),0],[\#(moved[0]),\#(moved[1]),1],
+              [\#(inserted[0]),\#(inserted[1])],[\#(path[2][0]),\#(path[2][1]),2]]},
+             {"id":2,"delete":true},{"id":3,"style":{"icon":"star"}}]
+            """#
+        let body = #"""
+            {"name":"edits","placemarks":[{"type":"polygon","coordinates":[[0,0],[100000,0],[0,100000]],
+             "style":{"color":"#00ff00"}}],"source":{"data":"\#(source.base64EncodedString())","edits":\#(edits)}}
+            """#
+        let r = post(api, "/api/kml", body)
+        #expect(r.status == 200, "\(String(decoding: r.body, as: UTF8.self))")
+        #expect(r.header("Content-Disposition") == #"attachment; filename="edits.kmz""#)
+        let saved = try KMLDataset(data: r.body)
+        #expect(saved.document.name == "Edits")
+        #expect(saved.document.styles.count == 1)
+        let names = saved.document.allPlacemarks.map { $0.name ?? "" }
+        #expect(names == ["path", "multi", "pin", "Polygon 1"])
+        // The path is still two folders deep, with its shared style and altitude mode.
+        guard case .folder(let a) = saved.document.features.first, case .folder(let b) = a.features.first,
+              case .placemark(let edited) = b.features.first, case .lineString(let cs)? = edited.geometry?.shape
+        else {
+            Issue.record("the path is not where the file had it")
+            return
+        }
+        #expect(edited.styleUrl == "#s" && edited.geometry?.altitudeMode == .absolute)
+        #expect(cs.count == 4)
+        // Untouched vertices are the file's own (not re-projected), altitudes included.
+        #expect(cs[0] == Coordinate(x: 10.123456789012, y: 50.1, z: 100))
+        #expect(cs[3] == Coordinate(x: 10.3, y: 50.3, z: 300))
+        // The moved one keeps its altitude; the new one takes its neighbours' mean (200, 300).
+        let m = Self.inverseMercator(moved[0], moved[1]), n = Self.inverseMercator(inserted[0], inserted[1])
+        #expect(abs(cs[1].x - m.lon) < 1e-9 && abs(cs[1].y - m.lat) < 1e-9 && cs[1].z == 200)
+        #expect(abs(cs[2].x - n.lon) < 1e-9 && abs(cs[2].y - n.lat) < 1e-9 && cs[2].z == 250)
+        // Restyled from the palette: inline style, no shared one.
+        let pin = try #require(saved.document.allPlacemarks.first { $0.name == "pin" })
+        #expect(pin.styleUrl == nil && pin.style?.iconStyle?.icon?.href == "files/star.png")
+        #expect(saved.resources["files/star.png"] == site.files["/icons/star.png"]?.data)
+        // What the page never showed is written back as read.
+        let original = try KMLDataset(data: source)
+        #expect(saved.document.allPlacemarks.first { $0.name == "multi" }
+                == original.document.allPlacemarks.first { $0.name == "multi" })
+        let kept = saved.document.features.filter { if case .unmodeled = $0 { true } else { false } }
+        let read = original.document.features.filter { if case .unmodeled = $0 { true } else { false } }
+        #expect(kept.count == 2 && kept == read)
+    }
+
+    @Test func editsOfOpenedDocumentsAreChecked() throws {
+        let api = ViewerAPI(site: try StaticSite.bundled(), limits: ViewerLimits(maximumVertices: 20, maximumPlacemarks: 5))
+        let data = Data(Self.editableKML.utf8).base64EncodedString()
+        func save(_ edits: String, data: String = data, placemarks: String = "[]") -> (Int, String) {
+            let r = post(api, "/api/kml", #"{"placemarks":\#(placemarks),"source":{"data":"\#(data)","edits":\#(edits)}}"#)
+            let message = (try? JSONSerialization.jsonObject(with: r.body) as? [String: Any])?["error"] as? String
+            return (r.status, message ?? "")
+        }
+        #expect(save("[]").0 == 200)
+        #expect(save("[]", data: "not base64!").0 == 400)
+        #expect(save("[]", data: Data("<html/>".utf8).base64EncodedString()).0 == 422)
+        #expect(save(#"[{"id":1,"coordinates":[[0,0]]}]"#) == (422, "placemark 1 ('multi'): its MultiGeometry cannot be edited"))
+        #expect(save(#"[{"id":1,"style":{"icon":"star"}}]"#).0 == 422)
+        #expect(save(#"[{"id":9,"delete":true}]"#) == (422, "placemark 9 does not exist in the file (it has 4 placemarks)"))
+        #expect(save(#"[{"id":2,"delete":true},{"id":2,"delete":true}]"#).0 == 400)
+        #expect(save(#"[{"id":0,"coordinates":[[0,0]]}]"#).0 == 422)  // a polyline needs 2 vertices
+        #expect(save(#"[{"id":0,"coordinates":[[0,0,0],[1,1,7]]}]"#).0 == 422)  // the file's path has no vertex 7
+        #expect(save(#"[{"id":2,"coordinates":[[0,0],[1,1]]}]"#).0 == 422)  // a point has one vertex
+        #expect(save(##"[{"id":2,"style":{"color":"#ff0000"}}]"##).0 == 422)  // a point takes an icon
+        let many = Array(repeating: "[0,0]", count: 20).joined(separator: ",")
+        #expect(save(#"[{"id":0,"coordinates":[\#(many)]}]"#).0 == 413)  // 20 + the file's other vertices
+        let point = #"{"type":"point","coordinates":[[0,0]],"style":{"icon":"star"}}"#
+        #expect(save("[]", placemarks: "[\(point),\(point)]").0 == 413)  // 4 + 2 placemarks
+    }
+
+    @Test func aLonePlacemarkGainsADocumentAndIconsNeverOverwriteTheFiles() throws {
+        let site = try StaticSite.bundled()
+        let api = ViewerAPI(site: site)
+        let lone = Data(#"<kml xmlns="http://www.opengis.net/kml/2.2"><Placemark><name>p</name><Point><coordinates>1,2</coordinates></Point></Placemark></kml>"#.utf8)
+        let point = #"{"type":"point","coordinates":[[0,0]],"style":{"icon":"star"}}"#
+        let r = post(api, "/api/kml", #"{"placemarks":[\#(point)],"source":{"data":"\#(lone.base64EncodedString())","edits":[]}}"#)
+        #expect(r.status == 200)
+        let saved = try KMLDataset(data: r.body)
+        #expect(!saved.document.isImplicit && saved.document.allPlacemarks.map { $0.name ?? "" } == ["p", "Point 1"])
+        // A KMZ holding another image as files/star.png keeps it; the palette's star goes beside it.
+        var dataset = try KMLDataset(data: lone)
+        dataset.resources["files/star.png"] = Data("the file's own star".utf8)
+        let kmz = try KMLBridge.kmzData(dataset)
+        let r2 = post(api, "/api/kml", #"{"placemarks":[\#(point)],"source":{"data":"\#(kmz.base64EncodedString())","edits":[]}}"#)
+        #expect(r2.status == 200)
+        let saved2 = try KMLDataset(data: r2.body)
+        #expect(saved2.resources["files/star.png"] == Data("the file's own star".utf8))
+        #expect(saved2.resources["files/meridian-1-star.png"] == site.files["/icons/star.png"]?.data)
+        #expect(saved2.document.allPlacemarks.last?.style?.iconStyle?.icon?.href == "files/meridian-1-star.png")
     }
 
     @Test func kmlRequestsOutOfRangeGet4xx() throws {
