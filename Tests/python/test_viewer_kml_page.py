@@ -257,7 +257,11 @@ def test_opened_document_edit_then_save(browser, viewer, downloads, fixtures, tm
     d.find_element(By.ID, "open").send_keys(str(source))
     wait(d, lambda d: d.execute_script("return document.body.dataset.opened") not in (None, ""), 30, "opened")
     assert d.find_element(By.ID, "save").get_attribute("disabled") is None  # an opened file can be saved again
-    assert "Kept as they are when saved" in d.find_element(By.ID, "status").text
+    text = d.find_element(By.ID, "status").text
+    # The file's Pentagon (holes), a placemark without geometry, 1 ground and 7 screen overlays: kept, and said so.
+    assert "1 placemark the editor cannot change (a polygon with holes)" in text, text
+    assert "1 placemark without a drawable geometry" in text and "8 overlays, network links" in text, text
+    shot(d, "page2-edit-opened")
 
     # 1. The "Absolute" path (11 vertices at 2357 m): move vertex 3, insert one on edge 5→6, delete vertex 1.
     line = [(x, y) for x, y, _ in tuples(before["purple-line-placemark"])]
@@ -295,7 +299,23 @@ def test_opened_document_edit_then_save(browser, viewer, downloads, fixtures, tm
     choose(d, "Circle")
     d.find_element(By.ID, "done").click()
 
-    # 4. Add a new point next to it.
+    # 4. The Pentagon (a polygon with holes) is not editable here: the page says so and offers only its deletion.
+    ring = [to3857.transform(x, y) for x, y, _ in tuples(before["pentagon"])[:5]]
+    edge = ((ring[0][0] * 3 + ring[1][0]) / 4, (ring[0][1] * 3 + ring[1][1]) / 4)  # inside the outer ring, near it
+    pentagon = placemark_index(d, "The Pentagon")
+    d.execute_script("window.meridianViewer.map.fit(...arguments[0], 60)",
+                     [min(x for x, _ in ring), min(y for _, y in ring), max(x for x, _ in ring), max(y for _, y in ring)])
+    click_screen(d, *d.execute_script("return window.meridianViewer.map.toScreen(arguments[0], arguments[1])", *edge))
+    wait(d, lambda d: d.execute_script("return document.body.dataset.editing") == str(pentagon), message="pentagon")
+    text = d.find_element(By.ID, "status").text
+    assert "a polygon with holes" in text and "saved as it is" in text, text
+    assert not d.find_element(By.ID, "delete-placemark").get_attribute("hidden")
+    for hidden in ("delete-vertex", "undo", "redo", "restyle"):
+        assert d.find_element(By.ID, hidden).get_attribute("hidden"), hidden
+    shot(d, "page2-edit-opened-not-editable")
+    d.find_element(By.ID, "done").click()
+
+    # 5. Add a new point next to the restyled one.
     d.find_element(By.ID, "add").click()
     choose(d, "Point")
     choose(d, "Star")

@@ -392,15 +392,17 @@ function hitLine(d, layer, index) {
   svg("path", { d, class: "hit-line", "data-placemark": index }, layer);
 }
 
-/** Draws every placemark of the document but the one being edited (the sketch shows that one). */
+/** Draws every placemark of the document but the one being edited (the sketch shows that one); one selected
+ * that the editor cannot change is drawn highlighted. */
 function drawPlacemarks() {
   for (const name of ["areas", "lines", "icons", "opened-areas", "opened-icons"]) map.clearLayer(name);
-  const editing = state.sketch ? state.sketch.target : undefined;
+  const target = state.sketch ? state.sketch.target : undefined;
   state.placemarks.forEach((p, i) => {
-    if (i === editing) return;
+    if (i === target && p.type) return;
     if (p.style) drawPaletteStyled(p, i);
     else drawFileStyled(p, i);
   });
+  if (target !== undefined) for (const e of document.querySelectorAll(`#map [data-placemark="${target}"]`)) e.classList.add("selected");
 }
 
 function drawPaletteStyled(p, i) {
@@ -566,13 +568,17 @@ async function open(file) {
     fitOpened(value);
     updateToolbar();
     const n = value.placemarks.length;
-    const fixed = value.placemarks.filter((p) => !p.edit).length;
+    const plural = (k, word) => `${k} ${word}${k === 1 ? "" : "s"}`;
+    const fixed = value.placemarks.filter((p) => !p.edit);
     const notes = [];
-    if (fixed) notes.push(`${fixed} the editor cannot change (multi-part geometries, polygons with holes)`);
-    if (value.skipped) notes.push(`${value.skipped} without a drawable geometry`);
-    if (value.unmodeled) notes.push(`${value.unmodeled} overlay${value.unmodeled === 1 ? "" : "s"}, network link${value.unmodeled === 1 ? "" : "s"} or other feature${value.unmodeled === 1 ? "" : "s"} not shown`);
-    const kept = notes.length ? ` Kept as they are when saved: ${notes.join("; ")}.` : "";
-    setStatus(`Opened ${file.name}: ${n} placemark${n === 1 ? "" : "s"}. Tap one to edit it.${kept} Saving keeps everything else in the file but XML comments.`);
+    if (fixed.length) {
+      const kinds = [...new Set(fixed.map((p) => p.kind))].join(", ");
+      notes.push(`${plural(fixed.length, "placemark")} the editor cannot change (${kinds})`);
+    }
+    if (value.skipped) notes.push(`${plural(value.skipped, "placemark")} without a drawable geometry`);
+    if (value.unmodeled) notes.push(`${plural(value.unmodeled, "overlay")}, network links or other features the page does not show`);
+    const kept = notes.length ? ` Saved as they are: ${notes.join("; ")}.` : "";
+    setStatus(`Opened ${file.name}: ${plural(n, "placemark")}; tap one to edit it.${kept} Saving keeps everything in the file but its XML comments.`);
     document.body.dataset.opened = String(n);
   } catch (error) {
     setStatus(`Could not open ${file.name}: ${error.message}`, "error");
