@@ -235,17 +235,19 @@ enum KMLBridge {
         switch g.shape {
         case .point: "point"
         case .lineString(let cs) where cs.count >= 2: "polyline"
-        case .polygon(let outer, let inner) where inner.isEmpty && outer.count >= 4: "polygon"
+        case .polygon(_, let inner) where inner.isEmpty && editableVertices(g).count >= 3: "polygon"
         default: nil
         }
     }
 
-    /// The vertices the page edits: a polygon's outer ring without its closing vertex.
+    /// The vertices the page edits: a polygon's outer ring without its closing vertex (when the file closes it).
     private static func editableVertices(_ g: KMLGeometry) -> [Coordinate] {
         switch g.shape {
         case .point(let c): [c]
         case .lineString(let cs): cs
-        case .polygon(let outer, _): Array(outer.dropLast())
+        case .polygon(let outer, _):
+            outer.count > 1 && outer.last?.x == outer.first?.x && outer.last?.y == outer.first?.y
+                ? Array(outer.dropLast()) : outer
         default: []
         }
     }

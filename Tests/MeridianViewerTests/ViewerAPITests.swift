@@ -354,6 +354,26 @@ import Testing
         #expect(saved2.document.allPlacemarks.last?.style?.iconStyle?.icon?.href == "files/meridian-1-star.png")
     }
 
+    @Test func aRingTheFileLeftOpenIsEditedVertexForVertexAndSavedClosed() throws {
+        let api = ViewerAPI(site: try StaticSite.bundled())
+        let kml = Data(#"<kml xmlns="http://www.opengis.net/kml/2.2"><Placemark><Polygon><outerBoundaryIs><LinearRing><coordinates>0,0 1,0 1,1 0,1</coordinates></LinearRing></outerBoundaryIs></Polygon></Placemark></kml>"#.utf8)
+        let o = try object(api.handle(HTTPRequest(method: "POST", path: "/api/kml/open", body: kml)))
+        let p = try #require((o["placemarks"] as? [[String: Any]])?.first)
+        #expect(p["edit"] as? String == "polygon")
+        let ring = try #require(((p["geometries"] as? [[String: Any]])?.first?["rings"] as? [[[Double]]])?.first)
+        #expect(ring.count == 4)  // as the file has it: the page keeps all four
+        let kept = ring.enumerated().map { "[\($0.element[0]),\($0.element[1]),\($0.offset)]" }.joined(separator: ",")
+        let r = post(api, "/api/kml", #"{"placemarks":[],"source":{"data":"\#(kml.base64EncodedString())","edits":[{"id":0,"coordinates":[\#(kept)]}]}}"#)
+        #expect(r.status == 200)
+        let saved = try KMLDataset(data: r.body)
+        guard case .polygon(let outer, let inner)? = saved.document.allPlacemarks.first?.geometry?.shape else {
+            Issue.record("no polygon saved")
+            return
+        }
+        #expect(inner.isEmpty)
+        #expect(outer.map { [$0.x, $0.y] } == [[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]])
+    }
+
     @Test func kmlRequestsOutOfRangeGet4xx() throws {
         let api = ViewerAPI(site: try StaticSite.bundled(), limits: ViewerLimits(maximumVertices: 10, maximumPlacemarks: 2))
         func save(_ json: String) -> Int {

@@ -530,7 +530,11 @@ function openedPlacemark(p) {
   const g = p.geometries[0];
   if (p.edit === "point") entry.coordinates = [[g.x, g.y, 0]];
   else if (p.edit === "polyline") entry.coordinates = g.paths[0].map(([x, y], k) => [x, y, k]);
-  else if (p.edit === "polygon") entry.coordinates = g.rings[0].slice(0, -1).map(([x, y], k) => [x, y, k]);
+  else if (p.edit === "polygon") {
+    const ring = g.rings[0], last = ring[ring.length - 1];
+    const closed = ring.length > 1 && last[0] === ring[0][0] && last[1] === ring[0][1];
+    entry.coordinates = (closed ? ring.slice(0, -1) : ring).map(([x, y], k) => [x, y, k]);
+  }
   return entry;
 }
 
