@@ -46,7 +46,8 @@ enum KMLBridge {
         var edits: [PlacemarkEdit]
     }
 
-    /// An edit of an opened placemark: deleted, or its geometry and/or style replaced.
+    /// An edit of an opened placemark: deleted, or its geometry and/or style replaced (a restyle sets the palette's
+    /// icon, line or fill sub-style inline, overriding the file's for that sub-style only).
     ///
     /// Each vertex of `coordinates` is `[x, y]` in Web Mercator meters, or `[x, y, k]` for a vertex the page got as
     /// the file's vertex `k`: when it still lies where the page got it (within the 0.005 m the open answer's
@@ -189,9 +190,16 @@ enum KMLBridge {
                 guard kind == "point" ? style.icon != nil : style.color != nil else {
                     throw .unprocessable("\(what): a \(kind) is restyled with \(kind == "point" ? "an icon" : "a color")")
                 }
-                p.style = try paletteStyle(kind, style, placemark: what, site: site, resources: &resources)
-                p.styleUrl = nil
-                p.styleMap = nil
+                // The palette's sub-style goes into the inline style, which overrides the shared one's: labels,
+                // balloons and the other sub-styles the file gave stay as they were.
+                let palette = try paletteStyle(kind, style, placemark: what, site: site, resources: &resources)
+                var inline = p.style ?? KMLStyle()
+                switch kind {
+                case "point": inline.iconStyle = palette.iconStyle
+                case "polyline": inline.lineStyle = palette.lineStyle
+                default: inline.polygonStyle = palette.polygonStyle
+                }
+                p.style = inline
             }
             return p
         }

@@ -295,9 +295,11 @@ import Testing
         let m = Self.inverseMercator(moved[0], moved[1]), n = Self.inverseMercator(inserted[0], inserted[1])
         #expect(abs(cs[1].x - m.lon) < 1e-9 && abs(cs[1].y - m.lat) < 1e-9 && cs[1].z == 200)
         #expect(abs(cs[2].x - n.lon) < 1e-9 && abs(cs[2].y - n.lat) < 1e-9 && cs[2].z == 250)
-        // Restyled from the palette: inline style, no shared one.
+        // Restyled from the palette: its icon inline, overriding the shared style's (whose line style stays).
         let pin = try #require(saved.document.allPlacemarks.first { $0.name == "pin" })
-        #expect(pin.styleUrl == nil && pin.style?.iconStyle?.icon?.href == "files/star.png")
+        #expect(pin.styleUrl == "#s" && pin.style?.iconStyle?.icon?.href == "files/star.png")
+        #expect(saved.effectiveStyle(for: pin)?.iconStyle?.icon?.href == "files/star.png")
+        #expect(saved.effectiveStyle(for: pin)?.lineStyle?.width == 4)
         #expect(saved.resources["files/star.png"] == site.files["/icons/star.png"]?.data)
         // What the page never showed is written back as read.
         let original = try KMLDataset(data: source)

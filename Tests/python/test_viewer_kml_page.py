@@ -362,8 +362,8 @@ def test_opened_document_edit_then_save(browser, viewer, downloads, fixtures, tm
 
     # Deleted, restyled, added; everything else byte-equal in coordinates and styles.
     assert "b41" not in after and len(after) == len(before)  # one deleted, one added (without an id)
-    floating = after["floating-placemark"]
-    assert floating.find(KML_NS + "styleUrl") is None
+    floating = after["floating-placemark"]  # the palette's icon inline, overriding the shared style's IconStyle
+    assert floating.find(KML_NS + "styleUrl").text == "#downArrowIcon"
     assert floating.find(f"{KML_NS}Style/{KML_NS}IconStyle/{KML_NS}Icon/{KML_NS}href").text == "files/circle.png"
     assert tuples(floating) == tuples(before["floating-placemark"])
     for pid, p in before.items():
