@@ -232,7 +232,9 @@ def test_a_huge_geodesic_union_is_stopped_at_its_deadline_while_others_are_serve
     else:
         assert status == 503, answer[:300]
         assert "longer than the 20 s" in json.loads(answer)["error"]
-    assert seconds < WORK_SECONDS + 15, seconds
+    # Answered at its 20 s deadline (measured 20.3 s); 5 s over it covers the last budget check's interval and a
+    # loaded machine, far below the 10+ minutes an unbounded union takes.
+    assert seconds < WORK_SECONDS + 5, seconds
     record("heavy_geodesic_union", {"status": status, "seconds": round(seconds, 2),
                                     "worst_health_seconds": round(worst, 3)})
 
