@@ -346,7 +346,8 @@ enum KMLBridge {
             .appendingPathComponent("meridian-viewer-\(UUID().uuidString).kmz")
         defer { try? FileManager.default.removeItem(at: url) }
         do {
-            try dataset.save(to: url, overwrite: true)
+            // An opened file's hrefs are written as they are: never a file of the server's disk packed in.
+            try dataset.save(to: url, overwrite: true, packingLocalIcons: false)
         } catch {
             throw APIError(500, "could not write the KMZ: \(error.description)")
         }

@@ -376,6 +376,21 @@ import Testing
         #expect(outer.map { [$0.x, $0.y] } == [[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]])
     }
 
+    @Test func savingAnOpenedFileNeverPacksFilesOfTheServersDisk() throws {
+        let api = ViewerAPI(site: try StaticSite.bundled())
+        // Hrefs naming files that exist on this machine (absolute, file://, ../ from the server's working directory)
+        // and one that does not: all written back as they are, none read.
+        let up = Array(repeating: "..", count: 40).joined(separator: "/") + "/etc/hostname"
+        let hrefs = ["/etc/hostname", "file:///etc/passwd", up, "/nonexistent/meridian/icon.png"]
+        let styles = hrefs.enumerated().map { #"<Style id="s\#($0.offset)"><IconStyle><Icon><href>\#($0.element)</href></Icon></IconStyle></Style>"# }
+        let kml = Data(#"<kml xmlns="http://www.opengis.net/kml/2.2"><Document>\#(styles.joined())<Placemark><styleUrl>#s0</styleUrl><Point><coordinates>1,2</coordinates></Point></Placemark></Document></kml>"#.utf8)
+        let r = post(api, "/api/kml", #"{"placemarks":[],"source":{"data":"\#(kml.base64EncodedString())","edits":[]}}"#)
+        #expect(r.status == 200, "\(String(decoding: r.body, as: UTF8.self))")
+        let saved = try KMLDataset(data: r.body)
+        #expect(saved.resources.isEmpty)
+        #expect(saved.iconHrefs.sorted() == hrefs.sorted())
+    }
+
     @Test func kmlRequestsOutOfRangeGet4xx() throws {
         let api = ViewerAPI(site: try StaticSite.bundled(), limits: ViewerLimits(maximumVertices: 10, maximumPlacemarks: 2))
         func save(_ json: String) -> Int {

@@ -20,6 +20,22 @@ extension KMLDataset {
     ///   - overwrite: Whether an existing file may be replaced (default `false`).
     /// - Throws: `KMLError.fileExists`, `.unsupportedExtension`, `.missingResource`, `.io`.
     public func save(to url: URL, overwrite: Bool = false) throws(KMLError) {
+        try save(to: url, overwrite: overwrite, packingLocalIcons: true)
+    }
+
+    /// Writes the dataset as `save(to:overwrite:)` does, choosing whether local icon files are packed.
+    ///
+    /// With `packingLocalIcons` `false` no file outside the dataset is read: every icon href is written as it is
+    /// (the archive's own `resources` are still written). A server saving a document it was sent uses this, so that
+    /// a `file://`, absolute or `../` href can neither pull a file of the server's disk into the archive nor make
+    /// the save fail because it is missing there.
+    /// - Parameters:
+    ///   - url: The target file, ending in `.kmz` or `.kml`.
+    ///   - overwrite: Whether an existing file may be replaced.
+    ///   - packingLocalIcons: Whether icon hrefs naming local files are packed under `files/` (as
+    ///     `save(to:overwrite:)` does) or written as they are.
+    /// - Throws: `KMLError.fileExists`, `.unsupportedExtension`, `.missingResource` (only when packing), `.io`.
+    public func save(to url: URL, overwrite: Bool, packingLocalIcons: Bool) throws(KMLError) {
         let ext = url.pathExtension.lowercased()
         guard ext == "kml" || ext == "kmz" else { throw .unsupportedExtension(path: url.path) }
         if !overwrite && FileManager.default.fileExists(atPath: url.path) { throw .fileExists(path: url.path) }
@@ -28,7 +44,7 @@ extension KMLDataset {
             let data = kmlData
             content = { try data.write(to: $0) }
         } else {
-            let entries = try kmzEntries()
+            let entries = try kmzEntries(packingLocalIcons: packingLocalIcons)
             content = { (temporary: URL) throws -> Void in try KMZWriter.write(entries, to: temporary) }
         }
         do {
@@ -48,13 +64,20 @@ extension KMLDataset {
 
     /// The entries of the KMZ `save(to:)` writes: `doc.kml` first, then packed icons, then `resources`.
     public func kmzEntries() throws(KMLError) -> [(name: String, data: Data)] {
+        try kmzEntries(packingLocalIcons: true)
+    }
+
+    /// The entries of the KMZ `save(to:overwrite:packingLocalIcons:)` writes: `doc.kml` first, then packed icons
+    /// (none when `packingLocalIcons` is `false`: no file outside the dataset is read), then `resources`.
+    /// - Parameter packingLocalIcons: Whether icon hrefs naming local files are packed.
+    public func kmzEntries(packingLocalIcons: Bool) throws(KMLError) -> [(name: String, data: Data)] {
         var packed: [(name: String, data: Data)] = []
         var hrefs: [String: String] = [:]
         var used = Set(resources.keys).union(["doc.kml"])
         let base = sourceURL?.deletingLastPathComponent()
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         var entryForPath: [String: String] = [:]
-        for href in Set(iconHrefs).sorted() where hrefs[href] == nil && resources[href] == nil {
+        for href in Set(iconHrefs).sorted() where packingLocalIcons && hrefs[href] == nil && resources[href] == nil {
             guard let file = Self.localFile(href, base: base) else { continue }
             if let entry = entryForPath[file.url.path] {  // the same file under another spelling
                 hrefs[href] = entry

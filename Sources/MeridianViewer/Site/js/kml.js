@@ -163,12 +163,12 @@ function startSketch(type, style) {
 function clicked(x, y, e) {
   const sketch = state.sketch;
   if (choiceDialog.open) return;
-  if (!sketch) {
+  // Nothing being edited, or a placemark the editor cannot change selected: a tap selects a placemark.
+  if (!sketch || !sketch.type) {
     const hit = e && e.target && e.target.closest && e.target.closest("[data-placemark]");
     if (hit) select(Number(hit.dataset.placemark));
     return;
   }
-  if (!sketch.type) return; // a placemark the editor cannot edit: only Delete placemark and Done
   remember();
   if (sketch.type === "point") sketch.coordinates = [[x, y, ...sketch.coordinates.flatMap((c) => c.slice(2))]];
   else sketch.coordinates.push([x, y]);
