@@ -132,11 +132,11 @@ async function add() {
 }
 
 /** The sample's icon menu (points) or color menu (lines, polygons); null when cancelled. */
-async function chooseStyle(type) {
+async function chooseStyle(type, restyling = false) {
   if (type === "point") {
     const icon = await choose(
       "Select Icon",
-      "This icon will be used for the new feature",
+      restyling ? "This icon will be used for the point" : "This icon will be used for the new feature",
       state.palette.icons.map((i) => ({ value: i.id, title: i.title, icon: `/icons/${i.file}` }))
     );
     return icon ? { icon } : null;
@@ -301,7 +301,7 @@ function select(i) {
 async function restyle() {
   const sketch = state.sketch;
   if (!sketch || !sketch.type) return;
-  const style = await chooseStyle(sketch.type);
+  const style = await chooseStyle(sketch.type, true);
   if (!style || state.sketch !== sketch) return;
   sketch.style = style;
   sketch.restyled = true;
