@@ -391,6 +391,34 @@ import Testing
         #expect(saved.iconHrefs.sorted() == hrefs.sorted())
     }
 
+    @Test func anOpenedKMZKeepsItsPackedIconsAndUntouchedPlacemarks() throws {
+        // openlayers/iceland.kmz: 83 points whose 16 icons are PNGs inside the archive.
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/kml/samples/openlayers/iceland.kmz")
+        let kmz = try Data(contentsOf: url)
+        let api = ViewerAPI(site: try StaticSite.bundled())
+        let opened = try object(api.handle(HTTPRequest(method: "POST", path: "/api/kml/open", body: kmz)))
+        let first = try #require((opened["placemarks"] as? [[String: Any]])?.first)
+        #expect(first["edit"] as? String == "point")
+        let g = try #require((first["geometries"] as? [[String: Any]])?.first)
+        let x = try #require(g["x"] as? Double) + 5000, y = try #require(g["y"] as? Double) - 2000
+        let id = try #require(first["id"] as? Int)
+        let r = post(api, "/api/kml", #"{"name":"iceland","placemarks":[],"source":{"data":"\#(kmz.base64EncodedString())","edits":[{"id":\#(id),"coordinates":[[\#(x),\#(y),0]]}]}}"#)
+        #expect(r.status == 200)
+        let original = try KMLDataset(data: kmz), saved = try KMLDataset(data: r.body)
+        #expect(original.resources.count == 16 && saved.resources == original.resources)
+        let before = original.document.allPlacemarks, after = saved.document.allPlacemarks
+        #expect(after.count == before.count && after.count == 83)
+        for k in before.indices where k != id { #expect(after[k] == before[k], "placemark \(k)") }
+        guard case .point(let c)? = after[id].geometry?.shape else {
+            Issue.record("the moved placemark is not a point")
+            return
+        }
+        let expected = Self.inverseMercator(x, y)
+        #expect(abs(c.x - expected.lon) < 1e-9 && abs(c.y - expected.lat) < 1e-9)
+        #expect(after[id].styleUrl == before[id].styleUrl && after[id].name == before[id].name)
+    }
+
     @Test func kmlRequestsOutOfRangeGet4xx() throws {
         let api = ViewerAPI(site: try StaticSite.bundled(), limits: ViewerLimits(maximumVertices: 10, maximumPlacemarks: 2))
         func save(_ json: String) -> Int {
