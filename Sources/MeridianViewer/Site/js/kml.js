@@ -19,7 +19,7 @@ const state = {
   // a vertex is [x, y, k] while it derives from the file's vertex k (the API then keeps the file's coordinate).
   placemarks: [],
   sketch: null, // {type, style, coordinates, undo, redo, selected, target?: index of the placemark edited}
-  opened: null, // {file, name, deleted: [ids], unmodeled}
+  opened: null, // {bytes, name, deleted: [ids], unmodeled}
   pending: 0,
 };
 
@@ -475,9 +475,9 @@ function updateToolbar() {
 
 // MARK: save, reset, open
 
-/** Base64 of a file's bytes (in slices: String.fromCharCode takes a bounded number of arguments). */
-async function base64(file) {
-  const bytes = new Uint8Array(await file.arrayBuffer());
+/** Base64 of bytes (in slices: String.fromCharCode takes a bounded number of arguments). */
+function base64(buffer) {
+  const bytes = new Uint8Array(buffer);
   let text = "";
   for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
   return btoa(text);
@@ -496,7 +496,7 @@ async function saveRequest() {
   const changed = edits.length - state.opened.deleted.length;
   const summary = ` ${changed} placemark${changed === 1 ? "" : "s"} edited, ${state.opened.deleted.length} deleted, ${added.length} added;`
     + " everything else as it was in the file.";
-  const body = { name: state.opened.name, placemarks: added, source: { data: await base64(state.opened.file), edits } };
+  const body = { name: state.opened.name, placemarks: added, source: { data: base64(state.opened.bytes), edits } };
   return { body, summary };
 }
 
@@ -561,13 +561,15 @@ function fitOpened(result) {
 async function open(file) {
   busy(+1);
   try {
-    const response = await fetch("/api/kml/open", { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: file });
+    // The bytes read now are the ones saved back (the file on disk may change meanwhile; the ids are theirs).
+    const bytes = await file.arrayBuffer();
+    const response = await fetch("/api/kml/open", { method: "POST", headers: { "Content-Type": "application/octet-stream" }, body: bytes });
     const value = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(value.error || `${response.status} ${response.statusText}`);
     // The opened file becomes the document; placemarks sketched before are kept and will be added to it.
     const added = state.placemarks.filter((p) => p.id === undefined);
     state.placemarks = [...value.placemarks.map(openedPlacemark), ...added];
-    state.opened = { file, name: file.name.replace(/\.km[lz]$/i, "") || "Untitled", deleted: [], unmodeled: value.unmodeled };
+    state.opened = { bytes, name: file.name.replace(/\.km[lz]$/i, "") || "Untitled", deleted: [], unmodeled: value.unmodeled };
     drawPlacemarks();
     fitOpened(value);
     updateToolbar();
