@@ -292,6 +292,19 @@ def test_opened_document_edit_then_save(browser, viewer, downloads, fixtures, tm
     select_placemark(d, "Building 41", centre)
     d.find_element(By.ID, "delete-placemark").click()
 
+    # 2b. Move the first vertex of "Building 40" (a polygon whose ring the file closes): the saved ring's first and
+    # closing vertices move together, the others stay the file's.
+    b40 = tuples(before["b40"])
+    b40_merc = [to3857.transform(x, y) for x, y, _ in b40]
+    inside = ((b40_merc[0][0] + b40_merc[2][0]) / 2, (b40_merc[0][1] + b40_merc[2][1]) / 2)
+    select_placemark(d, "Building 40", inside)
+    assert len(sketch_coordinates(d)) == len(b40) - 1  # the closing vertex is not a second handle
+    b40_scale = d.execute_script("return window.meridianViewer.map.scale")
+    drag(d, d.find_element(By.CSS_SELECTOR, "[data-vertex='0']"), -30, 20)
+    shot(d, "page2-edit-opened-polygon")
+    d.find_element(By.ID, "done").click()
+    b40_moved = (b40_merc[0][0] - 30 / b40_scale, b40_merc[0][1] - 20 / b40_scale)
+
     # 3. Restyle "Floating placemark" (shared style #downArrowIcon) with the palette's Circle.
     lon, lat, _ = tuples(before["floating-placemark"])[0]
     select_placemark(d, "Floating placemark", to3857.transform(lon, lat))
@@ -327,8 +340,7 @@ def test_opened_document_edit_then_save(browser, viewer, downloads, fixtures, tm
     d.find_element(By.ID, "save").click()
     kmz = downloads / "kml_kmlsamples.kmz"
     wait(d, lambda d: kmz.exists() and kmz.stat().st_size > 0 and not list(downloads.glob("*.crdownload")), 30, "saved")
-    assert "1 placemark edited" not in d.find_element(By.ID, "status").text  # two were: the path and the restyle
-    assert "2 placemarks edited, 1 deleted, 1 added" in d.find_element(By.ID, "status").text
+    assert "3 placemarks edited, 1 deleted, 1 added" in d.find_element(By.ID, "status").text
     shot(d, "page2-edit-opened-saved")
     with zipfile.ZipFile(kmz) as z:
         assert z.namelist()[0] == "doc.kml"
@@ -360,6 +372,12 @@ def test_opened_document_edit_then_save(browser, viewer, downloads, fixtures, tm
             (saved_index, (x - ex) * scale, (y - ey) * scale)
     assert all(t[2] == 2357 for t in edited)
 
+    ring = tuples(after["b40"])
+    assert len(ring) == len(b40) and ring[0] == ring[-1] and ring[1:-1] == b40[1:-1]
+    x, y = to3857.transform(ring[0][0], ring[0][1])
+    assert abs(x - b40_moved[0]) * b40_scale <= DRAG_TOLERANCE_PX and abs(y - b40_moved[1]) * b40_scale <= DRAG_TOLERANCE_PX
+    assert ring[0][2] == 17  # its altitude kept
+
     # Deleted, restyled, added; everything else byte-equal in coordinates and styles.
     assert "b41" not in after and len(after) == len(before)  # one deleted, one added (without an id)
     floating = after["floating-placemark"]  # the palette's icon inline, overriding the shared style's IconStyle
@@ -367,7 +385,7 @@ def test_opened_document_edit_then_save(browser, viewer, downloads, fixtures, tm
     assert floating.find(f"{KML_NS}Style/{KML_NS}IconStyle/{KML_NS}Icon/{KML_NS}href").text == "files/circle.png"
     assert tuples(floating) == tuples(before["floating-placemark"])
     for pid, p in before.items():
-        if pid in ("purple-line-placemark", "b41", "floating-placemark"):
+        if pid in ("purple-line-placemark", "b41", "b40", "floating-placemark"):
             continue
         assert tuples(after[pid]) == tuples(p), pid
         for tag in ("styleUrl", "Style", "StyleMap"):
