@@ -8,14 +8,14 @@ import Testing
 @Suite struct KMLFeaturesTests {
     static func document() throws -> KMLDocument {
         var document = KMLDocument(name: "Sketch")
-        document.addStyle(KMLStyle(id: "fill", polygonStyle: KMLPolygonStyle(color: .orange)))
+        document.addStyle(KMLStyle(id: "fill", polygonStyle: KMLPolygonStyle(fillColor: .orange)))
         let square = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 0), Coordinate(x: 1, y: 1)],
                              spatialReference: .wgs84)
         let html = String(repeating: "<p>a long balloon text</p>", count: 400)
-        document.addChild(KMLPlacemark(geometry: try KMLGeometry(square), name: "Area", nodeDescription: html,
+        document.addChildNode(KMLPlacemark(geometry: try KMLGeometry(square), name: "Area", nodeDescription: html,
                                        styleUrl: "#fill"))
-        document.addChild(.folder(KMLFolder(name: "Empty")))
-        document.addChild(KMLPlacemark(geometry: nil))
+        document.addChildNode(KMLFolder(name: "Empty"))
+        document.addChildNode(KMLPlacemark(geometry: nil))
         return document
     }
 
@@ -32,7 +32,7 @@ import Testing
     /// `<description>` goes to and comes back from `nodeDescription`, markup kept.
     @Test func nodeDescriptionIsTheDescriptionElement() throws {
         let document = try Self.document()
-        let data = KMLDataset(document: document).kmlData
+        let data = KMLDataset(rootNode: document).kmlData
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.contains("<description><![CDATA[<p>a long balloon text</p>"))
         let back = try KMLDataset(data: data).document

@@ -40,7 +40,7 @@ public enum KMLFeatureConversion {
             width = w
         }
         if stroke != nil || width != nil { style.lineStyle = KMLLineStyle(color: stroke, width: width) }
-        if let c = try color("fill", opacity: "fill-opacity") { style.polygonStyle = KMLPolygonStyle(color: c) }
+        if let c = try color("fill", opacity: "fill-opacity") { style.polygonStyle = KMLPolygonStyle(fillColor: c) }
         return style == KMLStyle() ? nil : style
     }
 
@@ -59,7 +59,7 @@ public enum KMLFeatureConversion {
             if let w = l.width { out["stroke-width"] = .number(w) }
         }
         if let p = style.polygonStyle {
-            if let c = p.color {
+            if let c = p.fillColor {
                 out["fill"] = .string(c.hexRGB)
                 out["fill-opacity"] = p.isFilled == false ? .number(0) : opacity(c)
             } else if p.isFilled == false {
