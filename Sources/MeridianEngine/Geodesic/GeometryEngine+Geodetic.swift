@@ -168,14 +168,38 @@ extension GeometryEngine {
     ///   - maxSegmentLength: The longest allowed piece, in `lengthUnit`; > 0.
     ///   - lengthUnit: The unit of `maxSegmentLength` (default meters).
     ///   - curveType: The curve new vertices are placed on (`.geodesic`).
-    /// - Returns: The densified geometry (an envelope becomes a polygon).
+    /// - Returns: The densified geometry, of the input's type (a `Geometry` holding an envelope becomes a polygon).
     /// - Throws: `EngineError.invalidDistance` for a non-positive length or one producing more than 10 million
     ///   vertices, `.badGeometry`, `.projectionFailed`.
-    public static func geodeticDensify(
-        _ geometry: some GeometryConvertible, maxSegmentLength: Double, lengthUnit: LinearUnit = .meters,
+    public static func geodeticDensify<G: VertexGeometry>(
+        _ geometry: G, maxSegmentLength: Double, lengthUnit: LinearUnit = .meters,
         curveType: GeodeticCurveType = .geodesic
+    ) throws(EngineError) -> G {
+        try sameType(as: geometry, "geodeticDensify",
+                     try geodeticDensified(geometry.geometry, maxSegmentLength: maxSegmentLength, lengthUnit: lengthUnit))
+    }
+
+    /// Densifies an envelope's rectangle along geodesics (see
+    /// ``geodeticDensify(_:maxSegmentLength:lengthUnit:curveType:)-(G,_,_,_)``): the result is a polygon.
+    /// - Parameters:
+    ///   - envelope: The rectangle, in a geographic or projected spatial reference.
+    ///   - maxSegmentLength: The longest allowed piece, in `lengthUnit`; > 0.
+    ///   - lengthUnit: The unit of `maxSegmentLength` (default meters).
+    ///   - curveType: The curve new vertices are placed on (`.geodesic`).
+    /// - Throws: As the geometry form.
+    public static func geodeticDensify(
+        _ envelope: Envelope, maxSegmentLength: Double, lengthUnit: LinearUnit = .meters,
+        curveType: GeodeticCurveType = .geodesic
+    ) throws(EngineError) -> Polygon {
+        try geodeticDensify(envelope.polygon, maxSegmentLength: maxSegmentLength, lengthUnit: lengthUnit,
+                            curveType: curveType)
+    }
+
+    /// The geodesic densification of any geometry (an envelope as its polygon).
+    private static func geodeticDensified(
+        _ geometry: Geometry, maxSegmentLength: Double, lengthUnit: LinearUnit
     ) throws(EngineError) -> Geometry {
-        var g = geometry.geometry
+        var g = geometry
         if case .envelope(let e) = g { g = .polygon(e.polygon) }
         guard maxSegmentLength.isFinite, maxSegmentLength > 0 else {
             throw .invalidDistance("the maximum segment length must be a positive number, got \(maxSegmentLength)")

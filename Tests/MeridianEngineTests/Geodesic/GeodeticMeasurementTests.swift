@@ -60,8 +60,7 @@ import Testing
 
     @Test func densifyAndMove() throws {
         let line = Polyline([Coordinate(x: 170, y: 50), Coordinate(x: -170, y: 50)], spatialReference: .wgs84)
-        let dense = try GeometryEngine.geodeticDensify(line, maxSegmentLength: 100, lengthUnit: .kilometers)
-        guard case .polyline(let l) = dense else { Issue.record("not a polyline"); return }
+        let l: Polyline = try GeometryEngine.geodeticDensify(line, maxSegmentLength: 100, lengthUnit: .kilometers)
         let g = Geodesic(.wgs84)
         let pieces = zip(l.parts[0], l.parts[0].dropFirst()).map { g.distance($0, $1) }
         #expect(pieces.allSatisfy { $0 <= 100_000 + 1e-6 })
@@ -75,5 +74,39 @@ import Testing
         let back = try GeometryEngine.geodeticMove(moved, distance: -c.s12 / 1000, distanceUnit: .kilometers, azimuth: c.azi2)
         #expect(abs(back[0].y - c.lat1) < 1e-9 && angleGap(back[0].x, c.lon1) < 1e-9)
         #expect(throws: EngineError.self) { try GeometryEngine.geodeticDensify(line, maxSegmentLength: 0) }
+    }
+
+    /// Every unit parameter against values computed independently of the unit types: the definitions of the acre
+    /// (4046.8564224 m², NIST SP 811), the international mile (1609.344 m), the foot (0.3048 m) and π rad = 180°.
+    /// Each comparison is between the same quantity computed twice, so the bound is a few ulp of the value
+    /// (relative 1e-12 covers the one multiplication and division each side does).
+    @Test func unitParametersConvertByTheirDefinitions() throws {
+        let square = Polygon(shell: [Coordinate(x: -97, y: 32), Coordinate(x: -96, y: 32), Coordinate(x: -96, y: 33),
+                                     Coordinate(x: -97, y: 33)], spatialReference: .wgs84)
+        let m2 = try GeometryEngine.geodeticArea(of: square)
+        func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-12 * abs(b) }
+        #expect(close(try GeometryEngine.geodeticArea(of: square, unit: .acres), m2 / 4046.8564224))
+        #expect(close(try GeometryEngine.geodeticArea(of: square, unit: .hectares), m2 / 10_000))
+        #expect(close(try GeometryEngine.geodeticArea(of: square, unit: .squareMiles), m2 / (1609.344 * 1609.344)))
+        #expect(close(try GeometryEngine.geodeticArea(of: square, unit: .squareFeet), m2 / (0.3048 * 0.3048)))
+        let meters = try GeometryEngine.geodeticLength(of: square)
+        #expect(close(try GeometryEngine.geodeticLength(of: square, lengthUnit: .miles), meters / 1609.344))
+        // Distance and azimuths: miles and radians against metres and degrees.
+        let (a, b) = (Point(latitude: 32.7767, longitude: -96.797), Point(latitude: 32.7555, longitude: -97.3308))
+        let base = try GeometryEngine.geodeticDistance(from: a, to: b)
+        #expect(base.distanceUnit == .meters && base.azimuthUnit == .degrees)
+        let other = try GeometryEngine.geodeticDistance(from: a, to: b, distanceUnit: .miles, azimuthUnit: .radians)
+        #expect(close(other.distance, base.distance / 1609.344))
+        #expect(close(other.azimuth1, base.azimuth1 * .pi / 180) && close(other.azimuth2, base.azimuth2 * .pi / 180))
+        // Move by the same distance and azimuth given in miles and radians: the same point (to 1e-9°, ~0.1 mm).
+        let moved = try GeometryEngine.geodeticMove([a], distance: other.distance, distanceUnit: .miles,
+                                                    azimuth: other.azimuth1, azimuthUnit: .radians)
+        #expect(abs(moved[0].x - b.x) < 1e-9 && abs(moved[0].y - b.y) < 1e-9)
+        // Geodetic buffer radius in miles: every vertex 1 mile (1609.344 m) from the centre, within the 1 mm contract.
+        let circle = try GeometryEngine.geodeticBuffer(around: a, distance: 1, distanceUnit: .miles)
+        for c in circle.parts[0].shell {
+            let d = try GeometryEngine.geodeticDistance(from: a, to: Point(c, spatialReference: .wgs84)).distance
+            #expect(abs(d - 1609.344) < 1e-3)
+        }
     }
 }
