@@ -84,7 +84,7 @@ enum KMLBridge {
             }
             let kmlGeometry: KMLGeometry
             do {
-                kmlGeometry = try KMLGeometry(geometry, altitudeMode: .clampToGround,
+                kmlGeometry = try KMLGeometry(geometry: geometry, altitudeMode: .clampToGround,
                                               isTessellated: p.type != "point")
             } catch {
                 throw .unprocessable("placemark \(i): \(error.description)")

@@ -44,7 +44,7 @@ import Testing
         // A KML document with a styled placemark, saved as KMZ and read back.
         var document = KMLDocument(name: "Sketch")
         let style = KMLStyle(polygonStyle: KMLPolygonStyle(fillColor: .yellow, isFilled: true, isOutlined: false))
-        document.addChildNode(KMLPlacemark(geometry: try KMLGeometry(buffers[0]), name: "Buffers", style: style))
+        document.addChildNode(KMLPlacemark(geometry: try KMLGeometry(geometry: buffers[0]), name: "Buffers", style: style))
         let kmz = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-readme.kmz")
         try document.save(to: kmz, overwrite: true)
         print(try KMLDataset(url: kmz).document.allPlacemarks.count)   // 1

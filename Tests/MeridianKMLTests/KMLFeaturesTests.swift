@@ -12,7 +12,7 @@ import Testing
         let square = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 0), Coordinate(x: 1, y: 1)],
                              spatialReference: .wgs84)
         let html = String(repeating: "<p>a long balloon text</p>", count: 400)
-        document.addChildNode(KMLPlacemark(geometry: try KMLGeometry(square), name: "Area", nodeDescription: html,
+        document.addChildNode(KMLPlacemark(geometry: try KMLGeometry(geometry: square), name: "Area", nodeDescription: html,
                                        styleUrl: "#fill"))
         document.addChildNode(KMLFolder(name: "Empty"))
         document.addChildNode(KMLPlacemark(geometry: nil))

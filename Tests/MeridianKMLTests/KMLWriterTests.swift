@@ -17,11 +17,11 @@ import Testing
                                       Coordinate(x: -13_050_000, y: 4_028_000), Coordinate(x: -13_050_000, y: 4_020_000)],
                               spatialReference: wm)
         var document = KMLDocument(name: "Untitled")
-        var p1 = KMLPlacemark(geometry: try KMLGeometry(point, altitudeMode: .clampToGround))
+        var p1 = KMLPlacemark(geometry: try KMLGeometry(geometry: point, altitudeMode: .clampToGround))
         p1.style = KMLStyle(iconStyle: KMLIconStyle(icon: KMLIcon(url: try #require(URL(string: "https://static.arcgis.com/images/Symbols/Shapes/BlueStarLargeB.png"))), scale: 1))
-        var p2 = KMLPlacemark(geometry: try KMLGeometry(line, altitudeMode: .clampToGround))
+        var p2 = KMLPlacemark(geometry: try KMLGeometry(geometry: line, altitudeMode: .clampToGround))
         p2.style = KMLStyle(lineStyle: KMLLineStyle(color: .red, width: 2))
-        var p3 = KMLPlacemark(geometry: try KMLGeometry(polygon, altitudeMode: .clampToGround))
+        var p3 = KMLPlacemark(geometry: try KMLGeometry(geometry: polygon, altitudeMode: .clampToGround))
         p3.style = KMLStyle(polygonStyle: KMLPolygonStyle(fillColor: .yellow, isFilled: true, isOutlined: false))
         for p in [p1, p2, p3] { document.addChildNode(p) }
         return document
@@ -120,7 +120,7 @@ import Testing
                   holes: [[.init(x: 0.2, y: 0.2), .init(x: 0.8, y: 0.2), .init(x: 0.8, y: 0.8), .init(x: 0.2, y: 0.2)]]),
             .init(shell: [.init(x: 5, y: 5), .init(x: 6, y: 5), .init(x: 6, y: 6)]),
         ], spatialReference: wgs)
-        let g = try KMLGeometry(multi, altitudeMode: .absolute, isExtruded: true, isTessellated: true)
+        let g = try KMLGeometry(geometry: multi, altitudeMode: .absolute, isExtruded: true, isTessellated: true)
         guard case .multiGeometry(let members) = g.shape, members.count == 2,
               case .polygon(let outer, let inner) = members[0].shape else { Issue.record("shape \(g.shape)"); return }
         #expect(Polygon.signedArea(outer) > 0)
@@ -129,12 +129,12 @@ import Testing
         if case .polygon(let o2, _) = members[1].shape { #expect(o2.count == 4 && o2.first == o2.last) }
         #expect(g.geometry.map { if case .polygon(let p) = $0 { p.parts.count } else { 0 } } == 2)
 
-        let mp = try KMLGeometry(Multipoint([.init(x: 1, y: 2), .init(x: 3, y: 4, z: 5)], spatialReference: wgs))
+        let mp = try KMLGeometry(geometry: Multipoint([.init(x: 1, y: 2), .init(x: 3, y: 4, z: 5)], spatialReference: wgs))
         #expect(mp.typeCounts == ["MultiGeometry": 1, "Point": 2])
-        let line = try KMLGeometry(Polyline(parts: [[.init(x: 0, y: 0), .init(x: 1, y: 1)], [.init(x: 2, y: 2), .init(x: 3, y: 3)]],
+        let line = try KMLGeometry(geometry: Polyline(parts: [[.init(x: 0, y: 0), .init(x: 1, y: 1)], [.init(x: 2, y: 2), .init(x: 3, y: 3)]],
                                             spatialReference: wgs))
         #expect(line.typeName == "MultiGeometry")
-        let env = try KMLGeometry(Envelope(xMin: 0, yMin: 0, xMax: 1e6, yMax: 1e6, spatialReference: .webMercator))
+        let env = try KMLGeometry(geometry: Envelope(xMin: 0, yMin: 0, xMax: 1e6, yMax: 1e6, spatialReference: .webMercator))
         #expect(env.typeName == "Polygon")
 
         var doc = KMLDocument()
@@ -143,9 +143,9 @@ import Testing
         #expect(TestSupport.validate(kml: data).ok)
         #expect(try KMLDataset(data: data).document == doc)
 
-        #expect(throws: KMLError.self) { try KMLGeometry(Polyline([.init(x: 0, y: 0)], spatialReference: wgs)) }
-        #expect(throws: KMLError.self) { try KMLGeometry(Point(x: .nan, y: 0, spatialReference: wgs)) }
-        #expect(throws: KMLError.self) { try KMLGeometry(Multipoint([], spatialReference: wgs)) }
+        #expect(throws: KMLError.self) { try KMLGeometry(geometry: Polyline([.init(x: 0, y: 0)], spatialReference: wgs)) }
+        #expect(throws: KMLError.self) { try KMLGeometry(geometry: Point(x: .nan, y: 0, spatialReference: wgs)) }
+        #expect(throws: KMLError.self) { try KMLGeometry(geometry: Multipoint([], spatialReference: wgs)) }
     }
 
     @Test func coordinatesAreExactAndWithoutExponents() throws {

@@ -4,7 +4,7 @@ import MeridianCore
 
 /// One coordinate operation PROJ knows between two spatial references (ArcGIS `DatumTransformation`): a datum
 /// shift by Helmert parameters or a grid, with its accuracy and where it applies. Listed by
-/// ``GeometryEngine/transformations(from:to:)`` and run by ``GeometryEngine/project(_:into:using:)``.
+/// ``GeometryEngine/transformations(from:to:)`` and run by ``GeometryEngine/project(_:into:datumTransformation:)``.
 public struct DatumTransformation: Sendable, Hashable, Codable, CustomStringConvertible {
     /// PROJ's name, e.g. "Inverse of NAD27 to WGS 84 (33)".
     public let name: String
@@ -79,7 +79,7 @@ extension GeometryEngine {
     ///   `.projectionFailed` naming the first vertex it cannot transform.
     public static func project(
         _ geometry: some GeometryConvertible, into spatialReference: SpatialReference,
-        using transformation: DatumTransformation
+        datumTransformation transformation: DatumTransformation
     ) throws(EngineError) -> Geometry {
         let g = geometry.geometry
         guard transformation.isAvailable else {

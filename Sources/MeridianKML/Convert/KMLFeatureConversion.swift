@@ -96,7 +96,7 @@ public enum KMLFeatureConversion {
     public static func placemark(from feature: Feature, altitudeMode: KMLAltitudeMode? = .clampToGround)
         throws(KMLError) -> KMLPlacemark
     {
-        let geometry = try feature.geometry.map { g throws(KMLError) in try KMLGeometry(g, altitudeMode: altitudeMode) }
+        let geometry = try feature.geometry.map { g throws(KMLError) in try KMLGeometry(geometry: g, altitudeMode: altitudeMode) }
         var p = KMLPlacemark(geometry: geometry)
         var rest = feature.properties
         func text(_ v: JSONValue) -> String {

@@ -43,14 +43,14 @@ extension KMLDocument {
         document.addStyle(inputStyle)
         var bufferFolder = KMLFolder(name: "Buffers")
         for (i, polygon) in buffers.enumerated() where !polygon.parts.isEmpty {
-            let g = try KMLGeometry(polygon, altitudeMode: .clampToGround, isTessellated: true)
+            let g = try KMLGeometry(geometry: polygon, altitudeMode: .clampToGround, isTessellated: true)
             bufferFolder.addChildNode(KMLPlacemark(geometry: g, name: "Buffer \(i + 1)", styleUrl: "#\(bufferStyleID)"))
         }
         document.addChildNode(bufferFolder)
         if !inputs.isEmpty {
             var inputFolder = KMLFolder(name: "Inputs")
             for (i, input) in inputs.enumerated() {
-                let g = try KMLGeometry(input, altitudeMode: .clampToGround)
+                let g = try KMLGeometry(geometry: input, altitudeMode: .clampToGround)
                 inputFolder.addChildNode(KMLPlacemark(geometry: g, name: "\(input.typeName) \(i + 1)",
                                                   styleUrl: "#\(inputStyleID)"))
             }
