@@ -26,5 +26,5 @@ if ! scripts/docs.sh > artifacts/docs.log 2>&1; then
     exit 1
 fi
 tail -1 artifacts/docs.log
-echo "Starting the viewer: the samples at http://127.0.0.1:8080/ (or --port), the documentation at /docs/documentation/meridian/"
+echo "Starting the viewer, with the documentation at /docs/"
 exec "$bin" serve --docs .build/docs "$@"
