@@ -51,13 +51,13 @@ struct DatumTransformationTests {
         let chosen = try #require(list.first { $0.name == "NAD27 to WGS 84 (4)" && $0.isAvailable })
         let original = [Coordinate(x: -96.797, y: 32.7767), Coordinate(x: -100.5, y: 31.2)]
         var bulk = original
-        let op = try GeometryEngine.project(&bulk, from: nad27, into: .wgs84, using: chosen)
+        let op = try GeometryEngine.project(&bulk, from: nad27, into: .wgs84, datumTransformation: chosen)
         #expect(op.name == chosen.name && op.accuracy == chosen.accuracy)
         let single = try GeometryEngine.project(Multipoint(original, spatialReference: nad27),
-                                                into: .wgs84, using: chosen).coordinates
+                                                into: .wgs84, datumTransformation: chosen).coordinates
         #expect(zip(bulk, single).allSatisfy { $0.x == $1.x && $0.y == $1.y })
         #expect(try GeometryEngine.firstVertexOutsideProjectionDomain(original, bulk, from: nad27, into: .wgs84,
-                                                                      using: chosen) == nil)
+                                                                      datumTransformation: chosen) == nil)
         #expect(try GeometryEngine.firstVertexOutsideProjectionDomain(original, bulk, from: nad27, into: .wgs84) == 0)
     }
 }

@@ -89,7 +89,7 @@ extension GeometryEngine {
     }
 
     /// Projects coordinates in bulk with a chosen operation (the fast path of
-    /// ``project(_:into:using:)`` for large point sets, as ``project(_:from:into:)`` is for PROJ's own choice).
+    /// ``project(_:into:datumTransformation:)`` for large point sets, as ``project(_:from:into:)`` is for PROJ's own choice).
     /// - Parameters:
     ///   - coordinates: Coordinates in `source`; replaced by the projected coordinates on success, unchanged when
     ///     this throws.
@@ -102,7 +102,7 @@ extension GeometryEngine {
     @discardableResult
     public static func project(
         _ coordinates: inout [Coordinate], from source: SpatialReference, into target: SpatialReference,
-        using transformation: DatumTransformation
+        datumTransformation transformation: DatumTransformation
     ) throws(EngineError) -> ProjectionOperation {
         guard transformation.isAvailable else {
             throw .invalidArgument("\(transformation.name) needs a grid file that is not installed under PROJ_DATA")
