@@ -19,6 +19,31 @@ import Testing
         return document
     }
 
+    /// addChildNode appends any node as the matching feature, a copy taken when added; the same document can be
+    /// built in one expression from the nodes' `feature`s.
+    @Test func addChildNodeAppendsACopyOfAnyNode() throws {
+        var placemark = KMLPlacemark(geometry: .point(longitude: 1, latitude: 2), name: "P",
+                                     style: KMLStyle(lineStyle: KMLLineStyle(color: .red)))
+        var inner = KMLDocument(name: "Inner")
+        inner.addChildNode(placemark)
+        var document = KMLDocument(name: "D")
+        document.addChildNode(placemark)
+        document.addChildNode(KMLFolder(name: "F", features: [placemark.feature]))
+        document.addChildNode(inner)
+        let styled = placemark
+        placemark.style = nil  // after adding: the document's copies keep their style
+        #expect(document.features.count == 3)
+        #expect(document.allPlacemarks.count == 3 && document.allPlacemarks.allSatisfy { $0.style?.lineStyle?.color == .red })
+        guard case .folder(let f) = document.features[1], case .document(let d) = document.features[2] else {
+            Issue.record("expected a folder then a document: \(document.features)")
+            return
+        }
+        #expect(f.name == "F" && d.name == "Inner")
+        let folder = KMLFolder(name: "F", features: [styled.feature])
+        let oneExpression = KMLDocument(name: "D", features: [styled.feature, folder.feature, inner.feature])
+        #expect(oneExpression == document)
+    }
+
     @Test func descriptionsAreOneShortLine() throws {
         let document = try Self.document()
         #expect(document.description == #"KMLDocument("Sketch", 1 style, 3 features)"#)
