@@ -83,7 +83,7 @@ enum KMLBridge {
         } else {
             let name = (sketch.name?.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isEmpty ? nil : $0 }
                 ?? "Untitled"
-            dataset = KMLDataset(document: KMLDocument(name: String(name.prefix(200))))
+            dataset = KMLDataset(rootNode: KMLDocument(name: String(name.prefix(200))))
         }
         var counts: [String: Int] = [:]
         for (i, p) in sketch.placemarks.enumerated() {
@@ -106,7 +106,7 @@ enum KMLBridge {
                                          resources: &dataset.resources)
             let kmlGeometry: KMLGeometry
             do {
-                kmlGeometry = try KMLGeometry(geometry, altitudeMode: .clampToGround,
+                kmlGeometry = try KMLGeometry(geometry: geometry, altitudeMode: .clampToGround,
                                               isTessellated: p.type != "point")
             } catch {
                 throw .unprocessable("placemark \(i): \(error.description)")
@@ -114,7 +114,7 @@ enum KMLBridge {
             counts[p.type, default: 0] += 1
             let title = p.name.flatMap { $0.isEmpty ? nil : String($0.prefix(200)) }
                 ?? "\(p.type.prefix(1).uppercased())\(p.type.dropFirst()) \(counts[p.type] ?? 1)"
-            dataset.document.addChild(KMLPlacemark(geometry: kmlGeometry, name: title, style: style))
+            dataset.document.addChildNode(KMLPlacemark(geometry: kmlGeometry, name: title, style: style))
         }
         // A file whose root was a lone placemark gains a <Document> once it holds more than one feature.
         if dataset.document.isImplicit && dataset.document.features.count > 1 { dataset.document.isImplicit = false }
@@ -148,15 +148,17 @@ enum KMLBridge {
                 href = "files/meridian-\(k)-\(icon.file)"
                 k += 1
             }
+            guard let url = URL(string: href) else { throw APIError(500, "the icon path \(href) is not a URL") }
             resources[href] = png.data
             let pin = icon.id.hasSuffix("pin")
             return KMLStyle(iconStyle: KMLIconStyle(
-                iconHref: href, scale: 1, hotSpot: KMLHotSpot(x: 0.5, y: pin ? 0 : 0.5, xUnits: .fraction, yUnits: .fraction)))
+                icon: KMLIcon(url: url), scale: 1,
+                hotSpot: KMLHotSpot(x: 0.5, y: pin ? 0 : 0.5, xUnits: .fraction, yUnits: .fraction)))
         case "polyline":
             return KMLStyle(lineStyle: KMLLineStyle(color: try color(sketchStyle?.color, placemark: what), width: 2))
         default:
             return KMLStyle(polygonStyle: KMLPolygonStyle(
-                color: try color(sketchStyle?.color, placemark: what), isFilled: true, isOutlined: false))
+                fillColor: try color(sketchStyle?.color, placemark: what), isFilled: true, isOutlined: false))
         }
     }
 
@@ -583,7 +585,7 @@ enum KMLBridge {
             if let width = line.width, width.isFinite { key("lineWidth"); w.number(min(max(width, 0), 50)) }
         }
         if let poly = style?.polygonStyle {
-            if let c = poly.color {
+            if let c = poly.fillColor {
                 key("fillColor"); w.string(c.hexRGB)
                 key("fillOpacity"); w.number(c.opacity)
             }
