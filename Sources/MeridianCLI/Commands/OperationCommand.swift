@@ -34,6 +34,18 @@ public enum OperationCommand: Command {
                                            grown by D (negative: shrunk). Defaults: mitered, 10, D/1000
           clip --envelope XMIN,YMIN,XMAX,YMAX
                                            the part inside the rectangle
+        Geodesic shapes around each point feature (on its spatial reference's ellipsoid; lengths in meters,
+        angles in degrees: 0 is east, growing clockwise, as in ArcGIS; output in the input's spatial reference):
+          ellipse --semi-axis-1 A --semi-axis-2 B [--axis-direction D] [--max-segment-length L]
+                  [--max-point-count N] [--geometry-type polygon|polyline|multipoint]
+                                           the points at geodesic distance r(phi) from the centre along azimuth
+                                           90 + D + phi, r(phi) the radius of the plane ellipse with semi-axes A, B
+                                           (the longer along D); edges at most L long (default: N vertices),
+                                           at most N vertices (default 10000)
+          sector  (the ellipse options) --sector-angle S [--start-direction T]
+                                           the part of the ellipse from direction T (from the major axis) sweeping
+                                           S clockwise: a polygon with the centre, or the arc as a polyline or
+                                           multipoint
         Operations with one other geometry (--with WKT, in the input's spatial reference):
           intersection, union, difference, symmetric-difference
           cut                              --with a line: the pieces left of it, right of it, then the pieces on
@@ -50,7 +62,7 @@ public enum OperationCommand: Command {
     /// The operations, by name.
     enum Operation: String, CaseIterable {
         case convexHull = "convex-hull", boundary, labelPoint = "label-point", simplify, densify, generalize, offset,
-             clip
+             clip, ellipse, sector
         case intersection, union, difference, symmetricDifference = "symmetric-difference", cut
         case contains, within, intersects, disjoint, touches, crosses, overlaps, equals, relate
 
@@ -80,6 +92,7 @@ public enum OperationCommand: Command {
         let typeText = try arguments.option("--type")
         let pattern = try arguments.option("--pattern")
         let envelopeText = try arguments.option("--envelope")
+        let geometryTypeText = try arguments.option("--geometry-type")
         let output = OutputFile(try arguments.option("--output", "-o"))
         let positionals = try arguments.finish(maximumPositionals: 2)
 
@@ -109,6 +122,13 @@ public enum OperationCommand: Command {
             return type
         }
         try numbers.check(for: op)
+        if geometryTypeText != nil, op != .ellipse, op != .sector {
+            throw .usage("--geometry-type applies to ellipse and sector")
+        }
+        let shapeType = geometryTypeText ?? "polygon"
+        guard ["polygon", "polyline", "multipoint"].contains(shapeType) else {
+            throw .usage("--geometry-type expects polygon, polyline or multipoint, got '\(shapeType)'")
+        }
 
         let input = try FeatureInput.read(positionals.count > 1 ? positionals[1] : nil, inputSpatialReference: inSRS,
                                           defaultXYSpatialReference: inSRS ?? .wgs84, io: io)
@@ -154,6 +174,12 @@ public enum OperationCommand: Command {
                             properties["cut"] = .string(k == 0 ? "left" : k == 1 ? "right" : "undefined")
                             results.append(Feature(geometry: piece, properties: properties, id: feature.id))
                         }
+                    } else if op == .ellipse || op == .sector {
+                        guard let center = g.point else {
+                            throw EngineError.invalidArgument("\(op.rawValue) needs a point feature (its centre), got a \(g.typeName.lowercased())")
+                        }
+                        let r = try shape(op, center: center, numbers: numbers, type: shapeType)
+                        results.append(Feature(geometry: r, properties: feature.properties, id: feature.id))
                     } else {
                         let r = try apply(op, g, other: other, envelope: envelope, numbers: numbers,
                                           offsetType: offsetType ?? .mitered, removeDegenerate: removeDegenerate)
@@ -184,6 +210,12 @@ public enum OperationCommand: Command {
         var distance: Double?
         var bevelRatio: Double?
         var flattenError: Double?
+        var semiAxis1: Double?
+        var semiAxis2: Double?
+        var axisDirection: Double?
+        var startDirection: Double?
+        var sectorAngle: Double?
+        var maxPointCount: Double?
 
         init(_ arguments: inout Arguments) throws(CommandError) {
             func number(_ name: String) throws(CommandError) -> Double? {
@@ -196,12 +228,25 @@ public enum OperationCommand: Command {
             distance = try number("--distance")
             bevelRatio = try number("--bevel-ratio")
             flattenError = try number("--flatten-error")
+            semiAxis1 = try number("--semi-axis-1")
+            semiAxis2 = try number("--semi-axis-2")
+            axisDirection = try number("--axis-direction")
+            startDirection = try number("--start-direction")
+            sectorAngle = try number("--sector-angle")
+            maxPointCount = try number("--max-point-count")
+            if let n = maxPointCount, n.rounded() != n || n < 1 || n > 10_000_000 {
+                throw .usage("--max-point-count expects a whole number from 1 to 10000000, got \(n)")
+            }
         }
 
         /// Refuses options that do not belong to `op` and missing required ones (the ranges are the engine's).
         func check(for op: Operation) throws(CommandError) {
             let given: [(String, Double?, Set<Operation>)] = [
-                ("--max-segment-length", maxSegmentLength, [.densify]), ("--max-deviation", maxDeviation, [.generalize]),
+                ("--max-segment-length", maxSegmentLength, [.densify, .ellipse, .sector]),
+                ("--max-deviation", maxDeviation, [.generalize]),
+                ("--semi-axis-1", semiAxis1, [.ellipse, .sector]), ("--semi-axis-2", semiAxis2, [.ellipse, .sector]),
+                ("--axis-direction", axisDirection, [.ellipse, .sector]), ("--max-point-count", maxPointCount, [.ellipse, .sector]),
+                ("--start-direction", startDirection, [.sector]), ("--sector-angle", sectorAngle, [.sector]),
                 ("--distance", distance, [.offset]), ("--bevel-ratio", bevelRatio, [.offset]),
                 ("--flatten-error", flattenError, [.offset]),
             ]
@@ -211,6 +256,10 @@ public enum OperationCommand: Command {
             if op == .densify, maxSegmentLength == nil { throw .usage("densify needs --max-segment-length") }
             if op == .generalize, maxDeviation == nil { throw .usage("generalize needs --max-deviation") }
             if op == .offset, distance == nil { throw .usage("offset needs --distance") }
+            if op == .ellipse || op == .sector, semiAxis1 == nil || semiAxis2 == nil {
+                throw .usage("\(op.rawValue) needs --semi-axis-1 and --semi-axis-2 (meters)")
+            }
+            if op == .sector, sectorAngle == nil { throw .usage("sector needs --sector-angle (degrees)") }
         }
     }
 
@@ -241,6 +290,29 @@ public enum OperationCommand: Command {
         case .difference: return try GeometryEngine.difference(g, other!)
         case .symmetricDifference: return try GeometryEngine.symmetricDifference(g, other!)
         default: throw .invalidArgument("\(op.rawValue) is a predicate")
+        }
+    }
+
+    /// The geodesic ellipse or sector around `center`, as the geometry type named `type`.
+    private static func shape(_ op: Operation, center: Point, numbers n: NumericOptions, type: String) throws(EngineError) -> Geometry {
+        func ellipse<G: GeodesicShapeGeometry>(_: G.Type) throws(EngineError) -> Geometry {
+            try GeometryEngine.geodesicEllipse(parameters: GeodesicEllipseParameters<G>(
+                axisDirection: n.axisDirection ?? 0, center: center, maxPointCount: Int(n.maxPointCount ?? 10_000),
+                maxSegmentLength: n.maxSegmentLength ?? 0, semiAxis1Length: n.semiAxis1!, semiAxis2Length: n.semiAxis2!)).geometry
+        }
+        func sector<G: GeodesicShapeGeometry>(_: G.Type) throws(EngineError) -> Geometry {
+            try GeometryEngine.geodesicSector(parameters: GeodesicSectorParameters<G>(
+                axisDirection: n.axisDirection ?? 0, center: center, maxPointCount: Int(n.maxPointCount ?? 10_000),
+                maxSegmentLength: n.maxSegmentLength ?? 0, sectorAngle: n.sectorAngle!, semiAxis1Length: n.semiAxis1!,
+                semiAxis2Length: n.semiAxis2!, startDirection: n.startDirection ?? 0)).geometry
+        }
+        switch (op, type) {
+        case (.ellipse, "polyline"): return try ellipse(Polyline.self)
+        case (.ellipse, "multipoint"): return try ellipse(Multipoint.self)
+        case (.ellipse, _): return try ellipse(Polygon.self)
+        case (_, "polyline"): return try sector(Polyline.self)
+        case (_, "multipoint"): return try sector(Multipoint.self)
+        default: return try sector(Polygon.self)
         }
     }
 
