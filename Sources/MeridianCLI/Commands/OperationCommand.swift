@@ -52,6 +52,15 @@ public enum OperationCommand: Command {
                                            neither side (ArcGIS's order), one output geometry each, empty sides
                                            left out; GeoJSON gives each a "cut" property: left, right or undefined.
                                            A feature the line does not cut writes nothing
+          extend [--extend-options LIST]   --with a line: each line's ends extended along their end segments to the
+                                           nearest point of it (ArcGIS's extend); LIST: comma-separated
+                                           relocate-ends, keep-end-attributes, no-end-attributes,
+                                           do-not-extend-from-start-point, do-not-extend-from-end-point.
+                                           A line with no end extended writes nothing
+          reshape                          --with a one-path line: the line or polygon reshaped by it (ArcGIS's
+                                           rules); a feature it does not reshape writes nothing
+          auto-complete                    --with lines: the new polygons closing the gaps between the input
+                                           polygons and the lines (ArcGIS's autoComplete), one per gap
           contains, within, intersects, disjoint, touches, crosses, overlaps, equals
                                            predicates: is the feature ... the other geometry?
           relate --pattern DE9IM           the DE-9IM pattern, e.g. T*F**F*** (the feature first)
@@ -63,7 +72,8 @@ public enum OperationCommand: Command {
     enum Operation: String, CaseIterable {
         case convexHull = "convex-hull", boundary, labelPoint = "label-point", simplify, densify, generalize, offset,
              clip, ellipse, sector
-        case intersection, union, difference, symmetricDifference = "symmetric-difference", cut
+        case intersection, union, difference, symmetricDifference = "symmetric-difference", cut, extend, reshape,
+             autoComplete = "auto-complete"
         case contains, within, intersects, disjoint, touches, crosses, overlaps, equals, relate
 
         /// Whether the operation answers true or false.
@@ -76,7 +86,8 @@ public enum OperationCommand: Command {
 
         /// Whether the operation needs `--with`.
         var needsOther: Bool {
-            isPredicate || [.intersection, .union, .difference, .symmetricDifference, .cut].contains(self)
+            isPredicate || [.intersection, .union, .difference, .symmetricDifference, .cut, .extend, .reshape,
+                            .autoComplete].contains(self)
         }
     }
 
@@ -93,6 +104,7 @@ public enum OperationCommand: Command {
         let pattern = try arguments.option("--pattern")
         let envelopeText = try arguments.option("--envelope")
         let geometryTypeText = try arguments.option("--geometry-type")
+        let extendText = try arguments.option("--extend-options")
         let output = OutputFile(try arguments.option("--output", "-o"))
         let positionals = try arguments.finish(maximumPositionals: 2)
 
@@ -139,8 +151,27 @@ public enum OperationCommand: Command {
                 throw .usage("--with: \(error.description)")
             }
         }
-        if op == .cut, let other, other.polyline == nil {
-            throw .usage("cut needs a line --with (LINESTRING or MULTILINESTRING), got a \(other.typeName.lowercased())")
+        if [.cut, .extend, .reshape, .autoComplete].contains(op), let other, other.polyline == nil {
+            throw .usage("\(op.rawValue) needs a line --with (LINESTRING or MULTILINESTRING), got a \(other.typeName.lowercased())")
+        }
+        if op == .reshape, let parts = other?.polyline?.parts.count, parts != 1 {
+            throw .usage("reshape needs a line with one path --with (a LINESTRING), got \(parts) paths")
+        }
+        var extendOptions: GeometryEngine.ExtendOptions = []
+        if let extendText {
+            guard op == .extend else { throw .usage("--extend-options applies to extend") }
+            let names: [String: GeometryEngine.ExtendOptions] = [
+                "relocate-ends": .relocateEnds, "keep-end-attributes": .keepEndAttributes,
+                "no-end-attributes": .noEndAttributes, "do-not-extend-from-start-point": .doNotExtendFromStartPoint,
+                "do-not-extend-from-end-point": .doNotExtendFromEndPoint,
+            ]
+            for name in extendText.split(separator: ",", omittingEmptySubsequences: false) {
+                let key = name.trimmingCharacters(in: .whitespaces)
+                guard let option = names[key] else {
+                    throw .usage("--extend-options: unknown option '\(key)' (use \(names.keys.sorted().joined(separator: ", ")))")
+                }
+                extendOptions.insert(option)
+            }
         }
         var envelope: Envelope?
         if op == .clip {
@@ -157,7 +188,20 @@ public enum OperationCommand: Command {
         var answers: [Bool] = []
         var results: [Feature] = []
         let features = input.features
-        if op == .convexHull, merge {
+        if op == .autoComplete {
+            var polygons: [Polygon] = []
+            for (i, feature) in features.enumerated() {
+                switch feature.geometry {
+                case .polygon(let p): polygons.append(p)
+                case .envelope(let e): polygons.append(e.polygon)
+                default: throw .failure("\(input.labels[i]): auto-complete needs polygons, got \(feature.geometry.map { "a " + $0.typeName.lowercased() } ?? "no geometry")")
+                }
+            }
+            let made = try engine { () throws(EngineError) in
+                try GeometryEngine.autoComplete(existingBoundaries: polygons, newBoundaries: [other!.polyline!])
+            }
+            results = made.map { Feature(geometry: .polygon($0), properties: [:], id: nil) }
+        } else if op == .convexHull, merge {
             let all = features.compactMap(\.geometry)
             let hull = try engine { () throws(EngineError) in try GeometryEngine.convexHull(for: all, shouldMerge: true) }
             results = hull.map { Feature(geometry: $0, properties: [:], id: nil) }
@@ -174,6 +218,18 @@ public enum OperationCommand: Command {
                             properties["cut"] = .string(k == 0 ? "left" : k == 1 ? "right" : "undefined")
                             results.append(Feature(geometry: piece, properties: properties, id: feature.id))
                         }
+                    } else if op == .extend || op == .reshape {
+                        let line = other!.polyline!
+                        var r: Geometry?
+                        switch (op, g) {
+                        case (.extend, .polyline(let l)): r = try GeometryEngine.extend(l, using: line, options: extendOptions).map { .polyline($0) }
+                        case (.reshape, .polyline(let l)): r = try GeometryEngine.reshape(l, using: line).map { .polyline($0) }
+                        case (.reshape, .polygon(let p)): r = try GeometryEngine.reshape(p, using: line).map { .polygon($0) }
+                        case (.reshape, .envelope(let e)): r = try GeometryEngine.reshape(e.polygon, using: line).map { .polygon($0) }
+                        default:
+                            throw EngineError.invalidArgument("\(op.rawValue) needs a \(op == .extend ? "line" : "line or polygon"), got a \(g.typeName.lowercased())")
+                        }
+                        if let r { results.append(Feature(geometry: r, properties: feature.properties, id: feature.id)) }
                     } else if op == .ellipse || op == .sector {
                         guard let center = g.point else {
                             throw EngineError.invalidArgument("\(op.rawValue) needs a point feature (its centre), got a \(g.typeName.lowercased())")
