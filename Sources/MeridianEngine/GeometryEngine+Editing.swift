@@ -211,9 +211,11 @@ extension GeometryEngine {
     /// ArcGIS's semantics: the new polygons fill the closed empty areas bounded by the existing polygons' edges
     /// and the polylines; they overlap no existing polygon and no polyline, and each has at least one edge along a
     /// polyline. Only polygons that intersect a polyline take part. Computed with GEOS: the participating
-    /// polygons' boundaries and the polylines are noded together and polygonized; a face is kept when it lies
-    /// outside every existing polygon, no polyline runs through its inside, and its boundary shares a length with
-    /// a polyline. Areas inside holes of existing polygons count as gaps.
+    /// polygons' boundaries and the polylines are noded together and polygonized (GEOS `polygonize_full`); a face
+    /// is kept when it lies outside every existing polygon (a point on its surface is not covered by one), no
+    /// dangle or cut edge of the linework lies inside it (no polyline runs into it), and one of its edges lies along
+    /// a polyline (its midpoint within 1e-9 of the inputs' extent of one: noding rounds vertices). Areas inside
+    /// holes of existing polygons count as gaps.
     /// - Parameters:
     ///   - existingBoundaries: The polygons (valid), in one spatial reference.
     ///   - newBoundaries: The polylines, in the same spatial reference.
@@ -240,13 +242,31 @@ extension GeometryEngine {
             polygons.append(ref)
         }
         guard !polygons.isEmpty else { return [] }
-        var linework = lines
-        for b in boundaries {
-            linework = try context.own(GEOSUnion_r(context.handle, linework.pointer, b.pointer), "autoComplete")
-        }
-        var input: OpaquePointer? = linework.pointer
-        let faces = try context.own(GEOSPolygonize_r(context.handle, &input, 1), "autoComplete")
+        // All the linework noded at once (one unary union), as GEOS's own noding would split it.
+        let allLines = try context.collection(GEOS_GEOMETRYCOLLECTION,
+                                              [try context.own(GEOSGeom_clone_r(context.handle, lines.pointer), "autoComplete")]
+                                                  + boundaries)
+        let linework = try context.own(GEOSUnaryUnion_r(context.handle, allLines.pointer), "autoComplete")
+        var cutsPointer: OpaquePointer?, danglesPointer: OpaquePointer?, invalidPointer: OpaquePointer?
+        let facesPointer = GEOSPolygonize_full_r(context.handle, linework.pointer, &cutsPointer, &danglesPointer,
+                                                 &invalidPointer)
+        let faces = try context.own(facesPointer, "autoComplete")
+        let cuts = try context.own(cutsPointer, "autoComplete"), dangles = try context.own(danglesPointer, "autoComplete")
+        _ = try context.own(invalidPointer, "autoComplete")
         guard case .polygon(let all) = try context.geometry(faces, in: sr) else { return [] }
+        // Lines inside a face are the edges polygonize could not use: cut edges and dangles.
+        var strays: [Coordinate] = []
+        for ref in [cuts, dangles] {
+            guard case .polyline(let l) = try context.geometry(ref, in: sr) else { continue }
+            for part in l.parts {
+                for (a, b) in zip(part, part.dropFirst()) { strays.append(Coordinate(x: (a.x + b.x) / 2, y: (a.y + b.y) / 2)) }
+            }
+        }
+        // A face edge lies along a line when its midpoint is within rounding of one (noding moves vertices by
+        // rounding, so an exact test against the original lines would be fragile).
+        let extent = Envelope(around: lineParts.flatMap { $0 } + existingBoundaries.flatMap { $0.parts.flatMap(\.shell) },
+                              spatialReference: sr)
+        let tolerance = 1e-9 * max(1, extent.map { max($0.width, $0.height) } ?? 1)
         var result: [Polygon] = []
         for face in all.parts {
             let faceRef = try context.make(.polygon(Polygon(parts: [face], spatialReference: sr)))
@@ -258,10 +278,27 @@ extension GeometryEngine {
                 if r == 1 { covered = true }
             }
             if covered { continue }
-            // No polyline inside the face, and at least one edge of the face along a polyline.
-            let r = GEOSRelatePattern_r(context.handle, faceRef.pointer, lines.pointer, "F**1*****")
-            guard r != 2 else { throw context.error("autoComplete") }
-            if r == 1 { result.append(Polygon(parts: [GEOSContext.oriented(face)], spatialReference: sr)) }
+            guard let preparedFace = GEOSPrepare_r(context.handle, faceRef.pointer) else { throw context.error("autoComplete") }
+            defer { GEOSPreparedGeom_destroy_r(context.handle, preparedFace) }
+            var crossed = false
+            for m in strays where !crossed {
+                let point = try context.make(.point(Point(m, spatialReference: sr)))
+                crossed = GEOSPreparedContains_r(context.handle, preparedFace, point.pointer) == 1
+            }
+            if crossed { continue }
+            var along = false
+            for ring in face.rings where !along {
+                for (a, b) in zip(ring, ring.dropFirst()) where !along {
+                    let point = try context.make(.point(Point(Coordinate(x: (a.x + b.x) / 2, y: (a.y + b.y) / 2),
+                                                              spatialReference: sr)))
+                    var d = 0.0
+                    guard GEOSPreparedDistance_r(context.handle, preparedLines, point.pointer, &d) == 1 else {
+                        throw context.error("autoComplete")
+                    }
+                    along = d <= tolerance
+                }
+            }
+            if along { result.append(Polygon(parts: [GEOSContext.oriented(face)], spatialReference: sr)) }
         }
         return result
     }

@@ -134,5 +134,14 @@ struct EditingTests {
         #expect(try GeometryEngine.autoComplete(existingBoundaries: [Self.square, east],
                                                 newBoundaries: [Self.line([[(10, 2), (20, 2)]])]).isEmpty)
         #expect(try GeometryEngine.autoComplete(existingBoundaries: [], newBoundaries: [bridges]).isEmpty)
+        // A hole of a polygon the lines touch is a closed empty area, but none of its edges is a line's: not new.
+        let holed = Polygon(shell: Self.square.parts[0].shell, holes: [[Coordinate(x: 2, y: 2), Coordinate(x: 2, y: 4),
+                                                                        Coordinate(x: 4, y: 4), Coordinate(x: 4, y: 2)]],
+                            spatialReference: Self.sr)
+        #expect(try GeometryEngine.autoComplete(existingBoundaries: [holed, east], newBoundaries: [bridges]).count == 1)
+        // The same hole closed off by a line across it: two new polygons in it.
+        let across = try GeometryEngine.autoComplete(existingBoundaries: [holed], newBoundaries: [Self.line([[(2, 3), (4, 3)]])])
+        #expect(across.count == 2)
+        #expect(try across.map { try GeometryEngine.area($0) } == [2, 2])
     }
 }
