@@ -35,6 +35,11 @@ import Testing
         let circle = try GeometryEngine.geodeticBuffer(around: fiji, distance: 100_000, outputSpatialReference: .wgs84)
         print(circle.parts.count)                               // 2
 
+        // A geodesic sector (ArcGIS's names): 90° clockwise from the 50 km axis of a 50 × 20 km ellipse around Dallas.
+        let sector = try GeometryEngine.geodesicSector(parameters: GeodesicSectorParameters<Polygon>(
+            center: dallas, maxSegmentLength: 1_000, sectorAngle: 90, semiAxis1Length: 50_000, semiAxis2Length: 20_000))
+        print(sector.parts.count)                               // 1
+
         // Planar operations under ArcGIS's names (GEOS underneath), also on plain coordinates without a spatial reference.
         let hull = try GeometryEngine.convexHull(for: buffers[0])
         print(try GeometryEngine.isGeometry(projected.geometry, within: hull))   // true
@@ -52,6 +57,7 @@ import Testing
         // README-END
         #expect(inside)
         #expect(circle.parts.count == 2)
+        #expect(sector.parts.count == 1)
         #expect(try KMLDataset(contentsOf: kmz).document.allPlacemarks.count == 1)
         return (buffers[0], try GeometryEngine.area(buffers[0]) / 27_878_400)
     }
