@@ -169,3 +169,20 @@ def test_reshape_polylines_take_the_reshaper_between_its_extreme_intersections(m
         reshaped += 1
         checked += 1
     assert checked == 80 and reshaped >= 10, (checked, reshaped)
+
+
+def test_usage_errors_are_one_line(meridian):
+    def run(args, stdin, code):
+        r = subprocess.run([meridian, "op", *args], input=stdin, capture_output=True, text=True, timeout=60)
+        assert r.returncode == code and r.stderr.count("\n") == 1, (args, r.returncode, r.stderr)
+        return r.stderr
+    line = "LINESTRING (0 0, 1 1)\n"
+    assert "relocate-ends" in run(["extend", "--with", "LINESTRING (5 0, 5 9)", "--extend-options", "bogus"], line, 2)
+    assert "--extend-options applies to extend" in run(["reshape", "--with", "LINESTRING (5 0, 5 9)",
+                                                         "--extend-options", "relocate-ends"], line, 2)
+    assert "one path" in run(["reshape", "--with", "MULTILINESTRING ((0 0, 1 0), (2 0, 3 0))"], line, 2)
+    assert "needs a line --with" in run(["auto-complete", "--with", "POINT (1 1)"], "POLYGON ((0 0, 1 0, 1 1, 0 0))\n", 2)
+    assert "keepEndAttributes" in run(["extend", "--with", "LINESTRING (5 0, 5 9)", "--extend-options",
+                                       "keep-end-attributes,no-end-attributes"], line, 1)
+    assert "polygon" in run(["extend", "--with", "LINESTRING (5 0, 5 9)"], "POLYGON ((0 0, 1 0, 1 1, 0 0))\n", 1)
+    assert "auto-complete needs polygons" in run(["auto-complete", "--with", "LINESTRING (5 0, 5 9)"], line, 1)

@@ -43,6 +43,13 @@ def radius(a, b, phi_deg):
     return a * b / math.hypot(b * math.cos(p), a * math.sin(p))
 
 
+def parameter(a, b, phi_deg):
+    """The ellipse parameter t (x = a cos t, y = b sin t) of the direction phi, continuous with phi."""
+    p = math.radians(phi_deg)
+    t = math.atan2(a * math.sin(p), b * math.cos(p))
+    return t + 2 * math.pi * round((p - t) / (2 * math.pi))
+
+
 def check_on_curve(centre, vertex, a, b, axis_azimuth):
     """Distance error (m) of one lon/lat vertex from the curve, and its direction phi in [0, 360)."""
     inv = WGS84.Inverse(centre[1], centre[0], vertex[1], vertex[0])
@@ -94,6 +101,8 @@ def test_ellipse_vertices_lie_on_the_curve(meridian, centre, s1, s2, direction, 
     assert 10 <= len(vertices) <= max(10, count)
     if not seg:
         assert len(vertices) == count
+    else:  # the documented count: enough for the plane arc between vertices to be within the length, capped
+        assert len(vertices) == min(max(10, count), max(10, math.ceil(2 * math.pi * a / seg)))
     # The first vertex is on the major axis; the directions run clockwise (increasing azimuth) once around.
     phis = [check_on_curve(centre, v, a, b, axis)[1] for v in vertices]
     assert min(phis[0], 360 - phis[0]) < 1e-7, phis[0]
@@ -137,6 +146,9 @@ def test_sector_arc_radii_and_bounds(meridian, centre, s1, s2, direction, start,
     assert abs(offsets[-1] - sweep) < 1e-7, (offsets[-1], sweep)
     assert all(p < q for p, q in zip(offsets[1:], offsets[2:-1])), "arc directions must grow clockwise"
     assert longest_edge(vertices) <= seg + LENGTH_SLACK
+    t0, t1 = parameter(a, b, start), parameter(a, b, start + sweep)
+    steps = max(math.ceil(10 * sweep / 360), 2, math.ceil(a * (t1 - t0) / seg))
+    assert len(vertices) == steps + 1, (len(vertices), steps)
     polygon = shapes(meridian, "sector", centre, *options)
     assert polygon.geom_type == "Polygon" and polygon.is_valid
     ring = list(polygon.exterior.coords)[:-1]
@@ -223,19 +235,58 @@ def test_antimeridian_split_keeps_every_curve_vertex(meridian):
 
 @pytest.mark.parametrize("op,extra", [("ellipse", []), ("sector", ["--sector-angle", "120", "--start-direction", "30"])])
 def test_poles(meridian, op, extra):
+    """A centre at the North Pole: every vertex off the pole edge and the antimeridian cut lies on the curve (or,
+    for the sector, on one of its two radii); the ring closes along +90."""
     centre = (20.0, 90.0)
     options = ["--semi-axis-1", "400000", "--semi-axis-2", "250000", "--axis-direction", "45", "--max-segment-length", "20000", *extra]
     g = shapes(meridian, op, centre, *options)
     assert g.geom_type == "Polygon" and g.is_valid
+    on_curve = on_radius = 0
     for x, y in g.exterior.coords:
         if y == 90 or abs(x) == 180:
             continue  # the edge along the pole, the cut along the antimeridian (straight lon/lat edges)
-        assert check_on_curve(centre, (x, y), 400e3, 250e3, 135.0)[0] <= VERTEX_TOLERANCE or op == "sector"
-    assert any(y == 90 for _, y in g.exterior.coords)
+        e, phi = check_on_curve(centre, (x, y), 400e3, 250e3, 135.0)
+        if e <= VERTEX_TOLERANCE:
+            on_curve += 1
+        else:
+            assert op == "sector" and min(abs(phi - 30) % 360, abs(phi - 150) % 360) < 1e-7, (x, y, e, phi)
+            on_radius += 1
+    assert any(y == 90 for _, y in g.exterior.coords) and on_curve >= 10
+    assert (on_radius > 0) == (op == "sector")
     # An ellipse around (not at) the South Pole contains it with an edge along -90.
     around = shapes(meridian, "ellipse", (0.0, -88.0), "--semi-axis-1", "500000", "--semi-axis-2", "400000",
                     "--max-segment-length", "20000")
     assert around.is_valid and around.contains(shapely.Point(123.0, -89.99)) and not around.contains(shapely.Point(0, -84))
+
+
+def test_around_both_poles(meridian):
+    """A 15,000 km circle around (0, 0) contains both poles: the world without the cap around the antipode."""
+    g = shapes(meridian, "ellipse", (0.0, 0.0), "--semi-axis-1", "15000000", "--semi-axis-2", "15000000",
+               "--max-segment-length", "200000")
+    assert g.is_valid and g.contains(shapely.Point(10, 89.9)) and g.contains(shapely.Point(-10, -89.9))
+    assert not g.contains(shapely.Point(179.9, 0)) and g.contains(shapely.Point(0, 0))
+    checked = 0
+    for p in parts(g):
+        for ring in [p.exterior, *p.interiors]:
+            for x, y in ring.coords:
+                if abs(x) == 180 or abs(y) == 90:
+                    continue
+                assert abs(WGS84.Inverse(0, 0, y, x)["s12"] - 15e6) <= VERTEX_TOLERANCE
+                checked += 1
+    assert checked >= 100
+
+
+def test_usage_errors_are_one_line(meridian):
+    for args, words in [
+        (["sector", "--semi-axis-1", "1", "--semi-axis-2", "1"], "--sector-angle"),
+        (["ellipse", "--semi-axis-1", "1"], "--semi-axis-2"),
+        (["ellipse", "--semi-axis-1", "1", "--semi-axis-2", "1", "--geometry-type", "point"], "--geometry-type"),
+        (["ellipse", "--semi-axis-1", "1", "--semi-axis-2", "1", "--max-point-count", "2.5"], "--max-point-count"),
+        (["ellipse", "--semi-axis-1", "1", "--semi-axis-2", "1", "--sector-angle", "9"], "--sector-angle"),
+        (["clip", "--envelope", "0,0,1,1", "--semi-axis-1", "1"], "--semi-axis-1"),
+    ]:
+        err = run(meridian, args, "POINT (0 0)\n", code=2).stderr
+        assert words in err and err.count("\n") == 1, (args, err)
 
 
 def test_projected_centre(meridian):

@@ -140,9 +140,11 @@ extension GeometryEngine {
     /// placed at equal steps of the ellipse's parameter t (plane point a·cos t, b·sin t), starting on the major
     /// axis and running clockwise; edges are straight in the output's coordinates (ArcGIS: "line segments").
     ///
-    /// Vertex count: the fewest such vertices (at least 10) for which every edge's geodesic length is at most
-    /// `maxSegmentLength`, but never more than `maxPointCount` (at least 10); with `maxSegmentLength` 0, exactly
-    /// `maxPointCount`. A polyline repeats its first vertex at the end; a multipoint does not.
+    /// Vertex count: N = max(10, ⌈2π·a / `maxSegmentLength`⌉), which keeps the plane ellipse's arc between
+    /// consecutive vertices within `maxSegmentLength` (a geodesic edge is then shorter still, except on ellipses so
+    /// large that the ellipsoid's curvature stretches them: N then grows until every edge's geodesic length is
+    /// within `maxSegmentLength`), but never more than `maxPointCount` (at least 10); with `maxSegmentLength` 0,
+    /// exactly `maxPointCount`. A polyline repeats its first vertex at the end; a multipoint does not.
     ///
     /// In a geographic spatial reference an ellipse crossing ±180° is split there into parts on each side, one
     /// around a pole contains it with an edge along ±90° (the convention of `geodeticArea`), and one around both
@@ -177,10 +179,12 @@ extension GeometryEngine {
     /// The arc is the ellipse's curve for directions φ from `startDirection` to `startDirection` + |`sectorAngle`|
     /// (clockwise from the major axis): the points at geodesic distance r(φ) from the centre along azimuth
     /// 90° + `axisDirection` + φ. Its vertices are at equal steps of the ellipse's parameter between the two end
-    /// directions, both ends included; the radii are geodesics from the centre, with vertices at equal distances.
-    /// Every edge's geodesic length is at most `maxSegmentLength` unless that needs more than `maxPointCount`
-    /// vertices (at least 10): then the radii are single edges and the arc gets the rest. With `maxSegmentLength`
-    /// 0 the arc has `maxPointCount` − 1 vertices (polygon) or `maxPointCount` (polyline, multipoint).
+    /// directions, both ends included: max(⌈10·|`sectorAngle`|/360°⌉, 2, ⌈a·Δt / `maxSegmentLength`⌉) steps for a
+    /// parameter span Δt (grown, as for the ellipse, if a geodesic edge is still too long); the radii are
+    /// geodesics from the centre, with ⌈r / `maxSegmentLength`⌉ equal steps. Every edge's geodesic length is at
+    /// most `maxSegmentLength` unless that needs more than `maxPointCount` vertices (at least 10): then the radii
+    /// are single edges and the arc gets the rest. With `maxSegmentLength` 0 the arc has `maxPointCount` − 1
+    /// vertices (polygon) or `maxPointCount` (polyline, multipoint).
     ///
     /// In a geographic spatial reference the sector is split at ±180° and contains a pole it goes around with an
     /// edge along ±90°; a centre at a pole is written at the longitude of each radius, joined along ±90°.
