@@ -50,6 +50,7 @@ extension GeometryEngine {
         try requireFinite(polyline.geometry)
         try requireFinite(extender.geometry)
         let targets = extender.parts.flatMap { p in zip(p, p.dropFirst()).map { ($0, $1) } }
+        try requireBoundedPairs(2 * polyline.parts.count, targets.count, "extend")
         let ends = polyline.parts.flatMap { [$0.first, $0.last] }.compactMap { $0 }
         /// Whether a path end is also an end of another path (counted twice among all ends, or more).
         func shared(_ c: Coordinate) -> Bool { ends.filter { $0.x == c.x && $0.y == c.y }.count > 1 }
@@ -128,6 +129,7 @@ extension GeometryEngine {
     ///   more vertices, `.badGeometry`.
     public static func reshape(_ polyline: Polyline, using reshaper: Polyline) throws(EngineError) -> Polyline? {
         let path = try reshaperPath(reshaper, for: polyline.geometry)
+        try requireBoundedPairs(path.count, polyline.parts.reduce(0) { $0 + $1.count }, "reshape")
         var hits: [(part: Int, along: Double, at: Double, point: Coordinate)] = []
         for (k, part) in polyline.parts.enumerated() {
             for h in crossings(path, part) { hits.append((k, h.a, h.b, h.point)) }
@@ -168,6 +170,7 @@ extension GeometryEngine {
     /// - Throws: `.spatialReferenceMismatch`, `.invalidArgument` for a bad reshaper, `.badGeometry`, `.geos`.
     public static func reshape(_ polygon: Polygon, using reshaper: Polyline) throws(EngineError) -> Polygon? {
         let path = try reshaperPath(reshaper, for: polygon.geometry)
+        try requireBoundedPairs(path.count, polygon.geometry.coordinates.count, "reshape")
         var parts = polygon.parts
         for p in parts.indices {
             for r in 0...parts[p].holes.count {
@@ -262,6 +265,7 @@ extension GeometryEngine {
                 for (a, b) in zip(part, part.dropFirst()) { strays.append(Coordinate(x: (a.x + b.x) / 2, y: (a.y + b.y) / 2)) }
             }
         }
+        let strayPoints = strays.isEmpty ? nil : try context.make(.multipoint(Multipoint(strays, spatialReference: sr)))
         // A face edge lies along a line when its midpoint is within rounding of one (noding moves vertices by
         // rounding, so an exact test against the original lines would be fragile).
         let extent = Envelope(around: lineParts.flatMap { $0 } + existingBoundaries.flatMap { $0.parts.flatMap(\.shell) },
@@ -280,12 +284,19 @@ extension GeometryEngine {
             if covered { continue }
             guard let preparedFace = GEOSPrepare_r(context.handle, faceRef.pointer) else { throw context.error("autoComplete") }
             defer { GEOSPreparedGeom_destroy_r(context.handle, preparedFace) }
-            var crossed = false
-            for m in strays where !crossed {
-                let point = try context.make(.point(Point(m, spatialReference: sr)))
-                crossed = GEOSPreparedContains_r(context.handle, preparedFace, point.pointer) == 1
+            // A stray midpoint inside the face: all of them tested at once first, one by one only when some meet it.
+            if let strayPoints {
+                let r = GEOSPreparedIntersects_r(context.handle, preparedFace, strayPoints.pointer)
+                guard r != 2 else { throw context.error("autoComplete") }
+                var crossed = false
+                if r == 1 {
+                    for m in strays where !crossed {
+                        let point = try context.make(.point(Point(m, spatialReference: sr)))
+                        crossed = GEOSPreparedContains_r(context.handle, preparedFace, point.pointer) == 1
+                    }
+                }
+                if crossed { continue }
             }
-            if crossed { continue }
             var along = false
             for ring in face.rings where !along {
                 for (a, b) in zip(ring, ring.dropFirst()) where !along {
@@ -304,6 +315,18 @@ extension GeometryEngine {
     }
 
     // MARK: - Planar path helpers
+
+    /// The most segment pairs `extend` and `reshape` test against each other (each pair a few floating-point
+    /// operations: about a second of work).
+    static let segmentPairLimit = 200_000_000
+
+    /// Refuses inputs whose segment pairs would pass `segmentPairLimit`.
+    private static func requireBoundedPairs(_ a: Int, _ b: Int, _ operation: String) throws(EngineError) {
+        guard a.multipliedReportingOverflow(by: b).partialValue <= segmentPairLimit, a < Int(Int32.max), b < Int(Int32.max) else {
+            throw .invalidArgument("\(operation) would test \(a) × \(b) segment pairs, more than \(segmentPairLimit); "
+                                   + "clip or generalize the inputs first")
+        }
+    }
 
     private static func requireFinite(_ g: Geometry) throws(EngineError) {
         if let c = g.coordinates.first(where: { !$0.isFinite }) {

@@ -80,6 +80,16 @@ struct EditingTests {
         }
     }
 
+    /// Inputs whose segment pairs would pass the limit (about a second of work) are refused before any work.
+    @Test func segmentPairsAreBounded() {
+        let long = Polyline((0...20_000).map { Coordinate(x: Double($0), y: 0) }, spatialReference: Self.sr)
+        let other = Polyline((0...10_001).map { Coordinate(x: Double($0), y: 1 + Double($0 % 2)) }, spatialReference: Self.sr)
+        #expect(throws: EngineError.self) { try GeometryEngine.reshape(long, using: other) }
+        let manyParts = Polyline(parts: (0..<20_000).map { [Coordinate(x: 0, y: Double($0)), Coordinate(x: 1, y: Double($0))] },
+                                 spatialReference: Self.sr)
+        #expect(throws: EngineError.self) { try GeometryEngine.extend(manyParts, using: other) }
+    }
+
     // MARK: reshape
 
     /// The reshaper (7,−1)→(13,5)→(7,11) meets the square first at (8, 0) and last at (8, 10); the longer
