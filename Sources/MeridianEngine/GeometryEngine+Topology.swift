@@ -346,7 +346,7 @@ extension GeometryEngine {
 
     /// The result of a type-preserving operation as the input's type (GEOS keeps the type, empty inputs included:
     /// a mismatch would be GEOS breaking its contract, reported rather than trapped).
-    private static func sameType<G: VertexGeometry>(
+    static func sameType<G: VertexGeometry>(
         as input: G, _ operation: String, _ result: Geometry
     ) throws(EngineError) -> G {
         if let typed = G(result) { return typed }
