@@ -117,10 +117,16 @@ extension GeometryEngine {
                 polygons.append(circle)
                 continue
             }
+            // The pieces and their union depend only on the scale: built once per scale, whatever the placement.
+            var built: [Double: (ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = [:]
             polygons.append(try validRefinement { scale, placement throws(EngineError) in
-                let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
-                let (ref, group) = try builder.buffer(g, distance: distancesInMeters[i])
-                return try finish(ref, groups: [group], generated: builder.generated, frame: frame, context: context,
+                if built[scale] == nil {
+                    let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
+                    let (ref, group) = try builder.buffer(g, distance: distancesInMeters[i])
+                    built[scale] = (ref, group, builder.generated)
+                }
+                let b = built[scale]!
+                return try finish(b.ref, groups: [b.group], generated: b.generated, frame: frame, context: context,
                                   placement: placement)
             })
         }
@@ -162,18 +168,25 @@ extension GeometryEngine {
         throws(EngineError) -> Polygon?
     {
         var islandInFilledHole = false
+        // The buffers and their GEOS union depend only on the scale: built once per scale, whatever the placement.
+        var built: [Double: (unioned: GEOSGeometryRef, groups: [ElementGroup], generated: Set<XY>)] = [:]
         let polygon = try validRefinement { scale, placement throws(EngineError) in
-                var results: [(ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = []
-                for (i, g) in gs.enumerated() where culling?.culled[i] != true {
-                    try WorkBudget.check()
-                    let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
-                    let (ref, group) = try builder.buffer(g, distance: distances[i])
-                    results.append((ref, group, builder.generated))
+                if built[scale] == nil {
+                    var results: [(ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = []
+                    for (i, g) in gs.enumerated() where culling?.culled[i] != true {
+                        try WorkBudget.check()
+                        let builder = GeodeticBufferBuilder(frame: frame, context: context,
+                                                            tolerance: scale * tolerances[i])
+                        let (ref, group) = try builder.buffer(g, distance: distances[i])
+                        results.append((ref, group, builder.generated))
+                    }
+                    let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, results.map(\.ref))
+                    let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+                    let generated = results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
+                    built[scale] = (unioned, results.map(\.group), generated)
                 }
-                let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, results.map(\.ref))
-                let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
-                let generated = results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
-                let polygon = try finish(unioned, groups: results.map(\.group), generated: generated, frame: frame,
+                let b = built[scale]!
+                let polygon = try finish(b.unioned, groups: b.groups, generated: b.generated, frame: frame,
                                          context: context, placement: placement)
                 guard let culling else { return polygon }
                 guard let filled = try withoutFilledHoles(polygon, culling: culling, frame: frame, context: context)
