@@ -26,8 +26,7 @@ import Testing
         let fortWorth = try GeometryEngine.project(Point(latitude: 32.7555, longitude: -97.3308), into: texas)
         let buffers = try GeometryEngine.buffer(
             around: [projected.geometry, fortWorth.geometry],
-            distances: [Measurement(value: 10, unit: UnitLength.miles), Measurement(value: 20, unit: UnitLength.miles)],
-            shouldUnion: true)
+            distances: [10, 20], distanceUnit: .miles, shouldUnion: true)
         print(buffers.count, try GeometryEngine.area(buffers[0]) / 27_878_400)   // 1 polygon, area in square miles
 
         // A geodesic buffer on the ellipsoid, across the antimeridian: split into two parts (RFC 7946).
@@ -44,15 +43,15 @@ import Testing
 
         // A KML document with a styled placemark, saved as KMZ and read back.
         var document = KMLDocument(name: "Sketch")
-        let style = KMLStyle(polygonStyle: KMLPolygonStyle(color: .yellow, isFilled: true, isOutlined: false))
-        document.addChild(KMLPlacemark(geometry: try KMLGeometry(buffers[0]), name: "Buffers", style: style))
+        let style = KMLStyle(polygonStyle: KMLPolygonStyle(fillColor: .yellow, isFilled: true, isOutlined: false))
+        document.addChildNode(KMLPlacemark(geometry: try KMLGeometry(geometry: buffers[0]), name: "Buffers", style: style))
         let kmz = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-readme.kmz")
         try document.save(to: kmz, overwrite: true)
-        print(try KMLDataset(contentsOf: kmz).document.allPlacemarks.count)   // 1
+        print(try KMLDataset(url: kmz).document.allPlacemarks.count)   // 1
         // README-END
         #expect(inside)
         #expect(circle.parts.count == 2)
-        #expect(try KMLDataset(contentsOf: kmz).document.allPlacemarks.count == 1)
+        #expect(try KMLDataset(url: kmz).document.allPlacemarks.count == 1)
         return (buffers[0], try GeometryEngine.area(buffers[0]) / 27_878_400)
     }
 

@@ -119,7 +119,7 @@ struct AnalyticBufferTests {
             _ = try GeometryEngine.buffer(around: dallas, distance: 1000)
         } throws: { Self.isError($0) { if case .geographicCoordinatesRefused = $0 { true } else { false } } }
         #expect {
-            _ = try GeometryEngine.buffer(around: dallas, distance: Measurement(value: 1, unit: UnitLength.miles))
+            _ = try GeometryEngine.buffer(around: dallas, distance: 1, distanceUnit: .miles)
         } throws: { Self.isError($0) { if case .geographicCoordinatesRefused = $0 { true } else { false } } }
         // The message points to the geodesic alternative.
         #expect(EngineError.geographicCoordinatesRefused(operation: "a planar buffer").description.contains("geodesic"))

@@ -35,10 +35,10 @@ struct UnspecifiedSpatialReferenceTests {
         #expect(performing: { _ = try GeometryEngine.project(Point(latitude: 1, longitude: 2), into: Self.sr) },
                 throws: Self.requiresSpatialReference)
         #expect(performing: { _ = try GeometryEngine.geodeticBuffer(around: p, distance: 10) }, throws: Self.requiresSpatialReference)
-        #expect(performing: { _ = try GeometryEngine.geodeticLength(Polyline([Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 0)], spatialReference: Self.sr)) },
+        #expect(performing: { _ = try GeometryEngine.geodeticLength(of: Polyline([Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 0)], spatialReference: Self.sr)) },
                 throws: Self.requiresSpatialReference)
         #expect(performing: {
-            _ = try GeometryEngine.buffer(around: [p], distances: [Measurement(value: 1, unit: UnitLength.meters)], shouldUnion: false)
+            _ = try GeometryEngine.buffer(around: [p], distances: [1], distanceUnit: .meters, shouldUnion: false)
         }, throws: Self.requiresSpatialReference)
         // Mixed with a real spatial reference: the usual mismatch.
         #expect(performing: { _ = try GeometryEngine.intersection(p, Point(x: 1, y: 2, spatialReference: .webMercator)) },

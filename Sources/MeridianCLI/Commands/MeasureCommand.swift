@@ -56,8 +56,8 @@ public enum MeasureCommand: Command {
             default: isArea = false
             }
             if geodesic {
-                let length = try GeometryEngine.geodeticLength(g)
-                let area = try GeometryEngine.geodeticArea(g)
+                let length = try GeometryEngine.geodeticLength(of: g)
+                let area = try GeometryEngine.geodeticArea(of: g)
                 return Row(type: g.typeName, length: isArea ? 0 : length, area: area, perimeter: isArea ? length : 0, id: id)
             }
             guard !g.spatialReference.isGeographic else {

@@ -11,24 +11,25 @@ extension GeometryEngine {
     /// needs about π·√(1/(2·0.002)) ≈ 50 vertices away from the poles. Never less than 0.1 mm.
     public static let defaultGeodeticMaxDeviationRatio = 0.002
 
-    /// Buffers one geometry on the ellipsoid. See `geodeticBuffer(around:distances:unit:maxDeviation:curveType:shouldUnion:outputSpatialReference:)`.
+    /// Buffers one geometry on the ellipsoid. See ``geodeticBuffer(around:distances:distanceUnit:maxDeviation:curveType:shouldUnion:outputSpatialReference:)``.
     /// - Parameters:
     ///   - geometry: A point, multipoint, polyline, polygon or envelope in any geographic or projected spatial reference.
-    ///   - distance: The buffer distance in `unit`: > 0 for points and lines; non-zero for polygons (negative shrinks);
+    ///   - distance: The buffer distance in `distanceUnit`: > 0 for points and lines; non-zero for polygons (negative shrinks);
     ///     |distance| from 1 µm to the limits of the many-geometry variant.
-    ///   - unit: The unit of `distance` and `maxDeviation` (default meters).
+    ///   - distanceUnit: The unit of `distance` and `maxDeviation` (default meters).
     ///   - maxDeviation: The largest allowed distance between the true buffer boundary and the polygon's edges, in
-    ///     `unit`; `nil` for 0.2 % of |distance| (`defaultGeodeticMaxDeviationRatio`).
+    ///     `distanceUnit`; `nil` for 0.2 % of |distance| (`defaultGeodeticMaxDeviationRatio`).
     ///   - curveType: How input edges and distances are measured (`.geodesic`).
     ///   - outputSpatialReference: Where the result is expressed; `nil` for the input's spatial reference.
     /// - Returns: The buffer (empty when a polygon shrinks to nothing).
     public static func geodeticBuffer(
-        around geometry: some GeometryConvertible, distance: Double, unit: LinearUnit = .meters,
+        around geometry: some GeometryConvertible, distance: Double, distanceUnit: LinearUnit = .meters,
         maxDeviation: Double? = nil, curveType: GeodeticCurveType = .geodesic,
         outputSpatialReference: SpatialReference? = nil
     ) throws(EngineError) -> Polygon {
-        try geodeticBuffer(around: [geometry.geometry], distances: [distance], unit: unit, maxDeviation: maxDeviation,
-                           curveType: curveType, shouldUnion: false, outputSpatialReference: outputSpatialReference)[0]
+        try geodeticBuffer(around: [geometry.geometry], distances: [distance], distanceUnit: distanceUnit,
+                           maxDeviation: maxDeviation, curveType: curveType, shouldUnion: false,
+                           outputSpatialReference: outputSpatialReference)[0]
     }
 
     /// Buffers geometries on the ellipsoid: the set of points within a geodesic distance of each geometry,
@@ -62,11 +63,11 @@ extension GeometryEngine {
     /// Distance rule: one distance for all geometries, or exactly one per geometry.
     /// - Parameters:
     ///   - geometries: Geometries in one spatial reference (geographic or projected).
-    ///   - distances: In `unit`. Points and lines: > 0. Polygons: non-zero, negative shrinks. |distance| at least
+    ///   - distances: In `distanceUnit`. Points and lines: > 0. Polygons: non-zero, negative shrinks. |distance| at least
     ///     1 µm (`minimumGeodeticDistance`) and at most 99.9 % of half the meridian (≈ 19,984 km on WGS84) for points and multipoints, 45 % of it
     ///     (≈ 9,000 km) for lines and polygons; larger distances are refused with `invalidDistance`.
-    ///   - unit: The unit of `distances` and `maxDeviation` (default meters).
-    ///   - maxDeviation: The largest allowed deviation, in `unit`; `nil` for 0.2 % of each |distance|. Must be at
+    ///   - distanceUnit: The unit of `distances` and `maxDeviation` (default meters).
+    ///   - maxDeviation: The largest allowed deviation, in `distanceUnit`; `nil` for 0.2 % of each |distance|. Must be at
     ///     least 0.1 mm and 10⁻⁶ × |distance|, and at most |distance| / 2.
     ///   - curveType: `.geodesic`.
     ///   - shouldUnion: `true` to dissolve all buffers into one polygon (correct across ±180° and the poles).
@@ -77,7 +78,7 @@ extension GeometryEngine {
     /// - Throws: `EngineError.invalidDistance`, `.distanceCountMismatch`, `.spatialReferenceMismatch`,
     ///   `.badGeometry`, `.invalidGeometry` (self-intersecting polygon), `.projectionFailed`, `.geos`.
     public static func geodeticBuffer(
-        around geometries: [some GeometryConvertible], distances: [Double], unit: LinearUnit = .meters,
+        around geometries: [some GeometryConvertible], distances: [Double], distanceUnit: LinearUnit = .meters,
         maxDeviation: Double? = nil, curveType: GeodeticCurveType = .geodesic, shouldUnion: Bool,
         outputSpatialReference: SpatialReference? = nil
     ) throws(EngineError) -> [Polygon] {
@@ -93,8 +94,8 @@ extension GeometryEngine {
         let context = try GEOSContext()
         var distancesInMeters: [Double] = [], tolerances: [Double] = []
         for (i, g) in gs.enumerated() {
-            let d = unit.convert(distances.count == 1 ? distances[0] : distances[i], to: .meters)
-            tolerances.append(try deviation(maxDeviation.map { unit.convert($0, to: .meters) }, distance: d, index: i))
+            let d = distanceUnit.convert(distances.count == 1 ? distances[0] : distances[i], to: .meters)
+            tolerances.append(try deviation(maxDeviation.map { distanceUnit.convert($0, to: .meters) }, distance: d, index: i))
             try validate(geodeticDistance: d, for: g, index: i, geodesic: frame.geodesic)
             distancesInMeters.append(d)
         }
