@@ -27,7 +27,7 @@ import Testing
         let buffers = try GeometryEngine.buffer(
             around: [projected.geometry, fortWorth.geometry],
             distances: [10, 20], distanceUnit: .miles, shouldUnion: true)
-        print(buffers.count, try GeometryEngine.area(buffers[0]) / 27_878_400)   // 1 polygon, area in square miles
+        print(buffers.count, try GeometryEngine.area(of: buffers[0]) / 27_878_400)   // 1 polygon, area in square miles
 
         // A geodesic buffer on the ellipsoid, across the antimeridian: split into two parts (RFC 7946).
         let fiji = Point(latitude: -17.7, longitude: 179.9)
@@ -44,7 +44,7 @@ import Testing
         print(try GeometryEngine.isGeometry(projected.geometry, within: hull))   // true
         let drawing = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 4, y: 0), Coordinate(x: 0, y: 3)],
                               spatialReference: .unspecified)   // CAD or local coordinates
-        print(try GeometryEngine.area(drawing))                 // 6.0
+        print(try GeometryEngine.area(of: drawing))                 // 6.0
 
         // A KML document with a styled placemark, saved as KMZ and read back.
         var document = KMLDocument(name: "Sketch")
@@ -58,7 +58,7 @@ import Testing
         #expect(circle.parts.count == 2)
         #expect(sector.parts.count == 1)
         #expect(try KMLDataset(url: kmz).document.allPlacemarks.count == 1)
-        return (buffers[0], try GeometryEngine.area(buffers[0]) / 27_878_400)
+        return (buffers[0], try GeometryEngine.area(of: buffers[0]) / 27_878_400)
     }
 
     @Test func readmeExampleRunsAndIsPlausible() throws {

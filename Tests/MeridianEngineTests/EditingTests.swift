@@ -97,12 +97,12 @@ struct EditingTests {
     /// pentagon (0,0), (8,0), (13,5), (8,10), (0,10), area 80 + 25.
     @Test func polygonKeepsTheLongerPieceOfItsRing() throws {
         let r = try #require(try GeometryEngine.reshape(Self.square, using: Self.line([[(7, -1), (13, 5), (7, 11)]])))
-        #expect(abs(try GeometryEngine.area(r) - 105) < 1e-9)
+        #expect(abs(try GeometryEngine.area(of: r) - 105) < 1e-9)
         let vertices = Set(r.parts[0].shell.map { [$0.x, $0.y] })
         #expect(vertices == [[0, 0], [8, 0], [13, 5], [8, 10], [0, 10]])
         // A corner cut: (8,−1)→(11,2) meets at (9, 0) and (10, 1); the longer piece is all but the corner.
         let corner = try #require(try GeometryEngine.reshape(Self.square, using: Self.line([[(8, -1), (11, 2)]])))
-        #expect(abs(try GeometryEngine.area(corner) - 99.5) < 1e-9)
+        #expect(abs(try GeometryEngine.area(of: corner) - 99.5) < 1e-9)
         // One point of contact is not a reshape.
         #expect(try GeometryEngine.reshape(Self.square, using: Self.line([[(5, -1), (5, 5)]])) == nil)
     }
@@ -137,7 +137,7 @@ struct EditingTests {
         let bridges = Self.line([[(10, 2), (20, 2)], [(10, 8), (20, 8)]])
         let made = try GeometryEngine.autoComplete(existingBoundaries: [Self.square, east, far], newBoundaries: [bridges])
         #expect(made.count == 1)
-        #expect(abs(try GeometryEngine.area(made[0]) - 60) < 1e-9)
+        #expect(abs(try GeometryEngine.area(of: made[0]) - 60) < 1e-9)
         #expect(Set(made[0].parts[0].shell.map { [$0.x, $0.y] }) == [[10, 2], [20, 2], [20, 8], [10, 8]])
         let dangle = Self.line([[(10, 2), (20, 2)], [(10, 8), (20, 8)], [(15, 2), (15, 5)]])
         #expect(try GeometryEngine.autoComplete(existingBoundaries: [Self.square, east], newBoundaries: [dangle]).isEmpty)
@@ -152,6 +152,6 @@ struct EditingTests {
         // The same hole closed off by a line across it: two new polygons in it.
         let across = try GeometryEngine.autoComplete(existingBoundaries: [holed], newBoundaries: [Self.line([[(2, 3), (4, 3)]])])
         #expect(across.count == 2)
-        #expect(try across.map { try GeometryEngine.area($0) } == [2, 2])
+        #expect(try across.map { try GeometryEngine.area(of: $0) } == [2, 2])
     }
 }
