@@ -46,6 +46,23 @@ import Testing
                               spatialReference: .unspecified)   // CAD or local coordinates
         print(try GeometryEngine.area(of: drawing))                 // 6.0
 
+        // Editing and linear referencing: cut a square by a line (left piece first, as in ArcGIS), find a point 5 along a line.
+        let square = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 2, y: 0), Coordinate(x: 2, y: 2), Coordinate(x: 0, y: 2)],
+                             spatialReference: .unspecified)
+        let cutter = Polyline(parts: [[Coordinate(x: 1, y: -1), Coordinate(x: 1, y: 3)]], spatialReference: .unspecified)
+        let halves = try GeometryEngine.cut(square, usingCutter: cutter)
+        print(try halves.map { try GeometryEngine.area(of: $0) })   // [2.0, 2.0]
+        let walk = Polyline(parts: [[Coordinate(x: 0, y: 0), Coordinate(x: 3, y: 0), Coordinate(x: 3, y: 4)]],
+                            spatialReference: .unspecified)
+        print(try GeometryEngine.point(along: walk, distance: 5)!.y)   // 2.0
+
+        // Choose a datum transformation among those PROJ knows (here a Helmert shift, 10 m accuracy).
+        let nad27 = try SpatialReference(wkid: 4267)
+        let helmert = try GeometryEngine.transformations(from: nad27, to: .wgs84).first { $0.name == "NAD27 to WGS 84 (4)" }!
+        let shifted = try GeometryEngine.project(Point(x: -96.797, y: 32.7767, spatialReference: nad27), into: .wgs84,
+                                                 datumTransformation: helmert)
+        print(shifted.coordinates[0].y)                          // 32.7768550…
+
         // A KML document with a styled placemark, saved as KMZ and read back.
         var document = KMLDocument(name: "Sketch")
         let style = KMLStyle(polygonStyle: KMLPolygonStyle(fillColor: .yellow, isFilled: true, isOutlined: false))
@@ -57,6 +74,10 @@ import Testing
         #expect(inside)
         #expect(circle.parts.count == 2)
         #expect(sector.parts.count == 1)
+        #expect(try halves.map { try GeometryEngine.area(of: $0) } == [2, 2])
+        #expect(try GeometryEngine.point(along: walk, distance: 5)?.coordinate == Coordinate(x: 3, y: 2))
+        // NAD27 to WGS 84 (4): dx = -8, dy = 160, dz = 176 m on Clarke 1866 moves Dallas about 17 m north.
+        #expect(abs((shifted.coordinates[0].y - 32.7767) * 110_900 - 17.5) < 2)
         #expect(try KMLDataset(url: kmz).document.allPlacemarks.count == 1)
         return (buffers[0], try GeometryEngine.area(of: buffers[0]) / 27_878_400)
     }
