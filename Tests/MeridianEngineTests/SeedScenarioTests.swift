@@ -49,7 +49,7 @@ struct SeedScenarioTests {
             }
             // Area of the regular 64-gon (see AnalyticBufferTests); relative rounding bound 2ε|c|/r < 1e-9.
             let expected = 32 * radius * radius * sin(2 * .pi / 64)
-            #expect(abs(try GeometryEngine.area(buffer) - expected) <= 1e-9 * expected)
+            #expect(abs(try GeometryEngine.area(of: buffer) - expected) <= 1e-9 * expected)
         }
     }
 
@@ -67,18 +67,18 @@ struct SeedScenarioTests {
         #expect(twenty.count == 1 && twenty[0].parts.count == 1)
         let separate = try GeometryEngine.buffer(
             around: points, distances: [20], distanceUnit: .miles, shouldUnion: false)
-        let areas = try separate.map { try GeometryEngine.area($0) }
-        let unionArea = try GeometryEngine.area(twenty[0])
+        let areas = try separate.map { try GeometryEngine.area(of: $0) }
+        let unionArea = try GeometryEngine.area(of: twenty[0])
         #expect(unionArea < areas.reduce(0, +))
         #expect(unionArea > areas.max()!)
         var inclusionExclusion = areas.reduce(0, +)
         for i in 0..<3 {
             for j in (i + 1)..<3 {
-                inclusionExclusion -= try GeometryEngine.area(try GeometryEngine.intersection(separate[i], separate[j]))
+                inclusionExclusion -= try GeometryEngine.area(of: try GeometryEngine.intersection(separate[i], separate[j]))
             }
         }
         let triple = try GeometryEngine.intersection(try GeometryEngine.intersection(separate[0], separate[1]), separate[2])
-        inclusionExclusion += try GeometryEngine.area(triple)
+        inclusionExclusion += try GeometryEngine.area(of: triple)
         #expect(abs(unionArea - inclusionExclusion) <= 1e-9 * unionArea)
         // Every tap is inside the union.
         for p in points { #expect(try GeometryEngine.doesGeometry(twenty[0], contain: p)) }

@@ -63,11 +63,11 @@ func run(_ arguments: [String]) throws -> Int32 {
     let squareFeet = AreaUnit(squareOf: .usSurveyFeet)
     if shouldUnion {
         let union = buffers[0]
-        let area = squareFeet.convert(try GeometryEngine.area(union), to: .squareMiles)
+        let area = squareFeet.convert(try GeometryEngine.area(of: union), to: .squareMiles)
         print("union: \(union.parts.count) parts, area \(area) sq mi, \(union.vertexCount) vertices")
     } else {
         for (i, (tap, buffer)) in zip(taps, buffers).enumerated() {
-            let area = squareFeet.convert(try GeometryEngine.area(buffer), to: .squareMiles)
+            let area = squareFeet.convert(try GeometryEngine.area(of: buffer), to: .squareMiles)
             print("buffer \(i + 1): centre (\(tap.point.x), \(tap.point.y)) ft, radius \(tap.radiusMiles) mi, "
                   + "area \(area) sq mi, \(buffer.vertexCount) vertices")
         }

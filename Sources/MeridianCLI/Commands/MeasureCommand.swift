@@ -64,8 +64,8 @@ public enum MeasureCommand: Command {
                 throw .geographicCoordinatesRefused(operation: "a planar measurement (use --geodesic)")
             }
             let m = g.spatialReference.unit?.metersPerUnit ?? 1
-            let length = try GeometryEngine.length(g) * m
-            let area = try GeometryEngine.area(g) * m * m
+            let length = try GeometryEngine.length(of: g) * m
+            let area = try GeometryEngine.area(of: g) * m * m
             return Row(type: g.typeName, length: isArea ? 0 : length, area: area, perimeter: isArea ? length : 0, id: id)
         }
 
