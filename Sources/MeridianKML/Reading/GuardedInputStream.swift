@@ -19,6 +19,9 @@ final class GuardedInputStream: InputStream {
 
     /// The largest prolog inspected before the root element must have started.
     static let maximumPrologBytes = 1 << 20
+    /// The bytes read for the first inspection of the prolog (most prologs are a few hundred bytes; longer ones are
+    /// read in doubling steps). Whatever follows the prolog goes from the reader to the parser without a copy.
+    static let firstPullBytes = 4096
 
     init(reader: @escaping Reader) {
         self.reader = reader
@@ -31,15 +34,21 @@ final class GuardedInputStream: InputStream {
     override var streamStatus: Stream.Status { failure != nil ? .error : .open }
     override var streamError: Error? { failure }
 
+    /// Reads up to `count` more bytes into `pending`, without zero-filling a buffer first.
     private func pull(_ count: Int) throws(KMLError) -> Int {
-        let start = pending.count
-        pending.append(contentsOf: [UInt8](repeating: 0, count: count))  // a memset, not an element-wise copy
-        let n = try pending.withUnsafeMutableBufferPointer { (p: inout UnsafeMutableBufferPointer<UInt8>) throws(KMLError) -> Int in
-            try reader(p.baseAddress! + start, count)
+        var error: KMLError?
+        let chunk = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(KMLError) {
+                initialized = min(count, try reader(buffer.baseAddress!, count))
+            } catch let e {
+                error = e
+                initialized = 0
+            }
         }
-        pending.removeLast(count - n)
-        if n == 0 { finished = true }
-        return n
+        if let error { throw error }
+        if pending.isEmpty { pending = chunk } else { pending.append(contentsOf: chunk) }
+        if chunk.isEmpty { finished = true }
+        return chunk.count
     }
 
     private func inspectProlog() throws(KMLError) {
@@ -54,7 +63,8 @@ final class GuardedInputStream: InputStream {
                 guard pending.count < Self.maximumPrologBytes else {
                     throw .malformedXML(message: "the XML prolog (before the root element) exceeds 1 MiB", line: 1, column: 1)
                 }
-                _ = try pull(64 * 1024)
+                // Doubling what is held, so that re-inspecting from the start stays linear in the prolog's length.
+                _ = try pull(max(Self.firstPullBytes, pending.count))
             }
         }
     }
@@ -79,7 +89,7 @@ final class GuardedInputStream: InputStream {
     private func deliver(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) throws(KMLError) -> Int {
         do {
             if !inspected {
-                _ = try pull(64 * 1024)
+                _ = try pull(Self.firstPullBytes)
                 try inspectProlog()
             }
             if pendingOffset < pending.count {
