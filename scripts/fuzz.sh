@@ -62,9 +62,13 @@ for t in "${targets[@]}"; do
     corpus="$scratch/corpus/$t"
     mkdir -p "$corpus"
     seeds "$t" | while read -r f; do cp -n "$f" "$corpus/seed-$(sha1sum "$f" | cut -c1-16)" 2>/dev/null || true; done
-    log="$scratch/$t.log"
-    echo "fuzz $t: ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs"
-    if ! MERIDIAN_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp \
+    # One log per run (runs of one target may overlap; a shared log would be truncated under a running one).
+    log="$scratch/logs/$t-$config-$(date -u +%Y%m%dT%H%M%SZ)-$$.log"
+    mkdir -p "$scratch/logs"
+    echo "fuzz $t: ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs, log $log"
+    # SWIFT_BACKTRACE=enable=no: a Swift trap goes straight to libFuzzer's deadly-signal handler (which saves the input);
+    # Swift's own backtracer would read the stack from another thread, which ASan reports as a bogus underflow.
+    if ! MERIDIAN_FUZZ_TARGET=$t SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp \
         nice -n "${FUZZ_NICE:-0}" "$binary" "$corpus" -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -max_len=65536 -timeout=10 \
         -detect_leaks="${FUZZ_DETECT_LEAKS:-1}" -rss_limit_mb=4096 -artifact_prefix="$scratch/artifacts/$t-" -print_final_stats=1 \
         > "$log" 2>&1 || grep -q 'ERROR: LeakSanitizer' "$log"; then

@@ -15,6 +15,7 @@ import Testing
     @Test func theCorpusIsThere() {
         #expect(Self.files.contains("garbled-encoding-declaration-invalid-utf8-comment.kml"))
         #expect(Self.files.contains("unknown-encoding-name-invalid-utf8.kml"))
+        #expect(Self.files.contains("truncated-encoding-family-name-invalid-utf8.kml"))
     }
 
     @Test(arguments: files)
@@ -40,5 +41,21 @@ import Testing
             _ = try KMLDataset(data: try Data(contentsOf: Self.folder.appendingPathComponent("unknown-encoding-name-invalid-utf8.kml")))
         }
         #expect(XMLPrologGuard.isUTF8(Array(#"<?xml version="1.0" encoding='utf-8'?><kml/>"#.utf8)))
+    }
+
+    /// A family's prefix alone (`cp125`, libxml2 falls back to UTF-8) keeps the check; the family's members, spelled
+    /// exactly, turn it off, and nothing else near them does.
+    @Test func onlyExactEncodingNamesTurnTheUTF8CheckOff() throws {
+        #expect(throws: KMLError.self) {
+            _ = try KMLDataset(data: try Data(contentsOf: Self.folder.appendingPathComponent("truncated-encoding-family-name-invalid-utf8.kml")))
+        }
+        func declared(_ name: String) -> [UInt8] { Array("<?xml version=\"1.0\" encoding=\"\(name)\"?><kml/>".utf8) }
+        for name in ["cp125", "cp12", "windows-125", "iso-8859-", "iso-8859-12", "iso-8859-17", "iso-8859-01",
+                     "iso-8859-+1", "cp1259", "cp12500", "windows-12581"] {
+            #expect(XMLPrologGuard.isUTF8(declared(name)), "\(name)")
+        }
+        for name in ["cp1250", "CP1258", "windows-1252", "iso-8859-2", "ISO-8859-11", "iso-8859-16"] {
+            #expect(!XMLPrologGuard.isUTF8(declared(name)), "\(name)")
+        }
     }
 }
