@@ -10,6 +10,8 @@
 # FUZZ_CONFIG (debug, the default, quick to build; release: optimised, 2-3x the executions per second, for long
 #   runs; both keep Swift's bounds and overflow checks, and release keeps assert() with -assert-config Debug),
 # FUZZ_RUNS (stop after this many executions, or at SECONDS, whichever comes first),
+# FUZZ_TIMEOUT (seconds of wall-clock time one input may take, default 10; libFuzzer measures wall time, so a run at
+#   nice 19 on a loaded machine may need more, see docs/fuzzing.md),
 # FUZZ_DETECT_LEAKS (1 default: libFuzzer checks for leaks after any input that allocates more than it frees;
 #   0: only LeakSanitizer's check at exit, which still fails the run on an unsuppressed leak, see docs/fuzzing.md),
 # FUZZ_SKIP_BUILD (set: use the fuzz binary already built, e.g. for several targets run in parallel).
@@ -69,7 +71,7 @@ for t in "${targets[@]}"; do
     # SWIFT_BACKTRACE=enable=no: a Swift trap goes straight to libFuzzer's deadly-signal handler (which saves the input);
     # Swift's own backtracer would read the stack from another thread, which ASan reports as a bogus underflow.
     if ! MERIDIAN_FUZZ_TARGET=$t SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp \
-        nice -n "${FUZZ_NICE:-0}" "$binary" "$corpus" -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -max_len=65536 -timeout=10 \
+        nice -n "${FUZZ_NICE:-0}" "$binary" "$corpus" -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -max_len=65536 -timeout="${FUZZ_TIMEOUT:-10}" \
         -detect_leaks="${FUZZ_DETECT_LEAKS:-1}" -rss_limit_mb=4096 -artifact_prefix="$scratch/artifacts/$t-" -print_final_stats=1 \
         > "$log" 2>&1 || grep -q 'ERROR: LeakSanitizer' "$log"; then
         # The exit status covers a crash, a timeout and a leak report (libFuzzer's per input, or LeakSanitizer's at
