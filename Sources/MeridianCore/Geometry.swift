@@ -33,6 +33,16 @@ public enum Geometry: Sendable, Hashable, Codable {
         }
     }
 
+    /// The topological dimension of the geometry's type: 0 for points and multipoints, 1 for polylines, 2 for
+    /// polygons and envelopes (ArcGIS `Geometry.dimension`: point, curve, area).
+    public var dimension: Int {
+        switch self {
+        case .point, .multipoint: 0
+        case .polyline: 1
+        case .polygon, .envelope: 2
+        }
+    }
+
     /// Whether the geometry covers an area: a polygon or an envelope (points and lines do not).
     public var isAreal: Bool {
         switch self {

@@ -74,24 +74,35 @@ extension GeometryEngine {
     ///   - projected: The same vertices projected into `target`, in order (same count).
     ///   - source: The spatial reference of `original`.
     ///   - target: The spatial reference of `projected`.
+    ///   - transformation: The operation that projected them, when one was chosen
+    ///     (``project(_:from:into:using:)``); `nil` for the one PROJ picks. The round trip runs its inverse.
     /// - Returns: The index of the first vertex beyond `maximumProjectedCoordinate` or whose round trip differs by
     ///   more than `projectionRoundTripTolerance`, or nil.
     /// - Throws: `EngineError.projectionFailed` when the inverse cannot be computed at all.
     public static func firstVertexOutsideProjectionDomain(
         _ original: [Coordinate], _ projected: [Coordinate], from source: SpatialReference,
-        into target: SpatialReference
+        into target: SpatialReference, using transformation: DatumTransformation? = nil
     ) throws(EngineError) -> Int? {
         guard source != target else { return nil }
+        // Back with the inverse of the operation that ran forward (another operation differs by meters).
+        func projectBack(_ coordinates: inout [Coordinate]) throws(EngineError) {
+            if let pipeline = transformation?.pipeline {
+                _ = try Transformation.between(target, source, pipeline: pipeline, inverse: true)
+                    .transform(&coordinates, reportsOperation: false)
+            } else {
+                try project(&coordinates, from: target, into: source)
+            }
+        }
         if target.isProjected {
             let limit = maximumProjectedCoordinate / (target.unit?.metersPerUnit ?? 1)
             if let i = projected.firstIndex(where: { !(abs($0.x) <= limit && abs($0.y) <= limit) }) { return i }
         }
         var back = projected
-        do { try project(&back, from: target, into: source) } catch {
+        do { try projectBack(&back) } catch {
             // A vertex that cannot be projected back is outside the domain: find the first one.
             for i in projected.indices {
                 var one = [projected[i]]
-                if (try? project(&one, from: target, into: source)) == nil { return i }
+                if (try? projectBack(&one)) == nil { return i }
             }
             throw error
         }

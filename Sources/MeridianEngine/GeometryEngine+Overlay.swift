@@ -4,28 +4,38 @@ import MeridianCore
 // MARK: - Overlay
 
 extension GeometryEngine {
-    /// The union of two geometries (points, lines and areas) in one spatial reference.
-    /// - Throws: `EngineError.spatialReferenceMismatch`, `.invalidGeometry`, `.geos`, and `.mixedDimensionResult`
-    ///   when the union mixes dimensions (e.g. a polygon and a point outside it), which one `Geometry` cannot hold.
+    /// The union of two geometries (points, lines and areas) in one spatial reference (ArcGIS `union(_:_:)`).
+    ///
+    /// ArcGIS's documented rule for different dimensions applies: when the two geometries have different
+    /// dimensions (a polygon and a point, a line and a multipoint), the result is the one of higher dimension,
+    /// unchanged — so a point outside a polygon is not part of their union here, where GEOS would answer a
+    /// GEOMETRYCOLLECTION that one `Geometry` cannot hold. Geometries of one dimension are unioned by GEOS; an empty
+    /// geometry counts as no geometry.
+    /// - Throws: `EngineError.spatialReferenceMismatch`, `.invalidGeometry`, `.geos`.
     public static func union(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Geometry {
-        try binary(a, b, "union", singleDimension: true) { GEOSUnion_r($0, $1, $2) }
+        try union([a.geometry, b.geometry])
     }
 
-    /// The union of any number of geometries in one spatial reference (GEOS's cascaded unary union).
+    /// The union of any number of geometries in one spatial reference (GEOS's cascaded unary union), with
+    /// ArcGIS's rule for different dimensions (see ``union(_:_:)``): only the geometries of the highest dimension
+    /// present are unioned; the others are covered by them in ArcGIS's sense and left out.
     /// - Parameter geometries: At least one geometry.
-    /// - Throws: as `union(_:_:)`, including `.mixedDimensionResult`.
+    /// - Throws: as ``union(_:_:)``; `.badGeometry` for no geometries.
     public static func union(_ geometries: [some GeometryConvertible]) throws(EngineError) -> Geometry {
         let gs = geometries.map(\.geometry)
         guard let sr = gs.first?.spatialReference else { throw .badGeometry(.empty("nothing to union")) }
         let context = try GEOSContext()
-        var refs: [GEOSGeometryRef] = []
+        var refs: [(ref: GEOSGeometryRef, dimension: Int)] = []
         for g in gs {
             guard g.spatialReference == sr else { throw .spatialReferenceMismatch(sr, g.spatialReference) }
             let ref = try context.make(g)
             try context.requireValid(ref, g)
-            refs.append(ref)
+            if !g.coordinates.isEmpty { refs.append((ref, g.dimension)) }
         }
-        let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, refs)
+        guard let top = refs.map(\.dimension).max() else {
+            return gs.max { $0.dimension < $1.dimension }!  // all empty: the empty geometry of the highest dimension
+        }
+        let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, refs.filter { $0.dimension == top }.map(\.ref))
         let result = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
         try context.requireSingleDimension(result, "union")
         return try context.geometry(result, in: sr)
@@ -42,8 +52,11 @@ extension GeometryEngine {
         try binary(a, b, "difference") { GEOSDifference_r($0, $1, $2) }
     }
 
-    /// The parts in exactly one of the two geometries.
-    /// - Throws: `.mixedDimensionResult` when those parts mix dimensions (e.g. a polygon and a point outside it).
+    /// The parts in exactly one of the two geometries (ArcGIS `symmetricDifference(_:_:)`).
+    /// - Throws: `.mixedDimensionResult` when those parts mix dimensions (e.g. a polygon and a point outside it):
+    ///   one `Geometry` cannot hold them, and ArcGIS refuses geometries of different dimensions for this operation
+    ///   (ArcGIS Pro SDK: "Input geometries do not have the same dimension"); Meridian answers whenever the result
+    ///   has one dimension (a point inside a polygon leaves the polygon).
     public static func symmetricDifference(_ a: some GeometryConvertible, _ b: some GeometryConvertible)
         throws(EngineError) -> Geometry
     {

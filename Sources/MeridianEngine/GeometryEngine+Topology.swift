@@ -50,8 +50,9 @@ extension GeometryEngine {
     }
 
     /// The smallest convex polygon containing a geometry (ArcGIS `convexHull(for:)`): a ``/MeridianCore/Polygon``, or a
-    /// ``/MeridianCore/Polyline`` when every vertex lies on one line, or a ``/MeridianCore/Point`` for a single location.
-    /// - Throws: `.badGeometry` for an empty geometry, `.geos`.
+    /// ``/MeridianCore/Polyline`` when every vertex lies on one line, or a ``/MeridianCore/Point`` for a single location;
+    /// an empty polygon for an empty geometry (GEOS answers an empty geometry too).
+    /// - Throws: `.geos`.
     public static func convexHull(for geometry: some GeometryConvertible) throws(EngineError) -> Geometry {
         try convexHull(for: [geometry.geometry], shouldMerge: true)[0]
     }
@@ -60,28 +61,27 @@ extension GeometryEngine {
     /// - Parameters:
     ///   - geometries: Geometries in one spatial reference.
     ///   - shouldMerge: `true` for one hull around all of them, `false` for one hull per geometry.
-    /// - Returns: One hull, or one per geometry in input order (none for no geometries).
-    /// - Throws: `.spatialReferenceMismatch`, `.badGeometry` for an empty geometry, `.geos`.
+    /// - Returns: One hull, or one per geometry in input order (none for no geometries); the hull of an empty
+    /// geometry, or of only empty ones when merged, is an empty polygon (empty geometries add nothing to a merged hull).
+    /// - Throws: `.spatialReferenceMismatch`, `.geos`.
     public static func convexHull(for geometries: [some GeometryConvertible], shouldMerge: Bool)
         throws(EngineError) -> [Geometry]
     {
         let gs = geometries.map(\.geometry)
         guard let sr = gs.first?.spatialReference else { return [] }
         if let other = gs.first(where: { $0.spatialReference != sr }) { throw .spatialReferenceMismatch(sr, other.spatialReference) }
-        if let i = gs.firstIndex(where: { $0.coordinates.isEmpty }) {
-            throw .badGeometry(.empty("geometry \(i) is empty: it has no convex hull"))
-        }
+        let empty = Geometry.polygon(Polygon(parts: [], spatialReference: sr))
         let context = try GEOSContext()
         func hull(_ ref: GEOSGeometryRef) throws(EngineError) -> Geometry {
             try context.geometry(try context.own(GEOSConvexHull_r(context.handle, ref.pointer), "convex hull"), in: sr)
         }
         if shouldMerge {
             var refs: [GEOSGeometryRef] = []
-            for g in gs { refs.append(try context.make(g)) }
-            return [try hull(try context.collection(GEOS_GEOMETRYCOLLECTION, refs))]
+            for g in gs where !g.coordinates.isEmpty { refs.append(try context.make(g)) }
+            return [refs.isEmpty ? empty : try hull(try context.collection(GEOS_GEOMETRYCOLLECTION, refs))]
         }
         var result: [Geometry] = []
-        for g in gs { result.append(try hull(try context.make(g))) }
+        for g in gs { result.append(g.coordinates.isEmpty ? empty : try hull(try context.make(g))) }
         return result
     }
 

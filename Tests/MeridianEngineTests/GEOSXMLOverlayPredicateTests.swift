@@ -34,11 +34,14 @@ import Testing
 /// computes in floating precision and offers no precision model, so its (more precise) results legitimately
 /// differ from those expected by up to half a grid cell and in topology: these runs do not apply and are skipped.
 ///
-/// Predicate files: every `general/` file with `contains`, `intersects` or `within` ops (TestPreparedPoint/
-/// PolygonPredicate, TestRectanglePredicate, TestRelateAA/PA, and one case of TestOverlayPLPrec whose inputs lie on
-/// its integer grid, so the fixed precision model changes nothing for a predicate; inputs off the grid of a
-/// fixed-precision run would be skipped). Expected `true`/`false` must match exactly. Other
-/// predicates (`covers`, `coveredBy`, `touches`, `relate`, …) are not in the API and are skipped with that reason.
+/// Predicate files: every `general/` and `validate/` file with predicate ops (TestPreparedPoint/PolygonPredicate,
+/// TestRectanglePredicate, TestIntersectsPL, TestRelate{AA,LA,LL,PA,PL,PP} of `general/`, the six
+/// `validate/TestRelate*.xml` files of GEOS 3.11.1 that run every predicate on each pair, and one case of
+/// TestOverlayPLPrec whose inputs lie on its integer grid, so the fixed precision model changes nothing for a
+/// predicate; inputs off the grid of a fixed-precision run would be skipped). Each maps to its ArcGIS name
+/// (`contains` → `doesGeometry(_:contain:)`, `touches` → `isGeometry(_:touching:)`, `equalsTopo` →
+/// `isGeometry(_:equivalentTo:)`, `relate` → `isGeometry(_:relatedTo:byRelation:)`, …). Expected `true`/`false`
+/// must match exactly. `covers` and `coveredBy` are not in ArcGIS's API and are skipped with that reason.
 @Suite("GEOS XMLTester overlay and predicate cases")
 struct GEOSXMLOverlayPredicateTests: GEOSXMLSuite {
     static let overlayFolders = ["geos_xml/general", "geos_xml/robust_overlay"]
@@ -47,8 +50,8 @@ struct GEOSXMLOverlayPredicateTests: GEOSXMLSuite {
     /// summary): fewer means cases that used to run are now skipped.
     static let minimumOverlayExecuted: [OverlayOperation: Int] = [.intersection: 231, .difference: 207, .symmetricDifference: 133]
     static let minimumPredicateExecuted: [PredicateOperation: Int] = [
-        .contains: 63, .intersects: 70, .within: 12, .touches: 0, .crosses: 0, .overlaps: 0, .disjoint: 0,
-        .equalsTopo: 0, .relate: 0,
+        .contains: 544, .intersects: 553, .within: 493, .touches: 492, .crosses: 492, .overlaps: 492, .disjoint: 492,
+        .equalsTopo: 492, .relate: 552,
     ]
 
     enum OverlayOperation: String {
@@ -287,7 +290,7 @@ struct GEOSXMLOverlayPredicateTests: GEOSXMLSuite {
         var tallies: [PredicateOperation: XMLTally] = [:]
         var unhandled = XMLTally()
         var files = Set<String>()
-        for (file, xml) in try Self.cases(in: ["geos_xml/general"]) {
+        for (file, xml) in try Self.cases(in: ["geos_xml/general", "geos_xml/validate"]) {
             for c in xml.cases {
                 for op in c.operations {
                     guard let predicate = PredicateOperation(rawValue: op.name.lowercased()) else {

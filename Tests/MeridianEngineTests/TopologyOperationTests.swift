@@ -99,7 +99,15 @@ struct TopologyOperationTests {
                                                    shouldMerge: true)
         #expect(merged.count == 1)
         #expect(abs(try GeometryEngine.area(merged[0]) - 4) < 1e-12)
-        #expect(throws: EngineError.self) { _ = try GeometryEngine.convexHull(for: Multipoint([], spatialReference: Self.sr)) }
+        // Nothing has an empty hull (as in GEOS); empty geometries add nothing to a merged hull.
+        let none = try GeometryEngine.convexHull(for: Multipoint([], spatialReference: Self.sr))
+        #expect(none.coordinates.isEmpty && none.typeName == "Polygon" && none.spatialReference == Self.sr)
+        let withEmpty = try GeometryEngine.convexHull(
+            for: [Self.square(0, 0, 1, 1).geometry, .multipoint(Multipoint([], spatialReference: Self.sr))], shouldMerge: true)
+        #expect(abs(try GeometryEngine.area(withEmpty[0]) - 1) < 1e-12)
+        let each = try GeometryEngine.convexHull(
+            for: [Self.square(0, 0, 1, 1).geometry, .multipoint(Multipoint([], spatialReference: Self.sr))], shouldMerge: false)
+        #expect(each.count == 2 && each[1].coordinates.isEmpty)
     }
 
     @Test func boundaryFollowsTheOGCRule() throws {

@@ -191,6 +191,23 @@ def test_predicates_match_shapely(meridian, tmp_path, name):
         assert 0 < sum(theirs) < len(theirs), "the inputs should give both answers"
 
 
+def test_is_simple_matches_shapely(meridian, tmp_path):
+    # ArcGIS's isSimple: lines and points by GEOS isSimple (no self-intersection, no repeated point), polygons by
+    # topological validity (GEOS isValid), which is what shapely calls is_valid.
+    # Simple rings that are still invalid: a hole outside its shell, a hole touching the shell along an edge.
+    invalid_but_simple = ["POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0), (20 20, 30 20, 30 30, 20 20))",
+                          "POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0), (0 0, 5 0, 5 5, 0 0))"]
+    everything = POLYGONS + LINES + POINTS + CROSSING + invalid_but_simple
+    ours = _op(meridian, tmp_path, "is-simple", everything)
+    theirs = [shapely.is_valid(g) if g.geom_type == "Polygon" else shapely.is_simple(g)
+              for g in map(shapely_wkt.loads, everything)]
+    assert ours == ["true" if t else "false" for t in theirs]
+    assert 0 < sum(theirs) < len(theirs), "the inputs should give both answers"
+    assert all(shapely.is_simple(shapely_wkt.loads(t)) for t in invalid_but_simple)
+    lines = [shapely.is_simple(shapely_wkt.loads(t)) for t in LINES]
+    assert 0 < sum(lines) < len(lines), "random-walk lines should both cross themselves and not"
+
+
 @pytest.mark.parametrize("pattern", ["T*F**F***", "T********", "FF*FF****", "1********", "0********", "212101212"])
 def test_relate_patterns_match_shapely(meridian, tmp_path, pattern):
     everything = POLYGONS + LINES + POINTS

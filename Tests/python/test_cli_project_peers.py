@@ -74,3 +74,126 @@ def test_grid_under_proj_data_is_used_and_its_absence_reported(meridian, tmp_pat
     a = [float(v) for v in with_grid.stdout.splitlines()[1].split(",")]
     b = [float(v) for v in without.stdout.splitlines()[1].split(",")]
     assert a != b
+
+
+# --- Datum transformations: listing and choosing one (issue 11) -------------------------------------------------
+# Peer: pyproj's TransformerGroup lists the operations of its own PROJ build (9.4 with a newer EPSG database than
+# Debian's PROJ 9.1), so the lists are compared on the operations both know; coordinates from the same operation
+# must agree to 1e-9 degrees (0.1 mm): the same Helmert or grid formula evaluated by two builds differs only by
+# floating-point rounding (~1e-12 deg), and Meridian's GeoJSON output is written shortest round-trip.
+
+import json
+import re
+
+import pyproj.datadir
+from pyproj.transformer import TransformerGroup
+
+
+@pytest.fixture
+def debian_grids():
+    """pyproj with Debian's proj-data grids on its search path (after its own data, whose proj.db it needs), so
+    that both builds see the same grid files; restored afterwards."""
+    before = pyproj.datadir.get_data_dir()
+    pyproj.datadir.append_data_dir(os.environ.get("PROJ_DATA", "/usr/share/proj"))
+    yield
+    pyproj.datadir.set_data_dir(before)
+
+PAIRS = [("EPSG:4267", "EPSG:4326"),   # NAD27: 79 operations, Helmert shifts and NADCON/NTv2 grids
+         ("EPSG:4230", "EPSG:4326"),   # ED50
+         ("EPSG:4277", "EPSG:4326"),   # OSGB36
+         ("EPSG:4301", "EPSG:4326"),   # Tokyo
+         ("EPSG:4275", "EPSG:4171")]   # NTF -> RGF93 v1 (the grid ntf_r93.gsb ships with proj-data)
+
+
+def _listed(meridian, source, target):
+    out = subprocess.run([meridian, "project", "--list-transformations", "--from", source, "--to", target, "--json"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def _pyproj_name(t):
+    # pyproj reports the operation with its axis-order steps around it: "axis order change (2D) + X + axis order ...".
+    return re.sub(r"^(axis order change \(2D\) \+ )?(.*?)( \+ axis order change \(2D\))?$", r"\2", t.description)
+
+
+@pytest.mark.parametrize("source,target", PAIRS)
+def test_listed_transformations_match_pyproj(meridian, source, target, debian_grids):
+    ours = _listed(meridian, source, target)
+    assert [t["number"] for t in ours] == list(range(1, len(ours) + 1))
+    group = TransformerGroup(source, target, always_xy=True)
+    theirs = {_pyproj_name(t): t.accuracy for t in group.transformers}
+    theirs.update({t.name: t.accuracy for t in group.unavailable_operations})
+    available = {_pyproj_name(t) for t in group.transformers}
+    names = [t["name"] for t in ours]
+    common = set(names) & set(theirs)
+    # The EPSG databases differ by a few years: most operations must be common, and each common one must have the
+    # same accuracy (an EPSG attribute, independent of the build).
+    assert len(common) >= 0.8 * max(len(ours), 1) and len(common) >= 1, (sorted(set(names) ^ set(theirs)))
+    for t in ours:
+        if t["name"] in common and t["accuracy"] is not None and theirs[t["name"]] not in (None, -1):
+            assert abs(t["accuracy"] - theirs[t["name"]]) < 1e-9, t["name"]
+        assert t["pipeline"].startswith("+proj="), t
+        if t["name"] in common:   # the same grid files on both sides: the same verdict on what can run
+            assert t["available"] == (t["name"] in available), t
+    if source == "EPSG:4275":
+        assert any(t["available"] and "grids=" in t["pipeline"] for t in ours), "ntf_r93 from proj-data not seen"
+
+
+@pytest.mark.parametrize("source,target", PAIRS)
+def test_each_available_transformation_runs_as_pyproj_runs_it(meridian, source, target, tmp_path, debian_grids):
+    ours = _listed(meridian, source, target)
+    group = TransformerGroup(source, target, always_xy=True)
+    peer = {_pyproj_name(t): t for t in group.transformers}
+    checked = 0
+    for t in ours:
+        if not t["available"] or t["name"] not in peer or t["areaOfUse"] is None:
+            continue
+        a = t["areaOfUse"]
+        if a["west"] > a["east"]:   # crossing the antimeridian: not among these pairs' operations
+            continue
+        rng = np.random.default_rng(t["number"])
+        # Points inside the operation's area of use, 10 % in from its edges.
+        w, e, s, n = a["west"], a["east"], a["south"], a["north"]
+        lon = rng.uniform(w + 0.1 * (e - w), e - 0.1 * (e - w), 10)
+        lat = rng.uniform(s + 0.1 * (n - s), n - 0.1 * (n - s), 10)
+        # GeoJSON input is WGS84 by definition (RFC 7946): give the points as WKT in the source instead.
+        wkt = "MULTIPOINT (" + ", ".join(f"({float(x)!r} {float(y)!r})" for x, y in zip(lon, lat)) + ")\n"
+        src = tmp_path / f"{t['number']}.wkt"
+        src.write_text(wkt)
+        out = subprocess.run([meridian, "project", str(src), "--from", source, "--to", target, "--transformation",
+                              str(t["number"]), "--allow-outside-area", "-o", str(tmp_path / "out.wkt")],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, (t["name"], out.stderr)
+        assert f"operation: {t['name']}" in out.stderr
+        got = np.array([[float(v) for v in p.split()] for p in
+                        re.findall(r"\(([^()]+)\)", (tmp_path / "out.wkt").read_text())])
+        px, py = peer[t["name"]].transform(lon, lat)
+        assert got.shape == (10, 2), (tmp_path / "out.wkt").read_text()[:200]
+        assert np.max(np.abs(got[:, 0] - px)) < 1e-9 and np.max(np.abs(got[:, 1] - py)) < 1e-9, t["name"]
+        checked += 1
+    assert checked >= 1, "no operation available in both builds"
+
+
+def test_transformation_choice_errors(meridian, tmp_path):
+    src = tmp_path / "p.csv"
+    src.write_text("lon,lat\n-96.797,32.7767\n")
+    ours = _listed(meridian, "EPSG:4267", "EPSG:4326")
+    run = lambda *a: subprocess.run([meridian, "project", str(src), "--from", "EPSG:4267", "--to", "EPSG:4326", *a],
+                                    capture_output=True, text=True, timeout=60)
+    missing = run("--transformation", str(len(ours) + 1))
+    assert missing.returncode == 2 and f"there are {len(ours)}" in missing.stderr and missing.stdout == ""
+    unknown = run("--transformation", "no such\x1b[2Jname")
+    assert unknown.returncode == 2 and "\x1b" not in unknown.stderr and "\\u{1B}" in unknown.stderr
+    grid = next((t for t in ours if not t["available"]), None)
+    if grid is not None:   # NADCON5/ntv2 grids are not in Debian's proj-data
+        refused = run("--transformation", str(grid["number"]))
+        assert refused.returncode == 1 and "needs a grid" in refused.stderr and refused.stdout == ""
+    by_name = run("--transformation", "NAD27 to WGS 84 (4)")
+    by_number = run("--transformation", str(next(t["number"] for t in ours if t["name"] == "NAD27 to WGS 84 (4)")))
+    assert by_name.returncode == 0 and by_name.stdout == by_number.stdout
+    default = run()
+    assert default.stdout != by_name.stdout, "NAD27 to WGS 84 (4) is not PROJ's choice for Dallas, (6) is"
+    listing = subprocess.run([meridian, "project", "--list-transformations", "--from", "EPSG:4267", "--to",
+                              "EPSG:4326", str(src)], capture_output=True, text=True, timeout=60)
+    assert listing.returncode == 2

@@ -43,6 +43,9 @@ public enum OperationCommand: Command {
           contains, within, intersects, disjoint, touches, crosses, overlaps, equals
                                            predicates: is the feature ... the other geometry?
           relate --pattern DE9IM           the DE-9IM pattern, e.g. T*F**F*** (the feature first)
+        Predicate of each feature alone:
+          is-simple                        true when the feature is topologically simple (ArcGIS isSimple: lines
+                                           without self-intersections, polygons valid); simplify repairs what is not
 
         Example: meridian op clip parcels.wkt --in-srs EPSG:32038 --envelope 2200000,390000,2210000,400000
         """
@@ -53,18 +56,20 @@ public enum OperationCommand: Command {
              clip
         case intersection, union, difference, symmetricDifference = "symmetric-difference", cut
         case contains, within, intersects, disjoint, touches, crosses, overlaps, equals, relate
+        case isSimple = "is-simple"
 
         /// Whether the operation answers true or false.
         var isPredicate: Bool {
             switch self {
-            case .contains, .within, .intersects, .disjoint, .touches, .crosses, .overlaps, .equals, .relate: true
+            case .contains, .within, .intersects, .disjoint, .touches, .crosses, .overlaps, .equals, .relate, .isSimple:
+                true
             default: false
             }
         }
 
         /// Whether the operation needs `--with`.
         var needsOther: Bool {
-            isPredicate || [.intersection, .union, .difference, .symmetricDifference, .cut].contains(self)
+            (isPredicate && self != .isSimple) || [.intersection, .union, .difference, .symmetricDifference, .cut].contains(self)
         }
     }
 
@@ -145,7 +150,9 @@ public enum OperationCommand: Command {
             for (i, feature) in features.enumerated() {
                 guard let g = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
                 do throws(EngineError) {
-                    if op.isPredicate {
+                    if op == .isSimple {
+                        answers.append(try GeometryEngine.isSimple(g))
+                    } else if op.isPredicate {
                         answers.append(try predicate(op, g, other!, pattern: pattern ?? ""))
                     } else if op == .cut {
                         for (k, piece) in try GeometryEngine.cut(g, usingCutter: other!.polyline!).enumerated()

@@ -9,7 +9,9 @@ public enum ProjectCommand: Command {
     public static let summary = "project coordinates between spatial references"
     /// The `--help` text.
     public static let help = """
-        Usage: meridian project [INPUT] --to SRS [--from SRS] [--allow-outside-area] [-o OUTPUT]
+        Usage: meridian project [INPUT] --to SRS [--from SRS] [--transformation N|NAME] [--allow-outside-area]
+                                [-o OUTPUT]
+               meridian project --list-transformations --from SRS --to SRS [--json]
 
         Projects every coordinate of INPUT into SRS and prints on stderr which operation PROJ used and its
         accuracy (e.g. NAD27 to WGS 84 without the NADCON grid is a Helmert shift accurate to about 7 m).
@@ -24,8 +26,17 @@ public enum ProjectCommand: Command {
                             (geographic target), other columns kept. GeoJSON/WKT in: .geojson (only for a WGS84
                             target) or .wkt (the default on stdout for any other target)
         --allow-outside-area project vertices outside the areas of use anyway (never those outside the domain)
+        --transformation N|NAME
+                            run this datum transformation instead of the one PROJ would pick: its number or its
+                            exact name in the list --list-transformations prints for the same --from and --to
+        --list-transformations
+                            list the transformations PROJ knows from --from to --to, most suitable first (number,
+                            accuracy, whether it can run here or needs a grid that is not installed, area of use,
+                            PROJ pipeline); --json prints them as a JSON array
 
-        Example: meridian project points.csv --to EPSG:32038 -o points_tx.csv
+        Examples: meridian project points.csv --to EPSG:32038 -o points_tx.csv
+                  meridian project --list-transformations --from EPSG:4267 --to EPSG:4326
+                  meridian project nad27.csv --from EPSG:4267 --to EPSG:4326 --transformation 2 -o wgs84.csv
         """
 
     /// Projects the input's coordinates and writes them to the output (stdout by default).
@@ -35,15 +46,31 @@ public enum ProjectCommand: Command {
         guard let toText = try arguments.option("--to") else { throw .usage("missing --to SRS") }
         let fromText = try arguments.option("--from")
         let allowOutside = arguments.flag("--allow-outside-area")
-        let output = OutputFile(try arguments.option("--output", "-o"))
-        let positionals = try arguments.finish(maximumPositionals: 1)
+        let transformationText = try arguments.option("--transformation")
+        let list = arguments.flag("--list-transformations")
+        let json = arguments.flag("--json")
+        let outputPath = try arguments.option("--output", "-o")
+        let output = OutputFile(outputPath)
+        let positionals = try arguments.finish(maximumPositionals: list ? 0 : 1)
         let target = try parseSpatialReference(toText)
         let source = try fromText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
+        if list {
+            guard let source else { throw .usage("--list-transformations needs --from SRS") }
+            if transformationText != nil || outputPath != nil || allowOutside {
+                throw .usage("--list-transformations takes only --from, --to and --json")
+            }
+            try listTransformations(from: source, to: target, json: json, io: io)
+            return
+        }
+        if json { throw .usage("--json goes with --list-transformations") }
 
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: source,
                                           defaultXYSpatialReference: nil, io: io,
                                           csv: FeatureInput.CSVOptions(keepTable: true, pointsOnly: true))
         try checkOutput(output, input: input.format, target: target)
+        let chosen = try transformationText.map { (t: String) throws(CommandError) in
+            try transformation(t, from: input.spatialReference, to: target)
+        }
         if !allowOutside {
             // CSV input is read as bare points (no features): one multipoint, its vertices the features.
             let geometries = input.points.map { [Geometry.multipoint(Multipoint($0, spatialReference: input.spatialReference))] }
@@ -63,13 +90,16 @@ public enum ProjectCommand: Command {
             var coordinates = input.points ?? []
             let original = coordinates
             do {
-                if let op = try GeometryEngine.project(&coordinates, from: input.spatialReference, into: target) {
+                if let chosen {
+                    operations.insert(try GeometryEngine.project(&coordinates, from: input.spatialReference,
+                                                                 into: target, using: chosen))
+                } else if let op = try GeometryEngine.project(&coordinates, from: input.spatialReference, into: target) {
                     operations.insert(op)
                 }
             } catch {
                 throw .failure(relabel(error.description, "vertex", labels: input.labels))
             }
-            try refuseOutsideDomain(original, coordinates, from: input.spatialReference, into: target) {
+            try refuseOutsideDomain(original, coordinates, from: input.spatialReference, into: target, using: chosen) {
                 input.labels[$0]
             }
             try output.stream(io: io) { out throws(CommandError) in csv(input, coordinates, target: target, to: &out) }
@@ -80,9 +110,16 @@ public enum ProjectCommand: Command {
         for (i, feature) in input.features.enumerated() {
             guard let g = feature.geometry else { projected.append(feature); continue }
             do {
-                let result = try GeometryEngine.projectReportingOperations(g, into: target)
-                operations.formUnion(result.operations)
-                projected.append(Feature(geometry: result.geometry, properties: feature.properties, id: feature.id))
+                let geometry: Geometry
+                if let chosen {
+                    geometry = try GeometryEngine.project(g, into: target, using: chosen)
+                    operations.insert(ProjectionOperation(name: chosen.name, accuracy: chosen.accuracy))
+                } else {
+                    let result = try GeometryEngine.projectReportingOperations(g, into: target)
+                    operations.formUnion(result.operations)
+                    geometry = result.geometry
+                }
+                projected.append(Feature(geometry: geometry, properties: feature.properties, id: feature.id))
             } catch {
                 throw .failure("\(input.labels[i]): \(error.description)")
             }
@@ -90,7 +127,7 @@ public enum ProjectCommand: Command {
             original += g.coordinates
             result += projected[projected.count - 1].geometry!.coordinates
         }
-        try refuseOutsideDomain(original, result, from: input.spatialReference, into: target) { k in
+        try refuseOutsideDomain(original, result, from: input.spatialReference, into: target, using: chosen) { k in
             let f = firstVertex.last { $0.start <= k }!
             return "\(input.labels[f.feature]) vertex \(k - f.start)"
         }
@@ -102,6 +139,75 @@ public enum ProjectCommand: Command {
             try output.stream(io: io) { out throws(CommandError) in try FeatureEncoding.writeGeoJSON(projected, to: &out) }
         }
         report(operations, from: input.spatialReference, to: target, io: io)
+    }
+
+    /// The transformation `text` names among those from `source` to `target`: its 1-based number in the list
+    /// `--list-transformations` prints, or its exact name.
+    private static func transformation(_ text: String, from source: SpatialReference, to target: SpatialReference)
+        throws(CommandError) -> DatumTransformation
+    {
+        let candidates = try engine { () throws(EngineError) in try GeometryEngine.transformations(from: source, to: target) }
+        let found: DatumTransformation?
+        if let n = Int(text), text.allSatisfy(\.isASCII) {
+            found = (1...max(candidates.count, 1)).contains(n) && n <= candidates.count ? candidates[n - 1] : nil
+        } else {
+            found = candidates.first { $0.name == text }
+        }
+        guard let found else {
+            throw .usage("no transformation '\(text)' from \(source.name) to \(target.name) (there are \(candidates.count); list them with --list-transformations)")
+        }
+        guard found.isAvailable else {
+            throw .failure("transformation '\(text)', \(found.name), needs a grid file that is not installed under PROJ_DATA")
+        }
+        return found
+    }
+
+    /// Prints the transformations PROJ knows from `source` to `target`, numbered, most suitable first.
+    private static func listTransformations(from source: SpatialReference, to target: SpatialReference, json: Bool,
+                                            io: CommandIO) throws(CommandError) {
+        let candidates = try engine { () throws(EngineError) in try GeometryEngine.transformations(from: source, to: target) }
+        if json {
+            struct Area: Encodable { let name: String, west: Double, south: Double, east: Double, north: Double }
+            struct Listed: Encodable {
+                let number: Int, name: String, accuracy: Double?, available: Bool, pipeline: String, areaOfUse: Area?
+                enum CodingKeys: CodingKey { case number, name, accuracy, available, pipeline, areaOfUse }
+                func encode(to encoder: Encoder) throws {  // unknown accuracy and area as null, not left out
+                    var c = encoder.container(keyedBy: CodingKeys.self)
+                    try c.encode(number, forKey: .number)
+                    try c.encode(name, forKey: .name)
+                    try c.encode(accuracy, forKey: .accuracy)
+                    try c.encode(available, forKey: .available)
+                    try c.encode(pipeline, forKey: .pipeline)
+                    try c.encode(areaOfUse, forKey: .areaOfUse)
+                }
+            }
+            let listed = candidates.enumerated().map { i, t in
+                Listed(number: i + 1, name: t.name, accuracy: t.accuracy, available: t.isAvailable,
+                       pipeline: t.pipeline, areaOfUse: t.areaOfUse.map {
+                           Area(name: $0.name, west: $0.west, south: $0.south, east: $0.east, north: $0.north)
+                       })
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            guard let data = try? encoder.encode(listed) else { throw .failure("could not encode JSON") }
+            io.output(data + Data("\n".utf8))
+            return
+        }
+        guard !candidates.isEmpty else {
+            io.print("no transformation from \(source.name) to \(target.name)")
+            return
+        }
+        var lines: [String] = []
+        for (i, t) in candidates.enumerated() {
+            let accuracy = t.accuracy.map { "accuracy \($0) m" } ?? "accuracy unknown (ballpark)"
+            let state = t.isAvailable ? "available" : "needs a grid that is not installed"
+            // Area names run to hundreds of characters (every state of the CONUS): the start, and --json for all.
+            let area = t.areaOfUse.map { a in
+                "; area of use: " + (a.name.count > 80 ? a.name.prefix(79) + "…" : a.name)
+            } ?? ""
+            lines.append("\(i + 1). \(t.name)\n   \(accuracy); \(state)\(area)\n   \(t.pipeline)")
+        }
+        io.print(lines.joined(separator: "\n"))
     }
 
     /// Refuses, before any work, an output the input cannot be written as: CSV in is CSV out; GeoJSON/WKT in is
@@ -131,10 +237,11 @@ public enum ProjectCommand: Command {
     /// `GeometryEngine.firstVertexOutsideProjectionDomain`), named by its label and in the input's coordinates.
     private static func refuseOutsideDomain(
         _ original: [Coordinate], _ projected: [Coordinate], from source: SpatialReference,
-        into target: SpatialReference, label: (Int) -> String
+        into target: SpatialReference, using transformation: DatumTransformation?, label: (Int) -> String
     ) throws(CommandError) {
         guard let i = try engine({ () throws(EngineError) in
-            try GeometryEngine.firstVertexOutsideProjectionDomain(original, projected, from: source, into: target)
+            try GeometryEngine.firstVertexOutsideProjectionDomain(original, projected, from: source, into: target,
+                                                                  using: transformation)
         }) else { return }
         throw .failure(String(format: "%@ (%.17g, %.17g) is outside the domain of the projection from %@ to %@ (a singularity, or a point that does not project back to itself)",
                               label(i), original[i].x, original[i].y, source.name, target.name))

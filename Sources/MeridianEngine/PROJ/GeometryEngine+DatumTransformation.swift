@@ -87,4 +87,28 @@ extension GeometryEngine {
         }
         return try transformVertices(g, into: spatialReference, pipeline: transformation.pipeline).geometry
     }
+
+    /// Projects coordinates in bulk with a chosen operation (the fast path of
+    /// ``project(_:into:using:)`` for large point sets, as ``project(_:from:into:)`` is for PROJ's own choice).
+    /// - Parameters:
+    ///   - coordinates: Coordinates in `source`; replaced by the projected coordinates on success, unchanged when
+    ///     this throws.
+    ///   - source: Their spatial reference.
+    ///   - target: The target spatial reference.
+    ///   - transformation: One of ``transformations(from:to:)`` for `source` and `target`.
+    /// - Returns: The operation that ran, as it is reported to users.
+    /// - Throws: `.invalidArgument` for an operation that is not available here (a missing grid),
+    ///   `.projectionFailed` naming the first vertex it cannot transform.
+    @discardableResult
+    public static func project(
+        _ coordinates: inout [Coordinate], from source: SpatialReference, into target: SpatialReference,
+        using transformation: DatumTransformation
+    ) throws(EngineError) -> ProjectionOperation {
+        guard transformation.isAvailable else {
+            throw .invalidArgument("\(transformation.name) needs a grid file that is not installed under PROJ_DATA")
+        }
+        _ = try Transformation.between(source, target, pipeline: transformation.pipeline)
+            .transform(&coordinates, reportsOperation: false)
+        return ProjectionOperation(name: transformation.name, accuracy: transformation.accuracy)
+    }
 }

@@ -39,6 +39,8 @@ final class Transformation: @unchecked Sendable {
     private let lock = PROJLock()
     let source: SpatialReference
     let target: SpatialReference
+    /// `PJ_FWD`, or `PJ_INV` for a pipeline run backwards (from its target to its source).
+    private var direction = PJ_FWD
 
     private init(from source: SpatialReference, to target: SpatialReference) throws(EngineError) {
         let context = PROJContext()
@@ -57,7 +59,10 @@ final class Transformation: @unchecked Sendable {
 
     /// A transformation running one given operation (a `DatumTransformation`'s PROJ pipeline, already in
     /// longitude/latitude, easting/northing order).
-    private init(pipeline: String, from source: SpatialReference, to target: SpatialReference) throws(EngineError) {
+    /// With `inverse`, the pipeline runs backwards: `source` is the pipeline's target and `target` its source.
+    private init(pipeline: String, from source: SpatialReference, to target: SpatialReference, inverse: Bool)
+        throws(EngineError)
+    {
         let context = PROJContext()
         guard let raw = proj_create(context.handle, pipeline) else {
             throw .proj("the operation cannot run here: \(context.lastMessage())")
@@ -66,29 +71,38 @@ final class Transformation: @unchecked Sendable {
         self.object = PROJObject(raw, context: context)
         self.source = source
         self.target = target
+        if inverse {
+            guard proj_pj_info(raw).has_inverse != 0 else { throw .proj("the operation has no inverse") }
+            direction = PJ_INV
+        }
     }
 
     private struct Key: Hashable {
         let source: String
         let target: String
         var pipeline: String?
+        var inverse = false
     }
     nonisolated(unsafe) private static var cache: [Key: Transformation] = [:]
     private static let cacheLock = PROJLock()
 
     /// The shared transformation between two spatial references.
-    /// - Parameter pipeline: A PROJ pipeline to run instead of the operation PROJ would choose.
-    static func between(_ source: SpatialReference, _ target: SpatialReference, pipeline: String? = nil)
+    /// - Parameters:
+    ///   - pipeline: A PROJ pipeline to run instead of the operation PROJ would choose.
+    ///   - inverse: Run `pipeline` backwards (it leads from `target` to `source`).
+    static func between(_ source: SpatialReference, _ target: SpatialReference, pipeline: String? = nil,
+                        inverse: Bool = false)
         throws(EngineError) -> Transformation
     {
         if source.isUnspecified || target.isUnspecified { throw .spatialReferenceRequired(operation: "a projection") }
-        let key = Key(source: source.definition, target: target.definition, pipeline: pipeline)
+        let key = Key(source: source.definition, target: target.definition, pipeline: pipeline,
+                      inverse: pipeline != nil && inverse)
         let result: Result<Transformation, EngineError> = cacheLock.withLock {
             if let t = cache[key] { return .success(t) }
             do throws(EngineError) {
                 let t: Transformation
                 if let pipeline {
-                    t = try Transformation(pipeline: pipeline, from: source, to: target)
+                    t = try Transformation(pipeline: pipeline, from: source, to: target, inverse: inverse)
                 } else {
                     t = try Transformation(from: source, to: target)
                 }
@@ -166,12 +180,12 @@ final class Transformation: @unchecked Sendable {
             heights.append(contentsOf: chunk.lazy.map { $0.z ?? 0 })
             heights.withUnsafeMutableBufferPointer { z in
                 _ = proj_trans_generic(
-                    object.pointer, PJ_FWD, x, stride, n, y, stride, n, z.baseAddress, MemoryLayout<Double>.stride, n,
+                    object.pointer, direction, x, stride, n, y, stride, n, z.baseAddress, MemoryLayout<Double>.stride, n,
                     nil, 0, 0)
             }
             for i in 0..<n where chunk[i].z != nil { chunk[i].z = heights[i] }
         } else {
-            _ = proj_trans_generic(object.pointer, PJ_FWD, x, stride, n, y, stride, n, nil, 0, 0, nil, 0, 0)
+            _ = proj_trans_generic(object.pointer, direction, x, stride, n, y, stride, n, nil, 0, 0, nil, 0, 0)
         }
         return chunk.firstIndex { !($0.x.isFinite && $0.y.isFinite) }
     }
