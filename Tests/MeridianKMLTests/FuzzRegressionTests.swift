@@ -16,12 +16,13 @@ import Testing
         #expect(Self.files.contains("garbled-encoding-declaration-invalid-utf8-comment.kml"))
         #expect(Self.files.contains("unknown-encoding-name-invalid-utf8.kml"))
         #expect(Self.files.contains("truncated-encoding-family-name-invalid-utf8.kml"))
+        #expect(Self.files.contains("processing-instruction-without-data.kml"))
     }
 
     @Test(arguments: files)
     func readsWithoutCrashing(_ name: String) throws {
         let data = try Data(contentsOf: Self.folder.appendingPathComponent(name))
-        #expect(data.count > 100)
+        #expect(data.count > 50)
         do {
             _ = try KMLDataset(data: data)
         } catch {
@@ -56,6 +57,29 @@ import Testing
         }
         for name in ["cp1250", "CP1258", "windows-1252", "iso-8859-2", "ISO-8859-11", "iso-8859-16"] {
             #expect(!XMLPrologGuard.isUTF8(declared(name)), "\(name)")
+        }
+    }
+
+    /// A processing instruction without data (`<?name?>`) made XMLParser crash (SIGSEGV, null data): it is refused
+    /// with its line, in the prolog, in the body and in UTF-16; with data, or inside a comment or CDATA, it reads.
+    @Test func processingInstructionsWithoutDataAreRefused() throws {
+        let kml = #"<kml xmlns="http://www.opengis.net/kml/2.2"><Placemark><name>a</name>BODY</Placemark></kml>"#
+        func read(_ text: String) throws(KMLError) -> KMLDataset { try KMLDataset(data: Data(text.utf8)) }
+        func isRefusal(_ e: KMLError, line: Int) -> Bool {
+            if case .malformedXML(let message, let l, _) = e { message.contains("processing instruction") && l == line } else { false }
+        }
+        for (text, line) in [("<?foo?>\n" + kml.replacingOccurrences(of: "BODY", with: ""), 1),
+                             (kml.replacingOccurrences(of: "BODY", with: "\n\n<?x?>"), 3)] {
+            do { _ = try read(text); Issue.record("read: \(text)") } catch { #expect(isRefusal(error, line: line), "\(error)") }
+        }
+        var utf16 = Data([0xFF, 0xFE])
+        for u in ("<?a?>" + kml.replacingOccurrences(of: "BODY", with: "")).utf16 { utf16.append(UInt8(u & 0xFF)); utf16.append(UInt8(u >> 8)) }
+        #expect(throws: KMLError.self) { _ = try KMLDataset(data: utf16) }
+        let found = try Data(contentsOf: Self.folder.appendingPathComponent("processing-instruction-without-data.kml"))
+        do { _ = try KMLDataset(data: found); Issue.record("read") } catch { #expect(isRefusal(error, line: 1), "\(error)") }
+        for body in ["<?foo bar?>", "<?foo ?>", "<!-- <?x?> -->", "<![CDATA[<?x?>]]>", "<!-- -> - <?x?> -->", "<![CDATA[ ]> ] <?x?>]]>"] {
+            let d = try read(#"<?xml version="1.0"?>"# + kml.replacingOccurrences(of: "BODY", with: body))
+            #expect(d.document.allPlacemarks.map(\.name) == ["a"], "\(body)")
         }
     }
 }

@@ -16,6 +16,7 @@ final class GuardedInputStream: InputStream {
     /// How many bytes were handed to the parser.
     private(set) var bytesDelivered: UInt64 = 0
     private var validator: UTF8Validator?
+    private var instructions = EmptyProcessingInstructionScanner()
 
     /// The largest prolog inspected before the root element must have started.
     static let maximumPrologBytes = 1 << 20
@@ -73,6 +74,10 @@ final class GuardedInputStream: InputStream {
         guard failure == nil else { return -1 }
         do throws(KMLError) {
             let n = try deliver(buffer, maxLength: len)
+            if n > 0, !instructions.scan(buffer, count: n) {
+                throw .malformedXML(message: "processing instruction without data (<?name?>) not supported",
+                                    line: instructions.line, column: instructions.column)
+            }
             if validator != nil {
                 if !validator!.validate(buffer, count: n) || (n == 0 && validator!.isIncomplete) {
                     throw .malformedXML(message: "invalid UTF-8 byte sequence", line: validator!.line,
@@ -106,5 +111,61 @@ final class GuardedInputStream: InputStream {
             bytesDelivered += UInt64(n)
             return n
         }
+    }
+}
+
+/// Finds processing instructions without data (`<?name?>`) outside comments and CDATA sections, chunk by chunk.
+///
+/// libxml2 reports such an instruction with a null data pointer, on which FoundationXML's `XMLParser` crashes
+/// (SIGSEGV in `_NSXMLParserProcessingInstruction`, found by fuzzing), so Meridian refuses the document first.
+/// NUL bytes are skipped, so that UTF-16 and UCS-4 documents are scanned too (XML allows no NUL character).
+struct EmptyProcessingInstructionScanner {
+    private enum State {
+        case text, open, commentOpen(Int), cdataOpen(Int), comment(Int), cdata(Int), name, nameEnd, body, bodyEnd
+    }
+    private var state = State.text
+    /// 1-based line of the last byte scanned (at a refusal: of the instruction's end).
+    private(set) var line = 1
+    /// 1-based byte column of the last byte scanned.
+    private(set) var column = 0
+
+    private static let cdataOpener = Array("<![CDATA[".utf8)
+
+    /// Scans the next chunk; returns `false` when it completes a processing instruction without data.
+    mutating func scan(_ p: UnsafePointer<UInt8>, count: Int) -> Bool {
+        for i in 0..<count {
+            let b = p[i]
+            if b == 0 { continue }
+            if b == 0x0A { line += 1; column = 0 } else { column += 1 }
+            switch state {
+            case .text:
+                if b == UInt8(ascii: "<") { state = .open }
+            case .open:
+                state = b == UInt8(ascii: "?") ? .name : b == UInt8(ascii: "!") ? .commentOpen(2)
+                    : b == UInt8(ascii: "<") ? .open : .text
+            case .commentOpen(let k):
+                if k == 2, b == UInt8(ascii: "[") { state = .cdataOpen(3) }
+                else if b == UInt8(ascii: "-") { state = k == 3 ? .comment(0) : .commentOpen(k + 1) }
+                else { state = b == UInt8(ascii: "<") ? .open : .text }
+            case .cdataOpen(let k):
+                if b == Self.cdataOpener[k] { state = k + 1 == Self.cdataOpener.count ? .cdata(0) : .cdataOpen(k + 1) }
+                else { state = b == UInt8(ascii: "<") ? .open : .text }
+            case .comment(let k):
+                state = b == UInt8(ascii: "-") ? .comment(min(k + 1, 2)) : (b == UInt8(ascii: ">") && k == 2) ? .text : .comment(0)
+            case .cdata(let k):
+                state = b == UInt8(ascii: "]") ? .cdata(min(k + 1, 2)) : (b == UInt8(ascii: ">") && k == 2) ? .text : .cdata(0)
+            case .name:
+                if b == UInt8(ascii: "?") { state = .nameEnd }
+                else if b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A { state = .body }
+            case .nameEnd:
+                if b == UInt8(ascii: ">") { return false }
+                state = b == UInt8(ascii: "?") ? .nameEnd : .name
+            case .body:
+                if b == UInt8(ascii: "?") { state = .bodyEnd }
+            case .bodyEnd:
+                state = b == UInt8(ascii: ">") ? .text : b == UInt8(ascii: "?") ? .bodyEnd : .body
+            }
+        }
+        return true
     }
 }
