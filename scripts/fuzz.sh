@@ -4,7 +4,7 @@
 #   TARGET: kml kmz geojson csv wkt viewer-json (fuzz/Sources/meridian-fuzz/main.swift)
 # Builds in its own scratch path (.build/fuzz) so the normal build is not invalidated. The seed corpus comes from the
 # repository: Tests/Fixtures (KML, KMZ, GeoJSON, CSV files) and fuzz/seeds/TARGET; the growing corpus lives in
-# .build/fuzz/corpus/TARGET (not committed). A crash, leak or timeout (an input taking more than 10 s) fails the
+# .build/fuzz/corpus/TARGET (not committed). A crash, leak or timeout (an input taking more than FUZZ_TIMEOUT) fails the
 # run, leaves the input in .build/fuzz/artifacts/ and must become a regression test (Tests/Fuzz... see docs/fuzzing.md).
 # Environment: FUZZ_NICE (nice level, default 0),
 # FUZZ_CONFIG (debug, the default, quick to build; release: optimised, 2-3x the executions per second, for long
