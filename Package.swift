@@ -11,6 +11,7 @@
 //   MeridianCLI                                 the `meridian` commands (`serve` starts the viewer)
 //   meridian, meridian-bench                    executables: thin shells over MeridianCLI / the benchmark cases
 //   meridian-fuzz                               libFuzzer targets of the readers (scripts/fuzz.sh)
+//   BufferAroundPoints, CreateAndSaveKML        the two ArcGIS samples ported to the API (examples/, tested)
 import PackageDescription
 
 let package = Package(
@@ -19,6 +20,9 @@ let package = Package(
     products: [
         .library(name: "Meridian", targets: ["Meridian"]),
         .executable(name: "meridian", targets: ["meridian"]),
+        // The two ArcGIS samples ported to Meridian's API (examples/; built and run by Tests/python/test_examples.py).
+        .executable(name: "BufferAroundPoints", targets: ["BufferAroundPoints"]),
+        .executable(name: "CreateAndSaveKML", targets: ["CreateAndSaveKML"]),
     ],
     targets: [
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"]), .brew(["geos"])]),
@@ -39,6 +43,8 @@ let package = Package(
         .executableTarget(name: "meridian", dependencies: ["MeridianCLI"]),
         .executableTarget(name: "meridian-bench", dependencies: ["Meridian"], path: "bench/Sources/meridian-bench"),
         // libFuzzer targets for every reader of outside data (scripts/fuzz.sh); a replay tool in the normal build.
+        .executableTarget(name: "BufferAroundPoints", dependencies: ["Meridian"], path: "examples/BufferAroundPoints"),
+        .executableTarget(name: "CreateAndSaveKML", dependencies: ["Meridian"], path: "examples/CreateAndSaveKML"),
         .executableTarget(name: "meridian-fuzz", dependencies: ["Meridian", "MeridianViewer"], path: "fuzz/Sources/meridian-fuzz"),
 
         .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore"]),

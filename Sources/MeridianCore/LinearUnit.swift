@@ -59,23 +59,5 @@ public struct LinearUnit: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    /// The equivalent Foundation unit (a `UnitLength` with the same meters per unit).
-    public var unitLength: UnitLength {
-        UnitLength(symbol: name, converter: UnitConverterLinear(coefficient: metersPerUnit))
-    }
-
-    /// Converts a Foundation measurement to a value in this unit.
-    ///
-    /// The international mile is taken as exactly 1609.344 m: swift-corelibs-foundation (Linux) defines
-    /// `UnitLength.miles` as 1609.34 m, which would make every mile 4 mm (2.5 ppm) short.
-    /// - Parameter measurement: Any length.
-    /// - Returns: The length in this unit.
-    public func value(of measurement: Measurement<UnitLength>) -> Double {
-        let meters = measurement.unit == UnitLength.miles
-            ? measurement.value * LinearUnit.miles.metersPerUnit
-            : measurement.converted(to: .meters).value
-        return meters / metersPerUnit
-    }
-
     public var description: String { name }
 }

@@ -75,13 +75,13 @@ extension GeometryEngine {
     ///   - source: The spatial reference of `original`.
     ///   - target: The spatial reference of `projected`.
     ///   - transformation: The operation that projected them, when one was chosen
-    ///     (``project(_:from:into:using:)``); `nil` for the one PROJ picks. The round trip runs its inverse.
+    ///     (``project(_:from:into:datumTransformation:)``); `nil` for the one PROJ picks. The round trip runs its inverse.
     /// - Returns: The index of the first vertex beyond `maximumProjectedCoordinate` or whose round trip differs by
     ///   more than `projectionRoundTripTolerance`, or nil.
     /// - Throws: `EngineError.projectionFailed` when the inverse cannot be computed at all.
     public static func firstVertexOutsideProjectionDomain(
         _ original: [Coordinate], _ projected: [Coordinate], from source: SpatialReference,
-        into target: SpatialReference, using transformation: DatumTransformation? = nil
+        into target: SpatialReference, datumTransformation transformation: DatumTransformation? = nil
     ) throws(EngineError) -> Int? {
         guard source != target else { return nil }
         // Back with the inverse of the operation that ran forward (another operation differs by meters).

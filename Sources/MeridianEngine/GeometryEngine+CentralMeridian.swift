@@ -50,7 +50,7 @@ extension GeometryEngine {
                 }
                 return .polyline(Polyline(parts: parts, spatialReference: l.spatialReference))
             }
-            return pieces.isEmpty ? g : try union(pieces)
+            return pieces.isEmpty ? g : try union(of: pieces)
         }
     }
 }

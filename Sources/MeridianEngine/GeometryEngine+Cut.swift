@@ -90,7 +90,7 @@ extension GeometryEngine {
             }
             func dissolved(_ parts: [Polygon.Part]) throws(EngineError) -> Geometry {
                 guard !parts.isEmpty else { return .polygon(Polygon(parts: [], spatialReference: sr)) }
-                return try union(parts.map { Polygon(parts: [$0], spatialReference: sr) })
+                return try union(of: parts.map { Polygon(parts: [$0], spatialReference: sr) })
             }
             return [try dissolved(left), try dissolved(right)]
                 + undefined.map { .polygon(Polygon(parts: [$0], spatialReference: sr)) }

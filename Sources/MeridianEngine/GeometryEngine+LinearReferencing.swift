@@ -67,15 +67,11 @@ extension GeometryEngine {
                 continue
             }
             for i in 0..<(part.count - 1) {
-                let (a, b) = (part[i], part[i + 1])
-                let dx = b.x - a.x, dy = b.y - a.y
-                let lengthSquared = dx * dx + dy * dy
-                let raw = lengthSquared > 0 ? ((point.x - a.x) * dx + (point.y - a.y) * dy) / lengthSquared : 0
-                let t = min(1, max(0, raw))
-                let d = hypot(a.x + t * dx - point.x, a.y + t * dy - point.y)
-                let beyond = (i == 0 && raw < 0) || (i == part.count - 2 && raw > 1)
-                if best == nil || d < best!.distance { best = (d, total + t * lengthSquared.squareRoot(), beyond && d > 0) }
-                total += lengthSquared.squareRoot()
+                let s = SegmentProjection(part[i], part[i + 1], point.coordinate)
+                let d = hypot(s.nearest.x - point.x, s.nearest.y - point.y)
+                let beyond = (i == 0 && s.raw < 0) || (i == part.count - 2 && s.raw > 1)
+                if best == nil || d < best!.distance { best = (d, total + s.t * s.length, beyond && d > 0) }
+                total += s.length
             }
         }
         guard let best else { return nil }

@@ -13,7 +13,7 @@ extension GeometryEngine {
     /// geometry counts as no geometry.
     /// - Throws: `EngineError.spatialReferenceMismatch`, `.invalidGeometry`, `.geos`.
     public static func union(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Geometry {
-        try union([a.geometry, b.geometry])
+        try union(of: [a.geometry, b.geometry])
     }
 
     /// The union of any number of geometries in one spatial reference (GEOS's cascaded unary union), with
@@ -21,7 +21,7 @@ extension GeometryEngine {
     /// present are unioned; the others are covered by them in ArcGIS's sense and left out.
     /// - Parameter geometries: At least one geometry.
     /// - Throws: as ``union(_:_:)``; `.badGeometry` for no geometries.
-    public static func union(_ geometries: [some GeometryConvertible]) throws(EngineError) -> Geometry {
+    public static func union(of geometries: [some GeometryConvertible]) throws(EngineError) -> Geometry {
         let gs = geometries.map(\.geometry)
         guard let sr = gs.first?.spatialReference else { throw .badGeometry(.empty("nothing to union")) }
         let context = try GEOSContext()
@@ -119,14 +119,14 @@ extension GeometryEngine {
     /// The planar area in the square of the spatial reference's unit (0 for points and lines).
     /// - Throws: `.geographicCoordinatesRefused` for degree coordinates (use `geodeticArea`), `.invalidGeometry` for
     ///   invalid polygons (a self-intersecting ring's signed parts cancel: a bow tie would measure 0).
-    public static func area(_ geometry: some GeometryConvertible) throws(EngineError) -> Double {
+    public static func area(of geometry: some GeometryConvertible) throws(EngineError) -> Double {
         try measure(geometry, "a planar area", requireValid: true) { GEOSArea_r($0, $1, $2) }
     }
 
     /// The planar length (perimeter for polygons: the length of all rings, holes included) in the spatial
     /// reference's unit. It depends only on the rings, so it is measured even for an invalid polygon.
     /// - Throws: `.geographicCoordinatesRefused` for degree coordinates (use `geodeticLength`).
-    public static func length(_ geometry: some GeometryConvertible) throws(EngineError) -> Double {
+    public static func length(of geometry: some GeometryConvertible) throws(EngineError) -> Double {
         try measure(geometry, "a planar length", requireValid: false) { GEOSLength_r($0, $1, $2) }
     }
 
@@ -134,7 +134,7 @@ extension GeometryEngine {
     /// - Throws: `.spatialReferenceMismatch`, `.geographicCoordinatesRefused` for degree coordinates (use
     ///   `geodeticDistance`), `.badGeometry` for an empty geometry (no distance to nothing; GEOS would say 0),
     ///   `.invalidGeometry` for invalid polygons.
-    public static func distance(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Double {
+    public static func distance(from a: some GeometryConvertible, to b: some GeometryConvertible) throws(EngineError) -> Double {
         let (ga, gb) = (a.geometry, b.geometry)
         try requireSameSpatialReference(ga.spatialReference, gb.spatialReference)
         guard !ga.spatialReference.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar distance") }

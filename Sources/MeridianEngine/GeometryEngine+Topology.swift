@@ -346,7 +346,7 @@ extension GeometryEngine {
 
     /// The result of a type-preserving operation as the input's type (GEOS keeps the type, empty inputs included:
     /// a mismatch would be GEOS breaking its contract, reported rather than trapped).
-    private static func sameType<G: VertexGeometry>(
+    static func sameType<G: VertexGeometry>(
         as input: G, _ operation: String, _ result: Geometry
     ) throws(EngineError) -> G {
         if let typed = G(result) { return typed }
@@ -387,12 +387,7 @@ extension GeometryEngine {
                 continue
             }
             for i in 0..<(part.count - 1) {
-                let (a, b) = (part[i], part[i + 1])
-                let dx = b.x - a.x, dy = b.y - a.y
-                let lengthSquared = dx * dx + dy * dy
-                var t = lengthSquared > 0 ? ((point.x - a.x) * dx + (point.y - a.y) * dy) / lengthSquared : 0
-                t = min(1, max(0, t))
-                let c = t == 0 ? a : t == 1 ? b : Coordinate(x: a.x + t * dx, y: a.y + t * dy)
+                let c = SegmentProjection(part[i], part[i + 1], point.coordinate).nearest
                 consider(c, partIndex: partIndex, pointIndex: i, query: point, into: &best)
             }
         }
@@ -413,6 +408,21 @@ extension GeometryEngine {
             for (i, c) in part.enumerated() { consider(c, partIndex: partIndex, pointIndex: i, query: point, into: &best) }
         }
         return best
+    }
+
+    /// Where a point projects onto the segment from `a` to `b` (planar): the parameter along the segment, unclamped
+    /// (`raw`, < 0 before `a`, > 1 beyond `b`) and clamped (`t`), the nearest location on the segment and its length.
+    struct SegmentProjection {
+        let raw: Double, t: Double, nearest: Coordinate, length: Double
+
+        init(_ a: Coordinate, _ b: Coordinate, _ q: Coordinate) {
+            let dx = b.x - a.x, dy = b.y - a.y
+            let lengthSquared = dx * dx + dy * dy
+            raw = lengthSquared > 0 ? ((q.x - a.x) * dx + (q.y - a.y) * dy) / lengthSquared : 0
+            t = min(1, max(0, raw))
+            nearest = t == 0 ? a : t == 1 ? b : Coordinate(x: a.x + t * dx, y: a.y + t * dy)
+            length = lengthSquared.squareRoot()
+        }
     }
 
     /// The vertex sequences searched by the proximity functions: each point of a multipoint alone, polyline parts,

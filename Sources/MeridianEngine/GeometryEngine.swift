@@ -185,48 +185,42 @@ extension GeometryEngine {
     /// projection is meaningful beyond it.
     public static let maximumBufferDistance = 20_037_508.342789244
 
-    /// Buffers one geometry in its own (projected) spatial reference.
+    /// Buffers one geometry in its own (projected) spatial reference (ArcGIS's `buffer(around:distance:)`).
     /// - Parameters:
     ///   - geometry: A point, multipoint, polyline, polygon or envelope in a projected spatial reference.
-    ///   - distance: The buffer distance in the spatial reference's unit (US survey feet for EPSG:32038).
-    ///     Negative shrinks polygons; zero or negative gives points and lines an empty polygon (as GEOS, JTS and
-    ///     ArcGIS do). Its size in meters must not exceed `maximumBufferDistance`.
+    ///   - distance: The buffer distance, in `distanceUnit` or, when that is `nil`, in the spatial reference's unit
+    ///     (US survey feet for EPSG:32038). Negative shrinks polygons; zero or negative gives points and lines an
+    ///     empty polygon (as GEOS, JTS and ArcGIS do). Its size in meters must not exceed `maximumBufferDistance`.
+    ///   - distanceUnit: The unit of `distance`; `nil` (default) for the spatial reference's own unit, as ArcGIS.
     ///   - parameters: Segments per quarter circle, end caps and joins.
     /// - Returns: The buffer polygon (possibly empty, e.g. a polygon shrunk to nothing).
     /// - Throws: `EngineError.geographicCoordinatesRefused` for degree coordinates (use `geodeticBuffer`),
+    ///   `.spatialReferenceRequired` for a `distanceUnit` with an unspecified spatial reference,
     ///   `.invalidDistance`, `.invalidGeometry` for self-intersecting polygons, `.badGeometry`.
     public static func buffer(
-        around geometry: some GeometryConvertible, distance: Double, parameters: BufferParameters = .default
-    ) throws(EngineError) -> Polygon {
-        try buffer(around: [geometry.geometry], distances: [distance], shouldUnion: false, parameters: parameters)[0]
-    }
-
-    /// Buffers one geometry by a distance in any unit.
-    /// - Parameters:
-    ///   - geometry: A geometry in a projected spatial reference.
-    ///   - distance: The buffer distance, e.g. `Measurement(value: 2, unit: UnitLength.miles)`.
-    ///   - parameters: Segments per quarter circle, end caps and joins.
-    public static func buffer(
-        around geometry: some GeometryConvertible, distance: Measurement<UnitLength>,
+        around geometry: some GeometryConvertible, distance: Double, distanceUnit: LinearUnit? = nil,
         parameters: BufferParameters = .default
     ) throws(EngineError) -> Polygon {
-        let g = geometry.geometry
-        return try buffer(around: g, distance: try nativeDistance(distance, in: g.spatialReference), parameters: parameters)
+        try buffer(around: [geometry.geometry], distances: [distance], distanceUnit: distanceUnit, shouldUnion: false,
+                   parameters: parameters)[0]
     }
 
-    /// Buffers several geometries, one distance each, and returns one polygon per geometry or one unioned polygon.
+    /// Buffers several geometries, one distance each, and returns one polygon per geometry or one unioned polygon
+    /// (ArcGIS's `buffer(around:distances:shouldUnion:)`).
     ///
     /// Distance rule: give exactly one distance per geometry, or a single distance for all of them; any other count
     /// is an error (`distanceCountMismatch`), never silently padded or truncated.
     /// - Parameters:
     ///   - geometries: Geometries in one projected spatial reference.
-    ///   - distances: Distances in that spatial reference's unit (see `buffer(around:distance:parameters:)`).
+    ///   - distances: Distances in `distanceUnit` or, when that is `nil`, in the spatial reference's unit (see
+    ///     `buffer(around:distance:distanceUnit:parameters:)`).
+    ///   - distanceUnit: The unit of `distances`; `nil` (default) for the spatial reference's own unit, as ArcGIS.
     ///   - shouldUnion: `true` to dissolve all buffers into one (multi-part) polygon.
     ///   - parameters: Segments per quarter circle, end caps and joins.
     /// - Returns: `geometries.count` polygons, or one polygon when `shouldUnion` (none when `geometries` is empty).
     public static func buffer(
-        around geometries: [some GeometryConvertible], distances: [Double], shouldUnion: Bool,
-        parameters: BufferParameters = .default
+        around geometries: [some GeometryConvertible], distances: [Double], distanceUnit: LinearUnit? = nil,
+        shouldUnion: Bool, parameters: BufferParameters = .default
     ) throws(EngineError) -> [Polygon] {
         let gs = geometries.map(\.geometry)
         guard let sr = gs.first?.spatialReference else { return [] }
@@ -235,6 +229,14 @@ extension GeometryEngine {
         }
         if let other = gs.first(where: { $0.spatialReference != sr }) {
             throw .spatialReferenceMismatch(sr, other.spatialReference)
+        }
+        var distances = distances
+        if let distanceUnit {
+            if sr.isUnspecified {
+                throw .spatialReferenceRequired(operation: "a buffer distance with a unit (give a plain number, in the coordinates' unit)")
+            }
+            guard let unit = sr.unit, sr.isProjected else { throw .geographicCoordinatesRefused(operation: "a planar buffer") }
+            distances = distances.map { distanceUnit.convert($0, to: unit) }
         }
         guard !sr.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar buffer") }
         guard (1...1000).contains(parameters.segmentsPerQuarterCircle) else {
@@ -271,31 +273,6 @@ extension GeometryEngine {
         result.reserveCapacity(buffers.count)
         for b in buffers { result.append(try context.polygon(b, in: sr)) }
         return result
-    }
-
-    /// Buffers several geometries by distances in any unit; see `buffer(around:distances:shouldUnion:parameters:)`.
-    /// - Parameters:
-    ///   - geometries: Geometries in one projected spatial reference.
-    ///   - distances: One distance for all, or one per geometry.
-    ///   - shouldUnion: `true` to dissolve all buffers into one polygon.
-    ///   - parameters: Segments per quarter circle, end caps and joins.
-    public static func buffer(
-        around geometries: [some GeometryConvertible], distances: [Measurement<UnitLength>], shouldUnion: Bool,
-        parameters: BufferParameters = .default
-    ) throws(EngineError) -> [Polygon] {
-        guard let sr = geometries.first?.geometry.spatialReference else { return [] }
-        var native: [Double] = []
-        for d in distances { native.append(try nativeDistance(d, in: sr)) }
-        return try buffer(around: geometries, distances: native, shouldUnion: shouldUnion, parameters: parameters)
-    }
-
-    /// A length converted to a projected spatial reference's unit.
-    static func nativeDistance(_ distance: Measurement<UnitLength>, in sr: SpatialReference) throws(EngineError) -> Double {
-        if sr.isUnspecified {
-            throw .spatialReferenceRequired(operation: "a buffer distance with a unit (give a plain number, in the coordinates' unit)")
-        }
-        guard let unit = sr.unit, sr.isProjected else { throw .geographicCoordinatesRefused(operation: "a planar buffer") }
-        return unit.value(of: distance)
     }
 
     /// The union of round buffers around points given only as coordinates, for callers that hold the centres and

@@ -64,10 +64,11 @@ enum KMLBridge {
                     throw APIError(500, "the icon \(icon.file) is missing from the viewer's resources")
                 }
                 let href = "files/\(icon.file)"
+                guard let url = URL(string: href) else { throw APIError(500, "the icon path \(href) is not a URL") }
                 resources[href] = png.data
                 let pin = icon.id.hasSuffix("pin")
                 style = KMLStyle(iconStyle: KMLIconStyle(
-                    iconHref: href, scale: 1,
+                    icon: KMLIcon(url: url), scale: 1,
                     hotSpot: KMLHotSpot(x: 0.5, y: pin ? 0 : 0.5, xUnits: .fraction, yUnits: .fraction)))
             case "polyline":
                 guard coordinates.count >= 2 else { throw .unprocessable("placemark \(i): a polyline needs 2 vertices") }
@@ -77,13 +78,13 @@ enum KMLBridge {
                 guard coordinates.count >= 3 else { throw .unprocessable("placemark \(i): a polygon needs 3 vertices") }
                 geometry = .polygon(Polygon(shell: coordinates, spatialReference: .webMercator))
                 style = KMLStyle(polygonStyle: KMLPolygonStyle(
-                    color: try color(p.style?.color, placemark: i), isFilled: true, isOutlined: false))
+                    fillColor: try color(p.style?.color, placemark: i), isFilled: true, isOutlined: false))
             default:
                 throw .unprocessable("placemark \(i): type must be \"point\", \"polyline\" or \"polygon\"")
             }
             let kmlGeometry: KMLGeometry
             do {
-                kmlGeometry = try KMLGeometry(geometry, altitudeMode: .clampToGround,
+                kmlGeometry = try KMLGeometry(geometry: geometry, altitudeMode: .clampToGround,
                                               isTessellated: p.type != "point")
             } catch {
                 throw .unprocessable("placemark \(i): \(error.description)")
@@ -91,9 +92,9 @@ enum KMLBridge {
             counts[p.type, default: 0] += 1
             let title = p.name.flatMap { $0.isEmpty ? nil : String($0.prefix(200)) }
                 ?? "\(p.type.prefix(1).uppercased())\(p.type.dropFirst()) \(counts[p.type] ?? 1)"
-            document.addChild(KMLPlacemark(geometry: kmlGeometry, name: title, style: style))
+            document.addChildNode(KMLPlacemark(geometry: kmlGeometry, name: title, style: style))
         }
-        var dataset = KMLDataset(document: document)
+        var dataset = KMLDataset(rootNode: document)
         dataset.resources = resources
         return dataset
     }
@@ -304,7 +305,7 @@ enum KMLBridge {
             if let width = line.width, width.isFinite { key("lineWidth"); w.number(min(max(width, 0), 50)) }
         }
         if let poly = style?.polygonStyle {
-            if let c = poly.color {
+            if let c = poly.fillColor {
                 key("fillColor"); w.string(c.hexRGB)
                 key("fillOpacity"); w.number(c.opacity)
             }

@@ -345,13 +345,10 @@ public final class ViewerAPI: Sendable {
     func polygons(for job: BufferJob) throws(APIError) -> [Polygon] {
         switch job.mode {
         case .planar:
-            // Miles → the spatial reference's unit with LinearUnit's exact factors (1 mi = 1609.344 m). Not
-            // Measurement<UnitLength>: Foundation's UnitLength.miles is 1609.34 m, 2.5 ppm short.
-            let unit = job.info.spatialReference.unit ?? .meters
+            // Miles → the spatial reference's unit with LinearUnit's exact factors (1 mi = 1609.344 m).
             do {
                 return try GeometryEngine.buffer(
-                    around: job.points, distances: job.radiiMiles.map { LinearUnit.miles.convert($0, to: unit) },
-                    shouldUnion: job.union)
+                    around: job.points, distances: job.radiiMiles, distanceUnit: .miles, shouldUnion: job.union)
             } catch {
                 throw failure(error)
             }
@@ -359,7 +356,7 @@ public final class ViewerAPI: Sendable {
             // Geodesic circles on the ellipsoid, expressed in the job's spatial reference for drawing.
             do {
                 return try GeometryEngine.geodeticBuffer(
-                    around: job.points, distances: job.radiiMiles, unit: .miles, shouldUnion: job.union)
+                    around: job.points, distances: job.radiiMiles, distanceUnit: .miles, shouldUnion: job.union)
             } catch {
                 throw failure(error)
             }
@@ -402,7 +399,7 @@ public final class ViewerAPI: Sendable {
             } catch {
                 throw .unprocessable("cannot build the KML document: \(error.description)")
             }
-            return .attachment(try KMLBridge.kmzData(KMLDataset(document: document)),
+            return .attachment(try KMLBridge.kmzData(KMLDataset(rootNode: document)),
                                contentType: "application/vnd.google-earth.kmz", filename: "buffers.kmz")
         }
     }

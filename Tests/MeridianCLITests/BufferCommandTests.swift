@@ -150,19 +150,19 @@ import Meridian
             if union { args.append("--union") }
             let r = runCommand(args, stdin: csv)
             #expect(r.status == 0, "\(r.stderr)")
-            let dataset = try KMLDataset(contentsOf: out)
+            let dataset = try KMLDataset(url: out)
             let placemarks = dataset.document.allPlacemarks
             #expect(placemarks.count == (union ? 1 : 5) + 5)
             let buffer = try #require(placemarks.first)
             #expect(buffer.styleUrl == "#\(KMLDocument.bufferStyleID)")
             // Yellow at 60% opacity: KML's aabbggrr is 99 00 ff ff (0.6 × 255 = 153 = 0x99).
             let style = try #require(KMLStyleResolver(document: dataset.document).effectiveStyle(for: buffer))
-            #expect(style.polygonStyle?.color?.kmlString == "9900ffff")
+            #expect(style.polygonStyle?.fillColor?.kmlString == "9900ffff")
         }
         // The geodesic buffer writes KML too.
         let g = folder.appendingPathComponent("g.kmz")
         let geodesic = runCommand(["buffer", "--geodesic", "--distance", "50km", "-o", g.path], stdin: csv)
         #expect(geodesic.status == 0, "\(geodesic.stderr)")
-        #expect(try KMLDataset(contentsOf: g).document.allPlacemarks.count == 10)
+        #expect(try KMLDataset(url: g).document.allPlacemarks.count == 10)
     }
 }

@@ -20,12 +20,12 @@ import Testing
                             "--name", "Seed", "--icon", icon.path, "--icon-scale", "1.5", "--line-color", "#00ff0080",
                             "--line-width", "3", "--fill-color", "#ffff00", "--no-outline"])
         #expect(r.status == 0, "\(r.stderr)")
-        let d = try KMLDataset(contentsOf: URL(fileURLWithPath: out))
+        let d = try KMLDataset(url: URL(fileURLWithPath: out))
         #expect(d.document.name == "Seed")
         let placemarks = d.document.allPlacemarks
         #expect(placemarks.map(\.name) == ["Dallas", "Fort Worth", "Abilene", "Lubbock", "Wichita Falls"])
         let style = d.effectiveStyle(for: placemarks[0])
-        #expect(style?.iconStyle?.iconHref == "files/pin.png" && style?.iconStyle?.scale == 1.5)
+        #expect(style?.iconStyle?.icon?.href == "files/pin.png" && style?.iconStyle?.scale == 1.5)
         #expect(style?.lineStyle?.color?.kmlString == "8000ff00" && style?.lineStyle?.width == 3)
         #expect(style?.polygonStyle?.isOutlined == false)
         #expect(d.resources["files/pin.png"] == Data([137, 80, 78, 71]))
@@ -48,7 +48,7 @@ import Testing
         let out = dir.appendingPathComponent("s.kml").path
         let r = runCommand(["kml", "create", "-", "-o", out, "--line-color", "#00ff00"], stdin: geojson)
         #expect(r.status == 0, "\(r.stderr)")
-        let d = try KMLDataset(contentsOf: URL(fileURLWithPath: out))
+        let d = try KMLDataset(url: URL(fileURLWithPath: out))
         let p = d.document.allPlacemarks
         #expect(d.effectiveStyle(for: p[0])?.iconStyle?.color == .red)
         #expect(d.effectiveStyle(for: p[1])?.lineStyle == KMLLineStyle(color: KMLColor(red: 0, green: 0, blue: 255, alpha: 128), width: 4))
@@ -57,7 +57,7 @@ import Testing
         let wkt = runCommand(["kml", "create", "-", "-o", dir.appendingPathComponent("w.kmz").path, "--in-srs", "EPSG:3857"],
                              stdin: "POINT (-13046000 4036000)\nPOLYGON ((0 0, 100000 0, 100000 100000, 0 0))\n")
         #expect(wkt.status == 0, "\(wkt.stderr)")
-        let w = try KMLDataset(contentsOf: dir.appendingPathComponent("w.kmz"))
+        let w = try KMLDataset(url: dir.appendingPathComponent("w.kmz"))
         #expect(w.document.allPlacemarks.map { $0.geometry?.typeName } == ["Point", "Polygon"])
     }
 
@@ -75,14 +75,14 @@ import Testing
 
         let kmz = dir.appendingPathComponent("s.kmz").path, geojson = dir.appendingPathComponent("s.geojson").path
         #expect(runCommand(["kml", "convert", sample, kmz]).status == 0)
-        #expect(try KMLDataset(contentsOf: URL(fileURLWithPath: kmz)).document == KMLDataset(contentsOf: URL(fileURLWithPath: sample)).document)
+        #expect(try KMLDataset(url: URL(fileURLWithPath: kmz)).document == KMLDataset(url: URL(fileURLWithPath: sample)).document)
         let c = runCommand(["kml", "convert", kmz, geojson])
         #expect(c.status == 0, "\(c.stderr)")
         let features = try GeoJSON.decodeFeatures(Data(contentsOf: URL(fileURLWithPath: geojson)))
         #expect(features.count == 20)
         let back = dir.appendingPathComponent("back.kml").path
         #expect(runCommand(["kml", "convert", geojson, back]).status == 0)
-        #expect(try KMLDataset(contentsOf: URL(fileURLWithPath: back)).document.allPlacemarks.count == 20)
+        #expect(try KMLDataset(url: URL(fileURLWithPath: back)).document.allPlacemarks.count == 20)
     }
 
     /// Every command recognises its input by content: a KML document saved as `.xml`, a KMZ saved as `.zip`, GeoJSON
@@ -93,12 +93,12 @@ import Testing
         let sample = fixtures.appendingPathComponent("kml/samples/libkml/kml_kmlsamples.kml")
         let xml = dir.appendingPathComponent("doc.xml"), zip = dir.appendingPathComponent("doc.zip")
         try FileManager.default.copyItem(at: sample, to: xml)
-        let expected = try KMLDataset(contentsOf: sample).document
+        let expected = try KMLDataset(url: sample).document
 
         let toKMZ = runCommand(["kml", "convert", xml.path, dir.appendingPathComponent("a.kmz").path])
         #expect(toKMZ.status == 0, "\(toKMZ.stderr)")
         try FileManager.default.moveItem(at: dir.appendingPathComponent("a.kmz"), to: zip)
-        #expect(try KMLDataset(contentsOf: zip).document == expected)
+        #expect(try KMLDataset(url: zip).document == expected)
         for input in [xml, zip] {
             let geojson = dir.appendingPathComponent("\(input.pathExtension).geojson")
             let c = runCommand(["kml", "convert", input.path, geojson.path])

@@ -26,34 +26,60 @@ import Testing
         let fortWorth = try GeometryEngine.project(Point(latitude: 32.7555, longitude: -97.3308), into: texas)
         let buffers = try GeometryEngine.buffer(
             around: [projected.geometry, fortWorth.geometry],
-            distances: [Measurement(value: 10, unit: UnitLength.miles), Measurement(value: 20, unit: UnitLength.miles)],
-            shouldUnion: true)
-        print(buffers.count, try GeometryEngine.area(buffers[0]) / 27_878_400)   // 1 polygon, area in square miles
+            distances: [10, 20], distanceUnit: .miles, shouldUnion: true)
+        print(buffers.count, try GeometryEngine.area(of: buffers[0]) / 27_878_400)   // 1 polygon, area in square miles
 
         // A geodesic buffer on the ellipsoid, across the antimeridian: split into two parts (RFC 7946).
         let fiji = Point(latitude: -17.7, longitude: 179.9)
         let circle = try GeometryEngine.geodeticBuffer(around: fiji, distance: 100_000, outputSpatialReference: .wgs84)
         print(circle.parts.count)                               // 2
 
+        // A geodesic sector (ArcGIS's names): 90° clockwise from the 50 km axis of a 50 × 20 km ellipse around Dallas.
+        let sector = try GeometryEngine.geodesicSector(parameters: GeodesicSectorParameters<Polygon>(
+            center: dallas, maxSegmentLength: 1_000, sectorAngle: 90, semiAxis1Length: 50_000, semiAxis2Length: 20_000))
+        print(sector.parts.count)                               // 1
+
         // Planar operations under ArcGIS's names (GEOS underneath), also on plain coordinates without a spatial reference.
         let hull = try GeometryEngine.convexHull(for: buffers[0])
         print(try GeometryEngine.isGeometry(projected.geometry, within: hull))   // true
         let drawing = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 4, y: 0), Coordinate(x: 0, y: 3)],
                               spatialReference: .unspecified)   // CAD or local coordinates
-        print(try GeometryEngine.area(drawing))                 // 6.0
+        print(try GeometryEngine.area(of: drawing))                 // 6.0
+
+        // Editing and linear referencing: cut a square by a line (left piece first, as in ArcGIS), find a point 5 along a line.
+        let square = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 2, y: 0), Coordinate(x: 2, y: 2), Coordinate(x: 0, y: 2)],
+                             spatialReference: .unspecified)
+        let cutter = Polyline(parts: [[Coordinate(x: 1, y: -1), Coordinate(x: 1, y: 3)]], spatialReference: .unspecified)
+        let halves = try GeometryEngine.cut(square, usingCutter: cutter)
+        print(try halves.map { try GeometryEngine.area(of: $0) })   // [2.0, 2.0]
+        let walk = Polyline(parts: [[Coordinate(x: 0, y: 0), Coordinate(x: 3, y: 0), Coordinate(x: 3, y: 4)]],
+                            spatialReference: .unspecified)
+        print(try GeometryEngine.point(along: walk, distance: 5)!.y)   // 2.0
+
+        // Choose a datum transformation among those PROJ knows (here a Helmert shift, 10 m accuracy).
+        let nad27 = try SpatialReference(wkid: 4267)
+        let helmert = try GeometryEngine.transformations(from: nad27, to: .wgs84).first { $0.name == "NAD27 to WGS 84 (4)" }!
+        let shifted = try GeometryEngine.project(Point(x: -96.797, y: 32.7767, spatialReference: nad27), into: .wgs84,
+                                                 datumTransformation: helmert)
+        print(shifted.coordinates[0].y)                          // 32.7768550…
 
         // A KML document with a styled placemark, saved as KMZ and read back.
         var document = KMLDocument(name: "Sketch")
-        let style = KMLStyle(polygonStyle: KMLPolygonStyle(color: .yellow, isFilled: true, isOutlined: false))
-        document.addChild(KMLPlacemark(geometry: try KMLGeometry(buffers[0]), name: "Buffers", style: style))
+        let style = KMLStyle(polygonStyle: KMLPolygonStyle(fillColor: .yellow, isFilled: true, isOutlined: false))
+        document.addChildNode(KMLPlacemark(geometry: try KMLGeometry(geometry: buffers[0]), name: "Buffers", style: style))
         let kmz = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-readme.kmz")
         try document.save(to: kmz, overwrite: true)
-        print(try KMLDataset(contentsOf: kmz).document.allPlacemarks.count)   // 1
+        print(try KMLDataset(url: kmz).document.allPlacemarks.count)   // 1
         // README-END
         #expect(inside)
         #expect(circle.parts.count == 2)
-        #expect(try KMLDataset(contentsOf: kmz).document.allPlacemarks.count == 1)
-        return (buffers[0], try GeometryEngine.area(buffers[0]) / 27_878_400)
+        #expect(sector.parts.count == 1)
+        #expect(try halves.map { try GeometryEngine.area(of: $0) } == [2, 2])
+        #expect(try GeometryEngine.point(along: walk, distance: 5)?.coordinate == Coordinate(x: 3, y: 2))
+        // NAD27 to WGS 84 (4): dx = -8, dy = 160, dz = 176 m on Clarke 1866 moves Dallas about 17 m north.
+        #expect(abs((shifted.coordinates[0].y - 32.7767) * 110_900 - 17.5) < 2)
+        #expect(try KMLDataset(url: kmz).document.allPlacemarks.count == 1)
+        return (buffers[0], try GeometryEngine.area(of: buffers[0]) / 27_878_400)
     }
 
     @Test func readmeExampleRunsAndIsPlausible() throws {

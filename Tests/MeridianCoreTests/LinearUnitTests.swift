@@ -16,20 +16,14 @@ struct LinearUnitTests {
 
     /// One international mile in US survey feet is 1609.344 × 3937/1200 = 6335987.328/1200 = 5279.98944 exactly
     /// (decimal; the US survey foot is 2 ppm longer than the international foot); allow 2 ulp of floating-point
-    /// rounding. Foundation on Linux defines a mile as 1609.34 m, which must not leak in: that would give
-    /// 5279.97632…, 0.013 ft short.
+    /// rounding. (Foundation on Linux defines a mile as 1609.34 m, which would give 5279.97632…, 0.013 ft short.)
     @Test func milesInUSSurveyFeet() {
-        let feet = LinearUnit.usSurveyFeet.value(of: Measurement(value: 1, unit: UnitLength.miles))
+        let feet = LinearUnit.miles.convert(1, to: .usSurveyFeet)
         #expect(abs(feet - 5279.98944) <= 2 * 5279.98944.ulp)
-        let hundred = LinearUnit.usSurveyFeet.value(of: Measurement(value: 100, unit: UnitLength.miles))
+        let hundred = LinearUnit.miles.convert(100, to: .usSurveyFeet)
         #expect(abs(hundred - 527_998.944) <= 2 * 527_998.944.ulp)
-        #expect(LinearUnit.meters.value(of: Measurement(value: 3, unit: UnitLength.miles)) == 3 * 1609.344)
-    }
-
-    @Test func otherFoundationUnits() {
-        #expect(LinearUnit.usSurveyFeet.value(of: Measurement(value: 1200, unit: UnitLength.meters)) == 3937)
-        #expect(LinearUnit.meters.value(of: Measurement(value: 1, unit: UnitLength.nauticalMiles)) == 1852)
-        #expect(LinearUnit.feet.value(of: Measurement(value: 1, unit: UnitLength.yards)) == 3)
+        #expect(LinearUnit.miles.convert(3, to: .meters) == 3 * 1609.344)
+        #expect(LinearUnit.meters.convert(1200, to: .usSurveyFeet) == 3937)
     }
 
     /// The two feet differ by 2 ppm: 0.6096 m over 300 international miles.

@@ -34,7 +34,7 @@ struct AnalyticBufferTests {
         #expect(buffer.parts.count == 1 && buffer.parts[0].holes.isEmpty)
         #expect(buffer.vertexCount == 4 * q + 1)  // 4q distinct vertices, ring closed
         let expected = Self.regularPolygonArea(sides: 4 * q, radius: r)
-        let area = try GeometryEngine.area(buffer)
+        let area = try GeometryEngine.area(of: buffer)
         #expect(abs(area - expected) <= 1e-12 * expected, "q=\(q) r=\(r): \(area) vs \(expected)")
         for c in buffer.parts[0].shell {
             #expect(abs(hypot(c.x, c.y) - r) <= 1e-12 * r)
@@ -49,7 +49,7 @@ struct AnalyticBufferTests {
         let r = 100.0
         let buffer = try GeometryEngine.buffer(around: centre, distance: r)  // default q = 16
         let expected = Self.regularPolygonArea(sides: 64, radius: r)
-        #expect(abs(try GeometryEngine.area(buffer) - expected) <= 1e-10 * expected)
+        #expect(abs(try GeometryEngine.area(of: buffer) - expected) <= 1e-10 * expected)
         #expect(BufferParameters.default.segmentsPerQuarterCircle == 16)
         #expect(BufferParameters.default.relativeChordError == 1 - cos(.pi / 64))
     }
@@ -66,7 +66,7 @@ struct AnalyticBufferTests {
         let union = try GeometryEngine.buffer(
             around: [Self.point(0, 0), Self.point(d, 0)], distances: [r], shouldUnion: true, parameters: parameters)
         #expect(union.count == 1)
-        let area = try GeometryEngine.area(union[0])
+        let area = try GeometryEngine.area(of: union[0])
         let upper = Self.discUnionArea(radius: r, separation: d)
         let lower = Self.discUnionArea(radius: r * (1 - parameters.relativeChordError), separation: d)
         #expect(area <= upper * (1 + 1e-12), "q=\(q) d=\(d): \(area) > \(upper)")
@@ -77,7 +77,7 @@ struct AnalyticBufferTests {
             around: [Self.point(0, 0), Self.point(d, 0)], distances: [r], shouldUnion: false, parameters: parameters)
         #expect(separate.count == 2)
         let single = Self.regularPolygonArea(sides: 4 * q, radius: r)
-        for p in separate { #expect(abs(try GeometryEngine.area(p) - single) <= 1e-12 * single) }
+        for p in separate { #expect(abs(try GeometryEngine.area(of: p) - single) <= 1e-12 * single) }
     }
 
     /// A square of side s buffered inwards by d (round joins): the inner offset of a convex polygon has sharp
@@ -94,15 +94,15 @@ struct AnalyticBufferTests {
         for d in [1.0, 10.0, 30.0, 49.0] {
             let shrunk = try GeometryEngine.buffer(around: square, distance: -d, parameters: parameters)
             let expected = (s - 2 * d) * (s - 2 * d)
-            #expect(abs(try GeometryEngine.area(shrunk) - expected) <= 1e-12 * expected, "−\(d)")
+            #expect(abs(try GeometryEngine.area(of: shrunk) - expected) <= 1e-12 * expected, "−\(d)")
             let grown = try GeometryEngine.buffer(around: square, distance: d, parameters: parameters)
             let expectedGrown = s * s + 4 * s * d + Self.regularPolygonArea(sides: 4 * q, radius: d)
-            #expect(abs(try GeometryEngine.area(grown) - expectedGrown) <= 1e-12 * expectedGrown, "+\(d)")
+            #expect(abs(try GeometryEngine.area(of: grown) - expectedGrown) <= 1e-12 * expectedGrown, "+\(d)")
         }
         for d in [50.0, 80.0] {
             let gone = try GeometryEngine.buffer(around: square, distance: -d, parameters: parameters)
             #expect(gone.parts.isEmpty)
-            #expect(try GeometryEngine.area(gone) == 0)
+            #expect(try GeometryEngine.area(of: gone) == 0)
         }
     }
 
@@ -119,7 +119,7 @@ struct AnalyticBufferTests {
             _ = try GeometryEngine.buffer(around: dallas, distance: 1000)
         } throws: { Self.isError($0) { if case .geographicCoordinatesRefused = $0 { true } else { false } } }
         #expect {
-            _ = try GeometryEngine.buffer(around: dallas, distance: Measurement(value: 1, unit: UnitLength.miles))
+            _ = try GeometryEngine.buffer(around: dallas, distance: 1, distanceUnit: .miles)
         } throws: { Self.isError($0) { if case .geographicCoordinatesRefused = $0 { true } else { false } } }
         // The message points to the geodesic alternative.
         #expect(EngineError.geographicCoordinatesRefused(operation: "a planar buffer").description.contains("geodesic"))
@@ -143,7 +143,7 @@ struct AnalyticBufferTests {
         #expect(try GeometryEngine.buffer(around: [Point](), distances: [1], shouldUnion: true).isEmpty)
         // Per-geometry distances really are per geometry: areas follow each radius.
         let areas = try GeometryEngine.buffer(around: points, distances: [1, 2, 3], shouldUnion: false).map {
-            try GeometryEngine.area($0)
+            try GeometryEngine.area(of: $0)
         }
         for (area, r) in zip(areas, [1.0, 2.0, 3.0]) {
             let expected = Self.regularPolygonArea(sides: 64, radius: r)
@@ -185,7 +185,7 @@ struct AnalyticBufferTests {
         let mixed = try GeometryEngine.buffer(
             around: [Self.point(0, 0), Self.point(100, 0)], distances: [0, 10], shouldUnion: true)
         #expect(mixed.count == 1 && mixed[0].parts.count == 1)
-        #expect(abs(try GeometryEngine.area(mixed[0]) - 100 * 4 * 16 * sin(Double.pi / 32) / 2) < 1e-9 * 314)
+        #expect(abs(try GeometryEngine.area(of: mixed[0]) - 100 * 4 * 16 * sin(Double.pi / 32) / 2) < 1e-9 * 314)
     }
 
     @Test(arguments: [Double.nan, .infinity, -.infinity, 2.1e7, -2.1e7])
@@ -216,7 +216,7 @@ struct AnalyticBufferTests {
         // Repaired, it buffers: two triangles of area 25 each.
         let repaired = try GeometryEngine.makeValid(bowtie)
         #expect(try GeometryEngine.invalidityReason(repaired) == nil)
-        #expect(abs(try GeometryEngine.area(repaired) - 50) <= 1e-12 * 50)
+        #expect(abs(try GeometryEngine.area(of: repaired) - 50) <= 1e-12 * 50)
         #expect(throws: Never.self) { _ = try GeometryEngine.buffer(around: repaired, distance: 1) }
     }
 

@@ -17,7 +17,7 @@ struct CutTests {
     static let square = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 10, y: 0), Coordinate(x: 10, y: 10),
                                         Coordinate(x: 0, y: 10)], spatialReference: sr)
 
-    static func area(_ g: Geometry) throws -> Double { try GeometryEngine.area(g) }
+    static func area(_ g: Geometry) throws -> Double { try GeometryEngine.area(of: g) }
 
     /// A cutter going north along x = 4: the west part (area 40) is on its left, the east (60) on its right;
     /// reversed, the two swap.
@@ -54,7 +54,7 @@ struct CutTests {
         #expect(pieces.count == 2)
         #expect(Set(pieces[0].coordinates.map(\.x)) == [0, 5])
         #expect(Set(pieces[1].coordinates.map(\.x)) == [5, 10])
-        #expect(abs(try GeometryEngine.length(pieces[0]) - 5) < 1e-12)
+        #expect(abs(try GeometryEngine.length(of: pieces[0]) - 5) < 1e-12)
     }
 
     @Test func pointsAndMixedSpatialReferencesAreRefused() {

@@ -115,8 +115,8 @@ struct GEOSXMLReferenceTests: GEOSXMLSuite {
             Issue.record("\(place): actual empty \(actualEmpty), expected empty \(expectedEmpty)")
             return false
         }
-        let expectedArea = try GeometryEngine.area(expected)
-        let difference = try GeometryEngine.area(try GeometryEngine.symmetricDifference(actual, expected))
+        let expectedArea = try GeometryEngine.area(of: expected)
+        let difference = try GeometryEngine.area(of: try GeometryEngine.symmetricDifference(actual, expected))
         let areaRatio = difference / expectedArea
         if areaRatio > tally.worstAreaRatio.0 { tally.worstAreaRatio = (areaRatio, place) }
         let hausdorff = try GeometryEngine.hausdorffDistance(Self.boundary(actual), Self.boundary(expected), densifyFraction: 0.25)
@@ -201,8 +201,8 @@ struct GEOSXMLReferenceTests: GEOSXMLSuite {
             let top = nonEmpty.map(Self.dimension).max()!
             let highest = nonEmpty.filter { Self.dimension($0) == top }
             do {
-                let got = if let b { try GeometryEngine.union(a, b) } else { try GeometryEngine.union([a]) }
-                let want = highest.count == 1 ? highest[0] : try GeometryEngine.union(highest)
+                let got = if let b { try GeometryEngine.union(a, b) } else { try GeometryEngine.union(of: [a]) }
+                let want = highest.count == 1 ? highest[0] : try GeometryEngine.union(of: highest)
                 if try exactishMatches(got, want, place: place, tally: &tally) {
                     tally.arcGISSemantics += 1
                 } else {
@@ -218,7 +218,7 @@ struct GEOSXMLReferenceTests: GEOSXMLSuite {
         }
         let actual: Geometry
         do {
-            actual = if let b { try GeometryEngine.union(a, b) } else { try GeometryEngine.union([a]) }
+            actual = if let b { try GeometryEngine.union(a, b) } else { try GeometryEngine.union(of: [a]) }
         } catch .invalidGeometry {
             tally.invalidInput += 1
             return
@@ -254,18 +254,18 @@ struct GEOSXMLReferenceTests: GEOSXMLSuite {
         let (withOutside, outsideFirst) = (try GeometryEngine.union(polygon, outside), try GeometryEngine.union(outside, polygon))
         #expect(withOutside == polygon && outsideFirst == polygon)
         let line = try WKT.decode("LINESTRING (20 0, 30 0)", spatialReference: Self.sr)
-        let three = try GeometryEngine.union([outside, line, polygon, try WKT.decode("POLYGON ((10 0, 12 0, 12 2, 10 2, 10 0))", spatialReference: Self.sr)])
-        let threeArea = try GeometryEngine.area(three)
+        let three = try GeometryEngine.union(of: [outside, line, polygon, try WKT.decode("POLYGON ((10 0, 12 0, 12 2, 10 2, 10 0))", spatialReference: Self.sr)])
+        let threeArea = try GeometryEngine.area(of: three)
         #expect(three.typeName == "Polygon" && abs(threeArea - 104) <= 1e-12 * 104)
         let lineAndPoint = try GeometryEngine.union(line, outside)
         #expect(lineAndPoint == line)
         #expect(performing: { _ = try GeometryEngine.symmetricDifference(polygon, outside) }, throws: isMixed)
         let absorbed = try GeometryEngine.union(polygon, inside)
         #expect(absorbed.typeName == "Polygon")
-        #expect(abs(try GeometryEngine.area(absorbed) - 100) <= 1e-12 * 100)
+        #expect(abs(try GeometryEngine.area(of: absorbed) - 100) <= 1e-12 * 100)
         // Intersection keeps its documented strict semantics: two squares sharing an edge meet in no area.
         let neighbour = try WKT.decode("POLYGON ((10 0, 20 0, 20 10, 10 10, 10 0))", spatialReference: Self.sr)
         let touching = try GeometryEngine.intersection(polygon, neighbour)
-        #expect(try GeometryEngine.area(touching) == 0)
+        #expect(try GeometryEngine.area(of: touching) == 0)
     }
 }

@@ -9,7 +9,7 @@ import Testing
 /// (`Tests/Fixtures/geos_xml/general/Test{Boundary,ConvexHull,ConvexHull-big,Densify,Distance,InteriorPoint,Simple}.xml`)
 /// run through Meridian's public API under ArcGIS's names: `getboundary` → ``GeometryEngine/boundary(of:)``,
 /// `convexhull` → ``GeometryEngine/convexHull(for:)``, `densify` → ``GeometryEngine/densify(_:maxSegmentLength:)``,
-/// `distance` → ``GeometryEngine/distance(_:_:)``, `getInteriorPoint` → ``GeometryEngine/labelPoint(for:)``,
+/// `distance` → ``GeometryEngine/distance(from:to:)``, `getInteriorPoint` → ``GeometryEngine/labelPoint(for:)``,
 /// `isSimple` → ``GeometryEngine/isSimple(_:)``.
 ///
 /// Matchers: geometries with the exact-ish matcher of `GEOSXMLSuite` (empty matches empty, whatever its type);
@@ -30,7 +30,7 @@ import Testing
 /// 1e-16 tolerance) must throw.
 ///
 /// ArcGIS semantics, documented on the operations and counted here as such (never as matches):
-/// - `distance(_:_:)` refuses an empty geometry (no distance to nothing); GEOS answers 0.
+/// - `distance(from:to:)` refuses an empty geometry (no distance to nothing); GEOS answers 0.
 /// - `labelPoint(for:)` takes a polygon (ArcGIS: polygons and envelopes only): interior points of points and
 ///   lines are skipped with that reason.
 /// - `isSimple(_:)` of a polygon is ArcGIS's "topologically simple" (valid rings, correct nesting), which is
@@ -98,12 +98,12 @@ struct GEOSXMLUnaryOperationTests: GEOSXMLSuite {
                 }
                 let expected = try #require(Double(expectedText))
                 if Self.isEmpty(a) || Self.isEmpty(b) {
-                    #expect(throws: EngineError.self, "\(place)") { _ = try GeometryEngine.distance(a, b) }
+                    #expect(throws: EngineError.self, "\(place)") { _ = try GeometryEngine.distance(from: a, to: b) }
                     #expect(expected == 0, "\(place)")
                     tally.arcGISSemantics += 1
                     return
                 }
-                let got = try GeometryEngine.distance(a, b)
+                let got = try GeometryEngine.distance(from: a, to: b)
                 record(abs(got - expected) <= 1e-12 * max(1, expected), "\(got) vs \(expected)", place, &tally)
             case "issimple":
                 let expected = expectedText.lowercased() == "true"

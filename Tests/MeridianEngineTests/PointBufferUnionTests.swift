@@ -22,7 +22,7 @@ private func summary(_ p: Polygon) -> Summary {
 /// GEOS's own answer: a GEOS buffer per point, then GEOS's cascaded union.
 private func geosUnion(_ points: [Point], _ distances: [Double]) throws -> Polygon {
     let buffers = try GeometryEngine.buffer(around: points, distances: distances, shouldUnion: false)
-    guard case .polygon(let p) = try GeometryEngine.union(buffers) else {
+    guard case .polygon(let p) = try GeometryEngine.union(of: buffers) else {
         Issue.record("GEOS union is not a polygon")
         return Polygon(parts: [], spatialReference: planar)
     }
@@ -41,7 +41,7 @@ private func checkAgainstGEOS(
         viaBuffer == fast.polygon, "\(label): buffer(shouldUnion:) must return the same polygon",
         sourceLocation: sourceLocation)
     let reference = try geosUnion(points, distances)
-    let a = try GeometryEngine.area(fast.polygon), b = try GeometryEngine.area(reference)
+    let a = try GeometryEngine.area(of: fast.polygon), b = try GeometryEngine.area(of: reference)
     #expect(abs(a - b) <= 1e-9 * b, "\(label): area \(a) vs GEOS \(b)", sourceLocation: sourceLocation)
     #expect(
         summary(fast.polygon) == summary(reference), "\(label): counts differ from GEOS",
@@ -111,11 +111,11 @@ struct PointBufferUnionTests {
         let buffers = try GeometryEngine.buffer(
             around: points, distances: [radius], shouldUnion: false,
             parameters: parameters)
-        guard case .polygon(let reference) = try GeometryEngine.union(buffers) else {
+        guard case .polygon(let reference) = try GeometryEngine.union(of: buffers) else {
             Issue.record("GEOS union is not a polygon")
             return
         }
-        let a = try GeometryEngine.area(fast.polygon), b = try GeometryEngine.area(reference)
+        let a = try GeometryEngine.area(of: fast.polygon), b = try GeometryEngine.area(of: reference)
         #expect(abs(a - b) <= 1e-9 * b, "seed \(seed) q \(q): area \(a) vs GEOS \(b)")
         #expect(summary(fast.polygon) == summary(reference), "seed \(seed) q \(q)")
         #expect(try GeometryEngine.invalidityReason(fast.polygon) == nil)
@@ -269,12 +269,12 @@ struct PointBufferUnionTests {
         #expect(result.count == 1)
         let separate = try GeometryEngine.buffer(
             around: [line.geometry, p.geometry], distances: [2], shouldUnion: false)
-        let reference = try GeometryEngine.area(try GeometryEngine.union(separate))
-        #expect(abs(try GeometryEngine.area(result[0]) - reference) <= 1e-9 * reference)
+        let reference = try GeometryEngine.area(of: try GeometryEngine.union(of: separate))
+        #expect(abs(try GeometryEngine.area(of: result[0]) - reference) <= 1e-9 * reference)
         let square = try GeometryEngine.buffer(
             around: [p, Point(x: 6, y: 1, spatialReference: planar)], distances: [1], shouldUnion: true,
             parameters: BufferParameters(endCapStyle: .square))
-        #expect(abs(try GeometryEngine.area(square[0]) - 6) < 1e-9)
+        #expect(abs(try GeometryEngine.area(of: square[0]) - 6) < 1e-9)
         // Multipoints take the fast path too.
         let mp = Multipoint([Coordinate(x: 0, y: 0), Coordinate(x: 3, y: 0)], spatialReference: planar)
         try checkAgainstGEOS(

@@ -37,7 +37,7 @@ struct SeedScenarioTests {
         let (sr, points) = try Self.projectedTaps()
         #expect(sr.unit?.metersPerUnit == 1200.0 / 3937.0)
         let buffers = try GeometryEngine.buffer(
-            around: points, distances: [Measurement(value: miles, unit: UnitLength.miles)], shouldUnion: false)
+            around: points, distances: [miles], distanceUnit: .miles, shouldUnion: false)
         #expect(buffers.count == points.count)
         let radius = miles * Self.usFeetPerMile
         for (buffer, centre) in zip(buffers, points) {
@@ -49,7 +49,7 @@ struct SeedScenarioTests {
             }
             // Area of the regular 64-gon (see AnalyticBufferTests); relative rounding bound 2ε|c|/r < 1e-9.
             let expected = 32 * radius * radius * sin(2 * .pi / 64)
-            #expect(abs(try GeometryEngine.area(buffer) - expected) <= 1e-9 * expected)
+            #expect(abs(try GeometryEngine.area(of: buffer) - expected) <= 1e-9 * expected)
         }
     }
 
@@ -60,25 +60,25 @@ struct SeedScenarioTests {
     @Test func unionedBuffers() throws {
         let (_, points) = try Self.projectedTaps()
         let ten = try GeometryEngine.buffer(
-            around: points, distances: [Measurement(value: 10, unit: UnitLength.miles)], shouldUnion: true)
+            around: points, distances: [10], distanceUnit: .miles, shouldUnion: true)
         #expect(ten.count == 1 && ten[0].parts.count == 3)
         let twenty = try GeometryEngine.buffer(
-            around: points, distances: [Measurement(value: 20, unit: UnitLength.miles)], shouldUnion: true)
+            around: points, distances: [20], distanceUnit: .miles, shouldUnion: true)
         #expect(twenty.count == 1 && twenty[0].parts.count == 1)
         let separate = try GeometryEngine.buffer(
-            around: points, distances: [Measurement(value: 20, unit: UnitLength.miles)], shouldUnion: false)
-        let areas = try separate.map { try GeometryEngine.area($0) }
-        let unionArea = try GeometryEngine.area(twenty[0])
+            around: points, distances: [20], distanceUnit: .miles, shouldUnion: false)
+        let areas = try separate.map { try GeometryEngine.area(of: $0) }
+        let unionArea = try GeometryEngine.area(of: twenty[0])
         #expect(unionArea < areas.reduce(0, +))
         #expect(unionArea > areas.max()!)
         var inclusionExclusion = areas.reduce(0, +)
         for i in 0..<3 {
             for j in (i + 1)..<3 {
-                inclusionExclusion -= try GeometryEngine.area(try GeometryEngine.intersection(separate[i], separate[j]))
+                inclusionExclusion -= try GeometryEngine.area(of: try GeometryEngine.intersection(separate[i], separate[j]))
             }
         }
         let triple = try GeometryEngine.intersection(try GeometryEngine.intersection(separate[0], separate[1]), separate[2])
-        inclusionExclusion += try GeometryEngine.area(triple)
+        inclusionExclusion += try GeometryEngine.area(of: triple)
         #expect(abs(unionArea - inclusionExclusion) <= 1e-9 * unionArea)
         // Every tap is inside the union.
         for p in points { #expect(try GeometryEngine.doesGeometry(twenty[0], contain: p)) }
@@ -89,7 +89,7 @@ struct SeedScenarioTests {
         let (_, points) = try Self.projectedTaps()
         let miles = [1.0, 5.0, 50.0]
         let buffers = try GeometryEngine.buffer(
-            around: points, distances: miles.map { Measurement(value: $0, unit: UnitLength.miles) }, shouldUnion: false)
+            around: points, distances: miles, distanceUnit: .miles, shouldUnion: false)
         for ((buffer, centre), m) in zip(zip(buffers, points), miles) {
             let far = buffer.parts[0].shell.map { hypot($0.x - centre.x, $0.y - centre.y) }.max() ?? 0
             #expect(abs(far - m * Self.usFeetPerMile) <= 1e-6 * m)

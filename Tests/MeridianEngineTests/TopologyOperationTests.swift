@@ -43,12 +43,12 @@ struct TopologyOperationTests {
         let a = Self.square(0, 0, 2, 2)
         let overlap = try GeometryEngine.intersections(a, Self.square(1, 1, 3, 3))
         #expect(overlap.count == 1)
-        if case .polygon(let p)? = overlap.first { #expect(abs(try GeometryEngine.area(p) - 1) < 1e-12) } else {
+        if case .polygon(let p)? = overlap.first { #expect(abs(try GeometryEngine.area(of: p) - 1) < 1e-12) } else {
             Issue.record("overlap: \(overlap)")
         }
         let edge = try GeometryEngine.intersections(a, Self.square(2, 0, 3, 2))
         #expect(edge.count == 1)
-        if case .polyline(let l)? = edge.first { #expect(abs(try GeometryEngine.length(l) - 2) < 1e-12) } else {
+        if case .polyline(let l)? = edge.first { #expect(abs(try GeometryEngine.length(of: l) - 2) < 1e-12) } else {
             Issue.record("edge: \(edge)")
         }
         let corner = try GeometryEngine.intersections(a, Self.square(2, 2, 3, 3))
@@ -60,16 +60,16 @@ struct TopologyOperationTests {
         let mixed = try GeometryEngine.intersections(
             Self.line([(-1, 1), (5, 1)]), Self.square(0, 0, 2, 2))
         #expect(mixed.count == 1)
-        if case .polyline(let l)? = mixed.first { #expect(abs(try GeometryEngine.length(l) - 2) < 1e-12) }
+        if case .polyline(let l)? = mixed.first { #expect(abs(try GeometryEngine.length(of: l) - 2) < 1e-12) }
         #expect(try GeometryEngine.intersections(a, Self.square(5, 5, 6, 6)).isEmpty)
     }
 
     @Test func clipKeepsWhatIsInsideTheEnvelope() throws {
         let box = Envelope(xMin: 1, yMin: 1, xMax: 2, yMax: 3, spatialReference: Self.sr)
         let polygon = try GeometryEngine.clip(Self.square(0, 0, 4, 4), to: box)
-        #expect(abs(try GeometryEngine.area(polygon) - 2) < 1e-12)
+        #expect(abs(try GeometryEngine.area(of: polygon) - 2) < 1e-12)
         let line = try GeometryEngine.clip(Self.line([(-1, 2), (5, 2)]), to: box)
-        #expect(abs(try GeometryEngine.length(line) - 1) < 1e-12)
+        #expect(abs(try GeometryEngine.length(of: line) - 1) < 1e-12)
         #expect(try GeometryEngine.clip(Self.point(9, 9), to: box).coordinates.isEmpty)
         #expect(try GeometryEngine.clip(Self.point(1.5, 2), to: box).coordinates == [Coordinate(x: 1.5, y: 2)])
         #expect(throws: EngineError.self) {
@@ -82,12 +82,12 @@ struct TopologyOperationTests {
     @Test func convexHullOfPointsLinesAndNothing() throws {
         let corners = Multipoint([Coordinate(x: 0, y: 0), Coordinate(x: 4, y: 0), Coordinate(x: 4, y: 3),
                                   Coordinate(x: 0, y: 3), Coordinate(x: 1, y: 1)], spatialReference: Self.sr)
-        #expect(abs(try GeometryEngine.area(try GeometryEngine.convexHull(for: corners)) - 12) < 1e-12)
+        #expect(abs(try GeometryEngine.area(of: try GeometryEngine.convexHull(for: corners)) - 12) < 1e-12)
         guard case .polyline(let l) = try GeometryEngine.convexHull(for: Self.line([(0, 0), (1, 1), (3, 3)])) else {
             Issue.record("collinear vertices should give a line")
             return
         }
-        #expect(abs(try GeometryEngine.length(l) - 3 * 2.0.squareRoot()) < 1e-12)
+        #expect(abs(try GeometryEngine.length(of: l) - 3 * 2.0.squareRoot()) < 1e-12)
         guard case .point = try GeometryEngine.convexHull(for: Self.point(1, 2)) else {
             Issue.record("one point should give a point")
             return
@@ -98,13 +98,13 @@ struct TopologyOperationTests {
         let merged = try GeometryEngine.convexHull(for: [Self.square(0, 0, 1, 1).geometry, Self.square(3, 0, 4, 1).geometry],
                                                    shouldMerge: true)
         #expect(merged.count == 1)
-        #expect(abs(try GeometryEngine.area(merged[0]) - 4) < 1e-12)
+        #expect(abs(try GeometryEngine.area(of: merged[0]) - 4) < 1e-12)
         // Nothing has an empty hull (as in GEOS); empty geometries add nothing to a merged hull.
         let none = try GeometryEngine.convexHull(for: Multipoint([], spatialReference: Self.sr))
         #expect(none.coordinates.isEmpty && none.typeName == "Polygon" && none.spatialReference == Self.sr)
         let withEmpty = try GeometryEngine.convexHull(
             for: [Self.square(0, 0, 1, 1).geometry, .multipoint(Multipoint([], spatialReference: Self.sr))], shouldMerge: true)
-        #expect(abs(try GeometryEngine.area(withEmpty[0]) - 1) < 1e-12)
+        #expect(abs(try GeometryEngine.area(of: withEmpty[0]) - 1) < 1e-12)
         let each = try GeometryEngine.convexHull(
             for: [Self.square(0, 0, 1, 1).geometry, .multipoint(Multipoint([], spatialReference: Self.sr))], shouldMerge: false)
         #expect(each.count == 2 && each[1].coordinates.isEmpty)
@@ -113,7 +113,7 @@ struct TopologyOperationTests {
     @Test func boundaryFollowsTheOGCRule() throws {
         let rings = try GeometryEngine.boundary(of: Self.square(0, 0, 2, 1))
         guard case .polyline(let outline) = rings else { Issue.record("polygon boundary: \(rings)"); return }
-        #expect(abs(try GeometryEngine.length(outline) - 6) < 1e-12)
+        #expect(abs(try GeometryEngine.length(of: outline) - 6) < 1e-12)
         guard case .multipoint(let ends) = try GeometryEngine.boundary(of: Self.line([(0, 0), (1, 0), (1, 1)])) else {
             Issue.record("line boundary should be points")
             return
@@ -143,7 +143,7 @@ struct TopologyOperationTests {
         #expect(l.parts[0].map(\.x) == [0, 2.5, 5, 7.5, 10])
         let square = try GeometryEngine.densify(Self.square(0, 0, 10, 10), maxSegmentLength: 3)
         #expect(square.vertexCount == 4 * 4 + 1)
-        #expect(abs(try GeometryEngine.area(square) - 100) < 1e-12)
+        #expect(abs(try GeometryEngine.area(of: square) - 100) < 1e-12)
         #expect(try GeometryEngine.densify(Self.point(1, 1), maxSegmentLength: 1) == Self.point(1, 1))
         for bad in [0.0, -1, .nan, .infinity] {
             #expect(throws: EngineError.self) { _ = try GeometryEngine.densify(Self.line([(0, 0), (1, 0)]), maxSegmentLength: bad) }
@@ -174,7 +174,7 @@ struct TopologyOperationTests {
         let p = try GeometryEngine.simplify(bowTie)
         #expect(try GeometryEngine.isSimple(p))
         #expect(p.parts.count == 2)
-        #expect(abs(try GeometryEngine.area(p) - 2) < 1e-12)
+        #expect(abs(try GeometryEngine.area(of: p) - 2) < 1e-12)
         let repeated = Self.line([(0, 0), (0, 0), (1, 0), (1, 0), (2, 0)])
         #expect(try GeometryEngine.simplify(repeated).parts.map(\.count) == [3])
         let points = Multipoint([Coordinate(x: 1, y: 1), Coordinate(x: 2, y: 2), Coordinate(x: 1, y: 1)], spatialReference: Self.sr)
@@ -208,13 +208,13 @@ struct TopologyOperationTests {
     @Test func offsetOfAPolygonGrowsOrShrinksIt() throws {
         let square = Self.square(0, 0, 10, 10)
         let grown: Polygon = try GeometryEngine.offset(square, byDistance: 1, offsetType: .mitered, flattenError: 0.01)
-        let mitred = try GeometryEngine.area(grown)
+        let mitred = try GeometryEngine.area(of: grown)
         #expect(abs(mitred - 144) < 1e-9)
-        let bevelled = try GeometryEngine.area(try GeometryEngine.offset(square, byDistance: 1, offsetType: .bevelled, flattenError: 0.01))
+        let bevelled = try GeometryEngine.area(of: try GeometryEngine.offset(square, byDistance: 1, offsetType: .bevelled, flattenError: 0.01))
         #expect(abs(bevelled - 142) < 1e-9)
-        let rounded = try GeometryEngine.area(try GeometryEngine.offset(square, byDistance: 1, offsetType: .rounded, flattenError: 0.01))
+        let rounded = try GeometryEngine.area(of: try GeometryEngine.offset(square, byDistance: 1, offsetType: .rounded, flattenError: 0.01))
         #expect(rounded <= 140 + .pi + 1e-9 && rounded >= 140 + .pi * 0.99 * 0.99, "\(rounded)")
-        let shrunk = try GeometryEngine.area(try GeometryEngine.offset(square, byDistance: -1, offsetType: .mitered, flattenError: 0.01))
+        let shrunk = try GeometryEngine.area(of: try GeometryEngine.offset(square, byDistance: -1, offsetType: .mitered, flattenError: 0.01))
         #expect(abs(shrunk - 64) < 1e-9)
     }
 
@@ -266,12 +266,12 @@ struct TopologyOperationTests {
         let dense: Polygon = try GeometryEngine.densify(holed, maxSegmentLength: 1)
         #expect(dense.parts[0].shell.count == 4 * 4 + 1)
         #expect(dense.parts[0].holes.map(\.count) == [5])
-        #expect(abs(try GeometryEngine.area(dense) - 15) < 1e-12)
+        #expect(abs(try GeometryEngine.area(of: dense) - 15) < 1e-12)
         let dented = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 2, y: 0.01), Coordinate(x: 4, y: 0),
                                      Coordinate(x: 4, y: 4), Coordinate(x: 0, y: 4)], spatialReference: Self.sr)
         let plain: Polygon = try GeometryEngine.generalize(dented, maxDeviation: 0.1, removeDegenerateParts: true)
         #expect(plain.vertexCount == 5)
-        #expect(abs(try GeometryEngine.area(plain) - 16) < 1e-12)
+        #expect(abs(try GeometryEngine.area(of: plain) - 16) < 1e-12)
         let repeated = Multipoint([Coordinate(x: 1, y: 1), Coordinate(x: 1, y: 1)], spatialReference: Self.sr)
         let once: Multipoint = try GeometryEngine.simplify(repeated)
         #expect(once.coordinates == [Coordinate(x: 1, y: 1)])
@@ -296,11 +296,11 @@ struct TopologyOperationTests {
         #expect(turned.parts[0].shell.count == 5)
         for (v, e) in zip(turned.parts[0].shell, expected) { #expect(abs(v.x - e.0) < 1e-15 && abs(v.y - e.1) < 1e-15) }
         let big: Polygon = GeometryEngine.scale(box, factorX: 2, factorY: 2)
-        #expect(abs(try GeometryEngine.area(big) - 8) < 1e-12)
+        #expect(abs(try GeometryEngine.area(of: big) - 8) < 1e-12)
         let dense: Polygon = try GeometryEngine.densify(box, maxSegmentLength: 0.5)
         #expect(dense.vertexCount == 13)
         let simple: Polygon = try GeometryEngine.simplify(box)
-        #expect(abs(try GeometryEngine.area(simple) - 2) < 1e-12)
+        #expect(abs(try GeometryEngine.area(of: simple) - 2) < 1e-12)
         #expect(GeometryEngine.move(Geometry.envelope(box), deltaX: 1, deltaY: 1).envelope
             == Envelope(xMin: 1, yMin: 1, xMax: 3, yMax: 2, spatialReference: Self.sr))
         #expect(GeometryEngine.rotate(Geometry.envelope(box), by: 90, around: Self.point(0, 0)).polygon == turned)
@@ -315,10 +315,10 @@ struct TopologyOperationTests {
         #expect(abs(c.x) < 1e-15 && abs(c.y - 1) < 1e-15)
         let square = Self.square(0, 0, 2, 2)
         let big = GeometryEngine.scale(square, factorX: 2, factorY: 2)
-        #expect(abs(try GeometryEngine.area(big) - 16) < 1e-12)
+        #expect(abs(try GeometryEngine.area(of: big) - 16) < 1e-12)
         #expect(big.geometry.extent?.center == Coordinate(x: 1, y: 1))
         let rotated = GeometryEngine.rotate(square, by: 30)
-        #expect(abs(try GeometryEngine.area(rotated) - 4) < 1e-12)
+        #expect(abs(try GeometryEngine.area(of: rotated) - 4) < 1e-12)
         let mirrored = GeometryEngine.scale(Self.point(3, 1), factorX: -1, factorY: 1, relativeTo: Self.point(0, 0))
         #expect(mirrored.coordinate == Coordinate(x: -3, y: 1))
         let box = Envelope(xMin: 0, yMin: 0, xMax: 1, yMax: 1, spatialReference: Self.sr)

@@ -13,7 +13,7 @@ import MeridianCore
         let budget = WorkBudget(seconds: 0)
         #expect(throws: EngineError.interrupted("the work took longer than its budget of 0.0 s")) {
             try budget.run {
-                try GeometryEngine.geodeticBuffer(around: Self.points, distances: [50], unit: .miles, shouldUnion: true)
+                try GeometryEngine.geodeticBuffer(around: Self.points, distances: [50], distanceUnit: .miles, shouldUnion: true)
             }
         }
     }
@@ -22,15 +22,15 @@ import MeridianCore
         let budget = WorkBudget(seconds: 60, isCancelled: { true })
         #expect(throws: EngineError.interrupted("the work was cancelled")) {
             try budget.run {
-                try GeometryEngine.geodeticBuffer(around: Self.points, distances: [50], unit: .miles, shouldUnion: false)
+                try GeometryEngine.geodeticBuffer(around: Self.points, distances: [50], distanceUnit: .miles, shouldUnion: false)
             }
         }
     }
 
     @Test func aGenerousBudgetAndNoBudgetGiveTheSameResult() throws {
-        let free = try GeometryEngine.geodeticBuffer(around: Self.points, distances: [50], unit: .miles, shouldUnion: true)
+        let free = try GeometryEngine.geodeticBuffer(around: Self.points, distances: [50], distanceUnit: .miles, shouldUnion: true)
         let budgeted = try WorkBudget(seconds: 600).run {
-            try GeometryEngine.geodeticBuffer(around: Self.points, distances: [50], unit: .miles, shouldUnion: true)
+            try GeometryEngine.geodeticBuffer(around: Self.points, distances: [50], distanceUnit: .miles, shouldUnion: true)
         }
         #expect(free == budgeted)
         #expect(WorkBudget.current == nil)

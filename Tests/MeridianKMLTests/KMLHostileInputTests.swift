@@ -24,7 +24,7 @@ import Testing
     @Test func billionLaughsIsRefusedBeforeParsing() throws {
         let start = Date()
         #expect(throws: KMLError.entityDeclarationsRefused(line: 9)) {
-            try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("libkml/kml_billion.kml"))
+            try KMLDataset(url: TestSupport.samples.appendingPathComponent("libkml/kml_billion.kml"))
         }
         #expect(Date().timeIntervalSince(start) < 60)  // anti-hang only: refused before parsing, not timed
         // Also through the streaming reader.
@@ -96,7 +96,7 @@ import Testing
 
     @Test func truncatedAndMalformedXMLReportLineAndColumn() throws {
         #expect(throws: KMLError.malformedXML(message: "unexpected end of the document (truncated file?)", line: 35, column: 1)) {
-            try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("gdal_autotest/truncated.kml"))
+            try KMLDataset(url: TestSupport.samples.appendingPathComponent("gdal_autotest/truncated.kml"))
         }
         do {
             _ = try Self.read("<kml>\n  <Placemark>\n    <name>x</nam>\n</kml>")
@@ -120,7 +120,7 @@ import Testing
         let text = "<kml><Placemark>" + String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth) + "</Placemark></kml>"
         Self.expectError(text, Self.malformed)
         // Deep but legal nesting of folders works (100 levels, as libkml's sample).
-        let d = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("libkml/kml_100_nested_folders.kml"))
+        let d = try KMLDataset(url: TestSupport.samples.appendingPathComponent("libkml/kml_100_nested_folders.kml"))
         #expect(d.document.folderCount == 100)
     }
 
@@ -159,7 +159,7 @@ import Testing
         let evil = Data("<kml xmlns=\"http://www.opengis.net/kml/2.2\"><Placemark><name>evil</name></Placemark></kml>".utf8)
         let url = try Self.kmz([("../evil.kml", evil), ("/abs/evil.kml", evil), ("a/../../evil.png", Data([1])),
                                 ("C:\\evil.kml", evil), ("ok/doc.kml", Self.smallKML), ("files/icon.png", Data([1, 2]))], in: dir)
-        let d = try KMLDataset(contentsOf: url)
+        let d = try KMLDataset(url: url)
         #expect(d.document.allPlacemarks.map(\.name) == ["safe"])
         #expect(d.warnings.filter { $0.contains("unsafe path") }.count == 4)
         #expect(Set(d.resources.keys) == ["files/icon.png"])
@@ -168,7 +168,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.deletingLastPathComponent().appendingPathComponent("evil.kml").path))
         // Only unsafe KML entries: no KML at all.
         let onlyEvil = try Self.kmz([("../doc.kml", evil)], in: dir, name: "evil.kmz")
-        #expect(throws: KMLError.self) { try KMLDataset(contentsOf: onlyEvil) }
+        #expect(throws: KMLError.self) { try KMLDataset(url: onlyEvil) }
         #expect(ZipArchive.isSafe("a/b/c.kml") && !ZipArchive.isSafe("a/../../b") && !ZipArchive.isSafe("\\\\server\\x"))
     }
 
@@ -181,17 +181,17 @@ import Testing
         big.append(Data("</name></Placemark></kml>".utf8))
         let url = try Self.kmz([("doc.kml", big)], in: dir)
         let limits = KMZLimits(maximumCompressionRatio: 100)
-        #expect(throws: KMLError.self) { try KMLDataset(contentsOf: url, limits: limits) }
-        do { _ = try KMLDataset(contentsOf: url, limits: limits) } catch {
+        #expect(throws: KMLError.self) { try KMLDataset(url: url, limits: limits) }
+        do { _ = try KMLDataset(url: url, limits: limits) } catch {
             if case .compressionRatioExceeded(let entry, let ratio, _) = error { #expect(entry == "doc.kml" && ratio > 100) }
             else { Issue.record("\(error)") }
         }
         #expect(throws: KMLError.entryTooLarge(entry: "doc.kml", bytes: UInt64(big.count), limit: 1 << 20)) {
-            try KMLDataset(contentsOf: url, limits: KMZLimits(maximumKMLBytes: 1 << 20))
+            try KMLDataset(url: url, limits: KMZLimits(maximumKMLBytes: 1 << 20))
         }
         // Resources too.
         let withIcon = try Self.kmz([("doc.kml", Self.smallKML), ("files/bomb.png", Data(repeating: 0, count: 4 << 20))], in: dir, name: "r.kmz")
-        #expect(throws: KMLError.self) { try KMLDataset(contentsOf: withIcon, limits: KMZLimits(maximumResourceBytes: 1 << 20)) }
+        #expect(throws: KMLError.self) { try KMLDataset(url: withIcon, limits: KMZLimits(maximumResourceBytes: 1 << 20)) }
 
         // An archive lying about the uncompressed size: patch the sizes in both headers to 100 bytes.
         var bytes = [UInt8](try Data(contentsOf: url))
@@ -209,7 +209,7 @@ import Testing
         let liar = dir.appendingPathComponent("liar.kmz")
         try Data(bytes).write(to: liar)
         let start = Date()
-        #expect(throws: KMLError.self) { try KMLDataset(contentsOf: liar) }
+        #expect(throws: KMLError.self) { try KMLDataset(url: liar) }
         #expect(Date().timeIntervalSince(start) < 60)  // anti-hang only
     }
 
@@ -222,19 +222,19 @@ import Testing
                              ("pk.kmz", Data([0x50, 0x4B, 0x03, 0x04, 0, 0, 0])), ("empty.kmz", Data())] {
             let url = dir.appendingPathComponent(name)
             try data.write(to: url)
-            do { _ = try KMLDataset(contentsOf: url); Issue.record("\(name) read") } catch {
+            do { _ = try KMLDataset(url: url); Issue.record("\(name) read") } catch {
                 #expect(isCorrupt(error), "\(name): \(error)")
             }
         }
         #expect(throws: KMLError.noKMLInArchive(path: TestSupport.samples.appendingPathComponent("libkml/kmz_nokml.kmz").path,
                                                  entries: ["hi.txt", "foo/", "foo/bar/", "foo/bar/bar.txt", "foo/foo.txt"])) {
-            try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("libkml/kmz_nokml.kmz"))
+            try KMLDataset(url: TestSupport.samples.appendingPathComponent("libkml/kmz_nokml.kmz"))
         }
         #expect(throws: KMLError.self) { try KMLDataset(data: sample.prefix(100)) }
         #expect(throws: KMLError.io(path: "/nonexistent.kml", reason: "No such file or directory")) {
-            try KMLDataset(contentsOf: URL(fileURLWithPath: "/nonexistent.kml"))
+            try KMLDataset(url: URL(fileURLWithPath: "/nonexistent.kml"))
         }
-        #expect(throws: KMLError.self) { try KMLDataset(contentsOf: dir) }
+        #expect(throws: KMLError.self) { try KMLDataset(url: dir) }
     }
 }
 

@@ -41,7 +41,7 @@ import Testing
     @Test(arguments: readable.map { $0["file"]! })
     func readsWithInventoryCounts(_ file: String) throws {
         let row = Self.rows.first { $0["file"] == file }!
-        let dataset = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent(file))
+        let dataset = try KMLDataset(url: TestSupport.samples.appendingPathComponent(file))
         let census = Census(dataset)
         // The inventory counted tags textually, so tags inside XML comments (gx_all-gx.kml's
         // `<!-- <gx:Track> -->`) are in its figures: subtract those.
@@ -56,12 +56,12 @@ import Testing
     @Test(arguments: readable.map { $0["file"]! })
     func roundTripLosesNothing(_ file: String) throws {
         let url = TestSupport.samples.appendingPathComponent(file)
-        let first = try KMLDataset(contentsOf: url)
+        let first = try KMLDataset(url: url)
         let dir = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent(url.deletingPathExtension().lastPathComponent + "." + url.pathExtension)
         try first.save(to: out)
-        let second = try KMLDataset(contentsOf: out)
+        let second = try KMLDataset(url: out)
         // The whole model: placemarks, geometries (coordinates are written in shortest round-trip form, so they
         // compare exactly — tighter than the 1e-9° required), styles, ExtendedData and preserved (gx:) XML.
         #expect(second.document == first.document, "\(file)")
@@ -85,7 +85,7 @@ import Testing
     func rewrittenValidFilesStayValid(_ file: String) throws {
         let url = TestSupport.samples.appendingPathComponent(file)
         let original = try TestSupport.validate(kml: TestSupport.kmlTextOfSample(url))
-        let dataset = try KMLDataset(contentsOf: url)
+        let dataset = try KMLDataset(url: url)
         let written = dataset.kmlData
         let rewritten = TestSupport.validate(kml: written)
         if original.ok { #expect(rewritten.ok, "\(file): \(rewritten.output)") }
@@ -103,7 +103,7 @@ import Testing
         for (file, check) in expected {
             let start = Date()
             do {
-                _ = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent(file))
+                _ = try KMLDataset(url: TestSupport.samples.appendingPathComponent(file))
                 Issue.record("\(file) was read")
             } catch {
                 #expect(check(error), "\(file): \(error)")
@@ -114,38 +114,38 @@ import Testing
     }
 
     @Test func kmzEntrySelection() throws {
-        let doc = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("libkml/kmz_multikml-nodoc.kmz"))
+        let doc = try KMLDataset(url: TestSupport.samples.appendingPathComponent("libkml/kmz_multikml-nodoc.kmz"))
         #expect(doc.warnings.contains { $0.contains("z/c.kml") })
-        let iceland = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("openlayers/iceland.kmz"))
+        let iceland = try KMLDataset(url: TestSupport.samples.appendingPathComponent("openlayers/iceland.kmz"))
         #expect(iceland.resources.count == 16)
         let hrefs = Set(iceland.iconHrefs)
         #expect(hrefs.isSubset(of: Set(iceland.resources.keys)))
     }
 
     @Test func styleResolution() throws {
-        let dup = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("libkml/style_dup-id.kml"))
+        let dup = try KMLDataset(url: TestSupport.samples.appendingPathComponent("libkml/style_dup-id.kml"))
         // "Last one wins": the second dup-style, a thin blue line.
         let line = dup.document.allPlacemarks.first { $0.id == "line" }!
         #expect(dup.effectiveStyle(for: line)?.lineStyle?.color == KMLColor(kml: "ffff0000"))
         #expect(dup.effectiveStyle(for: line)?.lineStyle?.width == 1)
-        let loops = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("libkml/style_nesting.kml"))
+        let loops = try KMLDataset(url: TestSupport.samples.appendingPathComponent("libkml/style_nesting.kml"))
         for p in loops.document.allPlacemarks { #expect(loops.effectiveStyle(for: p) == nil) }  // cycles end
-        let shared = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("libkml/style_shared-stylemap.kml"))
+        let shared = try KMLDataset(url: TestSupport.samples.appendingPathComponent("libkml/style_shared-stylemap.kml"))
         let p = shared.document.allPlacemarks[0]
         #expect(shared.effectiveStyle(for: p)?.iconStyle != nil)
         #expect(shared.effectiveStyle(for: p) != shared.effectiveStyle(for: p, highlighted: true))
     }
 
     @Test func oldNamespacesAndForgivingCoordinates() throws {
-        let quakes = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("openlayers/2012_Earthquakes_Mag5.kml"))
+        let quakes = try KMLDataset(url: TestSupport.samples.appendingPathComponent("openlayers/2012_Earthquakes_Mag5.kml"))
         #expect(quakes.document.allPlacemarks.count == 1535)
         let first = quakes.document.allPlacemarks[0]
         #expect(first.geometry?.shape == .point(.init(x: -56.072, y: -60.975, z: 0)))
         #expect(first.unmodeledElements.map(\.name) == ["magnitude"])  // the non-KML element is kept
-        let bad = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("libkml/kml_badcoords.kml"))
-        let golden = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("libkml/kml_badcoords-golden.kml"))
+        let bad = try KMLDataset(url: TestSupport.samples.appendingPathComponent("libkml/kml_badcoords.kml"))
+        let golden = try KMLDataset(url: TestSupport.samples.appendingPathComponent("libkml/kml_badcoords-golden.kml"))
         #expect(bad.document.allPlacemarks[0].geometry?.coordinates == golden.document.allPlacemarks[0].geometry?.coordinates)
-        let xml = try KMLDataset(contentsOf: TestSupport.samples.appendingPathComponent("gdal_autotest/description_with_xml.kml"))
+        let xml = try KMLDataset(url: TestSupport.samples.appendingPathComponent("gdal_autotest/description_with_xml.kml"))
         #expect(xml.document.allPlacemarks[0].nodeDescription == "Description<br/><i attr=\"val\">Interesting</i><br/>")
     }
 }

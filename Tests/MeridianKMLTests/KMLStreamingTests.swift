@@ -6,7 +6,7 @@ import Testing
     @Test func streamingYieldsTheTreesPlacemarks() throws {
         for file in ["openlayers/states.kml", "openlayers/iceland.kmz", "libkml/kml_kmlsamples.kml", "togeojson/styles.kml"] {
             let url = TestSupport.samples.appendingPathComponent(file)
-            let tree = try KMLDataset(contentsOf: url)
+            let tree = try KMLDataset(url: url)
             var streamed: [KMLPlacemarkRecord] = []
             try KMLDataset.forEachPlacemark(in: url) { streamed.append($0); return true }
             #expect(streamed.map(\.placemark) == tree.document.allPlacemarks, "\(file)")
@@ -44,7 +44,7 @@ import Testing
         var doc = KMLDocument(name: "gen")
         doc.addStyle(KMLStyle(id: "s", lineStyle: KMLLineStyle(color: .red, width: 2)))
         for i in 0..<20_000 {
-            doc.addChild(KMLPlacemark(geometry: .point(longitude: Double(i) * 1e-3, latitude: 45 + Double(i) * 1e-5), name: "P\(i)", styleUrl: "#s"))
+            doc.addChildNode(KMLPlacemark(geometry: .point(longitude: Double(i) * 1e-3, latitude: 45 + Double(i) * 1e-5), name: "P\(i)", styleUrl: "#s"))
         }
         let url = dir.appendingPathComponent("gen.kmz")
         try doc.save(to: url)

@@ -17,13 +17,13 @@ import Testing
                                       Coordinate(x: -13_050_000, y: 4_028_000), Coordinate(x: -13_050_000, y: 4_020_000)],
                               spatialReference: wm)
         var document = KMLDocument(name: "Untitled")
-        var p1 = KMLPlacemark(geometry: try KMLGeometry(point, altitudeMode: .clampToGround))
-        p1.style = KMLStyle(iconStyle: KMLIconStyle(iconHref: "https://static.arcgis.com/images/Symbols/Shapes/BlueStarLargeB.png", scale: 1))
-        var p2 = KMLPlacemark(geometry: try KMLGeometry(line, altitudeMode: .clampToGround))
+        var p1 = KMLPlacemark(geometry: try KMLGeometry(geometry: point, altitudeMode: .clampToGround))
+        p1.style = KMLStyle(iconStyle: KMLIconStyle(icon: KMLIcon(url: try #require(URL(string: "https://static.arcgis.com/images/Symbols/Shapes/BlueStarLargeB.png"))), scale: 1))
+        var p2 = KMLPlacemark(geometry: try KMLGeometry(geometry: line, altitudeMode: .clampToGround))
         p2.style = KMLStyle(lineStyle: KMLLineStyle(color: .red, width: 2))
-        var p3 = KMLPlacemark(geometry: try KMLGeometry(polygon, altitudeMode: .clampToGround))
-        p3.style = KMLStyle(polygonStyle: KMLPolygonStyle(color: .yellow, isFilled: true, isOutlined: false))
-        for p in [p1, p2, p3] { document.addChild(p) }
+        var p3 = KMLPlacemark(geometry: try KMLGeometry(geometry: polygon, altitudeMode: .clampToGround))
+        p3.style = KMLStyle(polygonStyle: KMLPolygonStyle(fillColor: .yellow, isFilled: true, isOutlined: false))
+        for p in [p1, p2, p3] { document.addChildNode(p) }
         return document
     }
 
@@ -33,7 +33,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("Untitled.kmz")
         try document.save(to: url)
-        let back = try KMLDataset(contentsOf: url)
+        let back = try KMLDataset(url: url)
         #expect(back.document == document)
         let v = try TestSupport.validate(file: url)
         #expect(v.ok, "\(v.output)")
@@ -62,9 +62,9 @@ import Testing
     /// attributes in a namespace of their own) is copied in front instead. Both give the same file.
     @Test func headerLongerThanItsReservedSpace() throws {
         var doc = KMLDocument(name: "h")
-        doc.addChild(KMLPlacemark(geometry: .point(longitude: 1.5, latitude: -2.25), name: "p"))
+        doc.addChildNode(KMLPlacemark(geometry: .point(longitude: 1.5, latitude: -2.25), name: "p"))
         for length in [10, KMLEncoder.headerCapacity + 500] {
-            var dataset = KMLDataset(document: doc)
+            var dataset = KMLDataset(rootNode: doc)
             dataset.rootAttributes = [KMLAttribute(namespace: "urn:example:notes", prefix: "n", name: "note",
                                                    value: String(repeating: "a&", count: length / 2))]
             let data = dataset.kmlData
@@ -79,12 +79,12 @@ import Testing
 
     @Test func namespacesOnlyWhenUsed() throws {
         var doc = KMLDocument(name: "n")
-        doc.addChild(KMLPlacemark(geometry: .point(longitude: 1, latitude: 2)))
-        let plain = String(decoding: KMLDataset(document: doc).kmlData, as: UTF8.self)
+        doc.addChildNode(KMLPlacemark(geometry: .point(longitude: 1, latitude: 2)))
+        let plain = String(decoding: KMLDataset(rootNode: doc).kmlData, as: UTF8.self)
         #expect(plain.contains("xmlns=\"http://www.opengis.net/kml/2.2\""))
         #expect(!plain.contains("xmlns:gx"))
-        doc.addChild(KMLPlacemark(geometry: .point(longitude: 1, latitude: 2, altitude: 3, altitudeMode: .relativeToSeaFloor)))
-        let gx = KMLDataset(document: doc).kmlData
+        doc.addChildNode(KMLPlacemark(geometry: .point(longitude: 1, latitude: 2, altitude: 3, altitudeMode: .relativeToSeaFloor)))
+        let gx = KMLDataset(rootNode: doc).kmlData
         let text = String(decoding: gx, as: UTF8.self)
         #expect(text.contains("xmlns:gx=\"http://www.google.com/kml/ext/2.2\""))
         #expect(text.contains("<gx:altitudeMode>relativeToSeaFloor</gx:altitudeMode>"))
@@ -101,8 +101,8 @@ import Testing
                                          schemaData: [.init(schemaUrl: "#s", fields: [.init(name: "f", value: "1 < 2")])])
         p.id = "id-1"
         var doc = KMLDocument(name: "esc\u{1}ape")  // a control character XML cannot carry is dropped
-        doc.addChild(p)
-        let data = KMLDataset(document: doc).kmlData
+        doc.addChildNode(p)
+        let data = KMLDataset(rootNode: doc).kmlData
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.contains("<name>Fish &amp; &lt;Chips&gt; \"quoted\"</name>"))
         #expect(text.contains("<![CDATA[<b>bold</b> with ]]]]><![CDATA[> inside"))
@@ -120,7 +120,7 @@ import Testing
                   holes: [[.init(x: 0.2, y: 0.2), .init(x: 0.8, y: 0.2), .init(x: 0.8, y: 0.8), .init(x: 0.2, y: 0.2)]]),
             .init(shell: [.init(x: 5, y: 5), .init(x: 6, y: 5), .init(x: 6, y: 6)]),
         ], spatialReference: wgs)
-        let g = try KMLGeometry(multi, altitudeMode: .absolute, isExtruded: true, isTessellated: true)
+        let g = try KMLGeometry(geometry: multi, altitudeMode: .absolute, isExtruded: true, isTessellated: true)
         guard case .multiGeometry(let members) = g.shape, members.count == 2,
               case .polygon(let outer, let inner) = members[0].shape else { Issue.record("shape \(g.shape)"); return }
         #expect(Polygon.signedArea(outer) > 0)
@@ -129,31 +129,31 @@ import Testing
         if case .polygon(let o2, _) = members[1].shape { #expect(o2.count == 4 && o2.first == o2.last) }
         #expect(g.geometry.map { if case .polygon(let p) = $0 { p.parts.count } else { 0 } } == 2)
 
-        let mp = try KMLGeometry(Multipoint([.init(x: 1, y: 2), .init(x: 3, y: 4, z: 5)], spatialReference: wgs))
+        let mp = try KMLGeometry(geometry: Multipoint([.init(x: 1, y: 2), .init(x: 3, y: 4, z: 5)], spatialReference: wgs))
         #expect(mp.typeCounts == ["MultiGeometry": 1, "Point": 2])
-        let line = try KMLGeometry(Polyline(parts: [[.init(x: 0, y: 0), .init(x: 1, y: 1)], [.init(x: 2, y: 2), .init(x: 3, y: 3)]],
+        let line = try KMLGeometry(geometry: Polyline(parts: [[.init(x: 0, y: 0), .init(x: 1, y: 1)], [.init(x: 2, y: 2), .init(x: 3, y: 3)]],
                                             spatialReference: wgs))
         #expect(line.typeName == "MultiGeometry")
-        let env = try KMLGeometry(Envelope(xMin: 0, yMin: 0, xMax: 1e6, yMax: 1e6, spatialReference: .webMercator))
+        let env = try KMLGeometry(geometry: Envelope(xMin: 0, yMin: 0, xMax: 1e6, yMax: 1e6, spatialReference: .webMercator))
         #expect(env.typeName == "Polygon")
 
         var doc = KMLDocument()
-        for geometry in [g, mp, line, env] { doc.addChild(KMLPlacemark(geometry: geometry)) }
-        let data = KMLDataset(document: doc).kmlData
+        for geometry in [g, mp, line, env] { doc.addChildNode(KMLPlacemark(geometry: geometry)) }
+        let data = KMLDataset(rootNode: doc).kmlData
         #expect(TestSupport.validate(kml: data).ok)
         #expect(try KMLDataset(data: data).document == doc)
 
-        #expect(throws: KMLError.self) { try KMLGeometry(Polyline([.init(x: 0, y: 0)], spatialReference: wgs)) }
-        #expect(throws: KMLError.self) { try KMLGeometry(Point(x: .nan, y: 0, spatialReference: wgs)) }
-        #expect(throws: KMLError.self) { try KMLGeometry(Multipoint([], spatialReference: wgs)) }
+        #expect(throws: KMLError.self) { try KMLGeometry(geometry: Polyline([.init(x: 0, y: 0)], spatialReference: wgs)) }
+        #expect(throws: KMLError.self) { try KMLGeometry(geometry: Point(x: .nan, y: 0, spatialReference: wgs)) }
+        #expect(throws: KMLError.self) { try KMLGeometry(geometry: Multipoint([], spatialReference: wgs)) }
     }
 
     @Test func coordinatesAreExactAndWithoutExponents() throws {
         let values = [1e-7, -3.0e-10, 123.456789012345678, 0.1 + 0.2, -179.99999999999997, 1e-300,
                       .leastNonzeroMagnitude, -.greatestFiniteMagnitude, 1e300, Double(bitPattern: 5_000)]
         var doc = KMLDocument()
-        for v in values { doc.addChild(KMLPlacemark(geometry: .point(longitude: v, latitude: v / 2, altitude: v))) }
-        let text = String(decoding: KMLDataset(document: doc).kmlData, as: UTF8.self)
+        for v in values { doc.addChildNode(KMLPlacemark(geometry: .point(longitude: v, latitude: v / 2, altitude: v))) }
+        let text = String(decoding: KMLDataset(rootNode: doc).kmlData, as: UTF8.self)
         #expect(!text.contains("e-") && !text.contains("e+"))
         let back = try KMLDataset(data: Data(text.utf8)).document.allPlacemarks
         #expect(back.count == values.count)
@@ -165,12 +165,12 @@ import Testing
 
     @Test func sharedStylesStyleMapsFoldersAndAllStyleKinds() throws {
         var doc = KMLDocument(name: "Styles")
-        doc.addStyle(KMLStyle(id: "n", iconStyle: KMLIconStyle(iconHref: "http://x/i.png", scale: 1.5, heading: 45,
+        doc.addStyle(KMLStyle(id: "n", iconStyle: KMLIconStyle(icon: KMLIcon(href: "http://x/i.png"), scale: 1.5, heading: 45,
                                                                hotSpot: KMLHotSpot(x: 0.5, y: 0, xUnits: .fraction, yUnits: .pixels),
                                                                color: KMLColor(red: 1, green: 2, blue: 3, alpha: 4)),
                               labelStyle: KMLLabelStyle(color: .green, scale: 0.8),
                               lineStyle: KMLLineStyle(color: .blue, width: 3),
-                              polygonStyle: KMLPolygonStyle(color: .white, isFilled: false, isOutlined: true),
+                              polygonStyle: KMLPolygonStyle(fillColor: .white, isFilled: false, isOutlined: true),
                               balloonStyle: KMLBalloonStyle(text: "<b>$[name]</b>", backgroundColor: .black,
                                                             textColor: .white, displayMode: "default")))
         doc.addStyle(KMLStyle(id: "h", iconStyle: KMLIconStyle(scale: 2)))
@@ -180,11 +180,11 @@ import Testing
         p.style = KMLStyle(lineStyle: KMLLineStyle(width: 9))
         p.isVisible = false
         p.isOpen = true
-        inner.addChild(.placemark(p))
+        inner.addChildNode(p)
         var outer = KMLFolder(name: "Outer", features: [.folder(inner)])
         outer.isOpen = true
-        doc.addChild(.folder(outer))
-        let data = KMLDataset(document: doc).kmlData
+        doc.addChildNode(outer)
+        let data = KMLDataset(rootNode: doc).kmlData
         let v = TestSupport.validate(kml: data)
         #expect(v.ok, "\(v.output)")
         let back = try KMLDataset(data: data)
@@ -203,23 +203,23 @@ import Testing
         let iconBytes = Data((0..<300).map { UInt8($0 % 256) })
         try iconBytes.write(to: icon)
         var doc = KMLDocument(name: "Icons")
-        doc.addStyle(KMLStyle(id: "local", iconStyle: KMLIconStyle(iconHref: icon.path)))
-        doc.addStyle(KMLStyle(id: "url", iconStyle: KMLIconStyle(iconHref: icon.absoluteString)))
-        doc.addStyle(KMLStyle(id: "remote", iconStyle: KMLIconStyle(iconHref: "https://example.com/a.png")))
-        doc.addChild(KMLPlacemark(geometry: .point(longitude: 0, latitude: 0), styleUrl: "#local"))
+        doc.addStyle(KMLStyle(id: "local", iconStyle: KMLIconStyle(icon: KMLIcon(url: icon))))
+        doc.addStyle(KMLStyle(id: "url", iconStyle: KMLIconStyle(icon: KMLIcon(href: icon.absoluteString))))  // a file: href, as read
+        doc.addStyle(KMLStyle(id: "remote", iconStyle: KMLIconStyle(icon: KMLIcon(href: "https://example.com/a.png"))))
+        doc.addChildNode(KMLPlacemark(geometry: .point(longitude: 0, latitude: 0), styleUrl: "#local"))
         let out = dir.appendingPathComponent("icons.kmz")
         try doc.save(to: out)
-        let back = try KMLDataset(contentsOf: out)
+        let back = try KMLDataset(url: out)
         #expect(Set(back.iconHrefs) == ["files/pin.png", "https://example.com/a.png"])
         #expect(back.resources["files/pin.png"] == iconBytes)
         #expect(try TestSupport.validate(file: out).ok)
         // Reading the KMZ and saving it again keeps the packed icon.
         let again = dir.appendingPathComponent("again.kmz")
         try back.save(to: again)
-        #expect(try KMLDataset(contentsOf: again).resources == back.resources)
+        #expect(try KMLDataset(url: again).resources == back.resources)
 
         var missing = KMLDocument()
-        missing.addStyle(KMLStyle(id: "x", iconStyle: KMLIconStyle(iconHref: "/nonexistent/icon.png")))
+        missing.addStyle(KMLStyle(id: "x", iconStyle: KMLIconStyle(icon: KMLIcon(url: URL(fileURLWithPath: "/nonexistent/icon.png")))))
         #expect(throws: KMLError.missingResource(href: "/nonexistent/icon.png")) {
             try missing.save(to: dir.appendingPathComponent("missing.kmz"))
         }
@@ -250,11 +250,11 @@ import Testing
         let points = [Point(x: -10_775_000, y: 3_866_000, spatialReference: wm)]
         let buffers = try points.map { try GeometryEngine.buffer(around: $0, distance: 50_000) }
         let doc = try KMLDocument.bufferDocument(points: points, buffers: buffers, name: "Buffers")
-        let dataset = KMLDataset(document: doc)
+        let dataset = KMLDataset(rootNode: doc)
         let placemarks = doc.allPlacemarks
         #expect(placemarks.count == 2)
         let bufferStyle = dataset.effectiveStyle(for: placemarks[0])
-        #expect(bufferStyle?.polygonStyle?.color?.kmlString == "9900ffff")  // yellow, 60% opacity
+        #expect(bufferStyle?.polygonStyle?.fillColor?.kmlString == "9900ffff")  // yellow, 60% opacity
         #expect(bufferStyle?.lineStyle?.color == .green)
         #expect(dataset.effectiveStyle(for: placemarks[1])?.iconStyle?.color == .red)
         let dir = TestSupport.temporaryDirectory()
@@ -263,7 +263,7 @@ import Testing
             let url = dir.appendingPathComponent(name)
             try doc.save(to: url)
             #expect(try TestSupport.validate(file: url).ok)
-            #expect(try KMLDataset(contentsOf: url).document == doc)
+            #expect(try KMLDataset(url: url).document == doc)
         }
     }
 }

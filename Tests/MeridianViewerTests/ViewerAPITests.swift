@@ -206,7 +206,7 @@ import Testing
         // -10,775,000 m, 3,865,000 m in Web Mercator is 96.7935°W, 32.7714°N.
         #expect(abs(c.x - -96.79347186) < 1e-6 && abs(c.y - 32.77139775) < 1e-6)
         #expect(placemarks[1].style?.lineStyle?.color?.hexRGB == "#ff8000")
-        #expect(placemarks[2].style?.polygonStyle?.color?.hexRGB == "#800080")
+        #expect(placemarks[2].style?.polygonStyle?.fillColor?.hexRGB == "#800080")
         #expect(placemarks[2].style?.polygonStyle?.isOutlined == false)
 
         let opened = api.handle(HTTPRequest(method: "POST", path: "/api/kml/open", body: r.body))

@@ -66,7 +66,7 @@ extension BufferCommand {
             }
             // One geometry per call when each has its own maxDeviation default; the engine handles that per geometry.
             buffers = try GeometryEngine.geodeticBuffer(
-                around: same, distances: distances, unit: .meters, maxDeviation: maxDeviation, curveType: .geodesic,
+                around: same, distances: distances, distanceUnit: .meters, maxDeviation: maxDeviation, curveType: .geodesic,
                 shouldUnion: union, outputSpatialReference: .wgs84)
         } catch {
             if case .invalidGeometry = error, geometries.count > 1 {
@@ -74,7 +74,7 @@ extension BufferCommand {
                 for (i, g) in geometries.enumerated() {
                     do {
                         _ = try GeometryEngine.geodeticBuffer(
-                            around: [g], distances: [distances.count == 1 ? distances[0] : distances[i]], unit: .meters,
+                            around: [g], distances: [distances.count == 1 ? distances[0] : distances[i]], distanceUnit: .meters,
                             maxDeviation: maxDeviation, curveType: .geodesic, shouldUnion: false,
                             outputSpatialReference: .wgs84)
                     } catch {

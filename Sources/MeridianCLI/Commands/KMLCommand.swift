@@ -128,15 +128,18 @@ public enum KMLCommand: Command {
         var document = KMLDocument(name: name ?? inputName)
         var style = KMLStyle(id: "meridian-default")
         if icon != nil || iconScale != nil {
-            var href = icon
-            if let i = icon, !i.contains("://"), !i.hasPrefix("/") {
-                href = URL(fileURLWithPath: i).standardizedFileURL.path  // relative to the working directory
+            var url: URL?
+            if let i = icon, i.contains("://") {
+                guard let u = URL(string: i) else { throw .usage("--icon expects a URL or a file path, got '\(i)'") }
+                url = u
+            } else if let i = icon {
+                url = URL(fileURLWithPath: i).standardizedFileURL  // relative to the working directory
             }
-            style.iconStyle = KMLIconStyle(iconHref: href, scale: iconScale)
+            style.iconStyle = KMLIconStyle(icon: url.map(KMLIcon.init(url:)), scale: iconScale)
         }
         if lineColor != nil || lineWidth != nil { style.lineStyle = KMLLineStyle(color: lineColor, width: lineWidth) }
         if fillColor != nil || noFill || noOutline {
-            style.polygonStyle = KMLPolygonStyle(color: fillColor, isFilled: noFill ? false : nil, isOutlined: noOutline ? false : nil)
+            style.polygonStyle = KMLPolygonStyle(fillColor: fillColor, isFilled: noFill ? false : nil, isOutlined: noOutline ? false : nil)
         }
         let hasSharedStyle = style != KMLStyle(id: "meridian-default")
         if hasSharedStyle { document.addStyle(style) }
@@ -145,12 +148,12 @@ public enum KMLCommand: Command {
                 var p = try KMLFeatureConversion.placemark(from: feature)
                 if p.name == nil { p.name = "Feature \(i + 1)" }
                 if hasSharedStyle { p.styleUrl = "#meridian-default" }
-                document.addChild(p)
+                document.addChildNode(p)
             } catch {
                 throw .failure("\(input.labels[i]): \(error.description)")
             }
         }
-        try save(KMLDataset(document: document), to: output, overwrite: overwrite)
+        try save(KMLDataset(rootNode: document), to: output, overwrite: overwrite)
         io.note("wrote \(input.features.count) placemark(s) to \(output)")
     }
 
@@ -171,7 +174,7 @@ public enum KMLCommand: Command {
 
     static func read(_ path: String, io: CommandIO) throws(CommandError) -> KMLDataset {
         try requireKML(path, io: io)
-        do { return try KMLDataset(contentsOf: URL(fileURLWithPath: path)) } catch { throw failure(path, error) }
+        do { return try KMLDataset(url: URL(fileURLWithPath: path)) } catch { throw failure(path, error) }
     }
 
     /// Refuses a file whose content is not KML or KMZ, naming what it is instead (whatever its name says).
@@ -350,11 +353,11 @@ public enum KMLCommand: Command {
             let input = try FeatureInput.read(inPath, inputSpatialReference: nil, defaultXYSpatialReference: nil, io: io)
             var document = KMLDocument(name: URL(fileURLWithPath: inPath).deletingPathExtension().lastPathComponent)
             for (i, f) in input.features.enumerated() {
-                do { document.addChild(try KMLFeatureConversion.placemark(from: f)) } catch {
+                do { document.addChildNode(try KMLFeatureConversion.placemark(from: f)) } catch {
                     throw .failure("\(input.labels[i]): \(error.description)")
                 }
             }
-            try save(KMLDataset(document: document), to: outPath, overwrite: overwrite)
+            try save(KMLDataset(rootNode: document), to: outPath, overwrite: overwrite)
             io.note("wrote \(input.features.count) placemark(s) to \(outPath)")
         }
     }

@@ -56,16 +56,16 @@ public enum MeasureCommand: Command {
             default: isArea = false
             }
             if geodesic {
-                let length = try GeometryEngine.geodeticLength(g)
-                let area = try GeometryEngine.geodeticArea(g)
+                let length = try GeometryEngine.geodeticLength(of: g)
+                let area = try GeometryEngine.geodeticArea(of: g)
                 return Row(type: g.typeName, length: isArea ? 0 : length, area: area, perimeter: isArea ? length : 0, id: id)
             }
             guard !g.spatialReference.isGeographic else {
                 throw .geographicCoordinatesRefused(operation: "a planar measurement (use --geodesic)")
             }
             let m = g.spatialReference.unit?.metersPerUnit ?? 1
-            let length = try GeometryEngine.length(g) * m
-            let area = try GeometryEngine.area(g) * m * m
+            let length = try GeometryEngine.length(of: g) * m
+            let area = try GeometryEngine.area(of: g) * m * m
             return Row(type: g.typeName, length: isArea ? 0 : length, area: area, perimeter: isArea ? length : 0, id: id)
         }
 

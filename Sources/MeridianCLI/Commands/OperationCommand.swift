@@ -34,12 +34,33 @@ public enum OperationCommand: Command {
                                            grown by D (negative: shrunk). Defaults: mitered, 10, D/1000
           clip --envelope XMIN,YMIN,XMAX,YMAX
                                            the part inside the rectangle
+        Geodesic shapes around each point feature (on its spatial reference's ellipsoid; lengths in meters,
+        angles in degrees: 0 is east, growing clockwise, as in ArcGIS; output in the input's spatial reference):
+          ellipse --semi-axis-1 A --semi-axis-2 B [--axis-direction D] [--max-segment-length L]
+                  [--max-point-count N] [--geometry-type polygon|polyline|multipoint]
+                                           the points at geodesic distance r(phi) from the centre along azimuth
+                                           90 + D + phi, r(phi) the radius of the plane ellipse with semi-axes A, B
+                                           (the longer along D); edges at most L long (default: N vertices),
+                                           at most N vertices (default 10000)
+          sector  (the ellipse options) --sector-angle S [--start-direction T]
+                                           the part of the ellipse from direction T (from the major axis) sweeping
+                                           S clockwise: a polygon with the centre, or the arc as a polyline or
+                                           multipoint
         Operations with one other geometry (--with WKT, in the input's spatial reference):
           intersection, union, difference, symmetric-difference
           cut                              --with a line: the pieces left of it, right of it, then the pieces on
                                            neither side (ArcGIS's order), one output geometry each, empty sides
                                            left out; GeoJSON gives each a "cut" property: left, right or undefined.
                                            A feature the line does not cut writes nothing
+          extend [--extend-options LIST]   --with a line: each line's ends extended along their end segments to the
+                                           nearest point of it (ArcGIS's extend); LIST: comma-separated
+                                           relocate-ends, keep-end-attributes, no-end-attributes,
+                                           do-not-extend-from-start-point, do-not-extend-from-end-point.
+                                           A line with no end extended writes nothing
+          reshape                          --with a one-path line: the line or polygon reshaped by it (ArcGIS's
+                                           rules); a feature it does not reshape writes nothing
+          auto-complete                    --with lines: the new polygons closing the gaps between the input
+                                           polygons and the lines (ArcGIS's autoComplete), one per gap
           contains, within, intersects, disjoint, touches, crosses, overlaps, equals
                                            predicates: is the feature ... the other geometry?
           relate --pattern DE9IM           the DE-9IM pattern, e.g. T*F**F*** (the feature first)
@@ -53,8 +74,9 @@ public enum OperationCommand: Command {
     /// The operations, by name.
     enum Operation: String, CaseIterable {
         case convexHull = "convex-hull", boundary, labelPoint = "label-point", simplify, densify, generalize, offset,
-             clip
-        case intersection, union, difference, symmetricDifference = "symmetric-difference", cut
+             clip, ellipse, sector
+        case intersection, union, difference, symmetricDifference = "symmetric-difference", cut, extend, reshape,
+             autoComplete = "auto-complete"
         case contains, within, intersects, disjoint, touches, crosses, overlaps, equals, relate
         case isSimple = "is-simple"
 
@@ -69,7 +91,9 @@ public enum OperationCommand: Command {
 
         /// Whether the operation needs `--with`.
         var needsOther: Bool {
-            (isPredicate && self != .isSimple) || [.intersection, .union, .difference, .symmetricDifference, .cut].contains(self)
+            (isPredicate && self != .isSimple)
+                || [.intersection, .union, .difference, .symmetricDifference, .cut, .extend, .reshape, .autoComplete]
+                    .contains(self)
         }
     }
 
@@ -85,6 +109,8 @@ public enum OperationCommand: Command {
         let typeText = try arguments.option("--type")
         let pattern = try arguments.option("--pattern")
         let envelopeText = try arguments.option("--envelope")
+        let geometryTypeText = try arguments.option("--geometry-type")
+        let extendText = try arguments.option("--extend-options")
         let output = OutputFile(try arguments.option("--output", "-o"))
         let positionals = try arguments.finish(maximumPositionals: 2)
 
@@ -114,6 +140,13 @@ public enum OperationCommand: Command {
             return type
         }
         try numbers.check(for: op)
+        if geometryTypeText != nil, op != .ellipse, op != .sector {
+            throw .usage("--geometry-type applies to ellipse and sector")
+        }
+        let shapeType = geometryTypeText ?? "polygon"
+        guard ["polygon", "polyline", "multipoint"].contains(shapeType) else {
+            throw .usage("--geometry-type expects polygon, polyline or multipoint, got '\(shapeType)'")
+        }
 
         let input = try FeatureInput.read(positionals.count > 1 ? positionals[1] : nil, inputSpatialReference: inSRS,
                                           defaultXYSpatialReference: inSRS ?? .wgs84, io: io)
@@ -124,8 +157,27 @@ public enum OperationCommand: Command {
                 throw .usage("--with: \(error.description)")
             }
         }
-        if op == .cut, let other, other.polyline == nil {
-            throw .usage("cut needs a line --with (LINESTRING or MULTILINESTRING), got a \(other.typeName.lowercased())")
+        if [.cut, .extend, .reshape, .autoComplete].contains(op), let other, other.polyline == nil {
+            throw .usage("\(op.rawValue) needs a line --with (LINESTRING or MULTILINESTRING), got a \(other.typeName.lowercased())")
+        }
+        if op == .reshape, let parts = other?.polyline?.parts.count, parts != 1 {
+            throw .usage("reshape needs a line with one path --with (a LINESTRING), got \(parts) paths")
+        }
+        var extendOptions: GeometryEngine.ExtendOptions = []
+        if let extendText {
+            guard op == .extend else { throw .usage("--extend-options applies to extend") }
+            let names: [String: GeometryEngine.ExtendOptions] = [
+                "relocate-ends": .relocateEnds, "keep-end-attributes": .keepEndAttributes,
+                "no-end-attributes": .noEndAttributes, "do-not-extend-from-start-point": .doNotExtendFromStartPoint,
+                "do-not-extend-from-end-point": .doNotExtendFromEndPoint,
+            ]
+            for name in extendText.split(separator: ",", omittingEmptySubsequences: false) {
+                let key = name.trimmingCharacters(in: .whitespaces)
+                guard let option = names[key] else {
+                    throw .usage("--extend-options: unknown option '\(key)' (use \(names.keys.sorted().joined(separator: ", ")))")
+                }
+                extendOptions.insert(option)
+            }
         }
         var envelope: Envelope?
         if op == .clip {
@@ -142,7 +194,20 @@ public enum OperationCommand: Command {
         var answers: [Bool] = []
         var results: [Feature] = []
         let features = input.features
-        if op == .convexHull, merge {
+        if op == .autoComplete {
+            var polygons: [Polygon] = []
+            for (i, feature) in features.enumerated() {
+                switch feature.geometry {
+                case .polygon(let p): polygons.append(p)
+                case .envelope(let e): polygons.append(e.polygon)
+                default: throw .failure("\(input.labels[i]): auto-complete needs polygons, got \(feature.geometry.map { "a " + $0.typeName.lowercased() } ?? "no geometry")")
+                }
+            }
+            let made = try engine { () throws(EngineError) in
+                try GeometryEngine.autoComplete(existingBoundaries: polygons, newBoundaries: [other!.polyline!])
+            }
+            results = made.map { Feature(geometry: .polygon($0), properties: [:], id: nil) }
+        } else if op == .convexHull, merge {
             let all = features.compactMap(\.geometry)
             let hull = try engine { () throws(EngineError) in try GeometryEngine.convexHull(for: all, shouldMerge: true) }
             results = hull.map { Feature(geometry: $0, properties: [:], id: nil) }
@@ -161,6 +226,24 @@ public enum OperationCommand: Command {
                             properties["cut"] = .string(k == 0 ? "left" : k == 1 ? "right" : "undefined")
                             results.append(Feature(geometry: piece, properties: properties, id: feature.id))
                         }
+                    } else if op == .extend || op == .reshape {
+                        let line = other!.polyline!
+                        var r: Geometry?
+                        switch (op, g) {
+                        case (.extend, .polyline(let l)): r = try GeometryEngine.extend(l, using: line, options: extendOptions).map { .polyline($0) }
+                        case (.reshape, .polyline(let l)): r = try GeometryEngine.reshape(l, using: line).map { .polyline($0) }
+                        case (.reshape, .polygon(let p)): r = try GeometryEngine.reshape(p, using: line).map { .polygon($0) }
+                        case (.reshape, .envelope(let e)): r = try GeometryEngine.reshape(e.polygon, using: line).map { .polygon($0) }
+                        default:
+                            throw EngineError.invalidArgument("\(op.rawValue) needs a \(op == .extend ? "line" : "line or polygon"), got a \(g.typeName.lowercased())")
+                        }
+                        if let r { results.append(Feature(geometry: r, properties: feature.properties, id: feature.id)) }
+                    } else if op == .ellipse || op == .sector {
+                        guard let center = g.point else {
+                            throw EngineError.invalidArgument("\(op.rawValue) needs a point feature (its centre), got a \(g.typeName.lowercased())")
+                        }
+                        let r = try shape(op, center: center, numbers: numbers, type: shapeType)
+                        results.append(Feature(geometry: r, properties: feature.properties, id: feature.id))
                     } else {
                         let r = try apply(op, g, other: other, envelope: envelope, numbers: numbers,
                                           offsetType: offsetType ?? .mitered, removeDegenerate: removeDegenerate)
@@ -191,6 +274,12 @@ public enum OperationCommand: Command {
         var distance: Double?
         var bevelRatio: Double?
         var flattenError: Double?
+        var semiAxis1: Double?
+        var semiAxis2: Double?
+        var axisDirection: Double?
+        var startDirection: Double?
+        var sectorAngle: Double?
+        var maxPointCount: Double?
 
         init(_ arguments: inout Arguments) throws(CommandError) {
             func number(_ name: String) throws(CommandError) -> Double? {
@@ -203,12 +292,25 @@ public enum OperationCommand: Command {
             distance = try number("--distance")
             bevelRatio = try number("--bevel-ratio")
             flattenError = try number("--flatten-error")
+            semiAxis1 = try number("--semi-axis-1")
+            semiAxis2 = try number("--semi-axis-2")
+            axisDirection = try number("--axis-direction")
+            startDirection = try number("--start-direction")
+            sectorAngle = try number("--sector-angle")
+            maxPointCount = try number("--max-point-count")
+            if let n = maxPointCount, n.rounded() != n || n < 1 || n > 10_000_000 {
+                throw .usage("--max-point-count expects a whole number from 1 to 10000000, got \(n)")
+            }
         }
 
         /// Refuses options that do not belong to `op` and missing required ones (the ranges are the engine's).
         func check(for op: Operation) throws(CommandError) {
             let given: [(String, Double?, Set<Operation>)] = [
-                ("--max-segment-length", maxSegmentLength, [.densify]), ("--max-deviation", maxDeviation, [.generalize]),
+                ("--max-segment-length", maxSegmentLength, [.densify, .ellipse, .sector]),
+                ("--max-deviation", maxDeviation, [.generalize]),
+                ("--semi-axis-1", semiAxis1, [.ellipse, .sector]), ("--semi-axis-2", semiAxis2, [.ellipse, .sector]),
+                ("--axis-direction", axisDirection, [.ellipse, .sector]), ("--max-point-count", maxPointCount, [.ellipse, .sector]),
+                ("--start-direction", startDirection, [.sector]), ("--sector-angle", sectorAngle, [.sector]),
                 ("--distance", distance, [.offset]), ("--bevel-ratio", bevelRatio, [.offset]),
                 ("--flatten-error", flattenError, [.offset]),
             ]
@@ -218,6 +320,10 @@ public enum OperationCommand: Command {
             if op == .densify, maxSegmentLength == nil { throw .usage("densify needs --max-segment-length") }
             if op == .generalize, maxDeviation == nil { throw .usage("generalize needs --max-deviation") }
             if op == .offset, distance == nil { throw .usage("offset needs --distance") }
+            if op == .ellipse || op == .sector, semiAxis1 == nil || semiAxis2 == nil {
+                throw .usage("\(op.rawValue) needs --semi-axis-1 and --semi-axis-2 (meters)")
+            }
+            if op == .sector, sectorAngle == nil { throw .usage("sector needs --sector-angle (degrees)") }
         }
     }
 
@@ -248,6 +354,29 @@ public enum OperationCommand: Command {
         case .difference: return try GeometryEngine.difference(g, other!)
         case .symmetricDifference: return try GeometryEngine.symmetricDifference(g, other!)
         default: throw .invalidArgument("\(op.rawValue) is a predicate")
+        }
+    }
+
+    /// The geodesic ellipse or sector around `center`, as the geometry type named `type`.
+    private static func shape(_ op: Operation, center: Point, numbers n: NumericOptions, type: String) throws(EngineError) -> Geometry {
+        func ellipse<G: GeodesicShapeGeometry>(_: G.Type) throws(EngineError) -> Geometry {
+            try GeometryEngine.geodesicEllipse(parameters: GeodesicEllipseParameters<G>(
+                axisDirection: n.axisDirection ?? 0, center: center, maxPointCount: Int(n.maxPointCount ?? 10_000),
+                maxSegmentLength: n.maxSegmentLength ?? 0, semiAxis1Length: n.semiAxis1!, semiAxis2Length: n.semiAxis2!)).geometry
+        }
+        func sector<G: GeodesicShapeGeometry>(_: G.Type) throws(EngineError) -> Geometry {
+            try GeometryEngine.geodesicSector(parameters: GeodesicSectorParameters<G>(
+                axisDirection: n.axisDirection ?? 0, center: center, maxPointCount: Int(n.maxPointCount ?? 10_000),
+                maxSegmentLength: n.maxSegmentLength ?? 0, sectorAngle: n.sectorAngle!, semiAxis1Length: n.semiAxis1!,
+                semiAxis2Length: n.semiAxis2!, startDirection: n.startDirection ?? 0)).geometry
+        }
+        switch (op, type) {
+        case (.ellipse, "polyline"): return try ellipse(Polyline.self)
+        case (.ellipse, "multipoint"): return try ellipse(Multipoint.self)
+        case (.ellipse, _): return try ellipse(Polygon.self)
+        case (_, "polyline"): return try sector(Polyline.self)
+        case (_, "multipoint"): return try sector(Multipoint.self)
+        default: return try sector(Polygon.self)
         }
     }
 

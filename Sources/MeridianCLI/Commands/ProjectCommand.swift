@@ -92,14 +92,14 @@ public enum ProjectCommand: Command {
             do {
                 if let chosen {
                     operations.insert(try GeometryEngine.project(&coordinates, from: input.spatialReference,
-                                                                 into: target, using: chosen))
+                                                                 into: target, datumTransformation: chosen))
                 } else if let op = try GeometryEngine.project(&coordinates, from: input.spatialReference, into: target) {
                     operations.insert(op)
                 }
             } catch {
                 throw .failure(relabel(error.description, "vertex", labels: input.labels))
             }
-            try refuseOutsideDomain(original, coordinates, from: input.spatialReference, into: target, using: chosen) {
+            try refuseOutsideDomain(original, coordinates, from: input.spatialReference, into: target, datumTransformation: chosen) {
                 input.labels[$0]
             }
             try output.stream(io: io) { out throws(CommandError) in csv(input, coordinates, target: target, to: &out) }
@@ -112,7 +112,7 @@ public enum ProjectCommand: Command {
             do {
                 let geometry: Geometry
                 if let chosen {
-                    geometry = try GeometryEngine.project(g, into: target, using: chosen)
+                    geometry = try GeometryEngine.project(g, into: target, datumTransformation: chosen)
                     operations.insert(ProjectionOperation(name: chosen.name, accuracy: chosen.accuracy))
                 } else {
                     let result = try GeometryEngine.projectReportingOperations(g, into: target)
@@ -127,7 +127,7 @@ public enum ProjectCommand: Command {
             original += g.coordinates
             result += projected[projected.count - 1].geometry!.coordinates
         }
-        try refuseOutsideDomain(original, result, from: input.spatialReference, into: target, using: chosen) { k in
+        try refuseOutsideDomain(original, result, from: input.spatialReference, into: target, datumTransformation: chosen) { k in
             let f = firstVertex.last { $0.start <= k }!
             return "\(input.labels[f.feature]) vertex \(k - f.start)"
         }
@@ -237,11 +237,11 @@ public enum ProjectCommand: Command {
     /// `GeometryEngine.firstVertexOutsideProjectionDomain`), named by its label and in the input's coordinates.
     private static func refuseOutsideDomain(
         _ original: [Coordinate], _ projected: [Coordinate], from source: SpatialReference,
-        into target: SpatialReference, using transformation: DatumTransformation?, label: (Int) -> String
+        into target: SpatialReference, datumTransformation transformation: DatumTransformation?, label: (Int) -> String
     ) throws(CommandError) {
         guard let i = try engine({ () throws(EngineError) in
             try GeometryEngine.firstVertexOutsideProjectionDomain(original, projected, from: source, into: target,
-                                                                  using: transformation)
+                                                                  datumTransformation: transformation)
         }) else { return }
         throw .failure(String(format: "%@ (%.17g, %.17g) is outside the domain of the projection from %@ to %@ (a singularity, or a point that does not project back to itself)",
                               label(i), original[i].x, original[i].y, source.name, target.name))

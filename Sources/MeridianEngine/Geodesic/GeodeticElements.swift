@@ -330,6 +330,22 @@ struct ElementCoverage {
         return geodesic.crossing(of: first, second, from: p0).map { ($0, first, second) }
     }
 
+    /// The point of the true union's boundary reached from the lon/lat point `p` (output coordinate `output`) by
+    /// moving along the distance gradient of the element with the smallest `distance − required` (inwards when it
+    /// is positive, outwards when negative) by that amount, repeated (at most 50 times) until the smallest is within
+    /// 1 µm of zero: `p` itself when it already is; `nil` when no element within `reach` of its required distance
+    /// applies or the moves do not settle.
+    func projection(_ p: Coordinate, output: Coordinate) -> Coordinate? {
+        var q = p
+        for _ in 0..<50 {
+            guard let best = excesses(q, output: output, slack: reach).min(by: { $0.excess < $1.excess }) else { return nil }
+            if abs(best.excess) < 1e-6 { return q }
+            guard let d = geodesic.distance(from: q, to: entries[best.index].element) else { return nil }
+            q = geodesic.move(q, azimuth: best.excess > 0 ? d.azimuth + 180 : d.azimuth, distance: abs(best.excess))
+        }
+        return nil
+    }
+
     /// The index of the element whose true buffer the lon/lat point `p` (output coordinate `output`) lies deepest
     /// inside, if it lies more than `margin` m inside one (closer than its required distance − `margin`). Such a
     /// point is not on the boundary of the union of the buffers.

@@ -7,29 +7,37 @@ public enum GeodeticCurveType: String, Sendable, Hashable, Codable, CaseIterable
     case geodesic
 }
 
-/// The result of `GeometryEngine.geodeticDistance(from:to:unit:)`: the shortest geodesic between two points.
+/// The result of ``GeometryEngine/geodeticDistance(from:to:distanceUnit:azimuthUnit:curveType:)``: the shortest
+/// geodesic between two points (ArcGIS's `GeodeticDistanceResult`).
 public struct GeodeticDistanceResult: Sendable, Hashable, Codable {
-    /// The length of the geodesic, in `unit`; ≥ 0 and at most half the meridian (≈ 20,003.93 km on WGS84).
+    /// The length of the geodesic, in `distanceUnit`; ≥ 0 and at most half the meridian (≈ 20,003.93 km on WGS84).
     public var distance: Double
     /// The unit of `distance`.
-    public var unit: LinearUnit
-    /// The azimuth of the geodesic at the first point, degrees clockwise from north in [-180, 180].
+    public var distanceUnit: LinearUnit
+    /// The azimuth of the geodesic at the first point, clockwise from north, in `azimuthUnit`: [-180, 180] in
+    /// degrees (a half turn either way).
     public var azimuth1: Double
-    /// The azimuth of the geodesic at the second point (the direction of travel, not the back azimuth), degrees
-    /// clockwise from north in [-180, 180].
+    /// The azimuth of the geodesic at the second point (the direction of travel, not the back azimuth), clockwise
+    /// from north, in `azimuthUnit`: [-180, 180] in degrees.
     public var azimuth2: Double
+    /// The unit of `azimuth1` and `azimuth2`.
+    public var azimuthUnit: AngularUnit
 
     /// Creates a result.
     /// - Parameters:
-    ///   - distance: Length in `unit`, ≥ 0.
-    ///   - unit: The unit of `distance`.
-    ///   - azimuth1: Degrees clockwise from north at the first point, in [-180, 180].
-    ///   - azimuth2: Forward azimuth at the second point, degrees clockwise from north in [-180, 180].
-    public init(distance: Double, unit: LinearUnit, azimuth1: Double, azimuth2: Double) {
+    ///   - distance: Length in `distanceUnit`, ≥ 0.
+    ///   - distanceUnit: The unit of `distance`.
+    ///   - azimuth1: Azimuth clockwise from north at the first point, in `azimuthUnit`: [-180, 180] in degrees.
+    ///   - azimuth2: Forward azimuth at the second point, clockwise from north, in `azimuthUnit`: [-180, 180] in
+    ///     degrees.
+    ///   - azimuthUnit: The unit of the azimuths.
+    public init(distance: Double, distanceUnit: LinearUnit, azimuth1: Double, azimuth2: Double,
+                azimuthUnit: AngularUnit) {
         self.distance = distance
-        self.unit = unit
+        self.distanceUnit = distanceUnit
         self.azimuth1 = azimuth1
         self.azimuth2 = azimuth2
+        self.azimuthUnit = azimuthUnit
     }
 }
 
@@ -41,19 +49,24 @@ extension GeometryEngine {
     /// - Parameters:
     ///   - point1: The start, in any geographic or projected spatial reference.
     ///   - point2: The end.
-    ///   - unit: The unit of the returned distance (default meters).
+    ///   - distanceUnit: The unit of the returned distance (default meters).
+    ///   - azimuthUnit: The unit of the returned azimuths (default degrees).
+    ///   - curveType: How the path between the points is measured (`.geodesic`).
     /// - Returns: Distance (accurate to ~15 nm, Karney's algorithm in PROJ) and the azimuths at both ends.
     /// - Throws: `EngineError.badGeometry` for non-finite coordinates or latitudes outside [-90, 90],
     ///   `.projectionFailed`.
-    public static func geodeticDistance(from point1: Point, to point2: Point, unit: LinearUnit = .meters)
-        throws(EngineError) -> GeodeticDistanceResult
-    {
+    public static func geodeticDistance(
+        from point1: Point, to point2: Point, distanceUnit: LinearUnit = .meters,
+        azimuthUnit: AngularUnit = .degrees, curveType: GeodeticCurveType = .geodesic
+    ) throws(EngineError) -> GeodeticDistanceResult {
         let frame = try GeodeticFrame(input: point1.spatialReference, output: nil)
         let a = try geodeticVertices(of: point1.geometry, in: frame)[0][0]
         let b = try geodeticVertices(of: point2.geometry, in: frame)[0][0]
         let inv = frame.geodesic.inverse(a, b)
-        return GeodeticDistanceResult(distance: LinearUnit.meters.convert(inv.distance, to: unit), unit: unit,
-                                      azimuth1: inv.azimuth1, azimuth2: inv.azimuth2)
+        return GeodeticDistanceResult(
+            distance: LinearUnit.meters.convert(inv.distance, to: distanceUnit), distanceUnit: distanceUnit,
+            azimuth1: AngularUnit.degrees.convert(inv.azimuth1, to: azimuthUnit),
+            azimuth2: AngularUnit.degrees.convert(inv.azimuth2, to: azimuthUnit), azimuthUnit: azimuthUnit)
     }
 
     /// The geodesic length of a geometry on its spatial reference's ellipsoid: the sum of its edges, each taken as
@@ -62,11 +75,14 @@ extension GeometryEngine {
     /// antimeridian count too); points: 0.
     /// - Parameters:
     ///   - geometry: A geometry in a geographic or projected spatial reference.
-    ///   - unit: The unit of the result (default meters).
+    ///   - lengthUnit: The unit of the result (default meters).
+    ///   - curveType: How edges are measured (`.geodesic`).
+    /// - Returns: The length in `lengthUnit`, ≥ 0.
     /// - Throws: `EngineError.badGeometry`, `.projectionFailed`.
-    public static func geodeticLength(_ geometry: some GeometryConvertible, unit: LinearUnit = .meters)
-        throws(EngineError) -> Double
-    {
+    public static func geodeticLength(
+        of geometry: some GeometryConvertible, lengthUnit: LinearUnit = .meters,
+        curveType: GeodeticCurveType = .geodesic
+    ) throws(EngineError) -> Double {
         let g = geometry.geometry
         let frame = try GeodeticFrame(input: g.spatialReference, output: nil)
         var meters = 0.0
@@ -79,7 +95,7 @@ extension GeometryEngine {
                 meters += frame.geodesic.pathLength(Polygon.closed(ring))
             }
         }
-        return LinearUnit.meters.convert(meters, to: unit)
+        return LinearUnit.meters.convert(meters, to: lengthUnit)
     }
 
     /// The geodesic area of a polygon (or envelope) on its spatial reference's ellipsoid, edges taken as geodesics;
@@ -91,12 +107,14 @@ extension GeometryEngine {
     /// than half the ellipsoid); for projected rings the smaller of the two sides (< half the ellipsoid).
     /// - Parameters:
     ///   - geometry: A geometry in a geographic or projected spatial reference.
-    ///   - unit: The result is in square `unit`s (default square meters).
-    /// - Returns: Area in `unit`², in [0, area of the ellipsoid].
+    ///   - unit: The unit of the result (default square meters), e.g. `.acres` or `.squareMiles`.
+    ///   - curveType: How edges are measured (`.geodesic`).
+    /// - Returns: Area in `unit`, in [0, area of the ellipsoid].
     /// - Throws: `EngineError.badGeometry`, `.projectionFailed`.
-    public static func geodeticArea(_ geometry: some GeometryConvertible, unit: LinearUnit = .meters)
-        throws(EngineError) -> Double
-    {
+    public static func geodeticArea(
+        of geometry: some GeometryConvertible, unit: AreaUnit = .squareMeters,
+        curveType: GeodeticCurveType = .geodesic
+    ) throws(EngineError) -> Double {
         let g = geometry.geometry
         let polygon: Polygon
         switch g {
@@ -115,8 +133,7 @@ extension GeometryEngine {
                 total += i == 0 ? a : -a
             }
         }
-        let perUnit = unit.metersPerUnit * unit.metersPerUnit
-        return max(0, total) / perUnit
+        return AreaUnit.squareMeters.convert(max(0, total), to: unit)
     }
 
     /// The area enclosed by one ring of compute lon/lat (see `geodeticArea`).
@@ -148,20 +165,46 @@ extension GeometryEngine {
     /// - Parameters:
     ///   - geometry: A polyline, polygon or envelope (points are returned unchanged) in a geographic or projected
     ///     spatial reference.
-    ///   - maxSegmentLength: The longest allowed piece, in `unit`; > 0.
-    ///   - unit: The unit of `maxSegmentLength` (default meters).
-    /// - Returns: The densified geometry (an envelope becomes a polygon).
+    ///   - maxSegmentLength: The longest allowed piece, in `lengthUnit`; > 0.
+    ///   - lengthUnit: The unit of `maxSegmentLength` (default meters).
+    ///   - curveType: The curve new vertices are placed on (`.geodesic`).
+    /// - Returns: The densified geometry, of the input's type (a `Geometry` holding an envelope becomes a polygon).
     /// - Throws: `EngineError.invalidDistance` for a non-positive length or one producing more than 10 million
     ///   vertices, `.badGeometry`, `.projectionFailed`.
+    public static func geodeticDensify<G: VertexGeometry>(
+        _ geometry: G, maxSegmentLength: Double, lengthUnit: LinearUnit = .meters,
+        curveType: GeodeticCurveType = .geodesic
+    ) throws(EngineError) -> G {
+        try sameType(as: geometry, "geodeticDensify",
+                     try geodeticDensified(geometry.geometry, maxSegmentLength: maxSegmentLength, lengthUnit: lengthUnit))
+    }
+
+    /// Densifies an envelope's rectangle along geodesics (see
+    /// ``geodeticDensify(_:maxSegmentLength:lengthUnit:curveType:)-(G,_,_,_)``): the result is a polygon.
+    /// - Parameters:
+    ///   - envelope: The rectangle, in a geographic or projected spatial reference.
+    ///   - maxSegmentLength: The longest allowed piece, in `lengthUnit`; > 0.
+    ///   - lengthUnit: The unit of `maxSegmentLength` (default meters).
+    ///   - curveType: The curve new vertices are placed on (`.geodesic`).
+    /// - Throws: As the geometry form.
     public static func geodeticDensify(
-        _ geometry: some GeometryConvertible, maxSegmentLength: Double, unit: LinearUnit = .meters
+        _ envelope: Envelope, maxSegmentLength: Double, lengthUnit: LinearUnit = .meters,
+        curveType: GeodeticCurveType = .geodesic
+    ) throws(EngineError) -> Polygon {
+        try geodeticDensify(envelope.polygon, maxSegmentLength: maxSegmentLength, lengthUnit: lengthUnit,
+                            curveType: curveType)
+    }
+
+    /// The geodesic densification of any geometry (an envelope as its polygon).
+    private static func geodeticDensified(
+        _ geometry: Geometry, maxSegmentLength: Double, lengthUnit: LinearUnit
     ) throws(EngineError) -> Geometry {
-        var g = geometry.geometry
+        var g = geometry
         if case .envelope(let e) = g { g = .polygon(e.polygon) }
         guard maxSegmentLength.isFinite, maxSegmentLength > 0 else {
             throw .invalidDistance("the maximum segment length must be a positive number, got \(maxSegmentLength)")
         }
-        let step = unit.convert(maxSegmentLength, to: .meters)
+        let step = lengthUnit.convert(maxSegmentLength, to: .meters)
         let frame = try GeodeticFrame(input: g.spatialReference, output: nil)
         let paths = try geodeticVertices(of: g, in: frame)
         let originals: [[Coordinate]]
@@ -185,7 +228,7 @@ extension GeometryEngine {
                 guard n > 1 else { continue }
                 budget -= n
                 guard budget > 0 else {
-                    throw .invalidDistance("a maximum segment length of \(maxSegmentLength) \(unit) would create more than 10 million vertices")
+                    throw .invalidDistance("a maximum segment length of \(maxSegmentLength) \(lengthUnit) would create more than 10 million vertices")
                 }
                 var added: [Coordinate] = []
                 for k in 1..<n {
@@ -216,25 +259,29 @@ extension GeometryEngine {
     /// ellipsoid (the direct geodesic problem).
     /// - Parameters:
     ///   - points: Points in any geographic or projected spatial reference.
-    ///   - distance: How far, in `unit`; negative moves backwards (along `azimuth + 180°`).
-    ///   - unit: The unit of `distance` (default meters).
-    ///   - azimuth: Degrees clockwise from north (any value; taken modulo 360).
+    ///   - distance: How far, in `distanceUnit`; negative moves backwards (along `azimuth` + a half turn).
+    ///   - distanceUnit: The unit of `distance` (default meters).
+    ///   - azimuth: The direction clockwise from north, in `azimuthUnit` (any value; taken modulo a full turn).
+    ///   - azimuthUnit: The unit of `azimuth` (default degrees).
+    ///   - curveType: The path the points move along (`.geodesic`).
     /// - Returns: The moved points, in each input point's spatial reference (longitudes in [-180, 180]).
     /// - Throws: `EngineError.invalidDistance` for a non-finite distance or azimuth, `.badGeometry`,
     ///   `.projectionFailed`.
-    public static func geodeticMove(_ points: [Point], distance: Double, unit: LinearUnit = .meters, azimuth: Double)
-        throws(EngineError) -> [Point]
-    {
+    public static func geodeticMove(
+        _ points: [Point], distance: Double, distanceUnit: LinearUnit = .meters, azimuth: Double,
+        azimuthUnit: AngularUnit = .degrees, curveType: GeodeticCurveType = .geodesic
+    ) throws(EngineError) -> [Point] {
         guard distance.isFinite, azimuth.isFinite else {
             throw .invalidDistance("distance and azimuth must be finite, got \(distance) and \(azimuth)")
         }
-        let meters = unit.convert(distance, to: .meters)
+        let meters = distanceUnit.convert(distance, to: .meters)
+        let degrees = azimuthUnit.convert(azimuth, to: .degrees)
         var result: [Point] = []
         result.reserveCapacity(points.count)
         for p in points {
             let frame = try GeodeticFrame(input: p.spatialReference, output: nil)
             let c = try geodeticVertices(of: p.geometry, in: frame)[0][0]
-            var moved = [frame.geodesic.move(c, azimuth: azimuth, distance: meters)]
+            var moved = [frame.geodesic.move(c, azimuth: degrees, distance: meters)]
             if p.spatialReference != frame.computeSR {
                 _ = try Transformation.between(frame.computeSR, p.spatialReference).transform(&moved)
             }

@@ -11,24 +11,25 @@ extension GeometryEngine {
     /// needs about π·√(1/(2·0.002)) ≈ 50 vertices away from the poles. Never less than 0.1 mm.
     public static let defaultGeodeticMaxDeviationRatio = 0.002
 
-    /// Buffers one geometry on the ellipsoid. See `geodeticBuffer(around:distances:unit:maxDeviation:curveType:shouldUnion:outputSpatialReference:)`.
+    /// Buffers one geometry on the ellipsoid. See ``geodeticBuffer(around:distances:distanceUnit:maxDeviation:curveType:shouldUnion:outputSpatialReference:)``.
     /// - Parameters:
     ///   - geometry: A point, multipoint, polyline, polygon or envelope in any geographic or projected spatial reference.
-    ///   - distance: The buffer distance in `unit`: > 0 for points and lines; non-zero for polygons (negative shrinks);
+    ///   - distance: The buffer distance in `distanceUnit`: > 0 for points and lines; non-zero for polygons (negative shrinks);
     ///     |distance| from 1 µm to the limits of the many-geometry variant.
-    ///   - unit: The unit of `distance` and `maxDeviation` (default meters).
+    ///   - distanceUnit: The unit of `distance` and `maxDeviation` (default meters).
     ///   - maxDeviation: The largest allowed distance between the true buffer boundary and the polygon's edges, in
-    ///     `unit`; `nil` for 0.2 % of |distance| (`defaultGeodeticMaxDeviationRatio`).
+    ///     `distanceUnit`; `nil` for 0.2 % of |distance| (`defaultGeodeticMaxDeviationRatio`).
     ///   - curveType: How input edges and distances are measured (`.geodesic`).
     ///   - outputSpatialReference: Where the result is expressed; `nil` for the input's spatial reference.
     /// - Returns: The buffer (empty when a polygon shrinks to nothing).
     public static func geodeticBuffer(
-        around geometry: some GeometryConvertible, distance: Double, unit: LinearUnit = .meters,
+        around geometry: some GeometryConvertible, distance: Double, distanceUnit: LinearUnit = .meters,
         maxDeviation: Double? = nil, curveType: GeodeticCurveType = .geodesic,
         outputSpatialReference: SpatialReference? = nil
     ) throws(EngineError) -> Polygon {
-        try geodeticBuffer(around: [geometry.geometry], distances: [distance], unit: unit, maxDeviation: maxDeviation,
-                           curveType: curveType, shouldUnion: false, outputSpatialReference: outputSpatialReference)[0]
+        try geodeticBuffer(around: [geometry.geometry], distances: [distance], distanceUnit: distanceUnit,
+                           maxDeviation: maxDeviation, curveType: curveType, shouldUnion: false,
+                           outputSpatialReference: outputSpatialReference)[0]
     }
 
     /// Buffers geometries on the ellipsoid: the set of points within a geodesic distance of each geometry,
@@ -39,11 +40,12 @@ extension GeometryEngine {
     ///
     /// Accuracy contract (distances measured on the input's ellipsoid):
     /// - every output vertex lies at the requested distance from the input, within 1 mm, except the corners a cut
-    ///   adds at ±90° latitude and vertices on ±180° that only continue a straight cut line, and — rarely — where two
-    ///   boundaries of the buffer meet in a feature smaller than its chords even at 1/16 of `maxDeviation` (e.g.
-    ///   offset curves crossing at a very shallow angle inside a hairpin turn): then moving the vertices where the
-    ///   pieces cross onto the true boundary would make the polygon invalid, and they stay where the straight-edged
-    ///   pieces cross, within `maxDeviation` (the result is always valid for GEOS);
+    ///   adds at ±90° latitude and vertices on ±180° that only continue a straight cut line, and — rarely, as a last
+    ///   resort — where neither moving the vertices where the pieces cross onto the true crossings (at 1, 1/4 and
+    ///   1/16 of `maxDeviation`) nor projecting every vertex onto the true boundary gives a polygon valid for GEOS:
+    ///   then they stay where the straight-edged pieces cross, within `maxDeviation` (the result is always valid);
+    ///   where the vertices are projected, a true corner between two of them may be left out (the edge there stays
+    ///   within `maxDeviation`);
     /// - every point of every edge — an edge is straight in the output's own coordinates (degrees of
     ///   longitude/latitude for geographic output, as GEOS, GeoJSON renderers and GIS tools draw it) — is within
     ///   `maxDeviation` of the requested distance, except the cut edges along ±180° and ±90°;
@@ -61,11 +63,11 @@ extension GeometryEngine {
     /// Distance rule: one distance for all geometries, or exactly one per geometry.
     /// - Parameters:
     ///   - geometries: Geometries in one spatial reference (geographic or projected).
-    ///   - distances: In `unit`. Points and lines: > 0. Polygons: non-zero, negative shrinks. |distance| at least
+    ///   - distances: In `distanceUnit`. Points and lines: > 0. Polygons: non-zero, negative shrinks. |distance| at least
     ///     1 µm (`minimumGeodeticDistance`) and at most 99.9 % of half the meridian (≈ 19,984 km on WGS84) for points and multipoints, 45 % of it
     ///     (≈ 9,000 km) for lines and polygons; larger distances are refused with `invalidDistance`.
-    ///   - unit: The unit of `distances` and `maxDeviation` (default meters).
-    ///   - maxDeviation: The largest allowed deviation, in `unit`; `nil` for 0.2 % of each |distance|. Must be at
+    ///   - distanceUnit: The unit of `distances` and `maxDeviation` (default meters).
+    ///   - maxDeviation: The largest allowed deviation, in `distanceUnit`; `nil` for 0.2 % of each |distance|. Must be at
     ///     least 0.1 mm and 10⁻⁶ × |distance|, and at most |distance| / 2.
     ///   - curveType: `.geodesic`.
     ///   - shouldUnion: `true` to dissolve all buffers into one polygon (correct across ±180° and the poles).
@@ -76,7 +78,7 @@ extension GeometryEngine {
     /// - Throws: `EngineError.invalidDistance`, `.distanceCountMismatch`, `.spatialReferenceMismatch`,
     ///   `.badGeometry`, `.invalidGeometry` (self-intersecting polygon), `.projectionFailed`, `.geos`.
     public static func geodeticBuffer(
-        around geometries: [some GeometryConvertible], distances: [Double], unit: LinearUnit = .meters,
+        around geometries: [some GeometryConvertible], distances: [Double], distanceUnit: LinearUnit = .meters,
         maxDeviation: Double? = nil, curveType: GeodeticCurveType = .geodesic, shouldUnion: Bool,
         outputSpatialReference: SpatialReference? = nil
     ) throws(EngineError) -> [Polygon] {
@@ -92,8 +94,8 @@ extension GeometryEngine {
         let context = try GEOSContext()
         var distancesInMeters: [Double] = [], tolerances: [Double] = []
         for (i, g) in gs.enumerated() {
-            let d = unit.convert(distances.count == 1 ? distances[0] : distances[i], to: .meters)
-            tolerances.append(try deviation(maxDeviation.map { unit.convert($0, to: .meters) }, distance: d, index: i))
+            let d = distanceUnit.convert(distances.count == 1 ? distances[0] : distances[i], to: .meters)
+            tolerances.append(try deviation(maxDeviation.map { distanceUnit.convert($0, to: .meters) }, distance: d, index: i))
             try validate(geodeticDistance: d, for: g, index: i, geodesic: frame.geodesic)
             distancesInMeters.append(d)
         }
@@ -116,11 +118,17 @@ extension GeometryEngine {
                 polygons.append(circle)
                 continue
             }
-            polygons.append(try validRefinement { scale, movesVertices throws(EngineError) in
-                let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
-                let (ref, group) = try builder.buffer(g, distance: distancesInMeters[i])
-                return try finish(ref, groups: [group], generated: builder.generated, frame: frame, context: context,
-                                  movesVertices: movesVertices)
+            // The pieces and their union depend only on the scale: built once per scale, whatever the placement.
+            var built: [Double: (ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = [:]
+            polygons.append(try validRefinement { scale, placement throws(EngineError) in
+                if built[scale] == nil {
+                    let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
+                    let (ref, group) = try builder.buffer(g, distance: distancesInMeters[i])
+                    built[scale] = (ref, group, builder.generated)
+                }
+                let b = built[scale]!
+                return try finish(b.ref, groups: [b.group], generated: b.generated, frame: frame, context: context,
+                                  placement: placement)
             })
         }
         return polygons
@@ -161,19 +169,26 @@ extension GeometryEngine {
         throws(EngineError) -> Polygon?
     {
         var islandInFilledHole = false
-        let polygon = try validRefinement { scale, movesVertices throws(EngineError) in
-                var results: [(ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = []
-                for (i, g) in gs.enumerated() where culling?.culled[i] != true {
-                    try WorkBudget.check()
-                    let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: scale * tolerances[i])
-                    let (ref, group) = try builder.buffer(g, distance: distances[i])
-                    results.append((ref, group, builder.generated))
+        // The buffers and their GEOS union depend only on the scale: built once per scale, whatever the placement.
+        var built: [Double: (unioned: GEOSGeometryRef, groups: [ElementGroup], generated: Set<XY>)] = [:]
+        let polygon = try validRefinement { scale, placement throws(EngineError) in
+                if built[scale] == nil {
+                    var results: [(ref: GEOSGeometryRef, group: ElementGroup, generated: Set<XY>)] = []
+                    for (i, g) in gs.enumerated() where culling?.culled[i] != true {
+                        try WorkBudget.check()
+                        let builder = GeodeticBufferBuilder(frame: frame, context: context,
+                                                            tolerance: scale * tolerances[i])
+                        let (ref, group) = try builder.buffer(g, distance: distances[i])
+                        results.append((ref, group, builder.generated))
+                    }
+                    let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, results.map(\.ref))
+                    let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+                    let generated = results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
+                    built[scale] = (unioned, results.map(\.group), generated)
                 }
-                let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, results.map(\.ref))
-                let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
-                let generated = results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
-                let polygon = try finish(unioned, groups: results.map(\.group), generated: generated, frame: frame,
-                                         context: context, movesVertices: movesVertices)
+                let b = built[scale]!
+                let polygon = try finish(b.unioned, groups: b.groups, generated: b.generated, frame: frame,
+                                         context: context, placement: placement)
                 guard let culling else { return polygon }
                 guard let filled = try withoutFilledHoles(polygon, culling: culling, frame: frame, context: context)
                 else {
@@ -215,22 +230,29 @@ extension GeometryEngine {
         return Polygon(parts: parts, spatialReference: frame.outputSR)
     }
 
-    /// The polygon `build` makes at a tolerance scale of 1, or, when that one is not valid for GEOS or GEOS fails
-    /// on the way (a topology exception), at scales 1/4 and 1/16, and last at scale 1 without moving vertices
-    /// (`movesVertices` false: GEOS's union of the straight-edged pieces as it is, valid by construction). Where
-    /// elements' boundaries meet in features smaller than the chords (a lens between nearly tangent circles a few
-    /// meters deep beside a small hole; two offset curves crossing at a very shallow angle inside a hairpin turn),
+    /// The polygon `build` makes at a tolerance scale of 1 with the pieces' crossings moved onto the true ones
+    /// (`.crossings`), or, when that one is not valid for GEOS or GEOS fails on the way (a topology exception), at
+    /// scale 1 with every vertex projected onto the true boundary (`.projections`), then with crossings at scales
+    /// 1/4 and 1/16, and last at scale 1 as GEOS's union of the straight-edged pieces as it is (`.asIs`, valid by
+    /// construction). Where elements' boundaries meet at shallow angles or in features smaller than the chords,
     /// the pieces can show a different topology from the true buffers', and moving their crossings onto the true
-    /// ones can pinch or fold a ring; finer chords usually settle it. Never returns an invalid polygon.
+    /// ones can pinch or fold a ring. Two causes seen: nearly tangent boundaries (a vertex circle and the offset
+    /// curves of both its segments where a line barely turns: Newton's crossing is then undetermined along them by
+    /// metres, within 1 µm of both), and boundaries crossing at about a degree (the vertex circles of a noisy line
+    /// inside a bend tighter than the distance: the chords' crossing lies up to kilometres from the true one), where
+    /// the true crossings come in another order than the pieces' and finer chords do not settle it. Projection moves
+    /// each vertex across the boundary only, so the rings keep their order. Never returns an invalid polygon.
     /// - Throws: `EngineError.geos` when even the last attempt is invalid; other errors as `build` throws them.
-    static func validRefinement(_ build: (_ scale: Double, _ movesVertices: Bool) throws(EngineError) -> Polygon)
+    static func validRefinement(_ build: (_ scale: Double, _ placement: VertexPlacement) throws(EngineError) -> Polygon)
         throws(EngineError) -> Polygon
     {
         var problem = ""
-        for (scale, movesVertices) in [(1.0, true), (1.0 / 4, true), (1.0 / 16, true), (1.0, false)] {
+        let attempts: [(Double, VertexPlacement)] = [(1.0, .crossings), (1.0, .projections), (1.0 / 4, .crossings),
+                                                     (1.0 / 16, .crossings), (1.0, .asIs)]
+        for (scale, placement) in attempts {
             try WorkBudget.check()
             do {
-                let polygon = try build(scale, movesVertices)
+                let polygon = try build(scale, placement)
                 guard let reason = try invalidityReason(polygon) else { return polygon }
                 problem = reason
             } catch {
@@ -300,11 +322,12 @@ extension GeometryEngine {
 
     /// Turns a GEOS result into a Meridian polygon: crossing vertices moved onto the true boundary, vertices lying
     /// strictly inside another element's true buffer removed, cut lines cleaned, rings oriented.
-    /// With `movesVertices` false, only the cut lines are cleaned and the rings oriented (GEOS's result as it is).
+    /// With `placement` `.projections`, every vertex is projected onto the true boundary instead (`projected`); with
+    /// `.asIs`, only the cut lines are cleaned and the rings oriented (GEOS's result as it is).
     static func finish(_ ref: GEOSGeometryRef, groups: [ElementGroup], generated: Set<XY>, frame: GeodeticFrame,
-                       context: GEOSContext, movesVertices: Bool = true) throws(EngineError) -> Polygon {
+                       context: GEOSContext, placement: VertexPlacement = .crossings) throws(EngineError) -> Polygon {
         let polygon = try context.polygon(ref, in: frame.outputSR)
-        guard movesVertices else {
+        guard placement != .asIs else {
             return Polygon(parts: polygon.parts.map { part in
                 GEOSContext.oriented(frame.geographicOutput
                     ? Polygon.Part(shell: cleanedCutLines(part.shell), holes: part.holes.map(cleanedCutLines)) : part)
@@ -317,6 +340,9 @@ extension GeometryEngine {
         // boundary.
         let coverage = ElementCoverage(groups: groups, geodesic: geod,
                                        reach: 2 * (groups.map(\.tolerance).max() ?? 0) + 1)
+        if placement == .projections {
+            return try projected(polygon, coverage: coverage, frame: frame)
+        }
         var crossings: [(ll: Coordinate, out: Coordinate)] = []
         var inserted = false
         var parts: [Polygon.Part] = []
@@ -362,6 +388,51 @@ extension GeometryEngine {
                 ? Polygon.Part(shell: cleanedCutLines(part.shell), holes: part.holes.map(cleanedCutLines)) : part)
         }
         return Polygon(parts: mergedParts, spatialReference: frame.outputSR)
+    }
+
+    /// `polygon` (GEOS's union of the straight-edged pieces) with every vertex moved onto the nearest point of the true
+    /// union's boundary (`ElementCoverage.projection`), in the order the ring has them (cut-line vertices of
+    /// geographic output stay). Throws `EngineError.geos` when a vertex cannot be projected (the caller then tries
+    /// the next placement). No vertex moves along the boundary, so the rings keep their order where the
+    /// pieces' boundaries cross at shallow angles (the crossing of their chords then lies far from the true one,
+    /// and moving it there can fold the ring); the true corners between such vertices are left out, which moves
+    /// the edges there by about the distance the vertices moved, within the chords' own deviation.
+    private static func projected(_ polygon: Polygon, coverage: ElementCoverage, frame: GeodeticFrame)
+        throws(EngineError) -> Polygon
+    {
+        var parts: [Polygon.Part] = []
+        for part in polygon.parts {
+            var rings: [[Coordinate]] = []
+            for ring in part.rings {
+                var fixed = ring
+                for i in fixed.indices.dropLast() {
+                    if i % 1024 == 0 { try WorkBudget.check() }
+                    let v = fixed[i]
+                    if frame.geographicOutput && (abs(v.y) == 90 || abs(v.x) == 180) { continue }
+                    let ll = try frame.toCompute(v)
+                    guard let q = coverage.projection(ll, output: v) else {
+                        throw .geos("geodesic buffer: a vertex could not be projected onto the true boundary")
+                    }
+                    if q != ll { fixed[i] = try crossingOutput(q, near: v, frame: frame) }
+                }
+                if let first = fixed.first { fixed[fixed.count - 1] = first }
+                guard fixed.count >= 4 else { continue }
+                rings.append(frame.geographicOutput ? cleanedCutLines(fixed) : fixed)
+            }
+            guard let shell = rings.first, shell.count >= 4 else { continue }
+            parts.append(GEOSContext.oriented(Polygon.Part(shell: shell, holes: rings.dropFirst().filter { $0.count >= 4 })))
+        }
+        return Polygon(parts: parts, spatialReference: frame.outputSR)
+    }
+
+    /// How `finish` places the vertices of GEOS's union of the straight-edged pieces on the true boundary.
+    enum VertexPlacement {
+        /// Crossings of the pieces' boundaries moved onto the true crossings, covered vertices removed.
+        case crossings
+        /// Every vertex moved onto the nearest point of the true boundary (`projected`).
+        case projections
+        /// GEOS's union as it is.
+        case asIs
     }
 
     /// A ring vertex that GEOS put where two elements' chord boundaries cross, moved onto their true crossing.

@@ -4,7 +4,7 @@ import MeridianCore
 
 /// One coordinate operation PROJ knows between two spatial references (ArcGIS `DatumTransformation`): a datum
 /// shift by Helmert parameters or a grid, with its accuracy and where it applies. Listed by
-/// ``GeometryEngine/transformations(from:to:)`` and run by ``GeometryEngine/project(_:into:using:)``.
+/// ``GeometryEngine/transformations(from:to:)`` and run by ``GeometryEngine/project(_:into:datumTransformation:)``.
 public struct DatumTransformation: Sendable, Hashable, Codable, CustomStringConvertible {
     /// PROJ's name, e.g. "Inverse of NAD27 to WGS 84 (33)".
     public let name: String
@@ -79,7 +79,7 @@ extension GeometryEngine {
     ///   `.projectionFailed` naming the first vertex it cannot transform.
     public static func project(
         _ geometry: some GeometryConvertible, into spatialReference: SpatialReference,
-        using transformation: DatumTransformation
+        datumTransformation transformation: DatumTransformation
     ) throws(EngineError) -> Geometry {
         let g = geometry.geometry
         guard transformation.isAvailable else {
@@ -89,7 +89,7 @@ extension GeometryEngine {
     }
 
     /// Projects coordinates in bulk with a chosen operation (the fast path of
-    /// ``project(_:into:using:)`` for large point sets, as ``project(_:from:into:)`` is for PROJ's own choice).
+    /// ``project(_:into:datumTransformation:)`` for large point sets, as ``project(_:from:into:)`` is for PROJ's own choice).
     /// - Parameters:
     ///   - coordinates: Coordinates in `source`; replaced by the projected coordinates on success, unchanged when
     ///     this throws.
@@ -102,7 +102,7 @@ extension GeometryEngine {
     @discardableResult
     public static func project(
         _ coordinates: inout [Coordinate], from source: SpatialReference, into target: SpatialReference,
-        using transformation: DatumTransformation
+        datumTransformation transformation: DatumTransformation
     ) throws(EngineError) -> ProjectionOperation {
         guard transformation.isAvailable else {
             throw .invalidArgument("\(transformation.name) needs a grid file that is not installed under PROJ_DATA")

@@ -40,7 +40,7 @@ public enum KMLFeatureConversion {
             width = w
         }
         if stroke != nil || width != nil { style.lineStyle = KMLLineStyle(color: stroke, width: width) }
-        if let c = try color("fill", opacity: "fill-opacity") { style.polygonStyle = KMLPolygonStyle(color: c) }
+        if let c = try color("fill", opacity: "fill-opacity") { style.polygonStyle = KMLPolygonStyle(fillColor: c) }
         return style == KMLStyle() ? nil : style
     }
 
@@ -59,7 +59,7 @@ public enum KMLFeatureConversion {
             if let w = l.width { out["stroke-width"] = .number(w) }
         }
         if let p = style.polygonStyle {
-            if let c = p.color {
+            if let c = p.fillColor {
                 out["fill"] = .string(c.hexRGB)
                 out["fill-opacity"] = p.isFilled == false ? .number(0) : opacity(c)
             } else if p.isFilled == false {
@@ -96,7 +96,7 @@ public enum KMLFeatureConversion {
     public static func placemark(from feature: Feature, altitudeMode: KMLAltitudeMode? = .clampToGround)
         throws(KMLError) -> KMLPlacemark
     {
-        let geometry = try feature.geometry.map { g throws(KMLError) in try KMLGeometry(g, altitudeMode: altitudeMode) }
+        let geometry = try feature.geometry.map { g throws(KMLError) in try KMLGeometry(geometry: g, altitudeMode: altitudeMode) }
         var p = KMLPlacemark(geometry: geometry)
         var rest = feature.properties
         func text(_ v: JSONValue) -> String {

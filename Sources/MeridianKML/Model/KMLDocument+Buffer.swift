@@ -1,3 +1,4 @@
+import Foundation
 import MeridianCore
 
 extension KMLDocument {
@@ -11,16 +12,19 @@ extension KMLDocument {
     public static var bufferStyle: KMLStyle {
         KMLStyle(id: bufferStyleID,
                  lineStyle: KMLLineStyle(color: .green, width: 2),
-                 polygonStyle: KMLPolygonStyle(color: KMLColor(red: 255, green: 255, blue: 0, opacity: 0.6)))
+                 polygonStyle: KMLPolygonStyle(fillColor: KMLColor(red: 255, green: 255, blue: 0, opacity: 0.6)))
     }
+
+    /// Google's white circle icon, which the input style tints red.
+    static let circleIcon = URL(string: "https://maps.google.com/mapfiles/kml/shapes/placemark_circle.png")
+        .map(KMLIcon.init(url:))
 
     /// The style of input geometries: red point icons (Google's circle icon tinted red) and red lines.
     public static var inputStyle: KMLStyle {
         KMLStyle(id: inputStyleID,
-                 iconStyle: KMLIconStyle(iconHref: "https://maps.google.com/mapfiles/kml/shapes/placemark_circle.png",
-                                         scale: 1, color: .red),
+                 iconStyle: KMLIconStyle(icon: circleIcon, scale: 1, color: .red),
                  lineStyle: KMLLineStyle(color: .red, width: 2),
-                 polygonStyle: KMLPolygonStyle(color: .red, isFilled: false))
+                 polygonStyle: KMLPolygonStyle(fillColor: .red, isFilled: false))
     }
 
     /// A document showing buffers and the geometries they were made from, for `meridian buffer -o out.kmz`:
@@ -39,19 +43,18 @@ extension KMLDocument {
         document.addStyle(inputStyle)
         var bufferFolder = KMLFolder(name: "Buffers")
         for (i, polygon) in buffers.enumerated() where !polygon.parts.isEmpty {
-            let g = try KMLGeometry(polygon, altitudeMode: .clampToGround, isTessellated: true)
-            bufferFolder.addChild(.placemark(KMLPlacemark(geometry: g, name: "Buffer \(i + 1)",
-                                                          styleUrl: "#\(bufferStyleID)")))
+            let g = try KMLGeometry(geometry: polygon, altitudeMode: .clampToGround, isTessellated: true)
+            bufferFolder.addChildNode(KMLPlacemark(geometry: g, name: "Buffer \(i + 1)", styleUrl: "#\(bufferStyleID)"))
         }
-        document.addChild(.folder(bufferFolder))
+        document.addChildNode(bufferFolder)
         if !inputs.isEmpty {
             var inputFolder = KMLFolder(name: "Inputs")
             for (i, input) in inputs.enumerated() {
-                let g = try KMLGeometry(input, altitudeMode: .clampToGround)
-                inputFolder.addChild(.placemark(KMLPlacemark(geometry: g, name: "\(input.typeName) \(i + 1)",
-                                                             styleUrl: "#\(inputStyleID)")))
+                let g = try KMLGeometry(geometry: input, altitudeMode: .clampToGround)
+                inputFolder.addChildNode(KMLPlacemark(geometry: g, name: "\(input.typeName) \(i + 1)",
+                                                  styleUrl: "#\(inputStyleID)"))
             }
-            document.addChild(.folder(inputFolder))
+            document.addChildNode(inputFolder)
         }
         return document
     }

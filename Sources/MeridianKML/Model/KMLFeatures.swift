@@ -20,6 +20,23 @@ public protocol KMLNode: Sendable, Hashable {
     /// Child elements read but not modeled (`LookAt`, `TimeSpan`, `Region`, `atom:link`, `gx:balloonVisibility`,
     /// unknown elements, …), written back in schema order.
     var unmodeledElements: [KMLElement] { get set }
+    /// The node as a child of a container: `.placemark(self)`, `.folder(self)` or `.document(self)`.
+    var feature: KMLFeature { get }
+}
+
+extension KMLPlacemark {
+    /// The placemark as a container's child, `.placemark(self)`.
+    public var feature: KMLFeature { .placemark(self) }
+}
+
+extension KMLFolder {
+    /// The folder as a container's child, `.folder(self)`.
+    public var feature: KMLFeature { .folder(self) }
+}
+
+extension KMLDocument {
+    /// The document as a container's child (a nested document), `.document(self)`.
+    public var feature: KMLFeature { .document(self) }
 }
 
 /// Custom data of a feature (`<ExtendedData>`).
@@ -280,13 +297,19 @@ extension KMLFolder: KMLContainer {}
 extension KMLDocument: KMLContainer {}
 
 extension KMLContainer {
-    /// Appends a child (ArcGIS's `addChildNode`).
-    /// - Parameter feature: A placemark, folder or document.
-    public mutating func addChild(_ feature: KMLFeature) { features.append(feature) }
-
-    /// Appends a placemark.
-    /// - Parameter placemark: The placemark.
-    public mutating func addChild(_ placemark: KMLPlacemark) { features.append(.placemark(placemark)) }
+    /// Appends a child node: a placemark, folder or document (ArcGIS's `addChildNode(_:)`).
+    ///
+    /// Documents, folders and placemarks are values, not references as in ArcGIS, which has two consequences:
+    /// - the container you add to must be a `var` (or build it in one expression instead:
+    ///   ``KMLDocument/init(name:styles:features:)`` and ``KMLFolder/init(name:features:)`` take the children);
+    /// - the node is copied when added, so give a placemark everything it carries, its style included, before you
+    ///   add it (``KMLPlacemark/init(geometry:name:nodeDescription:style:styleUrl:)`` takes the style); changing your
+    ///   own `placemark` afterwards does not change the copy in the container.
+    ///
+    /// A style shared by many placemarks can instead be added once with ``KMLDocument/addStyle(_:)`` and referenced
+    /// by each placemark's `styleUrl` (`"#id"`), in any order.
+    /// - Parameter node: The placemark, folder or document to append after the existing children.
+    public mutating func addChildNode(_ node: some KMLNode) { features.append(node.feature) }
 
     /// Every placemark in the subtree, depth first, in document order.
     public var allPlacemarks: [KMLPlacemark] {

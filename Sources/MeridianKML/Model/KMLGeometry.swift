@@ -21,7 +21,7 @@ public enum KMLAltitudeMode: String, Sendable, Hashable, CaseIterable {
 /// A KML geometry: coordinates are WGS84 longitude, latitude and optional altitude in meters
 /// (`Coordinate.x`, `.y`, `.z`).
 ///
-/// Create one from any Meridian geometry with `init(_:altitudeMode:isExtruded:isTessellated:)`, which projects it
+/// Create one from any Meridian geometry with `init(geometry:altitudeMode:isExtruded:isTessellated:)`, which projects it
 /// to WGS84 as ArcGIS's `AGSKMLGeometry(geometry:altitudeMode:)` expects its caller to.
 public struct KMLGeometry: Sendable, Hashable {
     /// The geometry's shape.
@@ -73,7 +73,8 @@ public struct KMLGeometry: Sendable, Hashable {
         self.unmodeledElements = unmodeledElements
     }
 
-    /// Creates a KML geometry from a Meridian geometry in any spatial reference, projected to WGS84.
+    /// Creates a KML geometry from a Meridian geometry in any spatial reference, projected to WGS84 (ArcGIS's
+    /// `KMLGeometry(geometry:altitudeMode:)`).
     ///
     /// A point becomes a `Point`; a multipoint, a `MultiGeometry` of points; a one-part polyline a `LineString`
     /// (several parts: a `MultiGeometry`); a one-part polygon or an envelope a `Polygon` whose outer ring is
@@ -85,7 +86,7 @@ public struct KMLGeometry: Sendable, Hashable {
     ///   - isExtruded: Whether to extrude (default `false`: not written).
     ///   - isTessellated: Whether lines follow the terrain (lines and polygons; default `false`: not written).
     /// - Throws: `KMLError.invalidGeometry` for an empty geometry, a non-finite coordinate or a failed projection.
-    public init(_ geometry: some GeometryConvertible, altitudeMode: KMLAltitudeMode? = .clampToGround,
+    public init(geometry: some GeometryConvertible, altitudeMode: KMLAltitudeMode? = .clampToGround,
                 isExtruded: Bool = false, isTessellated: Bool = false) throws(KMLError) {
         let g: Geometry
         do {

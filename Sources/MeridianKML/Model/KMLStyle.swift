@@ -1,3 +1,5 @@
+import Foundation
+
 /// Whether a color is used as is or randomized (KML `colorMode`).
 public enum KMLColorMode: String, Sendable, Hashable {
     /// Use the color as is.
@@ -41,18 +43,23 @@ public struct KMLHotSpot: Sendable, Hashable {
     }
 }
 
-/// An icon image reference (`<Icon>`).
+/// An icon image reference (`<Icon>`), ArcGIS's `KMLIcon`.
 public struct KMLIcon: Sendable, Hashable {
-    /// The image: a URL, a path relative to the document (or inside the KMZ), or a local file path.
+    /// The image as KML's `<href>` text: a URL, a path relative to the document (or inside the KMZ), or a local
+    /// file path. Kept as text because an `href` read from a file need not be a valid `URL`.
     public var href: String?
     /// Preserved children (`gx:x`, `gx:w`, `refreshMode`, …).
     public var unmodeledElements: [KMLElement]
 
-    /// Creates an icon.
-    /// - Parameters:
-    ///   - href: The image URL or path.
-    ///   - unmodeledElements: Preserved children.
-    public init(href: String?, unmodeledElements: [KMLElement] = []) {
+    /// Creates an icon from the image's URL (ArcGIS's `KMLIcon(url:)`).
+    /// - Parameter url: A web URL, a `file:` URL (copied into a KMZ when saving one), or a relative URL (a path
+    ///   inside the KMZ or beside the KML file).
+    public init(url: URL) {
+        self.init(href: url.isFileURL ? url.path : url.absoluteString)
+    }
+
+    /// An icon with its `<href>` text as read from a file.
+    init(href: String?, unmodeledElements: [KMLElement] = []) {
         self.href = href
         self.unmodeledElements = unmodeledElements
     }
@@ -95,27 +102,21 @@ public struct KMLIconStyle: Sendable, Hashable {
     /// Preserved children (e.g. `gx:labelVisibility`).
     public var unmodeledElements: [KMLElement]
 
-    /// Creates an icon style.
+    /// Creates an icon style (ArcGIS's `KMLIconStyle(icon:scale:)`).
     /// - Parameters:
-    ///   - iconHref: The image URL or path (ArcGIS's `AGSKMLIcon(url:)`).
+    ///   - icon: The image, e.g. `KMLIcon(url: URL(string: "https://…/pin.png")!)`; `nil` for the viewer's default.
     ///   - scale: Size factor, > 0 (1 is the image's natural size).
     ///   - heading: Rotation in degrees clockwise from north, 0…360.
     ///   - hotSpot: Anchor.
     ///   - color: Tint.
-    public init(iconHref: String? = nil, scale: Double? = nil, heading: Double? = nil, hotSpot: KMLHotSpot? = nil,
+    public init(icon: KMLIcon? = nil, scale: Double? = nil, heading: Double? = nil, hotSpot: KMLHotSpot? = nil,
                 color: KMLColor? = nil) {
-        self.icon = iconHref.map { KMLIcon(href: $0) }
+        self.icon = icon
         self.scale = scale
         self.heading = heading
         self.hotSpot = hotSpot
         self.color = color
         self.unmodeledElements = []
-    }
-
-    /// The icon's href, if any.
-    public var iconHref: String? {
-        get { icon?.href }
-        set { if icon == nil { icon = KMLIcon(href: newValue) } else { icon?.href = newValue } }
     }
 }
 
@@ -143,12 +144,12 @@ public struct KMLLineStyle: Sendable, Hashable {
     }
 }
 
-/// How polygons are drawn (`<PolyStyle>`).
+/// How polygons are drawn (`<PolyStyle>`), ArcGIS's `KMLPolygonStyle`.
 public struct KMLPolygonStyle: Sendable, Hashable {
     /// `id` attribute.
     public var id: String?
-    /// Fill color.
-    public var color: KMLColor?
+    /// Fill color (KML's `<color>` of a `<PolyStyle>`; ArcGIS's `fillColor`).
+    public var fillColor: KMLColor?
     /// Color mode.
     public var colorMode: KMLColorMode?
     /// Whether the polygon is filled (`fill`; KML's default is true).
@@ -158,16 +159,22 @@ public struct KMLPolygonStyle: Sendable, Hashable {
     /// Preserved children.
     public var unmodeledElements: [KMLElement]
 
-    /// Creates a polygon style.
+    /// Creates a polygon style (ArcGIS's `KMLPolygonStyle(fillColor:)`).
     /// - Parameters:
-    ///   - color: Fill color.
+    ///   - fillColor: Fill color.
     ///   - isFilled: Whether to fill (nil: KML's default, filled).
     ///   - isOutlined: Whether to outline (nil: KML's default, outlined).
-    public init(color: KMLColor? = nil, isFilled: Bool? = nil, isOutlined: Bool? = nil) {
-        self.color = color
+    public init(fillColor: KMLColor? = nil, isFilled: Bool? = nil, isOutlined: Bool? = nil) {
+        self.fillColor = fillColor
         self.isFilled = isFilled
         self.isOutlined = isOutlined
         self.unmodeledElements = []
+    }
+
+    /// The `<color>` element's value, for the decoder shared by all colour sub-styles.
+    var color: KMLColor? {
+        get { fillColor }
+        set { fillColor = newValue }
     }
 }
 

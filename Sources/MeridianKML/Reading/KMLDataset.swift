@@ -3,7 +3,7 @@ import Foundation
 /// A KML or KMZ file in memory: its document tree, what sits beside it, and the archive's other files
 /// (ArcGIS's `AGSKMLDataset`).
 ///
-/// Read with `init(contentsOf:)` (KML or KMZ, detected by content), write with `save(to:overwrite:)`.
+/// Read with `init(url:limits:)` (KML or KMZ, detected by content), write with `save(to:overwrite:)`.
 /// Elements Meridian does not model are kept as XML and written back, so read → write → read loses nothing
 /// but comments, insignificant whitespace and attribute order.
 public struct KMLDataset: Sendable {
@@ -21,10 +21,10 @@ public struct KMLDataset: Sendable {
     /// The file read, if any: relative local icon paths are resolved against its folder when saving a KMZ.
     public var sourceURL: URL?
 
-    /// Creates a dataset around a document (ArcGIS's `AGSKMLDataset(rootNode:)`).
-    /// - Parameter document: The root document.
-    public init(document: KMLDocument) {
-        self.document = document
+    /// Creates a dataset around a document (ArcGIS's `KMLDataset(rootNode:)`).
+    /// - Parameter rootNode: The root document.
+    public init(rootNode: KMLDocument) {
+        self.document = rootNode
         rootAttributes = []
         rootUnmodeledElements = []
         resources = [:]
@@ -32,13 +32,14 @@ public struct KMLDataset: Sendable {
         sourceURL = nil
     }
 
-    /// Reads a KML or KMZ file (KMZ recognised by its ZIP signature or `.kmz` extension).
+    /// Reads a KML or KMZ file (ArcGIS's `KMLDataset(url:)`; KMZ recognised by its ZIP signature or `.kmz`
+    /// extension).
     /// - Parameters:
     ///   - url: A file URL.
     ///   - limits: Zip-bomb and size limits for KMZ archives.
     /// - Throws: `KMLError`: malformed XML (with line and column), refused entity declarations, not KML,
     ///   corrupt archive, archive without KML, limits exceeded, I/O errors.
-    public init(contentsOf url: URL, limits: KMZLimits = .default) throws(KMLError) {
+    public init(url: URL, limits: KMZLimits = .default) throws(KMLError) {
         let source = try KMLSource(url: url, limits: limits)
         try self.init(source: source, limits: limits)
         sourceURL = url
@@ -48,7 +49,7 @@ public struct KMLDataset: Sendable {
     /// - Parameters:
     ///   - data: KML text (UTF-8 or as declared) or a KMZ archive.
     ///   - limits: Zip-bomb and size limits for KMZ archives.
-    /// - Throws: `KMLError`, as `init(contentsOf:)`.
+    /// - Throws: `KMLError`, as `init(url:limits:)`.
     public init(data: Data, limits: KMZLimits = .default) throws(KMLError) {
         try self.init(source: KMLSource(data: data, name: "(data)", limits: limits), limits: limits)
     }
@@ -65,7 +66,7 @@ public struct KMLDataset: Sendable {
         } catch {
             throw .malformedXML(message: "\(error)", line: 0, column: 0)
         }
-        self.init(document: builder.rootDocument())
+        self.init(rootNode: builder.rootDocument())
         rootAttributes = builder.rootAttributes
         rootUnmodeledElements = builder.rootUnmodeled
         warnings = source.skippedEntries.map { "ignored archive entry with an unsafe path: \($0)" }

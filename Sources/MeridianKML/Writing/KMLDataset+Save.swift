@@ -137,6 +137,6 @@ extension KMLDocument {
     ///   - overwrite: Whether an existing file may be replaced (default `false`).
     /// - Throws: `KMLError`.
     public func save(to url: URL, overwrite: Bool = false) throws(KMLError) {
-        try KMLDataset(document: self).save(to: url, overwrite: overwrite)
+        try KMLDataset(rootNode: self).save(to: url, overwrite: overwrite)
     }
 }

@@ -354,7 +354,7 @@ struct KMLEncoder: ~Copyable {
         }
         slots.flush(before: 4, &w)
         if let p = s.polygonStyle {
-            colorStyle("PolyStyle", id: p.id, color: p.color, mode: p.colorMode, p.unmodeledElements) { e, slots in
+            colorStyle("PolyStyle", id: p.id, color: p.fillColor, mode: p.colorMode, p.unmodeledElements) { e, slots in
                 if let v = p.isFilled { e.w.leaf("fill", Self.format(v)) }
                 slots.flush(before: 5, &e.w)
                 if let v = p.isOutlined { e.w.leaf("outline", Self.format(v)) }

@@ -112,7 +112,7 @@ enum BufferChecks {
         let dense = Polygon(parts: polygon.parts.map { part in
             Polygon.Part(shell: densify(part.shell), holes: part.holes.map(densify))
         }, spatialReference: polygon.spatialReference)
-        return try GeometryEngine.geodeticArea(dense)
+        return try GeometryEngine.geodeticArea(of: dense)
     }
 
     static func densify(_ ring: [Coordinate]) -> [Coordinate] {

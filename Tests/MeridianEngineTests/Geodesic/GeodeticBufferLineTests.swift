@@ -78,8 +78,8 @@ import Testing
             let b = try GeometryEngine.geodeticBuffer(around: polygon, distance: d)
             try BufferChecks.check(b, required: abs(d), maxDeviation: 0.002 * abs(d), label: "square d \(d)", stats: &stats,
                                    samplesPerEdge: 4, distance: boundaryDistance)
-            let area = try GeometryEngine.geodeticArea(b)
-            let original = try GeometryEngine.geodeticArea(polygon)
+            let area = try GeometryEngine.geodeticArea(of: b)
+            let original = try GeometryEngine.geodeticArea(of: polygon)
             #expect(d > 0 ? area > original : area < original)
         }
         // A 20 km buffer fills the 0.4° (≈ 40 km) hole; a 5 km one keeps a smaller hole.

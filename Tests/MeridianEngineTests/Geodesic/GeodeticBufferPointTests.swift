@@ -88,7 +88,7 @@ import Testing
         let loose = try GeometryEngine.geodeticBuffer(around: Point(latitude: c.y, longitude: c.x), distance: 100_000,
                                                       maxDeviation: 400)
         let tight = try GeometryEngine.geodeticBuffer(around: Point(latitude: c.y, longitude: c.x), distance: 100,
-                                                      unit: .kilometers, maxDeviation: 0.004)
+                                                      distanceUnit: .kilometers, maxDeviation: 0.004)
         try BufferChecks.check(tight, required: 100_000, maxDeviation: 4, label: "tight", stats: &stats) {
             BufferChecks.wgs84.distance(c, $0)
         }
@@ -131,7 +131,7 @@ import Testing
             try GeometryEngine.geodeticBuffer(around: Point(latitude: 0, longitude: 0), distance: 20_000_000)
         }
         do {
-            _ = try GeometryEngine.geodeticBuffer(around: Point(latitude: 0, longitude: 0), distance: 20_100, unit: .kilometers)
+            _ = try GeometryEngine.geodeticBuffer(around: Point(latitude: 0, longitude: 0), distance: 20_100, distanceUnit: .kilometers)
             Issue.record("no error")
         } catch {
             #expect(error.description.contains("half the meridian"))

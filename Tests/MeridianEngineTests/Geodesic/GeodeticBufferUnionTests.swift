@@ -106,27 +106,28 @@ import Testing
         print("GEODESIC LENS BESIDE A HOLE: \(stats)")
     }
 
-    /// `validRefinement` retries at finer scales, then without moving vertices, and never returns an invalid polygon.
+    /// `validRefinement` retries with vertices projected onto the true boundary, then with crossings at finer
+    /// scales, then without moving vertices, and never returns an invalid polygon.
     @Test func validRefinementRetriesThenRefuses() throws {
         let bowtie = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 1), Coordinate(x: 1, y: 0),
                                      Coordinate(x: 0, y: 1), Coordinate(x: 0, y: 0)], spatialReference: .wgs84)
         let square = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 0), Coordinate(x: 1, y: 1),
                                      Coordinate(x: 0, y: 1), Coordinate(x: 0, y: 0)], spatialReference: .wgs84)
         var attempts: [String] = []
-        let repaired = try GeometryEngine.validRefinement { scale, moves throws(EngineError) in
-            attempts.append("\(scale) \(moves)")
-            if scale == 1 && moves { throw .geos("union: TopologyException: side location conflict") }
-            return moves ? bowtie : square
+        let repaired = try GeometryEngine.validRefinement { scale, placement throws(EngineError) in
+            attempts.append("\(scale) \(placement)")
+            if scale == 1 && placement == .crossings { throw .geos("union: TopologyException: side location conflict") }
+            return placement == .asIs ? square : bowtie
         }
         #expect(repaired == square)
-        #expect(attempts == ["1.0 true", "0.25 true", "0.0625 true", "1.0 false"])
+        #expect(attempts == ["1.0 crossings", "1.0 projections", "0.25 crossings", "0.0625 crossings", "1.0 asIs"])
         #expect(throws: EngineError.self) {
             try GeometryEngine.validRefinement { _, _ throws(EngineError) in bowtie }
         }
         attempts = []
         #expect(throws: EngineError.self) {  // not a GEOS failure: no retry
-            try GeometryEngine.validRefinement { scale, moves throws(EngineError) in
-                attempts.append("\(scale) \(moves)")
+            try GeometryEngine.validRefinement { scale, placement throws(EngineError) in
+                attempts.append("\(scale) \(placement)")
                 throw .invalidDistance("no")
             }
         }

@@ -106,7 +106,7 @@ extension GEOSXMLSuite {
             return true
         case (.polyline, .polyline):
             let hausdorff = try GeometryEngine.hausdorffDistance(actual, expected)
-            let (la, le) = (try GeometryEngine.length(actual), try GeometryEngine.length(expected))
+            let (la, le) = (try GeometryEngine.length(of: actual), try GeometryEngine.length(of: expected))
             if hausdorff / tolerance > tally.worstHausdorffRatio.0 { tally.worstHausdorffRatio = (hausdorff / tolerance, place) }
             guard hausdorff <= tolerance, abs(la - le) <= 1e-9 * le else {
                 Issue.record("\(place): lines Hausdorff \(hausdorff) (limit \(tolerance)), length \(la) vs \(le)")
@@ -114,8 +114,8 @@ extension GEOSXMLSuite {
             }
             return true
         case (.polygon(let pa), .polygon(let pe)):
-            let expectedArea = try GeometryEngine.area(pe)
-            let difference = try GeometryEngine.area(try GeometryEngine.symmetricDifference(pa, pe))
+            let expectedArea = try GeometryEngine.area(of: pe)
+            let difference = try GeometryEngine.area(of: try GeometryEngine.symmetricDifference(pa, pe))
             let areaRatio = difference / expectedArea
             if areaRatio > tally.worstAreaRatio.0 { tally.worstAreaRatio = (areaRatio, place) }
             let hausdorff = try GeometryEngine.hausdorffDistance(Self.boundary(pa), Self.boundary(pe))

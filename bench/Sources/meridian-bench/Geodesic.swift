@@ -37,9 +37,9 @@ func runGeodesicCase(_ args: [String]) throws {
     var times: [Double]
     if let planar {
         let projected = try GeometryEngine.project(geometries, into: planar)
-        let d = Measurement(value: distance, unit: UnitLength.meters)
         (times, result) = try timed(reps) {
-            try GeometryEngine.buffer(around: projected, distances: [d], shouldUnion: shouldUnion)
+            try GeometryEngine.buffer(around: projected, distances: [distance], distanceUnit: .meters,
+                                      shouldUnion: shouldUnion)
         }
     } else {
         (times, result) = try timed(reps) {

@@ -3,7 +3,7 @@ import Meridian
 
 /// P4: writes 100k placemarks (points with a shared IconStyle, 10-vertex lines, 20-vertex polygons) as .kml and
 /// .kmz, or reads a KML file back and counts its coordinate tuples: `read` builds the whole tree
-/// (`KMLDataset(contentsOf:)`), `read-stream` visits the placemarks one at a time (`KMLDataset.forEachPlacemark(in:)`,
+/// (`KMLDataset(url:)`), `read-stream` visits the placemarks one at a time (`KMLDataset.forEachPlacemark(in:)`,
 /// bounded memory: the 1 GiB case).
 func runP4(_ args: [String]) throws {
     guard let mode = args.first else { fail("usage: meridian-bench p4 write|read|--available …") }
@@ -28,7 +28,7 @@ func runP4(_ args: [String]) throws {
         guard args.count >= 3, let reps = Int(args[2]) else { fail("usage: meridian-bench p4 read FILE.kml REPS") }
         let url = URL(fileURLWithPath: args[1])
         let (times, count) = try timed(reps) { () throws -> Int in
-            let dataset = try KMLDataset(contentsOf: url)
+            let dataset = try KMLDataset(url: url)
             var count = 0
             dataset.document.forEachPlacemark { placemark in
                 if let g = placemark.geometry { count += coordinateCount(g) }
@@ -71,7 +71,8 @@ func p4Document(base: [Double], offsets: [Double]) -> KMLDocument {
         KMLStyle(
             id: "pin",
             iconStyle: KMLIconStyle(
-                iconHref: "http://maps.google.com/mapfiles/kml/shapes/placemark_circle.png", scale: 1.2)))
+                icon: URL(string: "http://maps.google.com/mapfiles/kml/shapes/placemark_circle.png").map(KMLIcon.init(url:)),
+                scale: 1.2)))
     let angles = (0..<20).map { Double($0) * (2 * Double.pi / 20) }
     for i in 0..<n {
         let x = base[2 * i], y = base[2 * i + 1]
@@ -93,7 +94,7 @@ func p4Document(base: [Double], offsets: [Double]) -> KMLDocument {
                 geometry: KMLGeometry(shape: .polygon(outerBoundary: ring, innerBoundaries: [])),
                 name: "a\(i)")
         }
-        document.addChild(placemark)
+        document.addChildNode(placemark)
     }
     return document
 }

@@ -80,7 +80,7 @@ func isValid(_ p: Polygon) -> Bool {
 
 func polygonStats(_ p: Polygon) -> [String: Any] {
     [
-        "area": (try? GeometryEngine.area(p)) ?? -1,
+        "area": (try? GeometryEngine.area(of: p)) ?? -1,
         "parts": p.parts.count,
         "holes": p.parts.reduce(0) { $0 + $1.holes.count },
         "vertices": p.vertexCount,
@@ -104,7 +104,7 @@ do {
             let clock = ContinuousClock()
             let start = clock.now
             let buffers = try GeometryEngine.buffer(around: points, distances: [radius], shouldUnion: false)
-            let reference = try GeometryEngine.union(buffers)
+            let reference = try GeometryEngine.union(of: buffers)
             let elapsed = clock.now - start
             guard case .polygon(let refPolygon) = reference else { fail("GEOS union is not a polygon") }
             let stats = polygonStats(refPolygon), myStats = polygonStats(mine)
