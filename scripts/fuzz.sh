@@ -4,10 +4,16 @@
 #   TARGET: kml kmz geojson csv wkt viewer-json (fuzz/Sources/meridian-fuzz/main.swift)
 # Builds in its own scratch path (.build/fuzz) so the normal build is not invalidated. The seed corpus comes from the
 # repository: Tests/Fixtures (KML, KMZ, GeoJSON, CSV files) and fuzz/seeds/TARGET; the growing corpus lives in
-# .build/fuzz/corpus/TARGET (not committed). A crash, leak or timeout (an input taking more than 10 s) fails the
+# .build/fuzz/corpus/TARGET (not committed). A crash, leak or timeout (an input taking more than FUZZ_TIMEOUT) fails the
 # run, leaves the input in .build/fuzz/artifacts/ and must become a regression test (Tests/Fuzz... see docs/fuzzing.md).
 # Environment: FUZZ_NICE (nice level, default 0),
-# FUZZ_DETECT_LEAKS (1 default: libFuzzer checks for leaks after any input that allocates more than it frees),
+# FUZZ_CONFIG (debug, the default, quick to build; release: optimised, 2-3x the executions per second, for long
+#   runs; both keep Swift's bounds and overflow checks, and release keeps assert() with -assert-config Debug),
+# FUZZ_RUNS (stop after this many executions, or at SECONDS, whichever comes first),
+# FUZZ_TIMEOUT (seconds of wall-clock time one input may take, default 10; libFuzzer measures wall time, so a run at
+#   nice 19 on a loaded machine may need more, see docs/fuzzing.md),
+# FUZZ_DETECT_LEAKS (1 default: libFuzzer checks for leaks after any input that allocates more than it frees;
+#   0: only LeakSanitizer's check at exit, which still fails the run on an unsuppressed leak, see docs/fuzzing.md),
 # FUZZ_SKIP_BUILD (set: use the fuzz binary already built, e.g. for several targets run in parallel).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,10 +25,24 @@ if [[ $which != all ]]; then
     targets=("$which")
 fi
 scratch=.build/fuzz
-[[ -n ${FUZZ_SKIP_BUILD:-} ]] || nice -n "${FUZZ_NICE:-0}" swift build -c debug --scratch-path "$scratch" --product meridian-fuzz \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING 2>&1 \
-    | grep -v 'Cannot export local symbol' | grep -E 'error:|warning: .*(fuzz|Meridian)' || true
-binary="$scratch/debug/meridian-fuzz"
+config=${FUZZ_CONFIG:-debug}
+case $config in
+    debug) build=$scratch; extra=() ;;
+    release) build=.build/fuzz-release; extra=(-Xswiftc -assert-config -Xswiftc Debug) ;;
+    *) echo "FUZZ_CONFIG must be debug or release, not '$config'" >&2; exit 2 ;;
+esac
+binary="$build/$config/meridian-fuzz"
+if [[ -z ${FUZZ_SKIP_BUILD:-} ]]; then
+    mkdir -p "$scratch"
+    if ! nice -n "${FUZZ_NICE:-0}" swift build -c "$config" --scratch-path "$build" --product meridian-fuzz \
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING "${extra[@]}" \
+        > "$scratch/build-$config.log" 2>&1; then
+        grep -v 'Cannot export local symbol' "$scratch/build-$config.log" | grep -E 'error:' | head -20 >&2
+        echo "the fuzz build failed (log: $scratch/build-$config.log)" >&2
+        exit 1
+    fi
+    grep -E 'warning: .*(fuzz|Meridian)' "$scratch/build-$config.log" || true
+fi
 [[ -x $binary ]] || { echo "the fuzz build failed" >&2; exit 1; }
 
 # Seed files: small ones only (libFuzzer's -max_len is 64 KiB here).
@@ -44,12 +64,18 @@ for t in "${targets[@]}"; do
     corpus="$scratch/corpus/$t"
     mkdir -p "$corpus"
     seeds "$t" | while read -r f; do cp -n "$f" "$corpus/seed-$(sha1sum "$f" | cut -c1-16)" 2>/dev/null || true; done
-    log="$scratch/$t.log"
-    echo "fuzz $t: ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs"
-    if ! MERIDIAN_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp \
-        nice -n "${FUZZ_NICE:-0}" "$binary" "$corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+    # One log per run (runs of one target may overlap; a shared log would be truncated under a running one).
+    log="$scratch/logs/$t-$config-$(date -u +%Y%m%dT%H%M%SZ)-$$.log"
+    mkdir -p "$scratch/logs"
+    echo "fuzz $t: ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs, log $log"
+    # SWIFT_BACKTRACE=enable=no: a Swift trap goes straight to libFuzzer's deadly-signal handler (which saves the input);
+    # Swift's own backtracer would read the stack from another thread, which ASan reports as a bogus underflow.
+    if ! MERIDIAN_FUZZ_TARGET=$t SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp \
+        nice -n "${FUZZ_NICE:-0}" "$binary" "$corpus" -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -max_len=65536 -timeout="${FUZZ_TIMEOUT:-10}" \
         -detect_leaks="${FUZZ_DETECT_LEAKS:-1}" -rss_limit_mb=4096 -artifact_prefix="$scratch/artifacts/$t-" -print_final_stats=1 \
-        > "$log" 2>&1; then
+        > "$log" 2>&1 || grep -q 'ERROR: LeakSanitizer' "$log"; then
+        # The exit status covers a crash, a timeout and a leak report (libFuzzer's per input, or LeakSanitizer's at
+        # exit, which ends the process with its own exit code); the grep catches a leak report whatever the status.
         echo "fuzz $t FAILED (log: $log):" >&2
         grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$log" | head -20 >&2
         status=1

@@ -15,12 +15,14 @@ import Testing
     @Test func theCorpusIsThere() {
         #expect(Self.files.contains("garbled-encoding-declaration-invalid-utf8-comment.kml"))
         #expect(Self.files.contains("unknown-encoding-name-invalid-utf8.kml"))
+        #expect(Self.files.contains("truncated-encoding-family-name-invalid-utf8.kml"))
+        #expect(Self.files.contains("processing-instruction-without-data.kml"))
     }
 
     @Test(arguments: files)
     func readsWithoutCrashing(_ name: String) throws {
         let data = try Data(contentsOf: Self.folder.appendingPathComponent(name))
-        #expect(data.count > 100)
+        #expect(data.count > 50)
         do {
             _ = try KMLDataset(data: data)
         } catch {
@@ -40,5 +42,44 @@ import Testing
             _ = try KMLDataset(data: try Data(contentsOf: Self.folder.appendingPathComponent("unknown-encoding-name-invalid-utf8.kml")))
         }
         #expect(XMLPrologGuard.isUTF8(Array(#"<?xml version="1.0" encoding='utf-8'?><kml/>"#.utf8)))
+    }
+
+    /// A family's prefix alone (`cp125`, libxml2 falls back to UTF-8) keeps the check; the family's members, spelled
+    /// exactly, turn it off, and nothing else near them does.
+    @Test func onlyExactEncodingNamesTurnTheUTF8CheckOff() throws {
+        #expect(throws: KMLError.self) {
+            _ = try KMLDataset(data: try Data(contentsOf: Self.folder.appendingPathComponent("truncated-encoding-family-name-invalid-utf8.kml")))
+        }
+        func declared(_ name: String) -> [UInt8] { Array("<?xml version=\"1.0\" encoding=\"\(name)\"?><kml/>".utf8) }
+        for name in ["cp125", "cp12", "windows-125", "iso-8859-", "iso-8859-12", "iso-8859-17", "iso-8859-01",
+                     "iso-8859-+1", "cp1259", "cp12500", "windows-12581"] {
+            #expect(XMLPrologGuard.isUTF8(declared(name)), "\(name)")
+        }
+        for name in ["cp1250", "CP1258", "windows-1252", "iso-8859-2", "ISO-8859-11", "iso-8859-16"] {
+            #expect(!XMLPrologGuard.isUTF8(declared(name)), "\(name)")
+        }
+    }
+
+    /// A processing instruction without data (`<?name?>`) made XMLParser crash (SIGSEGV, null data): it is refused
+    /// with its line, in the prolog, in the body and in UTF-16; with data, or inside a comment or CDATA, it reads.
+    @Test func processingInstructionsWithoutDataAreRefused() throws {
+        let kml = #"<kml xmlns="http://www.opengis.net/kml/2.2"><Placemark><name>a</name>BODY</Placemark></kml>"#
+        func read(_ text: String) throws(KMLError) -> KMLDataset { try KMLDataset(data: Data(text.utf8)) }
+        func isRefusal(_ e: KMLError, line: Int) -> Bool {
+            if case .malformedXML(let message, let l, _) = e { message.contains("processing instruction") && l == line } else { false }
+        }
+        for (text, line) in [("<?foo?>\n" + kml.replacingOccurrences(of: "BODY", with: ""), 1),
+                             (kml.replacingOccurrences(of: "BODY", with: "\n\n<?x?>"), 3)] {
+            do { _ = try read(text); Issue.record("read: \(text)") } catch { #expect(isRefusal(error, line: line), "\(error)") }
+        }
+        var utf16 = Data([0xFF, 0xFE])
+        for u in ("<?a?>" + kml.replacingOccurrences(of: "BODY", with: "")).utf16 { utf16.append(UInt8(u & 0xFF)); utf16.append(UInt8(u >> 8)) }
+        #expect(throws: KMLError.self) { _ = try KMLDataset(data: utf16) }
+        let found = try Data(contentsOf: Self.folder.appendingPathComponent("processing-instruction-without-data.kml"))
+        do { _ = try KMLDataset(data: found); Issue.record("read") } catch { #expect(isRefusal(error, line: 1), "\(error)") }
+        for body in ["<?foo bar?>", "<?foo ?>", "<!-- <?x?> -->", "<![CDATA[<?x?>]]>", "<!-- -> - <?x?> -->", "<![CDATA[ ]> ] <?x?>]]>"] {
+            let d = try read(#"<?xml version="1.0"?>"# + kml.replacingOccurrences(of: "BODY", with: body))
+            #expect(d.document.allPlacemarks.map(\.name) == ["a"], "\(body)")
+        }
     }
 }

@@ -64,6 +64,31 @@ import Testing
         #expect(throws: KMLError.entityDeclarationsRefused(line: 1)) { try KMLDataset(data: utf16) }
     }
 
+    /// The prolog guard reads the first `GuardedInputStream.firstPullBytes` and then doubles what it holds: an entity
+    /// declaration or encoding declaration that only ends after several such steps is still found, a long prolog
+    /// without one still reads, and one beyond 1 MiB is refused.
+    @Test func prologsLongerThanTheFirstReadAreInspectedWhole() throws {
+        let first = GuardedInputStream.firstPullBytes
+        let comment = "<!--" + String(repeating: "x", count: 5 * first) + "-->\n"
+        let kml = #"<kml xmlns="http://www.opengis.net/kml/2.2"><Placemark><name>a</name></Placemark></kml>"#
+        // An entity declaration starting beyond the first read, and one straddling it.
+        Self.expectError(comment + #"<!DOCTYPE kml [ <!ENTITY a "b"> ]>"# + kml, Self.refused)
+        let straddling = String(repeating: " ", count: first - 10) + #"<!DOCTYPE kml [ <!ENTITY a "b"> ]>"# + kml
+        Self.expectError(straddling, Self.refused)
+        // A declaration naming Latin-1 before a prolog longer than the first read: libxml2 converts, so é (0xE9) reads.
+        var latin1 = Data(#"<?xml version="1.0" encoding="ISO-8859-1"?>"#.utf8)
+        latin1.append(Data((comment + kml.replacingOccurrences(of: "<name>a", with: "<name>caf")).utf8))
+        latin1.insert(0xE9, at: latin1.count - "</name></Placemark></kml>".utf8.count)
+        #expect(try KMLDataset(data: latin1).document.allPlacemarks.first?.name == "café")
+        // A long prolog without entities reads, and the document after it arrives whole.
+        let d = try Self.read(comment + comment + kml)
+        #expect(d.document.allPlacemarks.map(\.name) == ["a"])
+        // A prolog beyond 1 MiB is refused.
+        Self.expectError("<!--" + String(repeating: "x", count: GuardedInputStream.maximumPrologBytes) + "-->" + kml) {
+            if case .malformedXML(let message, _, _) = $0 { message.contains("exceeds 1 MiB") } else { false }
+        }
+    }
+
     @Test func aDoctypeWithoutEntitiesIsAccepted() throws {
         let d = try Self.read("<!DOCTYPE kml><kml xmlns=\"http://www.opengis.net/kml/2.2\"><Placemark><name>&amp;&#65;</name></Placemark></kml>")
         #expect(d.document.allPlacemarks.first?.name == "&A")

@@ -115,18 +115,19 @@ enum XMLPrologGuard {
         // Only an encoding libxml2 converts to UTF-8 itself turns the UTF-8 check off. For anything else (a garbled
         // declaration `encoding\u{B0}="UTF-8"`, an unknown name `utf-res`, both found by fuzzing) libxml2 falls back
         // to UTF-8 and would hand invalid bytes to XMLParser, which traps on them.
+        // Exact names only: a family's prefix alone (`cp125`, found by fuzzing) is unknown to libxml2 too.
         return !Self.convertedEncodings.contains(name)
-            && !Self.convertedEncodingPrefixes.contains { name.hasPrefix($0) && name.count <= $0.count + 2 }
     }
 
-    /// Encodings (lower-cased) that libxml2 converts to UTF-8 (built in, or through glibc's iconv).
-    static let convertedEncodings: Set<String> = [
+    /// Encodings (lower-cased) that libxml2 converts to UTF-8 (built in, or through glibc's iconv): a short list,
+    /// and the families `iso-8859-1` … `iso-8859-16` (there is no 12), `windows-1250` … `windows-1258` and
+    /// `cp1250` … `cp1258`, each name spelled exactly.
+    static let convertedEncodings: Set<String> = Set([
         "iso-8859-1", "latin1", "us-ascii", "ascii", "utf-16", "utf-16le", "utf-16be", "ucs-2", "ucs-4",
         "iso-10646-ucs-2", "iso-10646-ucs-4", "shift_jis", "euc-jp", "euc-kr", "gb2312", "gbk", "big5", "koi8-r",
         "iso-2022-jp",
-    ]
-    /// Families of such encodings: `iso-8859-2` … `iso-8859-16`, `windows-1250` … `windows-1258`, `cp1250` ….
-    static let convertedEncodingPrefixes = ["iso-8859-", "windows-125", "cp125"]
+    ]).union((1...16).filter { $0 != 12 }.map { "iso-8859-\($0)" })
+        .union((0...8).flatMap { ["windows-125\($0)", "cp125\($0)"] })
 }
 
 /// Checks that bytes are well-formed UTF-8 (no overlongs, surrogates or values above U+10FFFF), chunk by chunk.
