@@ -17,6 +17,7 @@ import Testing
         #expect(Self.files.contains("unknown-encoding-name-invalid-utf8.kml"))
         #expect(Self.files.contains("truncated-encoding-family-name-invalid-utf8.kml"))
         #expect(Self.files.contains("processing-instruction-without-data.kml"))
+        #expect(Self.files.contains("empty-processing-instruction-after-broken-declaration.kml"))
     }
 
     @Test(arguments: files)
@@ -81,5 +82,23 @@ import Testing
             let d = try read(#"<?xml version="1.0"?>"# + kml.replacingOccurrences(of: "BODY", with: body))
             #expect(d.document.allPlacemarks.map(\.name) == ["a"], "\(body)")
         }
+    }
+
+    /// A broken XML declaration that never ends in "?>" (libxml2 recovers from it) followed, 33 lines on, by
+    /// `<?xml?>`: the scanner took that "?>" as the end of the broken declaration and let the empty instruction
+    /// through, and XMLParser crashed (found after 828,421 executions). A "<" inside an instruction's data now
+    /// restarts the scan, so the empty instruction is refused with its line.
+    @Test func anEmptyInstructionAfterABrokenDeclarationIsRefused() throws {
+        let found = try Data(contentsOf: Self.folder.appendingPathComponent("empty-processing-instruction-after-broken-declaration.kml"))
+        do {
+            _ = try KMLDataset(data: found)
+            Issue.record("read")
+        } catch {
+            guard case .malformedXML(let message, let line, _) = error else { Issue.record("\(error)"); return }
+            #expect(message.contains("processing instruction") && line == 34, "\(error)")
+        }
+        // An instruction whose data holds a "<" still reads when nothing empty follows.
+        let fine = #"<?xml version="1.0"?><?app a<b?><kml xmlns="http://www.opengis.net/kml/2.2"><Placemark><name>a</name></Placemark></kml>"#
+        #expect(try KMLDataset(data: Data(fine.utf8)).document.allPlacemarks.map(\.name) == ["a"])
     }
 }

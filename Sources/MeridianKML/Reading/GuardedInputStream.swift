@@ -161,9 +161,13 @@ struct EmptyProcessingInstructionScanner {
                 if b == UInt8(ascii: ">") { return false }
                 state = b == UInt8(ascii: "?") ? .nameEnd : .name
             case .body:
-                if b == UInt8(ascii: "?") { state = .bodyEnd }
+                // A "<" inside an instruction's data restarts the scan there: libxml2 recovers from a malformed
+                // instruction (e.g. a broken XML declaration) without taking its "?>" as this scanner would, and
+                // then reports a later "<?name?>" with null data (found by fuzzing after 828,421 executions).
+                if b == UInt8(ascii: "?") { state = .bodyEnd } else if b == UInt8(ascii: "<") { state = .open }
             case .bodyEnd:
-                state = b == UInt8(ascii: ">") ? .text : b == UInt8(ascii: "?") ? .bodyEnd : .body
+                state = b == UInt8(ascii: ">") ? .text : b == UInt8(ascii: "?") ? .bodyEnd
+                    : b == UInt8(ascii: "<") ? .open : .body
             }
         }
         return true
