@@ -149,7 +149,7 @@ public enum ProjectCommand: Command {
         let candidates = try engine { () throws(EngineError) in try GeometryEngine.transformations(from: source, to: target) }
         let found: DatumTransformation?
         if let n = Int(text), text.allSatisfy(\.isASCII) {
-            found = (1...max(candidates.count, 1)).contains(n) && n <= candidates.count ? candidates[n - 1] : nil
+            found = n >= 1 && n <= candidates.count ? candidates[n - 1] : nil
         } else {
             found = candidates.first { $0.name == text }
         }

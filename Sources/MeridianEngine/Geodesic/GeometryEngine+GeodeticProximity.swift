@@ -91,9 +91,8 @@ extension GeometryEngine {
                 }
             }
         }
-        guard var found = best else { return nil }
+        guard let found = best else { return nil }
         if closedRings, try doesGeometry(g, contain: point) {
-            found.distance = 0
             return ProximityResult(coordinate: point, distance: 0, partIndex: found.part, pointIndex: found.index)
         }
         let location = try frame.toOutput(found.at)
