@@ -161,4 +161,27 @@ import Testing
         #expect(kmz.count == 1 && kmz.first?.name == "doc.kml" && kmz.first?.data == kml)
         #expect(dataset.kmlData == kml)
     }
+
+    /// The writer hands its text to a streaming buffer's drain a chunk at a time: as soon as a chunk (64 KiB here)
+    /// is waiting at the end of a feature, or every 4,096 vertices within a long coordinate list. Whole-document
+    /// buffering would drain once, at the end.
+    @Test func writerDrainsInChunks() throws {
+        var doc = Self.largeDocument()
+        let long = (0..<100_000).map { Coordinate(x: Double($0) * 1e-4 - 5, y: sin(Double($0)) * 45) }
+        doc.addChildNode(KMLPlacemark(geometry: KMLGeometry(shape: .lineString(long)), name: "long"))
+        let dataset = KMLDataset(rootNode: doc)
+        let chunk = 64 << 10
+        var sizes: [Int] = []
+        var collected = Data()
+        var out = ByteBuffer(chunkSize: chunk) { bytes in
+            sizes.append(bytes.count)
+            collected.append(contentsOf: bytes)
+        }
+        KMLEncoder.write(dataset, to: &out)
+        try out.flush()
+        #expect(collected == dataset.kmlData)
+        #expect(sizes.count > collected.count / (2 * chunk))
+        // A chunk goes out once 64 KiB wait: one placemark (under 5 KB here) or 4,096 vertices (under 200 KB) more.
+        #expect(sizes.dropLast().allSatisfy { $0 >= chunk && $0 < chunk + 200_000 }, "\(sizes.max() ?? 0)")
+    }
 }
