@@ -88,7 +88,7 @@ extension GeometryEngine {
     }
 
     /// ``geodeticBuffer(around:distances:distanceUnit:maxDeviation:curveType:shouldUnion:outputSpatialReference:)``
-    /// with the merging of polygons before a union (`GeodeticPreUnion`) on or off (`mergingPolygons`: off only for
+    /// with the merging of polygons before a union (`BufferPreUnion`) on or off (`mergingPolygons`: off only for
     /// the tests that compare the two paths).
     static func geodeticBuffer(
         around gs: [Geometry], distances: [Double], distanceUnit: LinearUnit, maxDeviation: Double?,
@@ -111,10 +111,10 @@ extension GeometryEngine {
             distancesInMeters.append(d)
         }
         if shouldUnion {
-            // Polygons at the same positive distance are merged first where that is exact (`GeodeticPreUnion`).
-            var merged = GeodeticPreUnion(geometries: gs, distances: distancesInMeters, tolerances: tolerances)
+            // Polygons at the same positive distance are merged first where that is exact (`BufferPreUnion`).
+            var merged = BufferPreUnion(geometries: gs, distances: distancesInMeters, tolerances: tolerances)
             if mergingPolygons {
-                merged = try GeodeticPreUnion(gs, distances: distancesInMeters, tolerances: tolerances,
+                merged = try BufferPreUnion(gs, distances: distancesInMeters, tolerances: tolerances,
                                               context: context)
             }
             let (gs, distancesInMeters, tolerances) = (merged.geometries, merged.distances, merged.tolerances)

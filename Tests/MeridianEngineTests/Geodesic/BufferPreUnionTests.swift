@@ -4,10 +4,10 @@ import Testing
 
 @testable import MeridianEngine
 
-/// Issue 16: polygons at one positive distance are merged before a geodesic buffer union (`GeodeticPreUnion`)
+/// Issue 16: polygons at one positive distance are merged before a geodesic buffer union (`BufferPreUnion`)
 /// where that is exact. The merged path is compared with the one-by-one path and with the true distance to the
 /// union's boundary (fresh `geod_inverse` calls, PROJ), and the merge is refused where it would not be exact.
-@Suite struct GeodeticPreUnionTests {
+@Suite struct BufferPreUnionTests {
     /// Travis county and its neighbours Burnet, Bastrop, Williamson and Hays (Census 2016, `Tests/Fixtures/basemap`;
     /// neighbours share their boundary vertices), in the file's order.
     static func counties() throws -> [Polygon] {
@@ -136,7 +136,7 @@ import Testing
         let line = Geometry.polyline(Polyline([Coordinate(x: -97, y: 30), Coordinate(x: -96, y: 31)],
                                               spatialReference: .wgs84))
         let inputs = polygons.map(\.geometry) + [line]
-        let merged = try GeodeticPreUnion(inputs, distances: [1e4, 1e4, 1e4, 1e4, 1e4, 1e4],
+        let merged = try BufferPreUnion(inputs, distances: [1e4, 1e4, 1e4, 1e4, 1e4, 1e4],
                                           tolerances: [20, 20, 20, 20, 20, 20], context: context)
         try #require(merged.geometries.count == 2)
         #expect(merged.geometries[1] == line)
@@ -148,16 +148,16 @@ import Testing
         #expect(union.vertexCount < polygons.reduce(0) { $0 + $1.vertexCount })
 
         // Another distance or maxDeviation for one county: it stays apart, the other four merge.
-        let apart = try GeodeticPreUnion(polygons.map(\.geometry), distances: [1e4, 1e4, 2e4, 1e4, 1e4],
+        let apart = try BufferPreUnion(polygons.map(\.geometry), distances: [1e4, 1e4, 2e4, 1e4, 1e4],
                                          tolerances: [20, 20, 20, 20, 20], context: context)
         #expect(apart.geometries.count == 2 && apart.distances.sorted() == [1e4, 2e4])
-        let tolerances = try GeodeticPreUnion(polygons.map(\.geometry), distances: [1e4, 1e4, 1e4, 1e4, 1e4],
+        let tolerances = try BufferPreUnion(polygons.map(\.geometry), distances: [1e4, 1e4, 1e4, 1e4, 1e4],
                                               tolerances: [20, 20, 20, 20, 5], context: context)
         #expect(tolerances.geometries.count == 2)
 
         let sr = try SpatialReference(code: "EPSG:32038")
         let projected = try GeometryEngine.project(polygons, into: sr)
-        let mergedProjected = try GeodeticPreUnion(projected, distances: [1e4, 1e4, 1e4, 1e4, 1e4],
+        let mergedProjected = try BufferPreUnion(projected, distances: [1e4, 1e4, 1e4, 1e4, 1e4],
                                                    tolerances: [20, 20, 20, 20, 20], context: context)
         #expect(mergedProjected.geometries.count == 1)
     }
@@ -170,7 +170,7 @@ import Testing
 
     static func mergedCount(_ gs: [Geometry], distances: [Double] = [1e4]) throws -> Int {
         let ds = distances.count == 1 ? Array(repeating: distances[0], count: gs.count) : distances
-        return try GeodeticPreUnion(gs, distances: ds, tolerances: Array(repeating: 20, count: gs.count),
+        return try BufferPreUnion(gs, distances: ds, tolerances: Array(repeating: 20, count: gs.count),
                                     context: try GEOSContext()).geometries.count
     }
 
@@ -184,7 +184,7 @@ import Testing
             .map { Self.square(10 + Double($0.0), 40 + Double($0.1)) }
         #expect(try Self.mergedCount(ring) == 1)
         let context = try GEOSContext()
-        if case .polygon(let p) = try GeodeticPreUnion(ring, distances: Array(repeating: 1e4, count: 8),
+        if case .polygon(let p) = try BufferPreUnion(ring, distances: Array(repeating: 1e4, count: 8),
                                                         tolerances: Array(repeating: 20, count: 8),
                                                         context: context).geometries[0]
         {
@@ -213,5 +213,56 @@ import Testing
         #expect(throws: EngineError.self) {
             try GeometryEngine.geodeticBuffer(around: [Self.square(10, 40), bowtie], distances: [1e4], shouldUnion: true)
         }
+    }
+}
+
+/// The planar buffer union merges polygons too (`BufferPreUnion` in `GeometryEngine.buffer`).
+@Suite struct PlanarBufferPreUnionTests {
+    /// The five counties in EPSG:32038 (US survey feet) buffered by 10 km = 32,808.33 ft and unioned, merged
+    /// (the engine's path) and one by one (each county's buffer, then GEOS's union). GEOS's round buffer lies in a
+    /// band around the true buffer's boundary: its chords fall inside by at most r·(1 − cos(π/(4q))) (q = 16:
+    /// 39.5 ft here), and it first simplifies the input by 1 % of the distance (GEOS's default simplify factor:
+    /// 328 ft here). So every vertex of one result is within the band's width (plus 1e-6 ft of rounding) of the
+    /// other's boundary, and the areas differ by at most width × perimeter; a missing county moves the boundary
+    /// by miles. With mitred joins (where the identity fails: a corner the union fills would stick out) nothing
+    /// is merged: the result is the one-by-one union's (areas within 1e-9, the two unions' own rounding).
+    @Test func mergedCountiesMatchTheOneByOneUnion() throws {
+        let sr = try SpatialReference(code: "EPSG:32038")
+        let counties = try GeometryEngine.project(try BufferPreUnionTests.counties(), into: sr)
+        let d = 10_000 / 0.3048006096
+        let merged = try GeometryEngine.buffer(around: counties, distances: [d], shouldUnion: true)[0]
+        let pieces = try GeometryEngine.buffer(around: counties, distances: [d], shouldUnion: false)
+        guard case .polygon(let oneByOne) = try GeometryEngine.union(of: pieces) else {
+            Issue.record("the union of the buffers is not a polygon")
+            return
+        }
+        let width = d * (BufferParameters.default.relativeChordError + 0.01)
+        var worst = 0.0
+        for (a, b) in [(merged, oneByOne), (oneByOne, merged)] {
+            let boundary = Geometry.polyline(Polyline(parts: b.rings, spatialReference: sr))
+            for ring in a.rings {
+                for v in ring.dropLast() {
+                    let e = try GeometryEngine.distance(from: Point(v, spatialReference: sr), to: boundary)
+                    worst = max(worst, e)
+                    #expect(e <= width + 1e-6, "vertex (\(v.x), \(v.y)) is \(e) ft from the other union's boundary")
+                }
+            }
+        }
+        let areas = try [merged, oneByOne].map { try GeometryEngine.area(of: $0) }
+        let perimeter = merged.rings.reduce(0.0) { sum, ring in
+            sum + zip(ring, ring.dropFirst()).reduce(0.0) { $0 + hypot($1.1.x - $1.0.x, $1.1.y - $1.0.y) }
+        }
+        #expect(abs(areas[0] - areas[1]) <= width * perimeter, "areas \(areas[0]) and \(areas[1]) ft²")
+        print("PLANAR MERGED COUNTIES: \(merged.vertexCount) vertices merged, \(oneByOne.vertexCount) one by one,"
+              + " farthest vertex from the other's boundary \(worst) ft (band \(width) ft), area difference"
+              + " \(abs(areas[0] - areas[1])) ft²")
+
+        let mitre = BufferParameters(joinStyle: .mitre)
+        let mitred = try GeometryEngine.buffer(around: counties, distances: [d], shouldUnion: true, parameters: mitre)[0]
+        let mitredPieces = try GeometryEngine.buffer(around: counties, distances: [d], shouldUnion: false,
+                                                     parameters: mitre)
+        let mitredUnion = try GeometryEngine.union(of: mitredPieces)
+        let mitredAreas = try [GeometryEngine.area(of: mitred), GeometryEngine.area(of: mitredUnion)]
+        #expect(abs(mitredAreas[0] - mitredAreas[1]) <= 1e-9 * mitredAreas[1], "mitred areas \(mitredAreas)")
     }
 }

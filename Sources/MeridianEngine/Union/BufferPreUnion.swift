@@ -1,10 +1,11 @@
 import CGEOS
 import MeridianCore
 
-/// The polygons of a geodesic buffer union merged before buffering (issue 16): for a positive distance d the
-/// buffer of a union is the union of the buffers (the points within d of A ∪ B are those within d of A or of B),
-/// so polygons buffered at the same distance and maxDeviation can be merged first and buffered once. A coverage
-/// such as counties then needs only its outer boundary's pieces instead of every county's.
+/// The polygons of a buffer union merged before buffering (issue 16), for geodesic and planar buffers alike: for
+/// a positive distance d the buffer of a union is the union of the buffers (the points within d of A ∪ B are
+/// those within d of A or of B), so polygons buffered at the same distance (and maxDeviation) can be merged first
+/// and buffered once. A coverage such as counties then needs only its outer boundary buffered instead of every
+/// county's.
 ///
 /// Exactness: the merge is GEOS's coverage union, accepted only when its rings use exactly the input's edges:
 /// the sum of the merged polygon's oriented ring edges (interior on the left) must equal the sum of the inputs'
@@ -21,25 +22,28 @@ import MeridianCore
 /// polygons touching ±180° or ±90° or with an edge spanning 180° of longitude or more (their straight edges in
 /// longitude/latitude need not run the way the geodesics do), and any group whose coverage union fails the check
 /// (overlapping inputs, neighbours not sharing vertices).
-struct GeodeticPreUnion {
+struct BufferPreUnion {
     /// The geometries to buffer (each merged group in place of its first member), with their distances and
-    /// tolerances in meters.
+    /// tolerances (as given), and the index in the input of each (of a group's first member).
     var geometries: [Geometry] = []
     var distances: [Double] = []
     var tolerances: [Double] = []
+    var indices: [Int] = []
 
     /// The geometries as they are, nothing merged.
     init(geometries: [Geometry], distances: [Double], tolerances: [Double]) {
         self.geometries = geometries
         self.distances = distances
         self.tolerances = tolerances
+        indices = Array(geometries.indices)
     }
 
     /// Merges the groups of `geometries` that can be merged exactly.
     /// - Parameters:
     ///   - geometries: The buffer's inputs, all in one spatial reference.
-    ///   - distances: One distance per geometry, meters (non-zero; validated by the caller).
-    ///   - tolerances: One maxDeviation per geometry, meters.
+    ///   - distances: One distance per geometry, in any one unit (non-zero; validated by the caller).
+    ///   - tolerances: One maxDeviation per geometry (geodesic buffers), any value for planar buffers; only
+    ///     geometries with equal distances and tolerances are merged.
     ///   - context: The GEOS context of the buffer.
     init(_ geometries: [Geometry], distances: [Double], tolerances: [Double], context: GEOSContext)
         throws(EngineError)
@@ -67,6 +71,7 @@ struct GeodeticPreUnion {
             self.geometries.append(replaced[i] ?? g)
             self.distances.append(distances[i])
             self.tolerances.append(tolerances[i])
+            indices.append(i)
         }
     }
 
