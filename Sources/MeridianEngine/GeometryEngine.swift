@@ -1,4 +1,5 @@
 import CGEOS
+import Dispatch
 import Foundation
 import MeridianCore
 
@@ -100,25 +101,92 @@ extension GeometryEngine {
     }
 
     /// Projects a polygon in place, ring by ring, so a large polygon (a union of a million buffers) is never held
-    /// twice; PROJ's operation is not reported.
+    /// twice; PROJ's operation is not reported. A polygon of at least `parallelProjectionVertices` vertices is split
+    /// between two threads (each ring on one of them, each thread with its own copy of the PROJ operation in its own
+    /// context): the result is the same, bit for bit.
     /// - Parameters:
     ///   - polygon: The polygon; on success its rings are in `target` and its spatial reference is `target`.
     ///   - target: The spatial reference wanted.
-    /// - Throws: `EngineError.projectionFailed` (the polygon is then partly projected: discard it).
+    /// - Throws: `EngineError.projectionFailed` for the first ring (in order) with a vertex that cannot be
+    ///   transformed (the polygon is then partly projected: discard it).
     public static func project(_ polygon: inout Polygon, into target: SpatialReference) throws(EngineError) {
+        try project(&polygon, into: target, twoThreadsFrom: parallelProjectionVertices)
+    }
+
+    /// `project(_:into:)` with another threshold for two threads (tests use small polygons).
+    static func project(_ polygon: inout Polygon, into target: SpatialReference, twoThreadsFrom threshold: Int)
+        throws(EngineError)
+    {
         let source = polygon.spatialReference
         guard source != target else { return }
         let transformation = try Transformation.between(source, target)
         var parts = polygon.parts
         polygon = Polygon(parts: [], spatialReference: target)  // drops the only other reference to the parts
+        // The rings moved out of the parts (so each is uniquely referenced and transformed without a copy of it).
+        let holeCounts = parts.map(\.holes.count)
+        var rings: [[Coordinate]] = []
+        rings.reserveCapacity(parts.count + holeCounts.reduce(0, +))
         for i in parts.indices {
-            _ = try transformation.transform(&parts[i].shell, reportsOperation: false)
-            for h in parts[i].holes.indices {
-                _ = try transformation.transform(&parts[i].holes[h], reportsOperation: false)
+            rings.append(parts[i].shell)
+            parts[i].shell = []
+            rings += parts[i].holes
+            parts[i].holes = []
+        }
+        let vertices = rings.reduce(0) { $0 + $1.count }
+        // Thread 0 takes rings[..<split], thread 1 the rest, about half the vertices each.
+        var split = rings.count
+        if vertices >= threshold {
+            var sum = 0
+            split = 0
+            while 2 * sum < vertices {
+                sum += rings[split].count
+                split += 1
             }
+        }
+        let failures = rings.withUnsafeMutableBufferPointer { buffer in
+            let shared = SharedRings(buffer)
+            let ranges = [0..<split, split..<shared.rings.count].filter { !$0.isEmpty }
+            let results = ThreadResults(count: ranges.count)
+            DispatchQueue.concurrentPerform(iterations: ranges.count) { t in
+                for r in ranges[t] {
+                    do throws(EngineError) {
+                        _ = try transformation.transform(&shared.rings[r], reportsOperation: false)
+                    } catch {
+                        results.set(t, error)
+                        return
+                    }
+                }
+            }
+            return results.errors
+        }
+        if let error = failures.lazy.compactMap({ $0 }).first { throw error }
+        var next = 0
+        for i in parts.indices {
+            parts[i].shell = rings[next]
+            parts[i].holes = Array(rings[(next + 1)..<(next + 1 + holeCounts[i])])
+            next += 1 + holeCounts[i]
         }
         polygon = Polygon(parts: parts, spatialReference: target)
     }
+
+    /// Polygons with at least this many vertices are projected on two threads by `project(_:into:)` (a PROJ
+    /// projection takes about 0.1–0.3 µs per vertex, a thread about 20 µs to start).
+    public static let parallelProjectionVertices = 65_536
+}
+
+/// Rings handed to `project(_:into:)`'s threads: each thread writes only its own range of them.
+private struct SharedRings: @unchecked Sendable {
+    let rings: UnsafeMutableBufferPointer<[Coordinate]>
+    init(_ rings: UnsafeMutableBufferPointer<[Coordinate]>) { self.rings = rings }
+}
+
+/// One slot per thread for the error that stopped it (guarded by a lock), read after the threads finish.
+private final class ThreadResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [EngineError?]
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ t: Int, _ error: EngineError) { lock.withLock { slots[t] = error } }
+    var errors: [EngineError?] { lock.withLock { slots } }
 }
 
 // MARK: - Buffers

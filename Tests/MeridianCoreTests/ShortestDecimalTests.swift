@@ -112,3 +112,121 @@ import Testing
         }
     }
 }
+
+/// The writers' fast paths of `ShortestDecimal`: eight digits at once in a word, the digits split at the decimal point
+/// with a multiplication, and `writeRoundTrip` giving exactly Swift's `description` (without `.0`) on many doubles of
+/// every kind. (`meridian-bench decimal-check` runs the same comparison on many millions in a release build.)
+@Suite struct ShortestDecimalFastPathTests {
+    /// `eightDigits` equals the eight-digit text with leading zeros. Its two four-digit halves are computed in
+    /// separate lanes of the word (no carry between them), so every value of each half is tried against a few of the
+    /// other: all 10^4 × 12 pairs both ways.
+    @Test func eightDigitsEveryHalf() {
+        let others: [UInt32] = [0, 1, 9, 10, 99, 100, 999, 1000, 4321, 5000, 9009, 9999]
+        func text(_ n: UInt32) -> String {
+            withUnsafeBytes(of: ShortestDecimal.eightDigits(n).littleEndian) { String(decoding: $0, as: UTF8.self) }
+        }
+        func expected(_ n: UInt32) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: 8 - s.count) + s
+        }
+        var wrong = 0
+        for half in UInt32(0)..<10_000 {
+            for other in others {
+                for n in [half * 10_000 + other, other * 10_000 + half] where text(n) != expected(n) {
+                    wrong += 1
+                    if wrong < 5 { Issue.record("eightDigits(\(n)) = \(text(n))") }
+                }
+            }
+        }
+        #expect(wrong == 0)
+    }
+
+    /// `writeSignificand` writes exactly `count` digits (leading zeros when the number is shorter) for every count,
+    /// including the 17-digit path, and does not write before its start.
+    @Test func significandOfEveryLength() {
+        var rng = SplitMix64(seed: 17)
+        var buffer = [UInt8](repeating: 0, count: 40)
+        for count in 1...17 {
+            let limit = (0..<count).reduce(UInt64(1)) { r, _ in r * 10 }
+            for n in [0, 1, limit / 10, limit / 10 + 1, limit - 1, limit / 2] + (0..<200).map({ _ in rng.next() % limit }) {
+                buffer.withUnsafeMutableBufferPointer { b in
+                    b.update(repeating: UInt8(ascii: "#"))
+                    ShortestDecimal.writeSignificand(n, count: count, at: b.baseAddress! + 4)
+                }
+                let s = String(n)
+                let expected = String(repeating: "0", count: count - s.count) + s
+                #expect(String(decoding: buffer[4..<(4 + count)], as: UTF8.self) == expected, "\(n), \(count)")
+                #expect(buffer[0..<4].allSatisfy { $0 == UInt8(ascii: "#") })
+            }
+        }
+    }
+
+    /// The reciprocals that split the digits at the point: n / 10^f for n just below and at multiples of 10^f, and
+    /// at random, up to 10^17 − 1 (the largest a double's digits reach).
+    @Test func divisionByPowersOfTen() {
+        var rng = SplitMix64(seed: 10)
+        for f in 1...16 {
+            let d = (0..<f).reduce(UInt64(1)) { r, _ in r * 10 }
+            let m = ShortestDecimal.divisionByPow10[2 * f - 2], s = ShortestDecimal.divisionByPow10[2 * f - 1]
+            var values: [UInt64] = [0, 1, d - 1, d, d + 1, 99_999_999_999_999_999, 99_999_999_999_999_999 / d * d,
+                                    99_999_999_999_999_999 / d * d - 1]
+            values += (0..<2_000).map { _ in rng.next() % 100_000_000_000_000_000 }
+            values += (0..<2_000).map { _ in (rng.next() % (100_000_000_000_000_000 / d)) * d &- (rng.next() % 2) }
+            for n in values {
+                #expect(n.multipliedFullWidth(by: m).high >> s == n / d, "\(n) / 10^\(f)")
+            }
+        }
+    }
+
+    /// `writeRoundTrip` is `description` without a trailing `.0`, byte for byte, on 400,000 doubles of six kinds
+    /// (random bit patterns, subnormals, projected and geographic coordinates, short decimals, integers).
+    @Test func roundTripTextIsDescription() {
+        var rng = SplitMix64(seed: 0x5eed)
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: ShortestDecimal.maximumLength)
+        defer { buffer.deallocate() }
+        var wrong = 0
+        for i in 0..<400_000 {
+            let v: Double
+            switch i % 6 {
+            case 0: v = Double(bitPattern: rng.next())
+            case 1: v = Double(bitPattern: rng.next() & ((1 << 52) - 1) | (rng.next() & (1 << 63)))
+            case 2: v = Double.random(in: -3e6...3e6, using: &rng)
+            case 3: v = Double.random(in: -180...180, using: &rng)
+            case 4:  // up to 17 digits, typed with a few decimals or scaled far down
+                v = Double(rng.next() % 100_000_000_000_000_000) * [1e-20, 1e-12, 1e-9, 1e-6, 1e-3, 1, 1e3][Int(rng.next() % 7)]
+            default: v = Double(Int64(bitPattern: rng.next()) >> Int64(rng.next() % 64))
+            }
+            guard v.isFinite else { continue }
+            var expected = v.description
+            if expected.hasSuffix(".0") { expected.removeLast(2) }
+            let n = ShortestDecimal.writeRoundTrip(v, to: buffer)
+            let text = String(decoding: UnsafeBufferPointer(start: buffer, count: n), as: UTF8.self)
+            if text != expected {
+                wrong += 1
+                if wrong < 5 { Issue.record("\(text) vs \(expected) for \(v.bitPattern)") }
+            }
+        }
+        #expect(wrong == 0)
+    }
+
+    /// Nothing is written past `maximumLength` bytes, for the longest texts of both layouts (the smallest subnormals,
+    /// the largest doubles, negative), the short ones that store whole words, and zeros.
+    @Test func staysWithinMaximumLength() {
+        let values: [Double] = [
+            -.leastNonzeroMagnitude, -Double(bitPattern: 5), -Double(bitPattern: 0x000F_FFFF_FFFF_FFFF),
+            -.greatestFiniteMagnitude, -1e308, -0.1, -1, -0.0, 0, -123_456.78901234567, -1.2345678901234567e-300,
+        ]
+        let guardBytes = 64
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: ShortestDecimal.maximumLength + guardBytes)
+        defer { buffer.deallocate() }
+        for v in values {
+            for roundTrip in [false, true] {
+                buffer.initialize(repeating: 0xA5, count: ShortestDecimal.maximumLength + guardBytes)
+                let n = roundTrip ? ShortestDecimal.writeRoundTrip(v, to: buffer) : ShortestDecimal.write(v, to: buffer)
+                #expect(n <= ShortestDecimal.maximumLength)
+                let tail = UnsafeBufferPointer(start: buffer + ShortestDecimal.maximumLength, count: guardBytes)
+                #expect(tail.allSatisfy { $0 == 0xA5 }, "\(v) roundTrip \(roundTrip)")
+            }
+        }
+    }
+}

@@ -625,4 +625,25 @@ extension ShortestDecimal {
         0xFCF62C1DEE382C42, 0x46729E03DD9ED7B6,  // 10^323
         0x9E19DB92B4E31BA9, 0x6C07A2C26A8346D2,  // 10^324
     ]
+
+    /// For f in 1…16: (m, s) at indices 2(f − 1) and 2(f − 1) + 1, with n / 10^f = (n · m / 2^64) >> s for every
+    /// n below 10^17.
+    static let divisionByPow10: [UInt64] = [
+        0xCCCCCCCCCCCCCCCD, 3,  // 10^1
+        0xA3D70A3D70A3D70B, 6,  // 10^2
+        0x83126E978D4FDF3C, 9,  // 10^3
+        0xD1B71758E219652C, 13,  // 10^4
+        0xA7C5AC471B478424, 16,  // 10^5
+        0x8637BD05AF6C69B6, 19,  // 10^6
+        0xD6BF94D5E57A42BD, 23,  // 10^7
+        0xABCC77118461CEFD, 26,  // 10^8
+        0x89705F4136B4A598, 29,  // 10^9
+        0xDBE6FECEBDEDD5BF, 33,  // 10^10
+        0xAFEBFF0BCB24AAFF, 36,  // 10^11
+        0x8CBCCC096F5088CC, 39,  // 10^12
+        0xE12E13424BB40E14, 43,  // 10^13
+        0xB424DC35095CD810, 46,  // 10^14
+        0x901D7CF73AB0ACDA, 49,  // 10^15
+        0xE69594BEC44DE15C, 53,  // 10^16
+    ]
 }

@@ -85,7 +85,7 @@ public enum ShortestDecimal {
     }
 
     /// Writes a finite double as its shortest positional decimal (`0` for both zeros) and returns the byte count,
-    /// at most `maximumLength`.
+    /// at most `maximumLength`. Bytes after the text, within `maximumLength`, may be overwritten.
     /// - Parameters:
     ///   - v: A finite double.
     ///   - out: Where to write; at least `maximumLength` bytes must be writable.
@@ -95,87 +95,81 @@ public enum ShortestDecimal {
             out[0] = UInt8(ascii: "0")
             return 1
         }
-        var p = out
-        if v < 0 {
-            p.pointee = UInt8(ascii: "-")
-            p += 1
-        }
+        out[0] = UInt8(ascii: "-")
+        let p = out + (v < 0 ? 1 : 0)
         let (digits, exponent) = decimal(abs(v))
+        return p - out + writePositional(digits, exponent: exponent, at: p)
+    }
+
+    /// Writes `digits` × 10^`exponent` positionally at `p` (no sign) and returns the byte count; see `write(_:to:)`.
+    @inline(__always) private static func writePositional(_ digits: UInt64, exponent: Int,
+                                                          at p: UnsafeMutablePointer<UInt8>) -> Int {
         let count = digitCount(digits)
         let point = count + exponent  // digits before the decimal point
         if exponent >= 0 {  // digits, then zeros
-            writeDigits(digits, count: count, endingAt: p + count)
-            p += count
-            p.initialize(repeating: UInt8(ascii: "0"), count: exponent)
-            p += exponent
-        } else if point > 0 {  // dig.its, written from the last digit back
-            var n = digits, end = p + count + 1
-            for _ in 0..<(-exponent / 2) {
-                end -= 2
-                writePair(Int(n % 100), at: end)
-                n /= 100
-            }
-            if -exponent % 2 == 1 {
-                end -= 1
-                end.pointee = UInt8(ascii: "0") + UInt8(n % 10)
-                n /= 10
-            }
-            end -= 1
-            end.pointee = UInt8(ascii: ".")
-            writeDigits(n, count: point, endingAt: end)
-            p += count + 1
-        } else {  // 0.000digits
-            p[0] = UInt8(ascii: "0")
-            p[1] = UInt8(ascii: ".")
-            p += 2
-            p.initialize(repeating: UInt8(ascii: "0"), count: -point)
-            p += -point
-            writeDigits(digits, count: count, endingAt: p + count)
-            p += count
+            writeSignificand(digits, count: count, at: p)
+            (p + count).initialize(repeating: UInt8(ascii: "0"), count: exponent)
+            return count + exponent
         }
-        return p - out
+        if point > 0 {  // int.fraction: the digits split at the point (the fraction has 1…16 digits)
+            let f = -exponent
+            let integer = (digits.multipliedFullWidth(by: divisionByPow10[2 &* f &- 2]).high)
+                &>> divisionByPow10[2 &* f &- 1]
+            let fraction = digits &- integer &* powersOfTen[f]
+            writeSignificand(integer, count: point, at: p)
+            p[point] = UInt8(ascii: ".")
+            writeSignificand(fraction, count: f, at: p + point + 1)  // with its leading zeros
+            return count + 1
+        }
+        // 0.000digits
+        p[0] = UInt8(ascii: "0")
+        p[1] = UInt8(ascii: ".")
+        (p + 2).initialize(repeating: UInt8(ascii: "0"), count: -point)
+        writeSignificand(digits, count: count, at: p + 2 - point)
+        return 2 - point + count
     }
 
     /// Writes a finite double as `description` does, without a trailing `.0`: the same shortest round-trip digits,
     /// positional from 1e-4 up to 2^53 inclusive (`0.0001`, `-122.08220691877099`, `1234`), otherwise `d[.ddd]e±XX` (`1e-07`,
-    /// `1.5e+16`); `0` and `-0` for the zeros. Returns the byte count, at most `maximumLength`.
+    /// `1.5e+16`); `0` and `-0` for the zeros. Returns the byte count, at most `maximumLength`; bytes after the text,
+    /// within `maximumLength`, may be overwritten.
     /// - Parameters:
     ///   - v: A finite double.
     ///   - out: Where to write; at least `maximumLength` bytes must be writable.
     public static func writeRoundTrip(_ v: Double, to out: UnsafeMutablePointer<UInt8>) -> Int {
         precondition(v.isFinite)
+        out[0] = UInt8(ascii: "-")
+        let p = out + (v.sign == .minus ? 1 : 0)
         let magnitude = abs(v)
-        if v == 0 {
-            guard v.sign == .minus else { return write(v, to: out) }
-            out[0] = UInt8(ascii: "-")
-            out[1] = UInt8(ascii: "0")
-            return 2
-        }
-        if magnitude >= 1e-4 && magnitude <= 0x1p53 { return write(v, to: out) }
-        var p = out
-        if v < 0 {
-            p.pointee = UInt8(ascii: "-")
-            p += 1
+        if magnitude == 0 {
+            p[0] = UInt8(ascii: "0")
+            return p - out + 1
         }
         let (digits, exponent) = decimal(magnitude)
+        if magnitude >= 1e-4 && magnitude <= 0x1p53 {
+            return p - out + writePositional(digits, exponent: exponent, at: p)
+        }
         let count = digitCount(digits)
         // All digits one place to the right, then the first moved in front of the point.
-        writeDigits(digits, count: count, endingAt: p + 1 + count)
+        writeSignificand(digits, count: count, at: p + 1)
         p[0] = p[1]
+        var end = p + 1
         if count > 1 {
             p[1] = UInt8(ascii: ".")
-            p += count + 1
-        } else {
-            p += 1
+            end += count
         }
         var e = count - 1 + exponent
-        p[0] = UInt8(ascii: "e")
-        p[1] = e < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
+        end[0] = UInt8(ascii: "e")
+        end[1] = e < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
         e = abs(e)
-        let eDigits = e >= 100 ? 3 : 2
-        writeDigits(UInt64(e), count: eDigits, endingAt: p + 2 + eDigits)
-        p += 2 + eDigits
-        return p - out
+        if e >= 100 {
+            end[2] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: e / 100)
+            e %= 100
+            end += 1
+        }
+        end[2] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: e / 10)
+        end[3] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: e % 10)
+        return end + 4 - out
     }
 
     /// The text of `write(_:to:)` as a string.
@@ -199,22 +193,47 @@ public enum ShortestDecimal {
         10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000, 10_000_000_000_000_000_000,
     ]
 
-    /// Writes the two digits of `pair` (0…99) at `at`.
-    @inline(__always) private static func writePair(_ pair: Int, at: UnsafeMutablePointer<UInt8>) {
-        let tens = (pair &* 103) &>> 10  // pair / 10, exact for 0…99
-        at[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: tens)
-        at[1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: pair &- 10 &* tens)
+    /// The eight decimal digits of `n` (below 10^8, leading zeros included) as ASCII, the first digit in the lowest
+    /// byte: stored little-endian, the bytes read in order. Three halvings within the word (10^4, 100, 10), each a
+    /// multiplication by a reciprocal on all its lanes at once, instead of eight divisions one after another.
+    /// - Parameter n: 0 ..< 100,000,000.
+    @inline(__always) static func eightDigits(_ n: UInt32) -> UInt64 {
+        let high = n / 10_000
+        // Two 32-bit lanes of four digits each: the first four in the low lane.
+        var v = UInt64(high) | UInt64(n &- high &* 10_000) << 32
+        // Each lane (below 10^4) / 100: × 10,486 / 2^20 is exact there, and the product stays in its lane.
+        let hundreds = ((v &* 10_486) &>> 20) & 0x0000_007F_0000_007F
+        v = hundreds | (v &- hundreds &* 100) &<< 16  // four 16-bit lanes of two digits
+        // Each lane (below 100) / 10: × 103 / 2^10 is exact there.
+        let tens = ((v &* 103) &>> 10) & 0x000F_000F_000F_000F
+        v = tens | (v &- tens &* 10) &<< 8  // eight bytes of one digit
+        return v | 0x3030_3030_3030_3030
     }
 
-    /// Writes the last `count` decimal digits of `n` (with leading zeros if it has fewer) so that the last one is
-    /// just before `end`.
-    @inline(__always) private static func writeDigits(_ n: UInt64, count: Int, endingAt end: UnsafeMutablePointer<UInt8>) {
-        var n = n, end = end
-        for _ in 0..<(count / 2) {
-            end -= 2
-            writePair(Int(n % 100), at: end)
-            n /= 100
+    /// Writes the last `count` digits of `n` at `p` (leading zeros when `n` has fewer), whole eight-byte words at a
+    /// time: bytes up to `p + 8` may be overwritten when `count` is below 8, none past `p + count` otherwise.
+    /// - Parameters:
+    ///   - n: An integer below 10^17 (a double's shortest digits, or a part of them).
+    ///   - count: Digits to write, 1…17, at least `digitCount(n)`.
+    ///   - p: Where the first digit goes.
+    @inline(__always) static func writeSignificand(_ n: UInt64, count: Int, at p: UnsafeMutablePointer<UInt8>) {
+        let raw = UnsafeMutableRawPointer(p)
+        if count <= 8 {  // the word's leading zeros shifted out
+            let word = eightDigits(UInt32(truncatingIfNeeded: n)) &>> UInt64(8 &* (8 &- count))
+            raw.storeBytes(of: word.littleEndian, as: UInt64.self)
+            return
         }
-        if count % 2 == 1 { (end - 1).pointee = UInt8(ascii: "0") + UInt8(n % 10) }
+        var rest = n, offset = 0
+        if count == 17 {
+            let first = n / 10_000_000_000_000_000
+            p[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: first)
+            rest = n &- first &* 10_000_000_000_000_000
+            offset = 1
+        }
+        let high = rest / 100_000_000, low = rest &- high &* 100_000_000
+        let highWord = eightDigits(UInt32(truncatingIfNeeded: high)) &>> UInt64(8 &* (16 &- count &+ offset))
+        raw.storeBytes(of: highWord.littleEndian, toByteOffset: offset, as: UInt64.self)
+        raw.storeBytes(of: eightDigits(UInt32(truncatingIfNeeded: low)).littleEndian, toByteOffset: count - 8,
+                       as: UInt64.self)
     }
 }

@@ -32,10 +32,25 @@ public struct ProjectedGeometry: Sendable, Hashable {
 }
 
 /// A PROJ transformation between two spatial references, cached and reused; x/y order is normalised to
-/// longitude/latitude and easting/northing. Thread-safe through its lock.
+/// longitude/latitude and easting/northing. Thread-safe, and threads transform at the same time: each call borrows an
+/// idle copy of the operation in its own PROJ context (a PROJ object is used by one thread at a time), cloned from a
+/// template the first time that many threads transform at once.
 final class Transformation: @unchecked Sendable {
-    private let context: PROJContext
-    private let object: PROJObject
+    /// One PROJ context and a copy of the operation in it, used by one thread at a time.
+    private final class Instance: @unchecked Sendable {
+        let context: PROJContext
+        let object: PROJObject
+
+        init(context: PROJContext, object: PROJObject) {
+            self.context = context
+            self.object = object
+        }
+    }
+
+    /// The operation as created; only cloned (with `lock` held), never run.
+    private let template: Instance
+    /// Copies not in use (guarded by `lock`).
+    private var idle: [Instance] = []
     private let lock = PROJLock()
     let source: SpatialReference
     let target: SpatialReference
@@ -51,8 +66,7 @@ final class Transformation: @unchecked Sendable {
         guard let normalised = proj_normalize_for_visualization(context.handle, created.pointer) else {
             throw .proj("could not normalise axis order: \(context.lastMessage())")
         }
-        self.context = context
-        self.object = PROJObject(normalised, context: context)
+        template = Instance(context: context, object: PROJObject(normalised, context: context))
         self.source = source
         self.target = target
     }
@@ -67,14 +81,32 @@ final class Transformation: @unchecked Sendable {
         guard let raw = proj_create(context.handle, pipeline) else {
             throw .proj("the operation cannot run here: \(context.lastMessage())")
         }
-        self.context = context
-        self.object = PROJObject(raw, context: context)
+        template = Instance(context: context, object: PROJObject(raw, context: context))
         self.source = source
         self.target = target
         if inverse {
             guard proj_pj_info(raw).has_inverse != 0 else { throw .proj("the operation has no inverse") }
             direction = PJ_INV
         }
+    }
+
+    /// Copies kept for reuse once returned; more threads than this still transform at once, their extra copies are
+    /// destroyed after use.
+    private static let idleLimit = 8
+
+    /// Runs `body` with a copy of the operation no other thread is using.
+    private func withInstance<R>(_ body: (Instance) -> R) throws(EngineError) -> R {
+        let borrowed: Instance? = lock.withLock {
+            if let instance = idle.popLast() { return instance }
+            let context = PROJContext()
+            guard let clone = proj_clone(context.handle, template.object.pointer) else { return nil }
+            return Instance(context: context, object: PROJObject(clone, context: context))
+        }
+        guard let instance = borrowed else {
+            throw .proj("could not copy the operation from \(source) to \(target) for another thread")
+        }
+        defer { lock.withLock { if idle.count < Self.idleLimit { idle.append(instance) } } }
+        return body(instance)
     }
 
     private struct Key: Hashable {
@@ -134,18 +166,18 @@ final class Transformation: @unchecked Sendable {
         guard n > 0 else { return nil }
         var failure: Int?
         var operation: ProjectionOperation?
-        let transformed = coordinates.withUnsafeBufferPointer { source in
-            [Coordinate](unsafeUninitializedCapacity: n) { copy, initialized in
-                lock.withLock {
+        let transformed = try withInstance { instance in
+            coordinates.withUnsafeBufferPointer { source in
+                [Coordinate](unsafeUninitializedCapacity: n) { copy, initialized in
                     var heights: [Double] = []
                     while initialized < n, failure == nil {
                         let range = initialized..<min(initialized + Self.chunkSize, n)
                         let chunk = UnsafeMutableBufferPointer(rebasing: copy[range])
                         _ = chunk.initialize(fromContentsOf: source[range])
-                        failure = transformInPlace(chunk, heights: &heights).map { range.lowerBound + $0 }
+                        failure = transformInPlace(chunk, with: instance, heights: &heights).map { range.lowerBound + $0 }
                         initialized = range.upperBound
                     }
-                    if reportsOperation { operation = lastOperation() }
+                    if reportsOperation { operation = lastOperation(of: instance) }
                 }
             }
         }
@@ -166,10 +198,12 @@ final class Transformation: @unchecked Sendable {
     private static let yOffset = MemoryLayout<Coordinate>.offset(of: \.y)!
     private static let coordinateStride = MemoryLayout<Coordinate>.stride
 
-    /// Runs PROJ on `chunk` in place; call with the lock held. z goes through `heights` (scratch, reused between
-    /// chunks) when a coordinate of the chunk has one.
+    /// Runs PROJ on `chunk` in place with a borrowed copy of the operation. z goes through `heights` (scratch, reused
+    /// between chunks) when a coordinate of the chunk has one.
     /// - Returns: The index in `chunk` of the first coordinate PROJ could not transform, if any.
-    private func transformInPlace(_ chunk: UnsafeMutableBufferPointer<Coordinate>, heights: inout [Double]) -> Int? {
+    private func transformInPlace(_ chunk: UnsafeMutableBufferPointer<Coordinate>, with instance: Instance,
+                                  heights: inout [Double]) -> Int? {
+        let object = instance.object
         let n = chunk.count
         let base = UnsafeMutableRawPointer(chunk.baseAddress!)
         let x = (base + Self.xOffset).assumingMemoryBound(to: Double.self)
@@ -190,8 +224,9 @@ final class Transformation: @unchecked Sendable {
         return chunk.firstIndex { !($0.x.isFinite && $0.y.isFinite) }
     }
 
-    /// The operation PROJ used in the last call (PROJ 9.1+); call with the lock held.
-    private func lastOperation() -> ProjectionOperation? {
+    /// The operation PROJ used in the copy's last call (PROJ 9.1+).
+    private func lastOperation(of instance: Instance) -> ProjectionOperation? {
+        let object = instance.object, context = instance.context
         guard let op = proj_trans_get_last_used_operation(object.pointer) else {
             let accuracy = proj_coordoperation_get_accuracy(context.handle, object.pointer)
             let name = proj_get_name(object.pointer).map { String(cString: $0) } ?? "unknown"

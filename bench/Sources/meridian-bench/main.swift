@@ -12,6 +12,9 @@
 //   meridian-bench p4 --available                         exit 0 (MeridianKML is built in)
 //   meridian-bench p5-write FILE.wkt REPS                 time writing the (multi)polygon of a WKT file as WKT and
 //                                                         as a GeoJSON feature into memory (the writers alone)
+//   meridian-bench decimal COUNT REPS [KIND ...]          ns per double of the shortest round-trip formatter, by kind
+//   meridian-bench decimal-check COUNT SEED               the formatter against Double.description on COUNT doubles
+//                                                         of each kind (status 2 at the first difference)
 import Foundation
 import Meridian
 
@@ -209,6 +212,20 @@ do {
         }
         emit(["tool": "meridian", "wkt_times": wktTimes, "geojson_times": geoJSONTimes, "coordinates": coordinates,
               "wkt_bytes": bytes], rss: peakRSSMiB())
+    case "decimal":
+        guard args.count >= 4, let count = Int(args[2]), let reps = Int(args[3]) else {
+            fail("usage: meridian-bench decimal COUNT REPS [KIND ...]")
+        }
+        let kinds = args.dropFirst(4).map { name -> DecimalSample in
+            guard let kind = DecimalSample(rawValue: name) else { fail("unknown kind \(name)") }
+            return kind
+        }
+        decimalTime(count: count, reps: reps, kinds: kinds.isEmpty ? DecimalSample.allCases : kinds)
+    case "decimal-check":
+        guard args.count >= 4, let count = Int(args[2]), let seed = UInt64(args[3]) else {
+            fail("usage: meridian-bench decimal-check COUNT SEED")
+        }
+        decimalCheck(count: count, seed: seed)
     default:
         fail("unknown case \(args[1])")
     }

@@ -1,0 +1,112 @@
+import Dispatch
+import Foundation
+import Testing
+
+import MeridianCore
+@testable import MeridianEngine
+
+/// Projection on several threads at once: `GeometryEngine.project(_:into:)` splits a large polygon between two
+/// threads, and concurrent callers each borrow their own copy of the PROJ operation. Every vertex must still be what
+/// PROJ's own `proj_trans` gives for it alone, and the polygon's structure (parts, holes, ring order) must not change.
+@Suite struct ParallelProjectionTests {
+    /// A polygon in EPSG:5070 (CONUS Albers, metres) of `parts` parts, each a 64-gon shell with `holes` 16-gon holes,
+    /// of about `vertices` vertices in all (ring sizes vary, so the threads' halves do not fall on a part boundary).
+    static func polygon(parts: Int, holes: Int, in sr: SpatialReference) -> Polygon {
+        var result: [Polygon.Part] = []
+        for k in 0..<parts {
+            let cx = -1_500_000 + Double(k % 300) * 10_000, cy = 1_000_000 + Double(k / 300) * 10_000
+            func ring(_ n: Int, _ r: Double, _ dx: Double) -> [Coordinate] {
+                (0...n).map { i in
+                    let a = Double(i % n) * 2 * .pi / Double(n)
+                    return Coordinate(x: cx + dx + r * cos(a), y: cy + r * sin(a))
+                }
+            }
+            let n = 64 + k % 7
+            result.append(Polygon.Part(shell: ring(n, 4_000, 0),
+                                       holes: (0..<(holes + k % 2)).map { h in ring(16, 300, Double(h) * 900 - 1_200) }))
+        }
+        return Polygon(parts: result, spatialReference: sr)
+    }
+
+    /// Each ring's coordinates as PROJ projects them one at a time.
+    static func reference(_ polygon: Polygon, to target: SpatialReference) throws -> [[Coordinate]] {
+        try polygon.parts.flatMap { [$0.shell] + $0.holes }.map {
+            try BulkProjectionTests.reference($0, from: polygon.spatialReference, to: target)
+        }
+    }
+
+    /// Polygons of 3,700 vertices (40 parts with holes) projected on two threads (a threshold of 1,000 vertices
+    /// instead of `parallelProjectionVertices`, to keep the test small) and on one come out with the same parts,
+    /// holes and ring order, every vertex equal to PROJ's per-point result bit for bit.
+    @Test(arguments: [1_000, GeometryEngine.parallelProjectionVertices])
+    func polygonOnTwoThreadsEqualsPROJPerPoint(threshold: Int) throws {
+        let albers = try SpatialReference(wkid: 5070)
+        let input = Self.polygon(parts: 40, holes: 1, in: albers)
+        #expect(input.vertexCount > 1_000 && input.vertexCount < GeometryEngine.parallelProjectionVertices)
+        var projected = input
+        try GeometryEngine.project(&projected, into: .wgs84, twoThreadsFrom: threshold)
+        #expect(projected.spatialReference == .wgs84)
+        #expect(projected.parts.count == input.parts.count)
+        #expect(projected.parts.map(\.holes.count) == input.parts.map(\.holes.count))
+        let rings = projected.parts.flatMap { [$0.shell] + $0.holes }
+        let expected = try Self.reference(input, to: .wgs84)
+        #expect(rings.count == expected.count)
+        let wrongRing = zip(rings, expected).enumerated().first {
+            BulkProjectionTests.firstDifference($1.0, $1.1) != nil
+        }?.offset
+        #expect(wrongRing == nil)
+    }
+
+    /// Vertices that cannot be projected in rings of both threads' halves (two threads from 1,000 vertices): the
+    /// error names the first one in ring order (as one thread would), whichever thread finds its own first.
+    @Test func failureNamesTheFirstRingInOrder() throws {
+        let albers = try SpatialReference(wkid: 5070)
+        let input = Self.polygon(parts: 40, holes: 1, in: albers)
+        let lastPart = input.parts.count - 1
+        var both = input.parts, secondOnly = input.parts
+        both[3].shell[5].x = .infinity
+        both[lastPart].holes[0][2].x = .infinity
+        secondOnly[lastPart].holes[0][2].x = .infinity
+        for (parts, vertex) in [(both, 5), (secondOnly, 2)] {
+            var polygon = Polygon(parts: parts, spatialReference: albers)
+            #expect {
+                try GeometryEngine.project(&polygon, into: .wgs84, twoThreadsFrom: 1_000)
+            } throws: { error in
+                guard case EngineError.projectionFailed(let message) = error else { return false }
+                return message.hasPrefix("vertex \(vertex) (inf,")
+            }
+        }
+    }
+
+    /// Eight threads projecting at once (each its own arrays) through the one cached transformation all get PROJ's
+    /// per-point results: no copy of the operation is used by two threads at a time.
+    @Test func concurrentCallersGetPROJsResults() throws {
+        let albers = try SpatialReference(wkid: 5070)
+        let inputs = (0..<8).map { k in
+            BulkProjectionTests.coordinates(3_000 + 100 * k, lon: -120...(-75), lat: 26...48)
+        }
+        let expected = try inputs.map { try BulkProjectionTests.reference($0, from: .wgs84, to: albers) }
+        let results = Results(count: inputs.count)
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { k in
+            var c = inputs[k]
+            var ok = true
+            for _ in 0..<5 {
+                c = inputs[k]
+                do { try GeometryEngine.project(&c, from: .wgs84, into: albers) } catch { ok = false }
+            }
+            results.set(k, ok ? c : [])
+        }
+        for k in inputs.indices {
+            #expect(BulkProjectionTests.firstDifference(results.get(k), expected[k]) == nil, "thread \(k)")
+        }
+    }
+
+    /// Each concurrent caller's result, guarded by a lock.
+    final class Results: @unchecked Sendable {
+        private let lock = NSLock()
+        private var slots: [[Coordinate]]
+        init(count: Int) { slots = Array(repeating: [], count: count) }
+        func set(_ k: Int, _ value: [Coordinate]) { lock.withLock { slots[k] = value } }
+        func get(_ k: Int) -> [Coordinate] { lock.withLock { slots[k] } }
+    }
+}
