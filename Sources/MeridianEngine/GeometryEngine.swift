@@ -385,11 +385,16 @@ extension GeometryEngine {
     ///   - spatialReference: The centres' spatial reference.
     ///   - parameters: Chords per quarter circle (1…1000) and end cap.
     ///   - batchSize: About how many circles to union at once (1 or more; clusters are not split).
+    ///   - overlapped: Whether the next batch is unioned on a background thread while `body` handles this one (two
+    ///     cores at once; at most two batches are held). `body` gets the same batches in the same order either way
+    ///     and whatever the threads' timing, always on the calling thread; false (the default) does everything on
+    ///     the calling thread.
     ///   - body: Receives each batch's parts as a polygon, and how many circles are done so far.
-    /// - Throws: `EngineError` as `unionOfBuffers(aroundPoints:distances:in:parameters:)`, or what `body` throws.
+    /// - Throws: `EngineError` as `unionOfBuffers(aroundPoints:distances:in:parameters:)`, or what `body` throws
+    ///   (then no further batch is unioned).
     public static func unionOfBuffers(
         aroundPoints centres: [Coordinate], distances: [Double], in spatialReference: SpatialReference,
-        parameters: BufferParameters = .default, batchSize: Int,
+        parameters: BufferParameters = .default, batchSize: Int, overlapped: Bool = false,
         _ body: (Polygon, Int) throws(EngineError) -> Void
     ) throws(EngineError) {
         let sr = spatialReference
@@ -420,17 +425,24 @@ extension GeometryEngine {
         let circle = UnitCircle(segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
         let problem = CircleUnion(circle: circle, x: x, y: y, radius: radius)  // clusters index its own arrays
         let clusters = problem.clusters()
-        var batch: [Int] = []
-        var done = 0
+        // Batch b is clusters[ends[b - 1]..<ends[b]] (from 0 for the first): whole clusters, at least batchSize
+        // circles except the last batch.
+        var ends: [Int] = []
+        var done: [Int] = []
+        var circles = 0
         for (k, cluster) in clusters.enumerated() {
-            batch += cluster
-            guard batch.count >= batchSize || k == clusters.count - 1 else { continue }
-            let sub = problem.subproblem(batch)
-            let union = try PointBufferUnion.union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: parameters, in: sr).0
+            circles += cluster.count
+            guard circles >= batchSize || k == clusters.count - 1 else { continue }
+            ends.append(k + 1)
             // Exact duplicates were dropped by CircleUnion: the last batch completes the count.
-            done = k == clusters.count - 1 ? centres.count : min(done + batch.count, centres.count)
-            batch.removeAll(keepingCapacity: true)
-            try body(union, done)
+            done.append(k == clusters.count - 1 ? centres.count : min((done.last ?? 0) + circles, centres.count))
+            circles = 0
+        }
+        try LookaheadPipeline.run(count: ends.count, ahead: overlapped ? 1 : 0) { [ends] (b: Int) throws(EngineError) in
+            let sub = problem.subproblem(clusters[(b == 0 ? 0 : ends[b - 1])..<ends[b]].flatMap { $0 })
+            return try PointBufferUnion.union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: parameters, in: sr).0
+        } consume: { (union: Polygon, b: Int) throws(EngineError) in
+            try body(union, done[b])
         }
     }
 

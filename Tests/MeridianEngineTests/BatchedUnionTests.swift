@@ -42,3 +42,62 @@ import Testing
         #expect(try GeometryEngine.invalidityReason(Polygon(parts: parts, spatialReference: Self.sr)) == nil)
     }
 }
+
+/// The overlapped batched union (`overlapped: true`: the next batch is unioned on a background thread while the
+/// caller writes this one) hands over exactly what the sequential one does, batch for batch and bit for bit, in the
+/// same order, whatever the threads' timing; an error from either side stops it.
+@Suite struct OverlappedUnionTests {
+    static let sr = SpatialReference.webMercator
+
+    /// 4,000 points where a circle meets about one other on average.
+    static func centres(seed: UInt64) -> [Coordinate] {
+        var rng = SplitMix64(seed: seed)
+        let r = 100.0, side = (4000 * Double.pi * 4 * r * r).squareRoot()
+        return (0..<4000).map { _ in
+            Coordinate(x: -10_000_000 + side * BatchedUnionTests.unit(&rng),
+                       y: 4_000_000 + side * BatchedUnionTests.unit(&rng))
+        }
+    }
+
+    /// The batches and counts the caller receives.
+    static func batches(_ centres: [Coordinate], batchSize: Int, overlapped: Bool, delay: (Int) -> UInt32 = { _ in 0 })
+        throws -> [(Polygon, Int)]
+    {
+        var got: [(Polygon, Int)] = []
+        try GeometryEngine.unionOfBuffers(aroundPoints: centres, distances: [100], in: sr, batchSize: batchSize,
+                                          overlapped: overlapped) { (batch: Polygon, done: Int) throws(EngineError) in
+            usleep(delay(got.count))
+            got.append((batch, done))
+        }
+        return got
+    }
+
+    @Test(arguments: [1, 300, 2_000])
+    func sameBatchesInTheSameOrder(batchSize: Int) throws {
+        let centres = Self.centres(seed: 41)
+        let sequential = try Self.batches(centres, batchSize: batchSize, overlapped: false)
+        #expect(sequential.count > 1 && sequential.last?.1 == centres.count)
+        // A consumer slower than the producer (the queue fills), faster (it waits), and by turns.
+        var rng = SplitMix64(seed: 7)
+        let jitter = (0..<sequential.count).map { _ in UInt32(rng.next() % 3_000) }
+        for delay in [{ (_: Int) -> UInt32 in 2_000 }, { _ in 0 }, { jitter[$0] }] {
+            let overlapped = try Self.batches(centres, batchSize: batchSize, overlapped: true, delay: delay)
+            #expect(overlapped.count == sequential.count)
+            let same = zip(overlapped, sequential).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+            #expect(same, "the overlapped union handed over other batches (or in another order)")
+        }
+    }
+
+    @Test func anErrorFromTheCallerStopsTheUnion() throws {
+        let centres = Self.centres(seed: 42)
+        var calls = 0
+        #expect(throws: EngineError.badGeometry(.empty("stop"))) {
+            try GeometryEngine.unionOfBuffers(aroundPoints: centres, distances: [100], in: Self.sr, batchSize: 200,
+                                              overlapped: true) { (_: Polygon, _: Int) throws(EngineError) in
+                calls += 1
+                if calls == 3 { throw .badGeometry(.empty("stop")) }
+            }
+        }
+        #expect(calls == 3)
+    }
+}

@@ -99,13 +99,16 @@ extension CircleUnion {
             if shells.count == 1 {
                 for h in holes { owner.union(h, shells[0]) }
             } else {
-                let index = RingEdgeIndex(rings)
-                for h in holes {
-                    // The ring just above the hole's top vertex bounds the same part (shell or sibling hole).
-                    var top = 0
+                let tops = holes.map { (h: Int) -> Coordinate in
                     let vs = rings[h].vertices
+                    var top = 0
                     for k in vs.indices where vs[k].y > vs[top].y { top = k }
-                    guard let above = index.firstRingAbove(vs[top].x, vs[top].y, excluding: h) else {
+                    return vs[top]
+                }
+                let index = RingEdgeIndex(rings, only: Self.ringsAroundPoints(rings, tops, excluding: holes))
+                for (h, top) in zip(holes, tops) {
+                    // The ring just above the hole's top vertex bounds the same part (shell or sibling hole).
+                    guard let above = index.firstRingAbove(top.x, top.y, excluding: h) else {
                         throw DegenerateConfiguration(reason: "a hole outside every shell")
                     }
                     owner.union(h, above)
@@ -129,6 +132,49 @@ extension CircleUnion {
     }
 }
 
+extension CircleUnion {
+    /// Which rings may matter to the upward rays from the holes' top vertices: those whose bounding box (closed)
+    /// holds one of the points, other than the hole the point is on. Shooting a ray among these rings alone lands
+    /// on a ring of the same part as among all rings: a ring whose box misses the point cannot enclose it, nor
+    /// anything on the ray that encloses a ring whose box holds it, so the first ring of the subset is reached
+    /// from inside the same rings as the point itself (the part's shell or one of its holes). Most rings of a
+    /// large union (isolated circles, small clusters) then stay out of the index.
+    /// - Parameters:
+    ///   - rings: All rings.
+    ///   - points: The holes' top vertices.
+    ///   - holes: The ring each point lies on (ring `holes[k]` is not selected for point `k`).
+    /// - Returns: Whether ring k is selected, by ring index.
+    static func ringsAroundPoints(_ rings: [UnionRing], _ points: [Coordinate], excluding holes: [Int]) -> [Bool] {
+        // The points sorted by x; each ring's box scans those within its x-range.
+        let order = points.indices.sorted { points[$0].x < points[$1].x }
+        let xs = order.map { points[$0].x }
+        var selected = [Bool](repeating: false, count: rings.count)
+        for (ri, ring) in rings.enumerated() {
+            var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+            for c in ring.vertices {
+                minX = min(minX, c.x); maxX = max(maxX, c.x)
+                minY = min(minY, c.y); maxY = max(maxY, c.y)
+            }
+            // First point with x >= minX.
+            var lo = 0, hi = xs.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if xs[mid] < minX { lo = mid + 1 } else { hi = mid }
+            }
+            var k = lo
+            while k < xs.count && xs[k] <= maxX {
+                let p = order[k]
+                if holes[p] != ri, points[p].y >= minY, points[p].y <= maxY {
+                    selected[ri] = true
+                    break
+                }
+                k += 1
+            }
+        }
+        return selected
+    }
+}
+
 /// A grid of ring edges for shooting vertical rays: which ring is hit first above a point.
 struct RingEdgeIndex {
     private let originX: Double, originY: Double, side: Double
@@ -140,10 +186,11 @@ struct RingEdgeIndex {
     private let ax: [Double], ay: [Double], bx: [Double], by: [Double]
     private let ringOf: [Int32]
 
-    init(_ rings: [UnionRing]) {
+    /// Indexes the edges of the selected rings (`only[k]`: ring k); rays meet only those.
+    init(_ rings: [UnionRing], only: [Bool]) {
         // Flatten the edges first: plain arrays keep the loops below free of closures and captured state.
         var total = 0
-        for ring in rings { total += ring.vertices.count - 1 }
+        for (ri, ring) in rings.enumerated() where only[ri] { total += ring.vertices.count - 1 }
         var ex0 = [Double](), ey0 = [Double](), ex1 = [Double](), ey1 = [Double](), er = [Int32]()
         ex0.reserveCapacity(total)
         ey0.reserveCapacity(total)
@@ -151,7 +198,7 @@ struct RingEdgeIndex {
         ey1.reserveCapacity(total)
         er.reserveCapacity(total)
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-        for (ri, ring) in rings.enumerated() {
+        for (ri, ring) in rings.enumerated() where only[ri] {
             let v = ring.vertices
             for k in 0..<(v.count - 1) {
                 let a = v[k], b = v[k + 1]
@@ -164,6 +211,7 @@ struct RingEdgeIndex {
                 minY = min(minY, a.y); maxY = max(maxY, a.y)
             }
         }
+        if total == 0 { (minX, minY, maxX, maxY) = (0, 0, 0, 0) }  // nothing selected: one empty cell, no ring hit
         let width = maxX - minX, height = maxY - minY
         // About 8 edges per cell.
         var side = ((width * height) / Double(max(total / 8, 1))).squareRoot()
