@@ -254,10 +254,19 @@ extension GeometryEngine {
         let context = try GEOSContext()
         let params = try context.bufferParameters(parameters)
         defer { GEOSBufferParams_destroy_r(context.handle, params) }
+        var merged = BufferPreUnion(geometries: gs,
+                                    distances: gs.indices.map { distances.count == 1 ? distances[0] : distances[$0] },
+                                    tolerances: Array(repeating: 0, count: gs.count))
+        if shouldUnion && parameters.joinStyle == .round {
+            // Polygons at the same positive distance are merged first where that is exact (`BufferPreUnion`).
+            // Not with mitred or bevelled joins: a corner of one polygon that the union fills would stick out.
+            merged = try BufferPreUnion(merged.geometries, distances: merged.distances, tolerances: merged.tolerances,
+                                        context: context)
+        }
         var buffers: [GEOSGeometryRef] = []
-        buffers.reserveCapacity(gs.count)
-        for (i, g) in gs.enumerated() {
-            let d = distances.count == 1 ? distances[0] : distances[i]
+        buffers.reserveCapacity(merged.geometries.count)
+        for (k, g) in merged.geometries.enumerated() {
+            let i = merged.indices[k], d = merged.distances[k]
             let input = try context.make(g)
             do { try context.requireValid(input, g) } catch .invalidGeometry(let reason) {
                 throw .invalidGeometry(reason: "geometry \(i): \(reason)")

@@ -19,6 +19,13 @@ struct XY: Hashable {
         x = c.x
         y = c.y
     }
+
+    /// One word for both coordinates (the synthesized hash feeds two; sets of hundreds of thousands of generated
+    /// vertices spent a tenth of a union's time hashing, issue 16). -0.0 is hashed as 0.0, which it equals.
+    func hash(into hasher: inout Hasher) {
+        let bx = (x == 0 ? 0 : x).bitPattern, by = (y == 0 ? 0 : y).bitPattern
+        hasher.combine(bx &* 0x9E37_79B9_7F4A_7C15 ^ by)
+    }
 }
 
 /// A geodesic circle around one vertex, sampled once and shared by every piece that uses an arc of it, so that
@@ -396,7 +403,6 @@ final class GeodeticBufferBuilder {
             // A strictly convex counter-clockwise ring inside [-180, 180] (a small circle away from ±180° and the
             // poles): valid as it is and inside one tile, so neither GEOS's validity check nor the cut is needed.
             let polygon = try context.make(.polygon(Polygon(shell: ring, spatialReference: frame.outputSR)))
-            generated.reserveCapacity(generated.count + ring.count)
             for c in ring { generated.insert(XY(c)) }
             return [polygon]
         }

@@ -82,7 +82,18 @@ extension GeometryEngine {
         maxDeviation: Double? = nil, curveType: GeodeticCurveType = .geodesic, shouldUnion: Bool,
         outputSpatialReference: SpatialReference? = nil
     ) throws(EngineError) -> [Polygon] {
-        let gs = geometries.map(\.geometry)
+        try geodeticBuffer(around: geometries.map(\.geometry), distances: distances, distanceUnit: distanceUnit,
+                           maxDeviation: maxDeviation, shouldUnion: shouldUnion,
+                           outputSpatialReference: outputSpatialReference, mergingPolygons: true)
+    }
+
+    /// ``geodeticBuffer(around:distances:distanceUnit:maxDeviation:curveType:shouldUnion:outputSpatialReference:)``
+    /// with the merging of polygons before a union (`BufferPreUnion`) on or off (`mergingPolygons`: off only for
+    /// the tests that compare the two paths).
+    static func geodeticBuffer(
+        around gs: [Geometry], distances: [Double], distanceUnit: LinearUnit, maxDeviation: Double?,
+        shouldUnion: Bool, outputSpatialReference: SpatialReference?, mergingPolygons: Bool
+    ) throws(EngineError) -> [Polygon] {
         guard let sr = gs.first?.spatialReference else { return [] }
         guard distances.count == gs.count || distances.count == 1 else {
             throw .distanceCountMismatch(geometries: gs.count, distances: distances.count)
@@ -100,6 +111,13 @@ extension GeometryEngine {
             distancesInMeters.append(d)
         }
         if shouldUnion {
+            // Polygons at the same positive distance are merged first where that is exact (`BufferPreUnion`).
+            var merged = BufferPreUnion(geometries: gs, distances: distancesInMeters, tolerances: tolerances)
+            if mergingPolygons {
+                merged = try BufferPreUnion(gs, distances: distancesInMeters, tolerances: tolerances,
+                                              context: context)
+            }
+            let (gs, distancesInMeters, tolerances) = (merged.geometries, merged.distances, merged.tolerances)
             let culling = try pointCulling(gs, distances: distancesInMeters, tolerances: tolerances, frame: frame)
             if let culling, let polygon = try union(gs, distances: distancesInMeters, tolerances: tolerances,
                                                     culling: culling, frame: frame, context: context)
@@ -183,7 +201,9 @@ extension GeometryEngine {
                     }
                     let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, results.map(\.ref))
                     let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
-                    let generated = results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
+                    // One buffer (a merged coverage): its set as it is, not copied into an empty one.
+                    let generated = results.count == 1 ? results[0].generated
+                        : results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
                     built[scale] = (unioned, results.map(\.group), generated)
                 }
                 let b = built[scale]!
