@@ -155,6 +155,12 @@ import Testing
         let r = runCommand(["measure", "--in-srs", "EPSG:32038", "-"], stdin: "POINT (1 2)\n\n  POINT (nan 2)\n")
         Self.expectOneLine(
             r, status: 1, "meridian measure: stdin: WKT line 3, column 10: expected the x coordinate, found 'nan'")
+        // CRLF line ends, a tab before the geometry (one column), white space at the end; read from the bytes.
+        let crlf = runCommand(["measure", "--in-srs", "EPSG:32038", "-"],
+                              stdin: "POINT (1 2) \r\n\r\n\tPOINT (1 2) x\r\n")
+        Self.expectOneLine(crlf, status: 1, "meridian measure: stdin: WKT line 3, column 14: unexpected 'x' after the geometry")
+        let fine = runCommand(["measure", "--in-srs", "EPSG:32038", "-"], stdin: "\tPOINT (1 2)\r\n\r\n  POINT (3 4)  \r\n")
+        #expect(fine.status == 0, "\(fine.stderr)")
     }
 
     @Test func outputThroughASymbolicLinkWritesTheFileItNames() throws {

@@ -90,7 +90,9 @@ public enum KMLCommand: Command {
         switch positionals.first {
         case "create":
             if o.json || o.stream { throw .usage("--json and --stream apply to kml info only") }
-            try create(Array(positionals.dropFirst()), o, io: io)
+            let progress = io.progress("kml create")
+            defer { progress?.finish() }
+            try create(Array(positionals.dropFirst()), o, io: io, progress: progress)
         case "info":
             if let bad = (o.createOnly + (o.overwrite ? ["--overwrite"] : [])).first { throw .usage("\(bad) does not apply to kml info") }
             try info(Array(positionals.dropFirst()), json: o.json, stream: o.stream, io: io)
@@ -98,7 +100,9 @@ public enum KMLCommand: Command {
             if let bad = (o.createOnly + (o.json ? ["--json"] : []) + (o.stream ? ["--stream"] : [])).first {
                 throw .usage("\(bad) does not apply to kml convert")
             }
-            try convert(Array(positionals.dropFirst()), overwrite: o.overwrite, io: io)
+            let progress = io.progress("kml convert")
+            defer { progress?.finish() }
+            try convert(Array(positionals.dropFirst()), overwrite: o.overwrite, io: io, progress: progress)
         case nil: throw .usage("kml needs a subcommand: create, info or convert (see meridian kml --help)")
         case let other?: throw .usage("unknown kml subcommand '\(other)' (create, info or convert)")
         }
@@ -112,7 +116,9 @@ public enum KMLCommand: Command {
         return c
     }
 
-    static func create(_ positionals: [String], _ o: Options, io: CommandIO) throws(CommandError) {
+    static func create(_ positionals: [String], _ o: Options, io: CommandIO, progress: ProgressLine? = nil)
+        throws(CommandError)
+    {
         guard let output = o.output else { throw .usage("kml create needs -o OUT.kmz or OUT.kml") }
         guard positionals.count == 1 else {
             throw .usage(positionals.isEmpty ? "kml create needs an INPUT (a file or - for stdin)" : "kml create takes one INPUT")
@@ -123,7 +129,8 @@ public enum KMLCommand: Command {
         if let w = lineWidth, w < 0 { throw .usage("--line-width must not be negative") }
         try checkOutput(output)
 
-        let input = try FeatureInput.read(positionals[0], inputSpatialReference: o.srs, defaultXYSpatialReference: nil, io: io)
+        let input = try FeatureInput.read(positionals[0], inputSpatialReference: o.srs, defaultXYSpatialReference: nil,
+                                          io: io, progress: progress)
         let inputName = positionals[0] == "-" ? "stdin" : URL(fileURLWithPath: positionals[0]).deletingPathExtension().lastPathComponent
         var document = KMLDocument(name: name ?? inputName)
         var style = KMLStyle(id: "meridian-default")
@@ -143,7 +150,9 @@ public enum KMLCommand: Command {
         }
         let hasSharedStyle = style != KMLStyle(id: "meridian-default")
         if hasSharedStyle { document.addStyle(style) }
+        progress?.begin("converting", unit: "features", total: input.features.count)
         for (i, feature) in input.features.enumerated() {
+            if i & 1023 == 0 { progress?.update(i) }
             do {
                 var p = try KMLFeatureConversion.placemark(from: feature)
                 if p.name == nil { p.name = "Feature \(i + 1)" }
@@ -153,7 +162,9 @@ public enum KMLCommand: Command {
                 throw .failure("\(input.labels[i]): \(error.description)")
             }
         }
+        progress?.begin("writing")
         try save(KMLDataset(rootNode: document), to: output, overwrite: overwrite)
+        progress?.finish()
         io.note("wrote \(input.features.count) placemark(s) to \(output)")
     }
 
@@ -310,7 +321,9 @@ public enum KMLCommand: Command {
 
     // MARK: convert
 
-    static func convert(_ positionals: [String], overwrite: Bool, io: CommandIO) throws(CommandError) {
+    static func convert(_ positionals: [String], overwrite: Bool, io: CommandIO, progress: ProgressLine? = nil)
+        throws(CommandError)
+    {
         guard positionals.count == 2 else { throw .usage("kml convert needs IN and OUT") }
         let (inPath, outPath) = (positionals[0], positionals[1])
         let outExt = URL(fileURLWithPath: outPath).pathExtension.lowercased()
@@ -323,9 +336,12 @@ public enum KMLCommand: Command {
             throw .failure("\(inPath): not KML, KMZ or GeoJSON: found \(inFormat.name)")
         }
         if inFormat.isKML {
+            progress?.begin("reading")
             let dataset = try read(inPath, io: io)
             if kmlExtensions.contains(outExt) {
+                progress?.begin("writing")
                 try save(dataset, to: outPath, overwrite: overwrite)
+                progress?.finish()
                 io.note("wrote \(outPath)")
                 return
             }
@@ -337,6 +353,7 @@ public enum KMLCommand: Command {
                 if f.geometry == nil, p.geometry != nil { dropped += 1 }
                 features.append(f)
             }
+            progress?.finish()  // before any message
             if dropped > 0 { io.note("\(dropped) placemark geometr\(dropped == 1 ? "y" : "ies") (mixed MultiGeometry, gx:Track, Model) have no GeoJSON equivalent here and were written as null") }
             if !overwrite && FileManager.default.fileExists(atPath: outPath) {
                 throw .failure("\(outPath) already exists (add --overwrite to replace it)")
@@ -350,14 +367,18 @@ public enum KMLCommand: Command {
             io.note("wrote \(features.count) feature(s) to \(outPath)")
         } else {
             guard kmlExtensions.contains(outExt) else { throw .usage("GeoJSON → GeoJSON is not a KML conversion") }
-            let input = try FeatureInput.read(inPath, inputSpatialReference: nil, defaultXYSpatialReference: nil, io: io)
+            let input = try FeatureInput.read(inPath, inputSpatialReference: nil, defaultXYSpatialReference: nil, io: io,
+                                              progress: progress)
+            progress?.begin("converting", unit: "features", total: input.features.count)
             var document = KMLDocument(name: URL(fileURLWithPath: inPath).deletingPathExtension().lastPathComponent)
             for (i, f) in input.features.enumerated() {
                 do { document.addChildNode(try KMLFeatureConversion.placemark(from: f)) } catch {
                     throw .failure("\(input.labels[i]): \(error.description)")
                 }
             }
+            progress?.begin("writing")
             try save(KMLDataset(rootNode: document), to: outPath, overwrite: overwrite)
+            progress?.finish()
             io.note("wrote \(input.features.count) placemark(s) to \(outPath)")
         }
     }

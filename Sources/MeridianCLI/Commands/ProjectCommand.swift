@@ -64,9 +64,12 @@ public enum ProjectCommand: Command {
         }
         if json { throw .usage("--json goes with --list-transformations") }
 
+        let progress = io.progress(name)
+        defer { progress?.finish() }
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: source,
                                           defaultXYSpatialReference: nil, io: io,
-                                          csv: FeatureInput.CSVOptions(keepTable: true, pointsOnly: true))
+                                          csv: FeatureInput.CSVOptions(keepTable: true, pointsOnly: true),
+                                          progress: progress)
         try checkOutput(output, input: input.format, target: target)
         let chosen = try transformationText.map { (t: String) throws(CommandError) in
             try transformation(t, from: input.spatialReference, to: target)
@@ -82,6 +85,8 @@ public enum ProjectCommand: Command {
                 }, override: "--allow-outside-area", verb: "project")
             }
         }
+        progress?.begin("projecting", unit: input.format == .csv ? "points" : "features",
+                        total: input.format == .csv ? input.points?.count : input.features.count)
         var operations = Set<ProjectionOperation>()
         var projected: [Feature] = []
         projected.reserveCapacity(input.features.count)
@@ -102,12 +107,16 @@ public enum ProjectCommand: Command {
             try refuseOutsideDomain(original, coordinates, from: input.spatialReference, into: target, datumTransformation: chosen) {
                 input.labels[$0]
             }
-            try output.stream(io: io) { out throws(CommandError) in csv(input, coordinates, target: target, to: &out) }
+            try output.stream(io: io, progress: progress) { out throws(CommandError) in
+                csv(input, coordinates, target: target, to: &out)
+            }
+            progress?.finish()
             report(operations, from: input.spatialReference, to: target, io: io)
             return
         }
         var original: [Coordinate] = [], result: [Coordinate] = [], firstVertex: [(feature: Int, start: Int)] = []
         for (i, feature) in input.features.enumerated() {
+            if i & 1023 == 0 { progress?.update(i) }
             guard let g = feature.geometry else { projected.append(feature); continue }
             do {
                 let geometry: Geometry
@@ -132,12 +141,15 @@ public enum ProjectCommand: Command {
             return "\(input.labels[f.feature]) vertex \(k - f.start)"
         }
         if output.format == "wkt" || (output.format == "" && target != .wgs84) {
-            try output.stream(io: io) { out throws(CommandError) in
+            try output.stream(io: io, progress: progress) { out throws(CommandError) in
                 FeatureEncoding.writeWKT(projected.compactMap(\.geometry), to: &out)
             }
         } else {
-            try output.stream(io: io) { out throws(CommandError) in try FeatureEncoding.writeGeoJSON(projected, to: &out) }
+            try output.stream(io: io, progress: progress) { out throws(CommandError) in
+                try FeatureEncoding.writeGeoJSON(projected, to: &out)
+            }
         }
+        progress?.finish()
         report(operations, from: input.spatialReference, to: target, io: io)
     }
 

@@ -140,27 +140,7 @@ struct FeatureInput {
                 guard let sr = inputSpatialReference ?? defaultXYSpatialReference else {
                     throw CommandError.usage("WKT input needs its spatial reference: give --in-srs")
                 }
-                guard let text = String(data: data, encoding: .utf8) else {
-                    throw CommandError.failure("\(name): WKT input is not UTF-8 text")
-                }
-                var features: [Feature] = []
-                var lines: [Int] = []
-                for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                    let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-                    if trimmed.isEmpty { continue }
-                    do {
-                        features.append(Feature(geometry: try WKT.decode(trimmed, spatialReference: sr), properties: [:], id: nil))
-                    } catch {
-                        // Located in the file: the decoder saw one trimmed line, so its line is always 1.
-                        let indent = line.prefix { $0 == " " || $0 == "\t" }.count
-                        let located = FormatError(format: error.format, message: error.message, line: i + 1,
-                                                  column: error.column.map { $0 + indent })
-                        throw CommandError.failure("\(name): \(located.description)")
-                    }
-                    lines.append(i + 1)
-                }
-                return FeatureInput(features: features, spatialReference: sr,
-                                    labels: FeatureLabels(name: name, count: features.count, lines: lines), format: .wkt)
+                return try readWKT(data, name: name, spatialReference: sr)
             }
         } catch let error as CommandError {
             throw error
@@ -169,6 +149,45 @@ struct FeatureInput {
         } catch {
             throw .failure("\(name): \(error)")
         }
+    }
+
+    /// One geometry per line, parsed straight from the bytes (no `String` per line); blank lines are skipped, white
+    /// space around a geometry is ignored.
+    private static func readWKT(_ data: Data, name: String, spatialReference sr: SpatialReference)
+        throws(CommandError) -> FeatureInput
+    {
+        let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<FeatureInput, CommandError> in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+            var features: [Feature] = []
+            var lines: [Int] = []
+            var start = 0, line = 0
+            while start < bytes.count {
+                line += 1
+                var end = start
+                while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+                var a = start, b = end
+                while a < b, isSpace(bytes[a]) { a += 1 }
+                while b > a, isSpace(bytes[b - 1]) { b -= 1 }
+                if a < b {
+                    do throws(FormatError) {
+                        let g = try WKT.decode(UnsafeBufferPointer(rebasing: bytes[a..<b]), spatialReference: sr)
+                        features.append(Feature(geometry: g, properties: [:], id: nil))
+                    } catch {
+                        // Located in the file: the decoder saw one trimmed line, so its line is always 1.
+                        let located = FormatError(format: error.format, message: error.message, line: line,
+                                                  column: error.column.map { $0 + a - start })
+                        return .failure(.failure("\(name): \(located.description)"))
+                    }
+                    lines.append(line)
+                }
+                start = end + 1
+            }
+            return .success(FeatureInput(features: features, spatialReference: sr,
+                                         labels: FeatureLabels(name: name, count: features.count, lines: lines),
+                                         format: .wkt))
+        }
+        return try result.get()
     }
 
     private static func readCSV(

@@ -15,15 +15,6 @@ struct OutputFile {
     /// Creates an output from `-o`; `-` or nil means standard output.
     init(_ path: String?) { self.path = (path == "-") ? nil : path }
 
-    /// Writes the complete result: atomically to the file (temp + rename; a failure leaves nothing), or to stdout.
-    func write(_ data: Data, io: CommandIO) throws(CommandError) {
-        guard let path else {
-            io.output(data)
-            return
-        }
-        do { try AtomicFile.write(data, to: URL(fileURLWithPath: path)) } catch { throw .failure(error.description) }
-    }
-
     /// Streams the result: `body` writes into a buffer that goes out in 1 MiB chunks (whenever a writer calls
     /// `flushIfFull()`), atomically to the file (a temporary file renamed at the end; a failure leaves nothing), or
     /// to stdout as it is produced.

@@ -27,7 +27,24 @@ public enum WKT {
     /// - Returns: The geometry.
     /// - Throws: `FormatError` (format "WKT") with the line and column of the offending token.
     public static func decode(_ text: String, spatialReference: SpatialReference) throws(FormatError) -> Geometry {
-        var parser = Parser(text)
+        var text = text
+        let result = text.withUTF8 { bytes in
+            Result { () throws(FormatError) in try decode(bytes, spatialReference: spatialReference) }
+        }
+        return try result.get()
+    }
+
+    /// Reads one geometry from well-known text given as UTF-8 bytes, without making a `String` of it (numbers are
+    /// parsed straight from the bytes).
+    /// - Parameters:
+    ///   - bytes: The WKT's UTF-8 bytes; surrounding white space is ignored.
+    ///   - spatialReference: The spatial reference the coordinates are in (WKT does not say).
+    /// - Returns: The geometry.
+    /// - Throws: `FormatError` (format "WKT") with the line and column of the offending token.
+    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, spatialReference: SpatialReference)
+        throws(FormatError) -> Geometry
+    {
+        var parser = Parser(bytes)
         let geometry = try parser.geometry(spatialReference)
         let trailing = parser.next()
         guard case .end = trailing.kind else {
@@ -194,13 +211,14 @@ extension WKT {
         let offset: Int
     }
 
-    /// A recursive-descent reader over the UTF-8 bytes, with one token of look-ahead.
+    /// A recursive-descent reader over the UTF-8 bytes, with one token of look-ahead. Use it within the lifetime of
+    /// the bytes.
     struct Parser {
-        private let bytes: [UInt8]
+        private let bytes: UnsafeBufferPointer<UInt8>
         private var position = 0
         private var peeked: Token?
 
-        init(_ text: String) { bytes = Array(text.utf8) }
+        init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
         // MARK: Tokens
 
@@ -285,7 +303,7 @@ extension WKT {
             }
             // Read from the bytes (no String per number; the same correctly rounded double); the rare number it
             // refuses (over 400 bytes, or beyond the double range) goes through Double(String) as before.
-            if valid, let value = bytes.withUnsafeBufferPointer({ DecimalText.parse($0, start, position) }) {
+            if valid, let value = DecimalText.parse(bytes, start, position) {
                 return .number(value)
             }
             let text = String(decoding: bytes[start..<position], as: UTF8.self)

@@ -51,23 +51,43 @@ public enum AtomicFile {
         _ body: (inout ByteBuffer) throws -> Void
     ) throws {
         try write(to: url, overwrite: overwrite) { temporary in
-            let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
-            guard fd >= 0 else {
-                throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno)))
-            }
-            var closed = false
-            defer { if !closed { close(fd) } }
-            var total = 0
-            var out = ByteBuffer(chunkSize: chunkSize) { bytes in
-                try writeAll(bytes, to: fd, path: url.path)
-                total += bytes.count
-                written?(total)
-            }
-            try body(&out)
-            try out.flush()
-            closed = true
-            if close(fd) != 0 { throw FileWriteError.failed(path: url.path, reason: String(cString: strerror(errno))) }
+            try streamFile(temporary, named: url.path, chunkSize: chunkSize, written: written, body)
         }
+    }
+
+    /// Streams a scratch file, not atomically: creates (or truncates) `url` and writes `body`'s buffer to it in
+    /// chunks of `chunkSize` bytes. For an intermediate file that a later step reads and the caller removes (the
+    /// doc.kml a KMZ is deflated from); output goes through `stream(to:)`.
+    /// - Parameters:
+    ///   - url: The file to write.
+    ///   - chunkSize: Bytes per write to the file (at least 1; default 1 MiB).
+    ///   - body: Writes the content.
+    /// - Throws: `FileWriteError.failed`, or what `body` throws.
+    public static func streamScratch(to url: URL, chunkSize: Int = 1 << 20, _ body: (inout ByteBuffer) throws -> Void)
+        throws
+    {
+        try streamFile(url, named: url.path, chunkSize: chunkSize, written: nil, body)
+    }
+
+    /// Creates or truncates `file` and streams `body`'s buffer into it; errors name `path`.
+    private static func streamFile(
+        _ file: URL, named path: String, chunkSize: Int, written: ((Int) -> Void)?,
+        _ body: (inout ByteBuffer) throws -> Void
+    ) throws {
+        let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
+        guard fd >= 0 else { throw FileWriteError.failed(path: path, reason: String(cString: strerror(errno))) }
+        var closed = false
+        defer { if !closed { close(fd) } }
+        var total = 0
+        var out = ByteBuffer(chunkSize: chunkSize) { bytes in
+            try writeAll(bytes, to: fd, path: path)
+            total += bytes.count
+            written?(total)
+        }
+        try body(&out)
+        try out.flush()
+        closed = true
+        if close(fd) != 0 { throw FileWriteError.failed(path: path, reason: String(cString: strerror(errno))) }
     }
 
     /// Writes all of `bytes` to a file descriptor, retrying after interruptions and short writes.

@@ -14,7 +14,7 @@ public struct ByteBuffer: ~Copyable {
     @usableFromInline var base: UnsafeMutablePointer<UInt8>
     @usableFromInline var capacity: Int
     @usableFromInline var used: Int
-    /// Bytes written (including any reserved at the start) and not yet drained.
+    /// Bytes written and not yet drained.
     public var count: Int { used }
     /// Bytes handed to the drain so far.
     public private(set) var drainedCount = 0
@@ -22,14 +22,12 @@ public struct ByteBuffer: ~Copyable {
     private let drain: ((UnsafeRawBufferPointer) throws -> Void)?
     private var drainError: (any Error)?
 
-    /// An empty buffer, or one whose first `reserved` bytes are set aside (see `data(from:)`).
-    /// - Parameters:
-    ///   - capacity: Bytes to allocate at first (at least 16); the buffer grows as needed.
-    ///   - reserved: Bytes at the start counted as written, to be overwritten later (0 or more).
-    public init(capacity: Int = 4096, reserved: Int = 0) {
-        self.capacity = max(capacity, reserved, 16)
+    /// An empty buffer.
+    /// - Parameter capacity: Bytes to allocate at first (at least 16); the buffer grows as needed.
+    public init(capacity: Int = 4096) {
+        self.capacity = max(capacity, 16)
         base = malloc(self.capacity)!.assumingMemoryBound(to: UInt8.self)
-        used = reserved
+        used = 0
         chunkSize = .max
         drain = nil
     }
@@ -159,16 +157,6 @@ public struct ByteBuffer: ~Copyable {
                 Int(vsnprintf(UnsafeMutableRawPointer(p).assumingMemoryBound(to: CChar.self), 48, f.baseAddress!, args))
             }
         }
-    }
-
-    /// Overwrites bytes already counted (the reserved start), at `offset`.
-    /// - Parameters:
-    ///   - offset: Where, from the start of the buffer (0 or more; the bytes must already be counted).
-    ///   - bytes: The new bytes.
-    public mutating func overwrite(at offset: Int, with bytes: UnsafeRawBufferPointer) {
-        precondition(offset >= 0 && offset + bytes.count <= count)
-        guard let source = bytes.baseAddress else { return }
-        UnsafeMutableRawPointer(base + offset).copyMemory(from: source, byteCount: bytes.count)
     }
 
     /// The bytes written (and not drained) so far, from `start`.

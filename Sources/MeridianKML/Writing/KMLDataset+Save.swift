@@ -5,12 +5,16 @@ extension KMLDataset {
     /// The dataset as KML 2.2 text (UTF-8), with namespaces declared only when used (`gx:` only for gx
     /// content), descriptions holding markup in CDATA.
     public var kmlData: Data {
-        KMLEncoder().file(self)
+        var out = ByteBuffer(capacity: 64 << 10)
+        KMLEncoder.write(self, to: &out)
+        return out.data()
     }
 
     /// Writes the dataset as `.kmz` (a ZIP archive whose first entry is `doc.kml`, deflated, with local icon
     /// files packed under `files/` and their hrefs rewritten; remote URLs are kept) or `.kml`, chosen by the
-    /// file extension. The file is written atomically: a failure leaves no partial file.
+    /// file extension. The file is written atomically: a failure leaves no partial file. The text streams to the
+    /// file in chunks (for a KMZ, into a temporary `doc.kml` beside the archive that libzip deflates from), so
+    /// memory does not grow with the document's text.
     ///
     /// Icon hrefs that are `file://` URLs or absolute paths must exist; relative hrefs are resolved against the
     /// folder of `sourceURL` (or the current directory) and packed when the file exists, kept as they are
@@ -39,16 +43,13 @@ extension KMLDataset {
         let ext = url.pathExtension.lowercased()
         guard ext == "kml" || ext == "kmz" else { throw .unsupportedExtension(path: url.path) }
         if !overwrite && FileManager.default.fileExists(atPath: url.path) { throw .fileExists(path: url.path) }
-        let content: (URL) throws -> Void
-        if ext == "kml" {
-            let data = kmlData
-            content = { try data.write(to: $0) }
-        } else {
-            let entries = try kmzEntries(packingLocalIcons: packingLocalIcons)
-            content = { (temporary: URL) throws -> Void in try KMZWriter.write(entries, to: temporary) }
-        }
         do {
-            try AtomicFile.write(to: url, overwrite: overwrite, content)
+            if ext == "kml" {
+                try AtomicFile.stream(to: url, overwrite: overwrite) { out in KMLEncoder.write(self, to: &out) }
+            } else {
+                let icons = try packedIcons(packingLocalIcons)
+                try AtomicFile.write(to: url, overwrite: overwrite) { archive in try writeKMZ(to: archive, icons: icons) }
+            }
         } catch KMLError.io(_, let reason) {
             throw .io(path: url.path, reason: reason)  // named by the target, not the temporary file it was writing
         } catch let e as KMLError {
@@ -71,6 +72,45 @@ extension KMLDataset {
     /// (none when `packingLocalIcons` is `false`: no file outside the dataset is read), then `resources`.
     /// - Parameter packingLocalIcons: Whether icon hrefs naming local files are packed.
     public func kmzEntries(packingLocalIcons: Bool) throws(KMLError) -> [(name: String, data: Data)] {
+        let icons = try packedIcons(packingLocalIcons)
+        var kml = ByteBuffer(capacity: 64 << 10)
+        KMLEncoder.write(self, hrefs: icons.hrefs, to: &kml)
+        return [("doc.kml", kml.data())] + icons.entries + otherResources
+    }
+
+    /// Writes the KMZ of `kmzEntries(packingLocalIcons:)` without holding its doc.kml: the text streams into a
+    /// temporary file beside the archive (removed afterwards), which libzip deflates from when it writes.
+    /// - Parameters:
+    ///   - archive: The archive file to create.
+    ///   - icons: The icons to pack (`packedIcons(_:)`).
+    private func writeKMZ(to archive: URL, icons: (hrefs: [String: String], entries: [(name: String, data: Data)]))
+        throws
+    {
+        let doc = archive.deletingLastPathComponent().appendingPathComponent(".\(archive.lastPathComponent).doc.kml")
+        defer { try? FileManager.default.removeItem(at: doc) }
+        do {
+            try AtomicFile.streamScratch(to: doc) { out in KMLEncoder.write(self, hrefs: icons.hrefs, to: &out) }
+        } catch FileWriteError.failed(_, let reason) {
+            throw KMLError.io(path: archive.path, reason: reason)  // save(to:) names the target
+        }
+        let entries: [(name: String, content: KMZWriter.Content)] = [("doc.kml", .file(doc))]
+            + (icons.entries + otherResources).map { ($0.name, .bytes($0.data)) }
+        try KMZWriter.write(entries, to: archive)
+    }
+
+    /// The archive's own entries other than doc.kml, sorted by name.
+    private var otherResources: [(name: String, data: Data)] {
+        resources.filter { $0.key != "doc.kml" }.sorted { $0.key < $1.key }.map { (name: $0.key, data: $0.value) }
+    }
+
+    /// The local icon files to pack under `files/` (sorted by entry name) and the hrefs to rewrite to them; none
+    /// when `packing` is `false`.
+    /// - Parameter packing: Whether icon hrefs naming local files are packed.
+    /// - Throws: `KMLError.missingResource` for a `file://` or absolute href naming no readable file.
+    private func packedIcons(_ packing: Bool) throws(KMLError)
+        -> (hrefs: [String: String], entries: [(name: String, data: Data)])
+    {
+        let packingLocalIcons = packing
         var packed: [(name: String, data: Data)] = []
         var hrefs: [String: String] = [:]
         var used = Set(resources.keys).union(["doc.kml"])
@@ -100,10 +140,8 @@ extension KMLDataset {
             hrefs[href] = entry
             entryForPath[file.url.path] = entry
         }
-        let kml = KMLEncoder(hrefs: hrefs).file(self)
         packed.sort { $0.name < $1.name }
-        let others = resources.filter { $0.key != "doc.kml" }.sorted { $0.key < $1.key }.map { (name: $0.key, data: $0.value) }
-        return [("doc.kml", kml)] + packed + others
+        return (hrefs, packed)
     }
 
     /// Every icon href of the document's styles (shared and inline, style-map pairs included).

@@ -5,11 +5,15 @@ import MeridianCore
 /// elements are slotted in at their schema position (unknown ones last), so a file read and written back stays
 /// valid when it was.
 struct KMLEncoder: ~Copyable {
-    var w = XMLTextWriter(reserved: KMLEncoder.headerCapacity)
+    var w: XMLTextWriter
     /// Icon hrefs to replace while writing (local files packed into a KMZ).
-    var hrefs: [String: String] = [:]
+    var hrefs: [String: String]
 
-    init(hrefs: [String: String] = [:]) {
+    /// An encoder writing into `output`, with namespaces already given prefixes; a probing one writes nothing and
+    /// only learns the namespaces (the first pass of `write(_:hrefs:to:)`).
+    init(hrefs: [String: String] = [:], output: consuming ByteBuffer, namespaces: [String: String] = [:],
+         probing: Bool = false) {
+        w = XMLTextWriter(output: output, namespaces: namespaces, probing: probing)
         self.hrefs = hrefs
     }
 
@@ -25,10 +29,14 @@ struct KMLEncoder: ~Copyable {
     static func format(_ b: Bool) -> String { b ? "1" : "0" }
 
     mutating func coordinates(_ cs: [Coordinate]) {
+        guard !w.probing else { return }
         w.newline()
         w.raw("<coordinates>")
         for (i, c) in cs.enumerated() {
-            if i > 0 { w.raw(" ") }
+            if i > 0 {
+                w.raw(" ")
+                if i & 4095 == 0 { w.flushIfFull() }  // a long ring is not held whole either
+            }
             w.number(c.x)
             w.raw(",")
             w.number(c.y)
@@ -159,24 +167,25 @@ struct KMLEncoder: ~Copyable {
 
     // MARK: Document
 
-    /// Bytes set aside at the start of the output for the XML declaration and the `<kml>` tag, written last (the
-    /// namespaces to declare are known only then); a longer header is copied in front instead.
-    static let headerCapacity = 1024
-
-    /// Writes a whole file: XML declaration, `<kml>` with the namespaces used, the content. The text is built in
-    /// one buffer that the returned `Data` takes over (no copy).
-    consuming func file(_ dataset: KMLDataset) -> Data {
-        for e in dataset.rootUnmodeledElements { w.element(e) }
-        if dataset.document.isImplicit {
-            for f in dataset.document.features { feature(f) }
-        } else {
-            container(dataset.document, tag: "Document")
-        }
-        var header = XMLTextWriter()
+    /// Writes a whole file into `out`: the XML declaration, `<kml>` with the namespaces used, the content. A
+    /// streaming buffer drains between features (and within long coordinate lists), so memory stays at about one
+    /// chunk whatever the document's size.
+    ///
+    /// `<kml>` declares the namespaces the content uses, known only once the content has been seen: a first pass
+    /// goes through the content writing nothing, only to learn them (the same code in the same order, so the
+    /// prefixes are those the second pass writes); the second pass writes the file.
+    /// - Parameters:
+    ///   - dataset: The document.
+    ///   - hrefs: Icon hrefs to replace (local files packed into a KMZ).
+    ///   - out: The output.
+    static func write(_ dataset: KMLDataset, hrefs: [String: String] = [:], to out: inout ByteBuffer) {
+        var probe = KMLEncoder(output: ByteBuffer(capacity: 16), probing: true)
+        probe.content(dataset)
+        var header = XMLTextWriter(output: ByteBuffer(capacity: 1024))
         header.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<kml xmlns=\"")
         header.raw(KMLNamespace.kml22)
         header.raw("\"")
-        let used = w.namespaces
+        let used = probe.w.namespaces
         for (uri, prefix) in used.sorted(by: { $0.value < $1.value }) where prefix != "xml" {
             header.raw(" xmlns:\(prefix)=\"")
             header.escaped(uri, attribute: true)
@@ -184,7 +193,7 @@ struct KMLEncoder: ~Copyable {
         }
         for a in dataset.rootAttributes {
             header.raw(" ")
-            if !a.namespace.isEmpty, let p = w.attributePrefix(for: a.namespace, hint: a.prefix) {
+            if !a.namespace.isEmpty, let p = probe.w.attributePrefix(for: a.namespace, hint: a.prefix) {
                 header.raw("\(p):")
             }
             header.raw(a.name)
@@ -192,24 +201,37 @@ struct KMLEncoder: ~Copyable {
             header.escaped(a.value, attribute: true)
             header.raw("\"")
         }
-        // Attributes of the root may have introduced a namespace: declare it too.
-        for (uri, prefix) in w.namespaces where used[uri] == nil && prefix != "xml" {
+        // Attributes of the root may have introduced namespaces: declare them too (by prefix, for a stable order).
+        for (uri, prefix) in probe.w.namespaces.sorted(by: { $0.value < $1.value })
+        where used[uri] == nil && prefix != "xml" {
             header.raw(" xmlns:\(prefix)=\"")
             header.escaped(uri, attribute: true)
             header.raw("\"")
         }
         header.raw(">")
-        var out = w.finish()
+        header.bytes.withBytes { out.append($0) }
+        var encoder = KMLEncoder(hrefs: hrefs, output: out, namespaces: probe.w.namespaces)
+        encoder.content(dataset)
+        out = encoder.finish()
         out.append("\n</kml>\n" as StaticString)
-        let start = Self.headerCapacity - header.bytes.count
-        guard start >= 0 else {
-            var data = Data(capacity: header.bytes.count + out.count - Self.headerCapacity)
-            header.bytes.withBytes { data.append(contentsOf: $0) }
-            out.withBytes(from: Self.headerCapacity) { data.append(contentsOf: $0) }
-            return data
+        out.flushIfFull()
+    }
+
+    /// Ends writing: the output buffer.
+    consuming func finish() -> ByteBuffer { w.finish() }
+
+    /// Writes what the `<kml>` element holds: preserved root elements, then the document (or, for an implicit
+    /// one, its features).
+    private mutating func content(_ dataset: KMLDataset) {
+        for e in dataset.rootUnmodeledElements {
+            w.element(e)
+            w.flushIfFull()
         }
-        header.bytes.withBytes { out.overwrite(at: start, with: $0) }
-        return out.data(from: start)
+        if dataset.document.isImplicit {
+            for f in dataset.document.features { feature(f) }
+        } else {
+            container(dataset.document, tag: "Document")
+        }
     }
 
     mutating func feature(_ f: KMLFeature) {
@@ -219,6 +241,7 @@ struct KMLEncoder: ~Copyable {
         case .document(let c): container(c, tag: "Document")
         case .unmodeled(let e): w.element(e)
         }
+        w.flushIfFull()
     }
 
     private mutating func commonFields<N: KMLNode>(_ n: N, _ slots: inout Slots, styles: (inout KMLEncoder) -> Void) {

@@ -3,30 +3,39 @@ import MeridianCore
 
 /// Builds XML text: escaping, CDATA sections, indentation, and the namespaces the output uses.
 struct XMLTextWriter: ~Copyable {
-    /// The UTF-8 output so far.
+    /// The UTF-8 output so far (not yet drained, for a streaming buffer).
     private(set) var bytes: ByteBuffer
     /// Namespace URI → prefix of every namespace written (the KML default namespace excluded).
-    private(set) var namespaces: [String: String] = [:]
+    private(set) var namespaces: [String: String]
+    /// Whether nothing is written and only the namespaces are learned (the first pass of `KMLEncoder.write`).
+    let probing: Bool
     private var depth = 0
 
-    /// A writer whose output starts with `reserved` bytes set aside (for a header written last, see
-    /// `KMLEncoder.file`).
-    init(reserved: Int = 0) {
-        bytes = ByteBuffer(capacity: 64 << 10, reserved: reserved)
+    /// A writer into `output` (which may stream, see `flushIfFull()`), with namespaces already given prefixes; a
+    /// probing one writes nothing and only registers the namespaces used.
+    init(output: consuming ByteBuffer = ByteBuffer(capacity: 64 << 10), namespaces: [String: String] = [:],
+         probing: Bool = false) {
+        bytes = output
+        self.namespaces = namespaces
+        self.probing = probing
     }
 
-    /// Ends writing: the output, reserved start included.
+    /// Ends writing: the output buffer.
     consuming func finish() -> ByteBuffer { bytes }
+
+    /// Lets a streaming output drain once a chunk is waiting (call it between records).
+    mutating func flushIfFull() { bytes.flushIfFull() }
 
     /// The output as a string.
     var string: String { bytes.string }
 
-    mutating func raw(_ s: String) { bytes.append(s) }
-    mutating func raw(_ s: StaticString) { bytes.append(s) }
+    mutating func raw(_ s: String) { if !probing { bytes.append(s) } }
+    mutating func raw(_ s: StaticString) { if !probing { bytes.append(s) } }
 
     /// Appends the shortest text that reads back as exactly the same double, without exponent notation (the
     /// bytes of `KMLEncoder.format(_:)`, written without an intermediate string).
     mutating func number(_ v: Double) {
+        guard !probing else { return }
         if abs(v) < 1e15, var n = Int64(exactly: v) {  // integers (and -0.0) as integers
             if n == 0 {
                 bytes.append(UInt8(ascii: "0"))
@@ -57,6 +66,7 @@ struct XMLTextWriter: ~Copyable {
     }
 
     mutating func newline() {
+        guard !probing else { return }
         bytes.append(0x0A)
         bytes.append(repeating: 0x20, count: 2 * depth)
     }
@@ -69,6 +79,7 @@ struct XMLTextWriter: ~Copyable {
     /// Appends escaped character data (`&`, `<`, `>`; in attributes also quotes and line breaks). Characters
     /// XML 1.0 cannot carry (most C0 controls) are dropped.
     mutating func escaped(_ s: String, attribute: Bool = false) {
+        guard !probing else { return }
         // Fast path: most text (names, ids, URLs) needs no escaping at all. Bytes below 0x20 (controls, tab and
         // line breaks), the markup characters and 0xEF (the lead byte of U+FFFE/U+FFFF) take the general path.
         let plain = s.utf8.withContiguousStorageIfAvailable { buffer in
@@ -102,6 +113,7 @@ struct XMLTextWriter: ~Copyable {
 
     /// Appends a CDATA section; a `]]>` inside the text is split across two sections.
     mutating func cdata(_ s: String) {
+        guard !probing else { return }
         raw("<![CDATA[")
         let clean = s.unicodeScalars.allSatisfy { Self.isXMLChar($0.value) }
             ? s : String(String.UnicodeScalarView(s.unicodeScalars.filter { Self.isXMLChar($0.value) }))
@@ -111,6 +123,7 @@ struct XMLTextWriter: ~Copyable {
 
     /// Appends text, in CDATA when it holds markup (`<` or `&`), escaped otherwise.
     mutating func textOrCDATA(_ s: String) {
+        guard !probing else { return }
         if s.utf8.contains(UInt8(ascii: "<")) || s.utf8.contains(UInt8(ascii: "&")) { cdata(s) } else { escaped(s) }
     }
 
