@@ -1,13 +1,18 @@
-"""Issue 16 cases G1-G4: geodesic buffers at scale. Usage:
+"""Issue 16 cases G1-G4 (G1s, G1n: smooth and noisy lines): geodesic buffers at scale. Usage:
   g_cases.py gen OUTDIR FIXTURE.geojson        write the inputs (fixed seeds) as JSON lists of features of rings
   g_cases.py peer CASE REPS INDIR [MERIDIAN_OUT.json]
+  g_cases.py cli CASE REPS INDIR MERIDIAN_CLI geodesic|planar   time the whole `meridian buffer` command (lines)
 The peer does the job the way users do it today: per feature, pyproj's azimuthal equidistant projection centred on
 the feature (its bounding box centre), shapely buffer (quad_segs=16, 64-gon circles), projection back to WGS84, then
 shapely union_all. It reports its time and the worst vertex error of its result against the true geodesic distance
 (pyproj's Geod, which is GeographicLib's C code), and the same measure of Meridian's result when given."""
 import json
 import math
+import os
+import random
+import subprocess
 import sys
+import time
 
 import numpy as np
 import shapely
@@ -20,6 +25,8 @@ GEOD = Geod(ellps="WGS84")
 MILE = 1609.344
 CASES = {  # case: (kind, input, distance m, union)
     "G1": ("line", "G1.json", 100e3, False),
+    "G1s": ("line", "G1s.json", 100e3, False),
+    "G1n": ("line", "G1n.json", 100e3, False),
     "G2": ("points", "G2.json", 299 * MILE, True),
     "G3": ("points", "G3.json", 10e3, True),
     "G4": ("polygons", "G4.json", 10e3, True),
@@ -31,7 +38,20 @@ def gen(out, fixture):
     # G1: a 1,000-vertex zigzag across Texas (0.3° high, 0.008° per step), as in the issue's measurements.
     lon = np.linspace(-104.0, -96.0, 1000)
     lat = 31.0 + 0.3 * (np.arange(1000) % 2)
-    json.dump([[np.column_stack([lon, lat]).tolist()]], open(f"{out}/G1.json", "w"))
+    lines = {"G1": np.column_stack([lon, lat]).tolist()}
+    # G1s, G1n: the lines of Tests/python/test_geodesic.py's _line_cases, identical to them: a smooth sine across
+    # Texas (radius of curvature about 60 km at the crests, so its 100 km buffer folds inside every bend) and the
+    # same with ±0.002° of seeded noise on each latitude.
+    xs = [-103 + 9 * i / 999 for i in range(1000)]
+    smooth = [(x, 32.5 + 0.8 * math.sin(1.3 * (x + 103))) for x in xs]
+    noise = random.Random(16)
+    noisy = [(x, y + noise.uniform(-0.002, 0.002)) for x, y in smooth]
+    lines["G1s"] = [[round(x, 9), round(y, 9)] for x, y in smooth]
+    lines["G1n"] = [[round(x, 9), round(y, 9)] for x, y in noisy]
+    for case, line in lines.items():
+        json.dump([[line]], open(f"{out}/{case}.json", "w"))
+        feature = {"type": "Feature", "properties": {}, "geometry": {"type": "LineString", "coordinates": line}}
+        json.dump({"type": "FeatureCollection", "features": [feature]}, open(f"{out}/{case}.geojson", "w"))
     for case, n, seed in (("G2", 5000, 1602), ("G3", 100_000, 1603)):
         rng = np.random.default_rng(seed)
         xy = np.column_stack([rng.uniform(AREA[0], AREA[1], n), rng.uniform(AREA[2], AREA[3], n)])
@@ -112,9 +132,30 @@ def rings_of(geometry):
     return [list(r.coords) for p in polys for r in [p.exterior, *p.interiors]]
 
 
+def cli(case, reps, indir, meridian, mode):
+    """Times the whole command line on a line case, as a user runs it (the issue's measure): `meridian buffer
+    --geodesic`, or the planar buffer in EPSG:32038 (the lines reach slightly outside its area of use)."""
+    mode_args = ["--geodesic"] if mode == "geodesic" else ["--srs", "EPSG:32038", "--allow-outside-area"]
+    out = f"{indir}/{case}.cli-{mode}.geojson"
+    command = [meridian, "buffer", f"{indir}/{case}.geojson", *mode_args, "--distance", "100km", "-o", out, "--quiet"]
+    times, peak = [], 0.0
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        p = subprocess.Popen(command)
+        _, status, usage = os.wait4(p.pid, 0)  # the command's own peak RSS, as bench/py/p5.py takes it
+        times.append(time.perf_counter() - t0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit(f"{' '.join(command)}: exit {os.waitstatus_to_exitcode(status)}")
+        peak = max(peak, usage.ru_maxrss / 1024)
+    common.emit({"tool": f"meridian CLI {mode}", "times": times, "command_peak_rss_mb": round(peak, 1)})
+
+
 def main():
     if sys.argv[1] == "gen":
         gen(sys.argv[2], sys.argv[3])
+        return
+    if sys.argv[1] == "cli":
+        cli(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6])
         return
     case, reps, indir = sys.argv[2], int(sys.argv[3]), sys.argv[4]
     kind, name, distance, _ = CASES[case]

@@ -97,6 +97,26 @@ for case in cases:
             met = f"≤ {target}: {'met' if m_t / med(ref) <= target else 'NOT met'}"
         print(f"| {case} | **Meridian** | {timing(mer)} | {mer.get('peak_rss_mb', '—')} | {ratio} | {met} | "
               f"{checks(mer, ref) if mer.get('times') else ''} |")
+    if case.startswith("G"):
+        # Issue 16: Meridian's other runs of the same job (planar in process; the whole command, geodesic and
+        # planar) and the ratios the targets name, from this run.
+        variants = {r["tool"]: r for r in rs if r["tool"].startswith("meridian ") and med(r)}
+        for tool, r in variants.items():
+            print(f"| {case} | {tool} | {timing(r)} | {r.get('command_peak_rss_mb', r.get('peak_rss_mb', '—'))} | — | | |")
+        ratios = []
+        planar = next((r for t, r in variants.items() if t.startswith("meridian planar")), None)
+        if m_t and planar:
+            ratios.append(f"geodesic / planar in process {m_t / med(planar):.2f}")
+        if "meridian CLI geodesic" in variants and "meridian CLI planar" in variants:
+            g, q = med(variants["meridian CLI geodesic"]), med(variants["meridian CLI planar"])
+            ratios.append(f"CLI geodesic / CLI planar {g / q:.2f}" + (" (≤ 3: met)" if g / q <= 3 else " (≤ 3: NOT met)"))
+        if m_t and ref:
+            ratios.append(f"geodesic / peer {m_t / med(ref):.3f}" + (" (< 1: met)" if m_t < med(ref) else " (< 1: NOT met)"))
+        if ref and "meridian_worst_vertex_error_m" in ref:
+            ratios.append(f"worst vertex error Meridian {ref['meridian_worst_vertex_error_m']:.1e} m, "
+                          f"peer {ref['worst_vertex_error_m']:.1e} m")
+        if ratios:
+            print(f"| {case} | ratios | | | | | {'; '.join(ratios)} |")
     for p in peers:
         ratio = f"{m_t / med(p):.3f}" if (m_t and med(p)) else "—"
         extra = ""

@@ -227,25 +227,156 @@ extension Geodesic {
     }
 }
 
+extension UnitVector {
+    /// A vector from its components (not normalized).
+    init(x: Double, y: Double, z: Double) {
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+    /// The dot product.
+    func dot(_ o: UnitVector) -> Double { x * o.x + y * o.y + z * o.z }
+    /// The cross product (not normalized).
+    func cross(_ o: UnitVector) -> UnitVector {
+        UnitVector(x: y * o.z - z * o.y, y: z * o.x - x * o.z, z: x * o.y - y * o.x)
+    }
+    /// The squared chord to `o`.
+    func chord2(to o: UnitVector) -> Double {
+        let dx = x - o.x, dy = y - o.y, dz = z - o.z
+        return dx * dx + dy * dy + dz * dz
+    }
+}
+
+/// The ellipsoid's conformal sphere (conformal latitude χ, the same longitude), for cheap lower bounds of geodesic
+/// distances: the map from the ellipsoid to the unit sphere at (χ, λ) is conformal with a scale of 1/m(φ) for
+/// m(φ) = N(φ) cos φ / cos χ meters per radian, so a path of length s whose latitudes stay within |φ| ≤ Φ maps to
+/// a path of at most s / m(Φ) radians and s ≥ m(Φ) × the spherical angle between the ends' images.
+/// m decreases with |φ| (d ln m/dφ = (1 − e²)(sin χ − sin φ) / ((1 − e² sin²φ) cos φ), and |χ| < |φ|), from a at
+/// the equator to m(90°) = a ((1 − e)/(1 + e))^(e/2) / √(1 − e²) at the poles (0.99665 a on WGS84): the bound is
+/// within about 10⁻⁴ of the geodesic distance for paths spanning a degree of latitude.
+struct ConformalSphere {
+    private let a: Double
+    /// The first eccentricity (0 for a sphere and for the prolate fallback).
+    private let e: Double
+    /// m at the poles, in meters per radian (a for a sphere); for a prolate ellipsoid (f < 0) a constant below its
+    /// smallest radius of curvature, a/(1 − f) (then χ = φ and the unit sphere is the geodetic one).
+    private let polar: Double
+    private let prolate: Bool
+
+    /// The conformal sphere of `ellipsoid`.
+    init(_ ellipsoid: Ellipsoid) {
+        a = ellipsoid.semiMajorAxis
+        let f = ellipsoid.flattening
+        prolate = f < 0
+        if prolate {
+            e = 0
+            polar = 0.999 * a * (1 + f)
+        } else {
+            e = (f * (2 - f)).squareRoot()
+            polar = a * pow((1 - e) / (1 + e), e / 2) / (1 - e * e).squareRoot()
+        }
+    }
+
+    /// The conformal latitude of a geodetic latitude, both in radians.
+    func conformalLatitude(_ phi: Double) -> Double {
+        guard e > 0 else { return phi }
+        let s = sin(phi)
+        return 2 * atan(tan(.pi / 4 + phi / 2) * pow((1 - e * s) / (1 + e * s), e / 2)) - .pi / 2
+    }
+
+    /// The image of a lon/lat coordinate (degrees) on the unit sphere.
+    func unitVector(_ c: Coordinate) -> UnitVector {
+        let lat = abs(c.y) >= 90 ? c.y : conformalLatitude(c.y * .pi / 180) * 180 / .pi
+        return UnitVector(Coordinate(x: c.x, y: lat))
+    }
+
+    /// A lower bound of m(φ) over |φ| ≤ `maximumLatitude` (radians; any value, the bound is taken at most at the
+    /// poles), in meters per radian, less 10⁻⁸ relative for rounding.
+    func metersPerRadian(maximumLatitude: Double) -> Double {
+        let phi = min(abs(maximumLatitude), .pi / 2)
+        guard !prolate, e > 0 else { return minimumMetersPerRadian }
+        guard phi < .pi / 2 - 1e-6 else { return minimumMetersPerRadian }
+        let m = a * cos(phi) / (1 - e * e * sin(phi) * sin(phi)).squareRoot() / cos(conformalLatitude(phi))
+        return max(m, polar) * (1 - 1e-8)
+    }
+
+    /// The lower bound of m over all latitudes (the poles'), meters per radian, less 10⁻⁸ relative.
+    var minimumMetersPerRadian: Double { polar * (1 - 1e-8) }
+
+    /// The largest change of latitude in radians along a path of `meters` (the meridian's smallest radius of
+    /// curvature is a(1 − e²); for the prolate fallback, the smallest radius bound), with 10⁻⁸ to spare.
+    func latitudeSpan(_ meters: Double) -> Double {
+        meters / (prolate ? polar : a * (1 - e * e)) * (1 + 1e-8)
+    }
+}
+
+/// A great-circle arc of the unit sphere between the images of a geodesic segment's ends on the conformal sphere,
+/// with a bound on how far the image of the geodesic itself strays from it. That image is a curve of at most
+/// `length` radians (the segment's length over the smallest meters per radian along it) joining the arc's ends,
+/// so its points q satisfy angle(q, a) + angle(q, b) ≤ length: they lie in the spherical ellipse with foci a and b,
+/// whose points are at most β from the arc, cos β = cos(length/2) / cos(c/2) for the arc's angle c (the ellipse's
+/// semi-minor axis; a point beyond an end is at most length − c from it, also counted). Then any point's angle to
+/// the image is at least its angle to the arc less `stray`.
+struct SphereArc {
+    private let a: UnitVector, b: UnitVector
+    /// The unit normal of the arc's great circle (a × b normalized); `nil` when a and b nearly coincide.
+    private let normal: UnitVector?
+    /// How far the geodesic's image can be from the arc, radians.
+    let stray: Double
+
+    /// The arc from `a` to `b` for a curve of at most `length` radians between them.
+    init(_ a: UnitVector, _ b: UnitVector, length: Double) {
+        self.a = a
+        self.b = b
+        let c = a.angle(to: b)
+        let n = a.cross(b)
+        let norm = n.dot(n).squareRoot()
+        normal = norm > 1e-12 ? UnitVector(x: n.x / norm, y: n.y / norm, z: n.z / norm) : nil
+        let l = max(length, c)
+        // 1 − cos β without cancellation: (cos(c/2) − cos(l/2)) / cos(c/2).
+        let oneMinusCos = 2 * sin((l + c) / 4) * sin((l - c) / 4) / cos(c / 2)
+        let beta = 2 * asin(min(1, max(0, oneMinusCos / 2).squareRoot()))
+        stray = max(beta, l - c) * (1 + 1e-6) + 1e-12
+    }
+
+    /// The angle in radians from `p` to the nearest point of the arc (to an end when the nearest point of the
+    /// great circle is outside the arc or `p` is closer to the opposite side).
+    func angle(to p: UnitVector) -> Double {
+        let ends = min(p.angle(to: a), p.angle(to: b))
+        guard let n = normal, p.dot(a) + p.dot(b) > 0, a.cross(p).dot(n) >= 0, p.cross(b).dot(n) >= 0 else {
+            return ends
+        }
+        return min(ends, asin(min(1, abs(p.dot(n)))))
+    }
+}
+
 /// The elements of several groups in a spatial index, to find quickly the elements whose boundary passes near a
 /// point or whose true buffer contains it: a point's candidates are the elements that can come within their
-/// required distance plus `reach` of it, whatever the number of elements elsewhere.
+/// required distance plus `reach` of it, whatever the number of elements elsewhere. Queries look for the smallest
+/// `distance − required`; they compute exact distances (iterative for segments) nearest-first by a lower bound
+/// on the ellipsoid's conformal sphere (`ConformalSphere`) and stop at the first element whose bound exceeds the
+/// best found, so a point near a long line computes a few distances, not one per element within reach.
 struct ElementCoverage {
     private struct Entry {
         var group: Int
         var element: GeodeticElement
-        /// The vertex, or the segment's midpoint, on the unit sphere.
+        /// The vertex, or the segment's midpoint, on the conformal unit sphere.
         var center: UnitVector
         /// Half the segment's length (0 for a vertex), meters: every point of a segment is that close to its middle.
         var halfLength: Double
+        /// The squared chord (on the unit sphere) beyond which a point's bound exceeds `reach` whatever its latitude.
+        var chordLimit2: Double
+        /// A segment's image on the conformal sphere: the great-circle arc between its ends' images and how far
+        /// (radians) the image of the geodesic can stray from that arc.
+        var arc: SphereArc?
     }
     private let groups: [ElementGroup]
     private let entries: [Entry]
     private let index: SphereBallIndex
-    /// A lower bound of geodesic distance per unit of angular distance on the sphere in the same longitude and
-    /// latitude: the ellipsoid's line element is at least a(1 − e²) = a(1 − f)² times the unit sphere's (the
-    /// meridian's smallest radius of curvature; the parallels' radius N ≥ a), less 0.1 % for rounding.
-    private let metersPerRadian: Double
+    private let sphere: ConformalSphere
+    /// The largest required distance plus `reach` plus half length over the elements, meters: any element found
+    /// lies within it of the query point, so the geodesic between them stays within `sphere.latitudeSpan` of it.
+    private let farthest: Double
     private let geodesic: Geodesic
     /// How far beyond its required distance, in meters, an element is found from a point (≥ 1).
     let reach: Double
@@ -260,59 +391,92 @@ struct ElementCoverage {
         self.groups = groups
         self.geodesic = geodesic
         self.reach = max(reach, 1)
-        let e = geodesic.ellipsoid
-        metersPerRadian = 0.999 * e.semiMajorAxis * (1 - e.flattening) * (1 - e.flattening)
+        sphere = ConformalSphere(geodesic.ellipsoid)
         var entries: [Entry] = []
         var radii: [Double] = []
+        var farthest = 0.0
         for (i, group) in groups.enumerated() {
             for element in group.elements {
                 let center: Coordinate, half: Double
+                var arc: SphereArc?
                 switch element.kind {
                 case .vertex(let v):
                     center = v
                     half = 0
-                case .segment(_, _, let line):
+                case .segment(let a, let b, let line):
                     half = line.length / 2
                     center = line.position(half).coordinate
+                    let band = abs(center.y) * .pi / 180 + sphere.latitudeSpan(half)
+                    arc = SphereArc(sphere.unitVector(a), sphere.unitVector(b),
+                                    length: line.length / sphere.metersPerRadian(maximumLatitude: band))
                 }
-                entries.append(Entry(group: i, element: element, center: UnitVector(center), halfLength: half))
-                radii.append((element.required + self.reach + half) / metersPerRadian)
+                let far = element.required + self.reach + half
+                let angle = far / sphere.minimumMetersPerRadian
+                let chord = angle >= .pi ? 2.0 : 2 * sin(angle / 2)
+                entries.append(Entry(group: i, element: element, center: sphere.unitVector(center), halfLength: half,
+                                     chordLimit2: chord * chord * (1 + 1e-9) + 1e-15, arc: arc))
+                radii.append(angle)
+                farthest = max(farthest, far)
             }
         }
         self.entries = entries
+        self.farthest = farthest
         index = SphereBallIndex(centers: entries.map(\.center), radii: radii)
     }
 
-    /// The `distance − required` of every element that applies at the lon/lat point `p` (output coordinate
-    /// `output`) and may come within its required distance plus `slack` (≤ `reach`) of it (for inward groups,
-    /// only inside the input polygon, as in `Geodesic.residual`), by element index. An element left out is
-    /// farther: its distance from `p` is at least the spherical angle to its vertex or midpoint times
-    /// `metersPerRadian`, less half its length (the triangle inequality along the segment).
-    private func excesses(_ p: Coordinate, output: Coordinate, slack: Double = 1) -> [(index: Int, excess: Double)] {
-        var inside: [Int: Bool] = [:]
-        var result: [(index: Int, excess: Double)] = []
-        let u = UnitVector(p)
+    /// Visits the elements that apply at the lon/lat point `p` (output coordinate `output`; for inward groups only
+    /// inside the input polygon, as in `Geodesic.residual`) and may come within their required distance plus
+    /// `slack` (≤ `reach`) of it, in increasing order of a lower bound of their `distance − required`, calling
+    /// `visit(index, excess)` with each one's exact value, until the next bound exceeds `limit()` (the caller's
+    /// current cut-off: an element whose bound exceeds it cannot change the caller's answer). The bound, for an
+    /// element whose distance matters (at most its required distance plus `reach`, so the geodesic to it stays
+    /// within `farthest` of `p`): `sphere.metersPerRadian` over the latitudes within `farthest` of `p` times the
+    /// conformal-sphere angle to its vertex, or for a segment the larger of the angle to its midpoint less half its
+    /// length (the triangle inequality along the segment) and the angle to its arc less the arc's stray
+    /// (`SphereArc`), less 1 µm for rounding.
+    private func scan(_ p: Coordinate, output: Coordinate, slack: Double, limit: () -> Double,
+                      _ visit: (_ index: Int, _ excess: Double) -> Void)
+    {
+        let u = sphere.unitVector(p)
+        let scale = sphere.metersPerRadian(maximumLatitude: abs(p.y) * .pi / 180 + sphere.latitudeSpan(farthest))
+        var near: [(index: Int, bound: Double)] = []
         index.forEachCandidate(u) { i in
             let entry = entries[i]
-            if metersPerRadian * u.angle(to: entry.center) - entry.halfLength > entry.element.required + slack {
-                return
-            }
+            guard u.chord2(to: entry.center) <= entry.chordLimit2 else { return }
+            var angle = u.angle(to: entry.center) - entry.halfLength / scale
+            if let arc = entry.arc { angle = max(angle, arc.angle(to: u) - arc.stray) }
+            let bound = scale * angle - entry.element.required - 1e-6
+            if bound <= slack { near.append((i, bound)) }
+        }
+        near.sort { $0.bound < $1.bound }
+        var inside: [Int: Bool] = [:]
+        for (i, bound) in near {
+            if bound > limit() { return }
+            let entry = entries[i]
             let group = groups[entry.group]
             if group.isInward, let contains = group.contains {
                 if inside[entry.group] == nil { inside[entry.group] = contains(output) }
-                if inside[entry.group] == false { return }
+                if inside[entry.group] == false { continue }
             }
-            guard let d = geodesic.distance(from: p, to: entry.element) else { return }
-            result.append((i, d.distance - entry.element.required))
+            guard let d = geodesic.distance(from: p, to: entry.element) else { continue }
+            visit(i, d.distance - entry.element.required)
         }
-        return result
+    }
+
+    /// The element with the smallest `distance − required` at `p` among those `scan` visits with `slack`.
+    private func smallest(_ p: Coordinate, output: Coordinate, slack: Double) -> (index: Int, excess: Double)? {
+        var best: (index: Int, excess: Double)?
+        scan(p, output: output, slack: slack, limit: { best?.excess ?? .infinity }) { i, excess in
+            if best == nil || excess < best!.excess { best = (i, excess) }
+        }
+        return best
     }
 
     /// `Geodesic.residual(at:output:groups:)` where it matters, at most 1 m: the smallest `distance − required` at
     /// the lon/lat point `p` over the elements that can come within 1 m of their required distance, `nil` when
     /// none can (then the residual over all elements exceeds 1 m).
     func nearResidual(_ p: Coordinate, output: Coordinate) -> Double? {
-        excesses(p, output: output).map(\.excess).min()
+        smallest(p, output: output, slack: 1)?.excess
     }
 
     /// `Geodesic.refineCrossing(_:groups:output:)` without a distance to every element: when the two elements whose
@@ -322,11 +486,16 @@ struct ElementCoverage {
     func refineCrossing(_ p0: Coordinate, output: Coordinate)
         -> (point: Coordinate, first: GeodeticElement, second: GeodeticElement)?
     {
-        let near = excesses(p0, output: output, slack: reach).sorted { $0.excess < $1.excess }
-        guard near.count >= 2, near[1].excess <= reach else {
+        var two: [(index: Int, excess: Double)] = []
+        scan(p0, output: output, slack: reach, limit: { two.count < 2 ? .infinity : two[1].excess }) { i, excess in
+            two.append((i, excess))
+            two.sort { $0.excess < $1.excess }
+            if two.count > 2 { two.removeLast() }
+        }
+        guard two.count >= 2, two[1].excess <= reach else {
             return geodesic.refineCrossing(p0, groups: groups, output: output)
         }
-        let first = entries[near[0].index].element, second = entries[near[1].index].element
+        let first = entries[two[0].index].element, second = entries[two[1].index].element
         return geodesic.crossing(of: first, second, from: p0).map { ($0, first, second) }
     }
 
@@ -338,7 +507,7 @@ struct ElementCoverage {
     func projection(_ p: Coordinate, output: Coordinate) -> Coordinate? {
         var q = p
         for _ in 0..<50 {
-            guard let best = excesses(q, output: output, slack: reach).min(by: { $0.excess < $1.excess }) else { return nil }
+            guard let best = smallest(q, output: output, slack: reach) else { return nil }
             if abs(best.excess) < 1e-6 { return q }
             guard let d = geodesic.distance(from: q, to: entries[best.index].element) else { return nil }
             q = geodesic.move(q, azimuth: best.excess > 0 ? d.azimuth + 180 : d.azimuth, distance: abs(best.excess))
@@ -350,8 +519,7 @@ struct ElementCoverage {
     /// inside, if it lies more than `margin` m inside one (closer than its required distance − `margin`). Such a
     /// point is not on the boundary of the union of the buffers.
     func covering(_ p: Coordinate, output: Coordinate, margin: Double) -> Int? {
-        guard let deepest = excesses(p, output: output).min(by: { $0.excess < $1.excess }),
-              deepest.excess < -margin else { return nil }
+        guard let deepest = smallest(p, output: output, slack: 1), deepest.excess < -margin else { return nil }
         return deepest.index
     }
 
@@ -364,7 +532,12 @@ struct ElementCoverage {
 
     /// The index of the element, other than `excluded`, on whose boundary the lon/lat point `p` lies most nearly.
     func nearestBoundary(_ p: Coordinate, output: Coordinate, excluding excluded: Int) -> Int? {
-        excesses(p, output: output).filter { $0.index != excluded }.min(by: { abs($0.excess) < abs($1.excess) })?.index
+        var best: (index: Int, excess: Double)?
+        // |excess| ≥ excess ≥ the bound, so an element whose bound exceeds the best |excess| cannot be nearer.
+        scan(p, output: output, slack: 1, limit: { best.map { abs($0.excess) } ?? .infinity }) { i, excess in
+            if i != excluded, best == nil || abs(excess) < abs(best!.excess) { best = (i, excess) }
+        }
+        return best?.index
     }
 
     /// The crossing near the lon/lat point `p0` of the boundaries of the elements at two indices.
