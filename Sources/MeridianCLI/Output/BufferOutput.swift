@@ -121,26 +121,28 @@ enum BufferOutput {
         }
     }
 
-    /// Vertices in a chunk of a union batch's parts that `appendParts` hands to one of its two threads (about
+    /// Vertices in a chunk of a union batch's parts that `appendParts` hands to one of its worker threads (about
     /// 0.7 MB of text).
     static let chunkVertices = 32_768
 
     /// Appends a union batch's parts in order: WKT polygon texts (in the batch's spatial reference) or GeoJSON
     /// polygon coordinate arrays (projected to WGS84 here), each but the output's first preceded by a comma (", "
-    /// in WKT). The parts go in chunks of about `chunkVertices` vertices: a second thread projects and formats the
-    /// odd-numbered chunks (at most two ahead) while this one does the even ones and writes every chunk in order,
-    /// so the bytes are the same as one thread's, whatever the timing.
+    /// in WKT). The parts go in chunks of about `chunkVertices` vertices that two worker threads project and format
+    /// (each a chunk at a time, at most `chunksAhead` beyond the one being written) while this thread appends them
+    /// to `out` in order and writes them out, so the bytes are the same as one thread's, whatever the timing.
     /// - Parameters:
     ///   - batch: The batch's parts.
     ///   - wkt: WKT, or GeoJSON.
     ///   - first: Whether nothing has been written yet (no comma before the first part); false afterwards.
     ///   - out: The output.
+    ///   - workers: Threads that format chunks (1 or more; 0 formats on this thread).
     /// - Throws: `EngineError.projectionFailed` (GeoJSON).
-    static func appendParts(of batch: Polygon, wkt: Bool, first: inout Bool, to out: inout ByteBuffer)
-        throws(EngineError)
+    static func appendParts(of batch: Polygon, wkt: Bool, first: inout Bool, to out: inout ByteBuffer,
+                            workers: Int = 2) throws(EngineError)
     {
         let parts = batch.parts, sr = batch.spatialReference
-        var ends = [0]  // chunk c is parts[bounds[c]..<bounds[c + 1]]
+        guard !parts.isEmpty else { return }
+        var ends = [0]  // chunk c is parts[ends[c]..<ends[c + 1]]
         var vertices = 0
         for (i, part) in parts.enumerated() {
             vertices += part.shell.count + part.holes.reduce(0) { $0 + $1.count }
@@ -149,31 +151,26 @@ enum BufferOutput {
                 vertices = 0
             }
         }
-        let bounds = ends, chunks = ends.count - 1
-        @Sendable func format(_ c: Int, leadingComma: Bool, to o: inout ByteBuffer) throws(EngineError) {
+        let bounds = ends, leadingComma = !first
+        try LookaheadPipeline.run(count: ends.count - 1, ahead: workers > 0 ? chunksAhead : 0, workers: workers) {
+            (c: Int) throws(EngineError) -> Data in
             var chunk = Polygon(parts: Array(parts[bounds[c]..<bounds[c + 1]]), spatialReference: sr)
             if !wkt { try GeometryEngine.project(&chunk, into: .wgs84) }
+            var o = ByteBuffer(capacity: 24 * chunkVertices)
             for (i, part) in chunk.parts.enumerated() {
-                if leadingComma || i > 0 { o.append(wkt ? ", " as StaticString : ",") }
+                if leadingComma || c > 0 || i > 0 { o.append(wkt ? ", " as StaticString : ",") }
                 if wkt { WKT.appendPolygonPart(part, to: &o) } else { GeoJSON.appendPolygonPart(part, to: &o) }
             }
-        }
-        // Chunks 2j here, 2j + 1 on the second thread.
-        try LookaheadPipeline.run(count: chunks / 2, ahead: 2) { (j: Int) throws(EngineError) -> [UInt8] in
-            var text = ByteBuffer(capacity: 24 * chunkVertices)
-            try format(2 * j + 1, leadingComma: true, to: &text)
-            return text.withBytes { Array($0) }
-        } consume: { (text: [UInt8], j: Int) throws(EngineError) in
-            try format(2 * j, leadingComma: !first, to: &out)
-            first = false
+            return o.data()  // takes over the bytes, no copy
+        } consume: { (text: Data, _: Int) throws(EngineError) in
             text.withUnsafeBytes { out.append($0) }
             out.flushIfFull()
         }
-        if chunks % 2 == 1 {
-            try format(chunks - 1, leadingComma: !first, to: &out)
-            first = false
-        }
+        first = false
     }
+
+    /// Chunks that `appendParts`'s workers may have made or be making beyond the one being written.
+    static let chunksAhead = 4
 
     /// Writes the union of `count` buffers as WKT (in its spatial reference) or as GeoJSON (one feature with a
     /// `count` property). For GeoJSON the polygon is projected to WGS84 in place, part by part, so no second copy of
