@@ -1,9 +1,10 @@
 import Foundation
 
 /// Work that runs on a background thread from the moment it is made, while the caller does something else; the
-/// caller collects its end, and its error, with `wait()`. Every task must be waited for (e.g. in a `defer`) before
-/// what it uses goes away: the caller's own work and the task's then overlap on two cores, and the caller decides
-/// whose error comes first.
+/// caller collects its end, and its error, with `wait()`, where it chooses (and can see a failure early with
+/// `hasFailed`); `ForkJoin` is for two pieces of work that simply end together. Every task must be waited for (e.g.
+/// in a `defer`) before what it uses goes away: the caller's own work and the task's then overlap on two cores, and
+/// the caller decides whose error comes first.
 public final class BackgroundTask<Failure: Error>: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.

@@ -115,18 +115,15 @@ enum PointBufferUnion {
             return try oneThread(clusters, of: problem, parameters: parameters, in: spatialReference)
         }
         let split = splitIndex(clusters, circles: circles)
-        let halves = [clusters[..<split], clusters[split...]]
         typealias Half = Result<(CircleUnion, (parts: [Polygon.Part], shellPolygons: [Int])), DegenerateConfiguration>
-        var results: [Half] = []
-        LookaheadPipeline.run(count: 2, ahead: 2, workers: 2) { (h: Int) -> Half in
-            let sub = problem.subproblem(halves[h].flatMap { $0 })
+        @Sendable func half(_ run: ArraySlice<[Int]>) -> Half {
+            let sub = problem.subproblem(run.flatMap { $0 })
             do throws(DegenerateConfiguration) { return .success((sub, try sub.runOrdered())) } catch {
                 return .failure(error)
             }
-        } consume: { (half: Half, _: Int) in
-            results.append(half)
         }
-        guard case .success(let (a, partsA)) = results[0], case .success(let (b, partsB)) = results[1] else {
+        let (first, second) = ForkJoin.run({ half(clusters[..<split]) }, background: { half(clusters[split...]) })
+        guard case .success(let (a, partsA)) = first, case .success(let (b, partsB)) = second else {
             return try oneThread(clusters, of: problem, parameters: parameters, in: spatialReference)
         }
         return Polygon(parts: CircleUnion.mergeInOrder(a, partsA, b, partsB), spatialReference: spatialReference)
