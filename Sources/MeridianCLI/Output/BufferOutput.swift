@@ -128,28 +128,31 @@ enum BufferOutput {
         }
     }
 
-    /// Vertices in a chunk of a union batch's parts that `appendParts` hands to one of its worker threads (about
+    /// Vertices in a chunk of a union batch's parts that `appendParts` hands to one of its two threads (about
     /// 0.7 MB of text).
     static let chunkVertices = 32_768
 
+    /// Chunks `appendParts` may have claimed (being made, or made and waiting to be written) at once: with 4, up to
+    /// about 3 MB of text is held.
+    static let chunkWindow = 4
+
     /// Appends a union batch's parts in order: WKT polygon texts (in the batch's spatial reference) or GeoJSON
     /// polygon coordinate arrays (projected to WGS84 here), each but the output's first preceded by a comma (", "
-    /// in WKT). The parts go in chunks of about `chunkVertices` vertices that two worker threads project and format
-    /// (each a chunk at a time, at most `chunksAhead` beyond the one being written) while this thread appends them
-    /// to `out` in order and writes them out, so the bytes are the same as one thread's, whatever the timing.
+    /// in WKT). The parts go in chunks of about `chunkVertices` vertices, each projected and formatted by whichever of
+    /// two threads is free (`OrderedWorkSharing`, at most `chunkWindow` chunks ahead), this one writing every chunk in
+    /// order as soon as it is ready, so the writing does not hold up the projection and the bytes are the same as one
+    /// thread's, whatever the timing.
     /// - Parameters:
     ///   - batch: The batch's parts.
     ///   - wkt: WKT, or GeoJSON.
     ///   - first: Whether nothing has been written yet (no comma before the first part); false afterwards.
     ///   - out: The output.
-    ///   - workers: Threads that format chunks (1 or more; 0 formats on this thread).
     /// - Throws: `EngineError.projectionFailed` (GeoJSON).
-    static func appendParts(of batch: Polygon, wkt: Bool, first: inout Bool, to out: inout ByteBuffer,
-                            workers: Int = 2) throws(EngineError)
+    static func appendParts(of batch: Polygon, wkt: Bool, first: inout Bool, to out: inout ByteBuffer)
+        throws(EngineError)
     {
         let parts = batch.parts, sr = batch.spatialReference
-        guard !parts.isEmpty else { return }
-        var ends = [0]  // chunk c is parts[ends[c]..<ends[c + 1]]
+        var ends = [0]  // chunk c is parts[bounds[c]..<bounds[c + 1]]
         var vertices = 0
         for (i, part) in parts.enumerated() {
             vertices += part.shell.count + part.holes.reduce(0) { $0 + $1.count }
@@ -158,26 +161,27 @@ enum BufferOutput {
                 vertices = 0
             }
         }
-        let bounds = ends, leadingComma = !first
-        try LookaheadPipeline.run(count: ends.count - 1, ahead: workers > 0 ? chunksAhead : 0, workers: workers) {
-            (c: Int) throws(EngineError) -> Data in
+        let bounds = ends, chunks = ends.count - 1
+        @Sendable func format(_ c: Int, leadingComma: Bool, to o: inout ByteBuffer) throws(EngineError) {
             var chunk = Polygon(parts: Array(parts[bounds[c]..<bounds[c + 1]]), spatialReference: sr)
             if !wkt { try GeometryEngine.project(&chunk, into: .wgs84) }
-            var o = ByteBuffer(capacity: 24 * chunkVertices)
             for (i, part) in chunk.parts.enumerated() {
-                if leadingComma || c > 0 || i > 0 { o.append(wkt ? ", " as StaticString : ",") }
+                if leadingComma || i > 0 { o.append(wkt ? ", " as StaticString : ",") }
                 if wkt { WKT.appendPolygonPart(part, to: &o) } else { GeoJSON.appendPolygonPart(part, to: &o) }
             }
-            return o.data()  // takes over the bytes, no copy
+        }
+        // Each chunk's text is made by whichever of the two threads is free; this one writes them in order.
+        let commaBeforeFirst = !first
+        try OrderedWorkSharing.run(count: chunks, window: chunkWindow) { (c: Int) throws(EngineError) -> Data in
+            var text = ByteBuffer(capacity: 24 * chunkVertices)
+            try format(c, leadingComma: c > 0 || commaBeforeFirst, to: &text)
+            return text.data()  // no copy
         } consume: { (text: Data, _: Int) throws(EngineError) in
             text.withUnsafeBytes { out.append($0) }
+            first = false
             out.flushIfFull()
         }
-        first = false
     }
-
-    /// Chunks that `appendParts`'s workers may have made or be making beyond the one being written.
-    static let chunksAhead = 4
 
     /// Writes the union of `count` buffers as WKT (in its spatial reference) or as GeoJSON (one feature with a
     /// `count` property). For GeoJSON the polygon is projected to WGS84 in place, part by part, so no second copy of
