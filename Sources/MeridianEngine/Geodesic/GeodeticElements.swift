@@ -441,11 +441,16 @@ struct ElementCoverage {
         let scale = sphere.metersPerRadian(maximumLatitude: abs(p.y) * .pi / 180 + sphere.latitudeSpan(farthest))
         var near: [(index: Int, bound: Double)] = []
         index.forEachCandidate(u) { i in
-            let entry = entries[i]
-            guard u.chord2(to: entry.center) <= entry.chordLimit2 else { return }
-            var angle = u.angle(to: entry.center) - entry.halfLength / scale
-            if let arc = entry.arc { angle = max(angle, arc.angle(to: u) - arc.stray) }
-            let bound = scale * angle - entry.element.required - 1e-6
+            // Fields read one by one: an entry holds its segment's geodesic line, too large to copy per candidate.
+            let center = entries[i].center, half = entries[i].halfLength, required = entries[i].element.required
+            let chord2 = u.chord2(to: center)
+            guard chord2 <= entries[i].chordLimit2 else { return }
+            // The chord is at most the angle: a cheaper bound first, then the angle, then a segment's arc.
+            guard scale * chord2.squareRoot() - half - required - 1e-6 <= slack else { return }
+            var angle = u.angle(to: center) - half / scale
+            guard scale * angle - required - 1e-6 <= slack else { return }
+            if let arc = entries[i].arc { angle = max(angle, arc.angle(to: u) - arc.stray) }
+            let bound = scale * angle - required - 1e-6
             if bound <= slack { near.append((i, bound)) }
         }
         near.sort { $0.bound < $1.bound }
@@ -470,6 +475,29 @@ struct ElementCoverage {
             if best == nil || excess < best!.excess { best = (i, excess) }
         }
         return best
+    }
+
+    /// The element with the smallest `distance − required` at the lon/lat point `p` (output coordinate `output`)
+    /// and that value in meters, among the elements that can come within `reach` of their required distance;
+    /// `nil` when none can.
+    func nearest(_ p: Coordinate, output: Coordinate) -> (index: Int, excess: Double)? {
+        smallest(p, output: output, slack: reach)
+    }
+
+    /// Whether the smallest `distance − required` at the lon/lat point `p` (output coordinate `output`) lies within
+    /// ±`band` m (`band` ≤ `reach`), with as few exact distances as that takes: the exact value for the element
+    /// at index `hint` (the one expected nearest) first; then, once some element is known within `band`, only the
+    /// elements whose lower bound is below −`band` (nearest-first, as `scan` orders them) are computed exactly.
+    func isWithin(_ p: Coordinate, output: Coordinate, band: Double, hint: Int?) -> Bool {
+        var found = false, failed = false
+        if let hint, let e = excess(p, element: hint) {
+            if e < -band { return false }
+            found = e <= band
+        }
+        scan(p, output: output, slack: band, limit: { failed ? -.infinity : found ? -band : .infinity }) { _, e in
+            if e < -band { failed = true } else if e <= band { found = true }
+        }
+        return found && !failed
     }
 
     /// `Geodesic.residual(at:output:groups:)` where it matters, at most 1 m: the smallest `distance − required` at

@@ -84,15 +84,18 @@ extension GeometryEngine {
     ) throws(EngineError) -> [Polygon] {
         try geodeticBuffer(around: geometries.map(\.geometry), distances: distances, distanceUnit: distanceUnit,
                            maxDeviation: maxDeviation, shouldUnion: shouldUnion,
-                           outputSpatialReference: outputSpatialReference, mergingPolygons: true)
+                           outputSpatialReference: outputSpatialReference, mergingPolygons: true,
+                           seedingLines: true)
     }
 
     /// ``geodeticBuffer(around:distances:distanceUnit:maxDeviation:curveType:shouldUnion:outputSpatialReference:)``
     /// with the merging of polygons before a union (`BufferPreUnion`) on or off (`mergingPolygons`: off only for
-    /// the tests that compare the two paths).
+    /// the tests that compare the two paths), and the seeded attempt for lines (`SeededLineBuffer`) on or off
+    /// (`seedingLines`: off only for the tests and benchmarks that compare it with the exact path).
     static func geodeticBuffer(
         around gs: [Geometry], distances: [Double], distanceUnit: LinearUnit, maxDeviation: Double?,
-        shouldUnion: Bool, outputSpatialReference: SpatialReference?, mergingPolygons: Bool
+        shouldUnion: Bool, outputSpatialReference: SpatialReference?, mergingPolygons: Bool,
+        seedingLines: Bool = true
     ) throws(EngineError) -> [Polygon] {
         guard let sr = gs.first?.spatialReference else { return [] }
         guard distances.count == gs.count || distances.count == 1 else {
@@ -134,6 +137,15 @@ extension GeometryEngine {
             let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: tolerances[i])
             if let circle = smallCircleBuffer(g, distance: distancesInMeters[i], builder: builder) {
                 polygons.append(circle)
+                continue
+            }
+            // One line: first the attempt seeded from a planar buffer in an azimuthal equidistant frame
+            // (`SeededLineBuffer`), kept only when every check passes.
+            if case .polyline(let line) = g, seedingLines,
+               let seeded = try SeededLineBuffer.buffer(line, distance: distancesInMeters[i], tolerance: tolerances[i],
+                                                        frame: frame, context: context)
+            {
+                polygons.append(seeded)
                 continue
             }
             // The pieces and their union depend only on the scale: built once per scale, whatever the placement.
