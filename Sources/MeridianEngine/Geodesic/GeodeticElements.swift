@@ -372,6 +372,12 @@ struct ElementCoverage {
     }
     private let groups: [ElementGroup]
     private let entries: [Entry]
+    /// Per entry, what the first filter of a query reads — centre (x, y, z), `chordLimit2`, `halfLength` and the
+    /// required distance — packed six doubles apart: an `Entry` holds its segment's geodesic line, so reading these
+    /// from `entries` touched a cache line per candidate.
+    private let packed: [Double]
+    /// Each entry's `arc`, apart for the same reason.
+    private let arcs: [SphereArc?]
     private let index: SphereBallIndex
     private let sphere: ConformalSphere
     /// The largest required distance plus `reach` plus half length over the elements, meters: any element found
@@ -420,6 +426,9 @@ struct ElementCoverage {
             }
         }
         self.entries = entries
+        packed = entries.flatMap { [$0.center.x, $0.center.y, $0.center.z, $0.chordLimit2, $0.halfLength,
+                                    $0.element.required] }
+        arcs = entries.map(\.arc)
         self.farthest = farthest
         index = SphereBallIndex(centers: entries.map(\.center), radii: radii)
     }
@@ -440,18 +449,22 @@ struct ElementCoverage {
         let u = sphere.unitVector(p)
         let scale = sphere.metersPerRadian(maximumLatitude: abs(p.y) * .pi / 180 + sphere.latitudeSpan(farthest))
         var near: [(index: Int, bound: Double)] = []
-        index.forEachCandidate(u) { i in
-            // Fields read one by one: an entry holds its segment's geodesic line, too large to copy per candidate.
-            let center = entries[i].center, half = entries[i].halfLength, required = entries[i].element.required
-            let chord2 = u.chord2(to: center)
-            guard chord2 <= entries[i].chordLimit2 else { return }
-            // The chord is at most the angle: a cheaper bound first, then the angle, then a segment's arc.
-            guard scale * chord2.squareRoot() - half - required - 1e-6 <= slack else { return }
-            var angle = u.angle(to: center) - half / scale
-            guard scale * angle - required - 1e-6 <= slack else { return }
-            if let arc = entries[i].arc { angle = max(angle, arc.angle(to: u) - arc.stray) }
-            let bound = scale * angle - required - 1e-6
-            if bound <= slack { near.append((i, bound)) }
+        packed.withUnsafeBufferPointer { packed in
+            index.forEachCandidate(u) { i in
+                let k = 6 * i
+                let dx = u.x - packed[k], dy = u.y - packed[k + 1], dz = u.z - packed[k + 2]
+                let chord2 = dx * dx + dy * dy + dz * dz
+                guard chord2 <= packed[k + 3] else { return }
+                let center = UnitVector(x: packed[k], y: packed[k + 1], z: packed[k + 2])
+                let half = packed[k + 4], required = packed[k + 5]
+                // The chord is at most the angle: a cheaper bound first, then the angle, then a segment's arc.
+                guard scale * chord2.squareRoot() - half - required - 1e-6 <= slack else { return }
+                var angle = u.angle(to: center) - half / scale
+                guard scale * angle - required - 1e-6 <= slack else { return }
+                if let arc = arcs[i] { angle = max(angle, arc.angle(to: u) - arc.stray) }
+                let bound = scale * angle - required - 1e-6
+                if bound <= slack { near.append((i, bound)) }
+            }
         }
         near.sort { $0.bound < $1.bound }
         var inside: [Int: Bool] = [:]

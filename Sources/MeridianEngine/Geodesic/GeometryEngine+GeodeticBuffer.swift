@@ -53,7 +53,11 @@ extension GeometryEngine {
     ///   than needed; near the poles a geographic output needs many more vertices than a projected one. A small
     ///   circle in longitude/latitude clear of the poles and of ±180° (a point buffer up to about 300 km) gets
     ///   evenly spaced azimuths instead, as many as a chord bound needs for the same 0.8 × `maxDeviation`, with
-    ///   vertices from a series fitted to a few `geod_direct` points (within 10 µm of them).
+    ///   vertices from a series fitted to a few `geod_direct` points (within 10 µm of them). A single polyline in
+    ///   longitude/latitude (clear of ±180° and the poles, up to 1,000 km) is first tried from GEOS's planar buffer in
+    ///   an azimuthal equidistant frame, every vertex then placed on the true boundary and every edge checked at
+    ///   five points (split until within 0.8 × `maxDeviation`); that result is kept only when every check passes
+    ///   (`SeededLineBuffer`), else the line takes the path above.
     ///
     /// Output in a geographic spatial reference: a buffer crossing ±180° is split into parts on each side
     /// (RFC 7946 §3.1.9), a buffer containing a pole contains it with an edge along ±90°, and buffers wider than a

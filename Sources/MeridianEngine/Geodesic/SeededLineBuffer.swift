@@ -8,8 +8,8 @@ import MeridianCore
 ///
 /// 1. The line's vertices are mapped to an exact ellipsoidal azimuthal equidistant frame centred on the middle of
 ///    its bounding box (x = s sin α, y = s cos α for the geodesic distance s and azimuth α from the centre), buffered
-///    by GEOS with round joins and caps (chords sagging at most a quarter of the tolerance), and the ring simplified
-///    (GEOS's topology-preserving simplification, 0.3 × the tolerance).
+///    by GEOS with round joins and caps (chords sagging at most half the tolerance), and the ring simplified
+///    (GEOS's topology-preserving simplification, 0.45 × the tolerance).
 /// 2. Every vertex of that ring is placed on the true boundary of the element (a vertex circle or a segment's offset)
 ///    nearest to it in the frame: on a segment, `distance` m along the geodesic perpendicular to the segment from
 ///    the point at the same fraction of its length; on a vertex circle, `distance` m from the vertex towards the
@@ -17,11 +17,13 @@ import MeridianCore
 ///    line is nearer by more than 10 µm (`ElementCoverage`, exact distances nearest-first); otherwise it is moved
 ///    onto the true crossing with the covering element, or projected onto the true boundary, and checked again.
 /// 3. Every edge is checked at five interior points: the smallest `distance − required` there must be within
-///    0.8 × the tolerance (as `GeodeticBufferBuilder` accepts its chords); an edge that fails gets the projection
-///    of its midpoint onto the true boundary as a new vertex, and both halves are checked.
-/// 4. The polygon must be valid for GEOS, one part without holes, as must GEOS's planar buffer at the distance plus
-///    twice the largest distance a vertex moved in step 2 plus the tolerance (the frame's distortion there): a
-///    hole of the true buffer deeper than that would show there.
+///    0.8 × the tolerance (as `GeodeticBufferBuilder` accepts its chords; `ElementCoverage.isWithin`); an edge that
+///    fails gets a new vertex, its midpoint placed as in step 2, and both halves are checked (at most 12 levels).
+/// 4. The polygon must be valid for GEOS, and GEOS's planar buffer at the distance plus 2E plus the tolerance must
+///    have no hole, E being the largest distance a vertex moved in step 2 plus the 1 % simplification (an estimate
+///    of the frame's error, not a bound): a hole of the true buffer deeper than about 3E plus the tolerance has
+///    points beyond that distance in the frame and would show there. Shallower holes that the seed does not show
+///    are the limit of this check.
 ///
 /// Only for lon/lat input and output on the same ellipsoid (the frame's identity), one part, distances up to
 /// 1,000 km, and lines whose buffer stays clear of ±180° and within 80° of latitude.
@@ -119,12 +121,12 @@ enum SeededLineBuffer {
         let extent = hypot(seedLine.map(\.x).max()! - seedLine.map(\.x).min()!,
                            seedLine.map(\.y).max()! - seedLine.map(\.y).min()!)
         guard length <= 4 * (extent + 2 * d) else { return .failure(.notApplicable) }
-        let quarterSegments = min(256, max(8, Int((Double.pi / 4 / acos(1 - 0.25 * tolerance / d)).rounded(.up))))
+        let quarterSegments = min(256, max(8, Int((Double.pi / 4 / acos(1 - 0.5 * tolerance / d)).rounded(.up))))
         let shell: [Coordinate]
         do {
             let planarLine = try planarBuffer(seedLine, distance: d, quarterSegments: quarterSegments, context: context)
             let simplified = try context.own(GEOSTopologyPreserveSimplify_r(context.handle, planarLine.pointer,
-                                                                           0.3 * tolerance), "simplify")
+                                                                           0.45 * tolerance), "simplify")
             let polygon = try context.polygon(simplified, in: frame.outputSR)
             guard polygon.parts.count == 1, polygon.parts[0].holes.isEmpty else { return .failure(.seedShape) }
             shell = polygon.parts[0].shell
