@@ -751,7 +751,7 @@ extension GeodeticBufferBuilder {
             return Coordinate(x: x == -180 ? 180 : x, y: c.y)
         }
         var isolated: [Coordinate] = []
-        var segments: [(a: Coordinate, b: Coordinate, line: Geodesic.Line, azimuthA: Double, azimuthB: Double)] = []
+        var segments: [BufferSegment] = []
         var mandatory: [XY: [Double]] = [:]
         var vertexOrder: [Coordinate] = []
         func addVertex(_ c: Coordinate) {
@@ -778,7 +778,7 @@ extension GeodeticBufferBuilder {
                     }
                     let line = geod.line(from: a, to: b)
                     let inv = geod.inverse(a, b)
-                    segments.append((a, b, line, inv.azimuth1, inv.azimuth2))
+                    segments.append(BufferSegment(a: a, b: b, line: line, azimuthA: inv.azimuth1, azimuthB: inv.azimuth2))
                     addVertex(a)
                     addVertex(b)
                     mandatory[XY(a)]!.append(contentsOf: [inv.azimuth1 + 90, inv.azimuth1 - 90])
@@ -787,41 +787,10 @@ extension GeodeticBufferBuilder {
             }
         }
 
-        // One shared circle per vertex.
-        var circles: [XY: SampledCircle] = [:]
-        for v in vertexOrder {
-            circles[XY(v)] = try circle(center: v, radius: radius, mandatory: mandatory[XY(v)] ?? [])
-        }
-
-        var pieces: [GEOSGeometryRef] = []
-        for v in isolated { pieces += try piece(circles[XY(v)]!.samples) }
-        for s in segments {
-            let ca = circles[XY(s.a)]!, cb = circles[XY(s.b)]!
-            let uRightA = normalizedAngle(-(s.azimuthA + 90)), uLeftA = normalizedAngle(-(s.azimuthA - 90))
-            let uRightB = normalizedAngle(-(s.azimuthB + 90))
-            let rightStart = ca.arc(from: uRightA, span: 0)[0]
-            let arcB = cb.arc(from: uRightB, span: 180)
-            let arcA = ca.arc(from: uLeftA, span: 180)
-            guard let rightEnd = arcB.first, let leftStart = arcB.last, let leftEnd = arcA.first else { continue }
-            let right = try offset(line: s.line, side: 1, radius: radius, start: rightStart, end: rightEnd)
-            let left = try offset(line: s.line, side: -1, radius: radius, start: leftStart, end: leftEnd)
-            var ring = right
-            ring += arcB.dropFirst()
-            ring += left.dropFirst()
-            ring += arcA.dropFirst()
-            pieces += try piece(ring)
-        }
-
+        let union = try piecesUnion(isolated: isolated, segments: segments, mandatory: mandatory, radius: radius)
         let elements = vertexOrder.map { GeodeticElement(kind: .vertex($0), required: radius) }
             + segments.map { GeodeticElement(kind: .segment(start: $0.a, end: $0.b, line: $0.line), required: radius) }
 
-        let union: GEOSGeometryRef
-        if pieces.isEmpty {
-            union = try context.own(GEOSGeom_createEmptyPolygon_r(context.handle), "empty")
-        } else {
-            let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, pieces)
-            union = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
-        }
         guard case .polygon(let polygon) = g else {
             return (union, ElementGroup(elements: elements, isInward: false, contains: nil, tolerance: tolerance))
         }
