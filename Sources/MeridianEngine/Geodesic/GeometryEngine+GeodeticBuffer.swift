@@ -95,7 +95,7 @@ extension GeometryEngine {
     /// ``geodeticBuffer(around:distances:distanceUnit:maxDeviation:curveType:shouldUnion:outputSpatialReference:)``
     /// with the merging of polygons before a union (`BufferPreUnion`) on or off (`mergingPolygons`: off only for
     /// the tests that compare the two paths), and the seeded attempt for lines (`SeededLineBuffer`) on or off
-    /// (`seedingLines`: off only for the tests and benchmarks that compare it with the exact path).
+    /// (`seedingLines`: off only for the tests of the exact path on lines the attempt takes).
     static func geodeticBuffer(
         around gs: [Geometry], distances: [Double], distanceUnit: LinearUnit, maxDeviation: Double?,
         shouldUnion: Bool, outputSpatialReference: SpatialReference?, mergingPolygons: Bool,

@@ -61,6 +61,21 @@ import Testing
         }
     }
 
+    /// The exact path, which these lines no longer reach through the public call, still keeps the contract on them
+    /// (it stays the fallback of every refusal).
+    @Test func theExactPathStillKeepsTheContractOnTheSameLines() throws {
+        for (label, path) in [("smooth", Self.sine(150)), ("noisy", Self.sine(150, noise: 0.01))] {
+            let exact = try GeometryEngine.geodeticBuffer(
+                around: [Geometry.polyline(Polyline(path, spatialReference: .wgs84))], distances: [100_000],
+                distanceUnit: .meters, maxDeviation: nil, shouldUnion: false, outputSpatialReference: nil,
+                mergingPolygons: true, seedingLines: false)[0]
+            var stats = BufferStats()
+            try BufferChecks.check(exact, required: 100_000, maxDeviation: 200, label: "exact \(label)", stats: &stats,
+                                   samplesPerEdge: 3) { Self.distance(from: $0, toPath: path) }
+            print("EXACT LINE BUFFER \(label): \(stats)")
+        }
+    }
+
     /// A closed loop whose buffer has a hole: the planar seed has one, so the attempt is refused and the exact path
     /// gives the hole, within the contract.
     @Test func aBufferWithAHoleIsLeftToTheExactPath() throws {
