@@ -239,6 +239,53 @@ def test_buffer_union_geojson_every_vertex(meridian, case):
     _assert_vertex_sets_equal(_geojson_polygon_rings(features[0]["geometry"]), expected, DEG_TOL, "GeoJSON union")
 
 
+# Projected spatial references whose operation to WGS84 is "inverse projection, radians to degrees": Meridian runs
+# PROJ's projection step alone there (`BareInverse`), which must still give pyproj's longitudes/latitudes. The area
+# is (west, south, east, north) in degrees, inside each one's area of use.
+BARE_INVERSE_CASES = {
+    "EPSG:5070": (-120.0, 26.0, -72.0, 48.0),    # CONUS Albers (NAD83), P5's spatial reference
+    "ESRI:102003": (-120.0, 26.0, -72.0, 48.0),  # USA Contiguous Albers, another cone
+    "EPSG:32614": (-101.5, 20.0, -96.5, 60.0),   # UTM 14N (WGS 84)
+    "EPSG:3857": (-170.0, -80.0, 170.0, 80.0),   # Web Mercator
+}
+
+
+@pytest.mark.parametrize("srs", sorted(BARE_INVERSE_CASES))
+def test_buffer_geojson_from_bare_inverse_projections_every_vertex(meridian, tmp_path, srs):
+    """Buffers (one per point, and their union) of 60 points given in `srs`, written as GeoJSON: every vertex
+    against shapely's buffers in `srs` taken to WGS84 by pyproj."""
+    w, s_, e, n = BARE_INVERSE_CASES[srs]
+    rng = np.random.default_rng(20261202)
+    lon, lat = rng.uniform(w, e, 60), rng.uniform(s_, n, 60)
+    to_srs = Transformer.from_crs("EPSG:4326", srs, always_xy=True)
+    to_wgs = Transformer.from_crs(srs, "EPSG:4326", always_xy=True)
+    x, y = to_srs.transform(lon, lat)
+    # Pairs 2 km apart so that some of the 1.5 km buffers overlap.
+    x[1::2] = x[0::2] + 2000.0
+    y[1::2] = y[0::2]
+    (tmp_path / "p.csv").write_text("id,x,y\n" + "".join(f"{i},{a!r},{b!r}\n" for i, (a, b) in
+                                                          enumerate(zip(x.tolist(), y.tolist()))))
+    refs = [shapely.Point(a, b).buffer(1500.0, quad_segs=16) for a, b in zip(x, y)]
+
+    def wgs(ring):
+        lo, la = to_wgs.transform(ring[:, 0], ring[:, 1])
+        return np.column_stack([lo, la])
+
+    _run(meridian, "buffer", str(tmp_path / "p.csv"), "--srs", srs, "--distance", "1.5km", "-o", str(tmp_path / "b.geojson"))
+    features = json.loads((tmp_path / "b.geojson").read_text())["features"]
+    assert len(features) == 60
+    for i, (f, ref) in enumerate(zip(features, refs)):
+        ours = _geojson_polygon_rings(f["geometry"])
+        assert len(ours) == 1
+        _assert_ring_equal(ours[0], wgs(_rings(ref)[0]), DEG_TOL, f"{srs} GeoJSON buffer {i}")
+    _run(meridian, "buffer", str(tmp_path / "p.csv"), "--srs", srs, "--distance", "1.5km", "--union",
+         "-o", str(tmp_path / "u.geojson"))
+    union = json.loads((tmp_path / "u.geojson").read_text())["features"][0]["geometry"]
+    expected = [wgs(r) for r in _rings(shapely.union_all(refs))]
+    assert len(expected) < 60  # the pairs overlap
+    _assert_vertex_sets_equal(_geojson_polygon_rings(union), expected, DEG_TOL, f"{srs} GeoJSON union")
+
+
 @pytest.mark.parametrize("extension", ["kml", "kmz"])
 def test_buffer_kml_every_vertex(meridian, case, extension):
     out = case["folder"] / f"b.{extension}"

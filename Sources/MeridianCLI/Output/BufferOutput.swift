@@ -125,11 +125,16 @@ enum BufferOutput {
     /// 0.7 MB of text).
     static let chunkVertices = 32_768
 
+    /// Chunks `appendParts` may have claimed (being made, or made and waiting to be written) at once: with 4, up to
+    /// about 3 MB of text is held.
+    static let chunkWindow = 4
+
     /// Appends a union batch's parts in order: WKT polygon texts (in the batch's spatial reference) or GeoJSON
     /// polygon coordinate arrays (projected to WGS84 here), each but the output's first preceded by a comma (", "
-    /// in WKT). The parts go in chunks of about `chunkVertices` vertices: a second thread projects and formats the
-    /// odd-numbered chunks (at most two ahead) while this one does the even ones and writes every chunk in order,
-    /// so the bytes are the same as one thread's, whatever the timing.
+    /// in WKT). The parts go in chunks of about `chunkVertices` vertices, each projected and formatted by whichever of
+    /// two threads is free (`OrderedWorkSharing`, at most `chunkWindow` chunks ahead), this one writing every chunk in
+    /// order as soon as it is ready, so the writing does not hold up the projection and the bytes are the same as one
+    /// thread's, whatever the timing.
     /// - Parameters:
     ///   - batch: The batch's parts.
     ///   - wkt: WKT, or GeoJSON.
@@ -158,20 +163,16 @@ enum BufferOutput {
                 if wkt { WKT.appendPolygonPart(part, to: &o) } else { GeoJSON.appendPolygonPart(part, to: &o) }
             }
         }
-        // Chunks 2j here, 2j + 1 on the second thread.
-        try LookaheadPipeline.run(count: chunks / 2, ahead: 2) { (j: Int) throws(EngineError) -> [UInt8] in
+        // Each chunk's text is made by whichever of the two threads is free; this one writes them in order.
+        let commaBeforeFirst = !first
+        try OrderedWorkSharing.run(count: chunks, window: chunkWindow) { (c: Int) throws(EngineError) -> Data in
             var text = ByteBuffer(capacity: 24 * chunkVertices)
-            try format(2 * j + 1, leadingComma: true, to: &text)
-            return text.withBytes { Array($0) }
-        } consume: { (text: [UInt8], j: Int) throws(EngineError) in
-            try format(2 * j, leadingComma: !first, to: &out)
-            first = false
+            try format(c, leadingComma: c > 0 || commaBeforeFirst, to: &text)
+            return text.data()  // no copy
+        } consume: { (text: Data, _: Int) throws(EngineError) in
             text.withUnsafeBytes { out.append($0) }
-            out.flushIfFull()
-        }
-        if chunks % 2 == 1 {
-            try format(chunks - 1, leadingComma: !first, to: &out)
             first = false
+            out.flushIfFull()
         }
     }
 

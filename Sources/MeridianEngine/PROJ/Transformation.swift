@@ -40,14 +40,31 @@ final class Transformation: @unchecked Sendable {
     private final class Instance: @unchecked Sendable {
         let context: PROJContext
         let object: PROJObject
+        /// The operation's projection step alone, run backwards, when `BareInverse` found it equivalent: what
+        /// `transform` runs instead of `object` (which still names the operation).
+        let bareInverse: PROJObject?
 
-        init(context: PROJContext, object: PROJObject) {
+        init(context: PROJContext, object: PROJObject, bareInverse: PROJObject? = nil) {
             self.context = context
             self.object = object
+            self.bareInverse = bareInverse
+        }
+
+        /// A copy in a new context.
+        func clone() -> Instance? {
+            let context = PROJContext()
+            guard let copy = proj_clone(context.handle, object.pointer) else { return nil }
+            var bare: PROJObject?
+            if let b = bareInverse {
+                guard let copy = proj_clone(context.handle, b.pointer) else { return nil }
+                bare = PROJObject(copy, context: context)
+            }
+            return Instance(context: context, object: PROJObject(copy, context: context), bareInverse: bare)
         }
     }
 
-    /// The operation as created; only cloned (with `lock` held), never run.
+    /// The operation as created; only cloned (with `lock` held), never run (but for `BareInverse`'s comparison,
+    /// while it is made).
     private let template: Instance
     /// Copies not in use (guarded by `lock`).
     private var idle: [Instance] = []
@@ -57,7 +74,10 @@ final class Transformation: @unchecked Sendable {
     /// `PJ_FWD`, or `PJ_INV` for a pipeline run backwards (from its target to its source).
     private var direction = PJ_FWD
 
-    private init(from source: SpatialReference, to target: SpatialReference) throws(EngineError) {
+    /// The operation PROJ chooses between two spatial references.
+    /// - Parameter simplified: Whether to run the operation's projection step alone when `BareInverse` finds that
+    ///   equivalent (false: always the whole operation; tests compare the two).
+    init(from source: SpatialReference, to target: SpatialReference, simplified: Bool = true) throws(EngineError) {
         let context = PROJContext()
         guard let raw = proj_create_crs_to_crs(context.handle, source.definition, target.definition, nil) else {
             throw .proj("no transformation from \(source) to \(target): \(context.lastMessage())")
@@ -66,7 +86,9 @@ final class Transformation: @unchecked Sendable {
         guard let normalised = proj_normalize_for_visualization(context.handle, created.pointer) else {
             throw .proj("could not normalise axis order: \(context.lastMessage())")
         }
-        template = Instance(context: context, object: PROJObject(normalised, context: context))
+        let operation = PROJObject(normalised, context: context)
+        let bare = simplified ? BareInverse.make(for: operation, context: context, sourceArea: source.areaOfUse) : nil
+        template = Instance(context: context, object: operation, bareInverse: bare)
         self.source = source
         self.target = target
     }
@@ -96,12 +118,7 @@ final class Transformation: @unchecked Sendable {
 
     /// Runs `body` with a copy of the operation no other thread is using.
     private func withInstance<R>(_ body: (Instance) -> R) throws(EngineError) -> R {
-        let borrowed: Instance? = lock.withLock {
-            if let instance = idle.popLast() { return instance }
-            let context = PROJContext()
-            guard let clone = proj_clone(context.handle, template.object.pointer) else { return nil }
-            return Instance(context: context, object: PROJObject(clone, context: context))
-        }
+        let borrowed: Instance? = lock.withLock { idle.popLast() ?? template.clone() }
         guard let instance = borrowed else {
             throw .proj("could not copy the operation from \(source) to \(target) for another thread")
         }
@@ -203,7 +220,8 @@ final class Transformation: @unchecked Sendable {
     /// - Returns: The index in `chunk` of the first coordinate PROJ could not transform, if any.
     private func transformInPlace(_ chunk: UnsafeMutableBufferPointer<Coordinate>, with instance: Instance,
                                   heights: inout [Double]) -> Int? {
-        let object = instance.object
+        let object = instance.bareInverse ?? instance.object
+        let direction = instance.bareInverse == nil ? direction : PJ_INV
         let n = chunk.count
         let base = UnsafeMutableRawPointer(chunk.baseAddress!)
         let x = (base + Self.xOffset).assumingMemoryBound(to: Double.self)
@@ -221,8 +239,12 @@ final class Transformation: @unchecked Sendable {
         } else {
             _ = proj_trans_generic(object.pointer, direction, x, stride, n, y, stride, n, nil, 0, 0, nil, 0, 0)
         }
+        if instance.bareInverse != nil { BareInverse.toDegrees(chunk) }
         return chunk.firstIndex { !($0.x.isFinite && $0.y.isFinite) }
     }
+
+    /// Whether `transform` runs the operation's projection step alone (`BareInverse`); for tests.
+    var runsBareInverse: Bool { template.bareInverse != nil }
 
     /// The operation PROJ used in the copy's last call (PROJ 9.1+).
     private func lastOperation(of instance: Instance) -> ProjectionOperation? {
