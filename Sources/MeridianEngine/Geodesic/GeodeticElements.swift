@@ -372,6 +372,12 @@ struct ElementCoverage {
     }
     private let groups: [ElementGroup]
     private let entries: [Entry]
+    /// Per entry, what the first filter of a query reads — centre (x, y, z), `chordLimit2`, `halfLength` and the
+    /// required distance — packed six doubles apart: an `Entry` holds its segment's geodesic line, so reading these
+    /// from `entries` touched a cache line per candidate.
+    private let packed: [Double]
+    /// Each entry's `arc`, apart for the same reason.
+    private let arcs: [SphereArc?]
     private let index: SphereBallIndex
     private let sphere: ConformalSphere
     /// The largest required distance plus `reach` plus half length over the elements, meters: any element found
@@ -420,6 +426,9 @@ struct ElementCoverage {
             }
         }
         self.entries = entries
+        packed = entries.flatMap { [$0.center.x, $0.center.y, $0.center.z, $0.chordLimit2, $0.halfLength,
+                                    $0.element.required] }
+        arcs = entries.map(\.arc)
         self.farthest = farthest
         index = SphereBallIndex(centers: entries.map(\.center), radii: radii)
     }
@@ -440,13 +449,22 @@ struct ElementCoverage {
         let u = sphere.unitVector(p)
         let scale = sphere.metersPerRadian(maximumLatitude: abs(p.y) * .pi / 180 + sphere.latitudeSpan(farthest))
         var near: [(index: Int, bound: Double)] = []
-        index.forEachCandidate(u) { i in
-            let entry = entries[i]
-            guard u.chord2(to: entry.center) <= entry.chordLimit2 else { return }
-            var angle = u.angle(to: entry.center) - entry.halfLength / scale
-            if let arc = entry.arc { angle = max(angle, arc.angle(to: u) - arc.stray) }
-            let bound = scale * angle - entry.element.required - 1e-6
-            if bound <= slack { near.append((i, bound)) }
+        packed.withUnsafeBufferPointer { packed in
+            index.forEachCandidate(u) { i in
+                let k = 6 * i
+                let dx = u.x - packed[k], dy = u.y - packed[k + 1], dz = u.z - packed[k + 2]
+                let chord2 = dx * dx + dy * dy + dz * dz
+                guard chord2 <= packed[k + 3] else { return }
+                let center = UnitVector(x: packed[k], y: packed[k + 1], z: packed[k + 2])
+                let half = packed[k + 4], required = packed[k + 5]
+                // The chord is at most the angle: a cheaper bound first, then the angle, then a segment's arc.
+                guard scale * chord2.squareRoot() - half - required - 1e-6 <= slack else { return }
+                var angle = u.angle(to: center) - half / scale
+                guard scale * angle - required - 1e-6 <= slack else { return }
+                if let arc = arcs[i] { angle = max(angle, arc.angle(to: u) - arc.stray) }
+                let bound = scale * angle - required - 1e-6
+                if bound <= slack { near.append((i, bound)) }
+            }
         }
         near.sort { $0.bound < $1.bound }
         var inside: [Int: Bool] = [:]
@@ -470,6 +488,29 @@ struct ElementCoverage {
             if best == nil || excess < best!.excess { best = (i, excess) }
         }
         return best
+    }
+
+    /// The element with the smallest `distance − required` at the lon/lat point `p` (output coordinate `output`)
+    /// and that value in meters, among the elements that can come within `reach` of their required distance;
+    /// `nil` when none can.
+    func nearest(_ p: Coordinate, output: Coordinate) -> (index: Int, excess: Double)? {
+        smallest(p, output: output, slack: reach)
+    }
+
+    /// Whether the smallest `distance − required` at the lon/lat point `p` (output coordinate `output`) lies within
+    /// ±`band` m (`band` ≤ `reach`), with as few exact distances as that takes: the exact value for the element
+    /// at index `hint` (the one expected nearest) first; then, once some element is known within `band`, only the
+    /// elements whose lower bound is below −`band` (nearest-first, as `scan` orders them) are computed exactly.
+    func isWithin(_ p: Coordinate, output: Coordinate, band: Double, hint: Int?) -> Bool {
+        var found = false, failed = false
+        if let hint, let e = excess(p, element: hint) {
+            if e < -band { return false }
+            found = e <= band
+        }
+        scan(p, output: output, slack: band, limit: { failed ? -.infinity : found ? -band : .infinity }) { _, e in
+            if e < -band { failed = true } else if e <= band { found = true }
+        }
+        return found && !failed
     }
 
     /// `Geodesic.residual(at:output:groups:)` where it matters, at most 1 m: the smallest `distance − required` at

@@ -53,7 +53,11 @@ extension GeometryEngine {
     ///   than needed; near the poles a geographic output needs many more vertices than a projected one. A small
     ///   circle in longitude/latitude clear of the poles and of ±180° (a point buffer up to about 300 km) gets
     ///   evenly spaced azimuths instead, as many as a chord bound needs for the same 0.8 × `maxDeviation`, with
-    ///   vertices from a series fitted to a few `geod_direct` points (within 10 µm of them).
+    ///   vertices from a series fitted to a few `geod_direct` points (within 10 µm of them). A single polyline in
+    ///   longitude/latitude (clear of ±180° and the poles, up to 1,000 km) is first tried from GEOS's planar buffer in
+    ///   an azimuthal equidistant frame, every vertex then placed on the true boundary and every edge checked at
+    ///   five points (split until within 0.8 × `maxDeviation`); that result is kept only when every check passes
+    ///   (`SeededLineBuffer`), else the line takes the path above.
     ///
     /// Output in a geographic spatial reference: a buffer crossing ±180° is split into parts on each side
     /// (RFC 7946 §3.1.9), a buffer containing a pole contains it with an edge along ±90°, and buffers wider than a
@@ -84,15 +88,18 @@ extension GeometryEngine {
     ) throws(EngineError) -> [Polygon] {
         try geodeticBuffer(around: geometries.map(\.geometry), distances: distances, distanceUnit: distanceUnit,
                            maxDeviation: maxDeviation, shouldUnion: shouldUnion,
-                           outputSpatialReference: outputSpatialReference, mergingPolygons: true)
+                           outputSpatialReference: outputSpatialReference, mergingPolygons: true,
+                           seedingLines: true)
     }
 
     /// ``geodeticBuffer(around:distances:distanceUnit:maxDeviation:curveType:shouldUnion:outputSpatialReference:)``
     /// with the merging of polygons before a union (`BufferPreUnion`) on or off (`mergingPolygons`: off only for
-    /// the tests that compare the two paths).
+    /// the tests that compare the two paths), and the seeded attempt for lines (`SeededLineBuffer`) on or off
+    /// (`seedingLines`: off only for the tests of the exact path on lines the attempt takes).
     static func geodeticBuffer(
         around gs: [Geometry], distances: [Double], distanceUnit: LinearUnit, maxDeviation: Double?,
-        shouldUnion: Bool, outputSpatialReference: SpatialReference?, mergingPolygons: Bool
+        shouldUnion: Bool, outputSpatialReference: SpatialReference?, mergingPolygons: Bool,
+        seedingLines: Bool = true
     ) throws(EngineError) -> [Polygon] {
         guard let sr = gs.first?.spatialReference else { return [] }
         guard distances.count == gs.count || distances.count == 1 else {
@@ -134,6 +141,15 @@ extension GeometryEngine {
             let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: tolerances[i])
             if let circle = smallCircleBuffer(g, distance: distancesInMeters[i], builder: builder) {
                 polygons.append(circle)
+                continue
+            }
+            // One line: first the attempt seeded from a planar buffer in an azimuthal equidistant frame
+            // (`SeededLineBuffer`), kept only when every check passes.
+            if case .polyline(let line) = g, seedingLines,
+               let seeded = try SeededLineBuffer.buffer(line, distance: distancesInMeters[i], tolerance: tolerances[i],
+                                                        frame: frame, context: context)
+            {
+                polygons.append(seeded)
                 continue
             }
             // The pieces and their union depend only on the scale: built once per scale, whatever the placement.
