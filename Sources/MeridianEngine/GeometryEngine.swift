@@ -386,9 +386,10 @@ extension GeometryEngine {
     ///   - parameters: Chords per quarter circle (1…1000) and end cap.
     ///   - batchSize: About how many circles to union at once (1 or more; clusters are not split).
     ///   - overlapped: Whether the next batch is unioned on a background thread while `body` handles this one (two
-    ///     cores at once; at most two batches are held). `body` gets the same batches in the same order either way
-    ///     and whatever the threads' timing, always on the calling thread; false (the default) does everything on
-    ///     the calling thread.
+    ///     cores at once; at most two batches are held), each batch of 8,192 circles or more by two threads
+    ///     (`PointBufferUnion.union(clusters:of:parameters:in:minimumToShare:)`). `body` gets the same batches, the
+    ///     same parts in the same order, either way and whatever the threads' timing, always on the calling thread;
+    ///     false (the default) does everything on the calling thread.
     ///   - body: Receives each batch's parts as a polygon, and how many circles are done so far.
     /// - Throws: `EngineError` as `unionOfBuffers(aroundPoints:distances:in:parameters:)`, or what `body` throws
     ///   (then no further batch is unioned).
@@ -439,8 +440,8 @@ extension GeometryEngine {
             circles = 0
         }
         try LookaheadPipeline.run(count: ends.count, ahead: overlapped ? 1 : 0) { [ends] (b: Int) throws(EngineError) in
-            let sub = problem.subproblem(clusters[(b == 0 ? 0 : ends[b - 1])..<ends[b]].flatMap { $0 })
-            return try PointBufferUnion.union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: parameters, in: sr).0
+            try PointBufferUnion.union(clusters: clusters[(b == 0 ? 0 : ends[b - 1])..<ends[b]], of: problem,
+                                       parameters: parameters, in: sr, minimumToShare: overlapped ? 8192 : .max)
         } consume: { (union: Polygon, b: Int) throws(EngineError) in
             try body(union, done[b])
         }

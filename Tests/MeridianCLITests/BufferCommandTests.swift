@@ -69,6 +69,26 @@ import Meridian
         #expect(allowed.status == 0)
     }
 
+    @Test func aStreamedUnionRefusesPointsOutsideTheAreaOfUseAndLeavesNoFile() throws {
+        // More points than one union batch, so the union is streamed while the area of use is checked on a second
+        // thread: the check's error, naming the point, and no output file (nor a temporary one).
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var csv = "x,y\n"
+        for i in 0..<70_536 {  // BufferOutput.unionBatchSize (65,536) + 5,000
+            // Isolated circles on a 4 km lattice around Kansas in EPSG:5070; one point in the Atlantic.
+            let (x, y) = i == 40_000 ? (3_500_000.0, 1_000_000.0) : (Double(i % 300) * 4_000, 1_500_000 + Double(i / 300) * 4_000)
+            csv += "\(x),\(y)\n"
+        }
+        let input = folder.appendingPathComponent("p.csv"), output = folder.appendingPathComponent("u.wkt")
+        try csv.write(to: input, atomically: true, encoding: .utf8)
+        let r = runCommand(["buffer", input.path, "--srs", "EPSG:5070", "--distance", "100", "--union", "-o", output.path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("p.csv: feature 40000 (line 40002) at longitude"), "\(r.stderr)")
+        #expect(r.stderr.contains("is outside the area of use of NAD83 / Conus Albers"), "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["p.csv"])
+    }
+
     @Test func badDistancesAndUnits() {
         let csv = "lon,lat,d\n-97,32.5,0\n"
         #expect(runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "abc"], stdin: csv).status == 2)

@@ -103,31 +103,44 @@ public enum BufferCommand: Command {
                                           defaultXYSpatialReference: sr, io: io, csv: csvOptions, progress: progress)
         if var points = input.points {
             progress?.begin("checking the area of use")
-            if !allowOutside {
-                let all = [Geometry.multipoint(Multipoint(points, spatialReference: input.spatialReference))]
-                try refuseOutsideAreaOfUse(all, of: sr, label: { _, vertex in input.labels[vertex] },
+            // The area-of-use check (every point projected to WGS84) runs on a second thread while the distances are
+            // checked and the union begins; its error still comes first, and a streamed union stops at its next
+            // batch once the check has failed and leaves no output.
+            let labels = input.labels
+            let all = allowOutside ? [] : [Geometry.multipoint(Multipoint(points, spatialReference: input.spatialReference))]
+            let areaCheck = BackgroundTask { () throws(CommandError) in
+                guard !all.isEmpty else { return }
+                try refuseOutsideAreaOfUse(all, of: sr, label: { _, vertex in labels[vertex] },
                                            override: "--allow-outside-area", verb: "buffer")
             }
+            defer { try? areaCheck.wait() }
             var distances: [Double]
-            if let fixed = distance.fixed {
-                distances = [fixed.value(in: srUnit)]
-            } else {
-                let unit = distance.fieldUnit ?? srUnit
-                distances = (input.columnValues ?? []).map { unit.convert($0, to: srUnit) }
-            }
-            try refuseUnusableDistances(distances, count: points.count, isAreal: { _ in false },
-                                        metersPerUnit: srUnit.metersPerUnit, label: { input.labels[$0] })
-            progress?.begin("projecting \(points.count) points")
-            do {
-                _ = try GeometryEngine.project(&points, from: input.spatialReference, into: sr)
+            do throws(CommandError) {
+                if let fixed = distance.fixed {
+                    distances = [fixed.value(in: srUnit)]
+                } else {
+                    let unit = distance.fieldUnit ?? srUnit
+                    distances = (input.columnValues ?? []).map { unit.convert($0, to: srUnit) }
+                }
+                try refuseUnusableDistances(distances, count: points.count, isAreal: { _ in false },
+                                            metersPerUnit: srUnit.metersPerUnit, label: { input.labels[$0] })
+                progress?.begin("projecting \(points.count) points")
+                do {
+                    _ = try GeometryEngine.project(&points, from: input.spatialReference, into: sr)
+                } catch {
+                    throw .failure(relabel(error.description, "vertex", labels: input.labels))
+                }
+                if ["", "geojson", "json", "wkt"].contains(output.format), points.count > BufferOutput.unionBatchSize {
+                    try BufferOutput.streamUnion(of: points, distances: distances, in: sr, parameters: parameters,
+                                                 labels: input.labels, to: output, io: io, progress: progress,
+                                                 stop: { areaCheck.hasFailed }, finish: { () throws(CommandError) in try areaCheck.wait() })
+                    return
+                }
             } catch {
-                throw .failure(relabel(error.description, "vertex", labels: input.labels))
+                try areaCheck.wait()  // the check's error first, as when it ran before everything else
+                throw error
             }
-            if ["", "geojson", "json", "wkt"].contains(output.format), points.count > BufferOutput.unionBatchSize {
-                try BufferOutput.streamUnion(of: points, distances: distances, in: sr, parameters: parameters,
-                                             labels: input.labels, to: output, io: io, progress: progress)
-                return
-            }
+            try areaCheck.wait()
             let polygon: Polygon
             progress?.begin("union of \(ProgressLine.grouped(points.count)) buffers")
             do {

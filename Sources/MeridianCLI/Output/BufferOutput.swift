@@ -86,10 +86,14 @@ enum BufferOutput {
     ///   - progress: Where to show how many circles are done.
     ///   - batchSize: Circles per batch (`unionBatchSize`; smaller in tests).
     ///   - overlapped: Whether the next batch's union runs on a second thread while this one is written.
+    ///   - stop: Asked before each batch is written: true ends the union (`finish` then says why).
+    ///   - finish: Called once the last batch is written, or after a failure, before the output is completed: what
+    ///     it throws (e.g. a check that ran alongside and failed) replaces the union's error and leaves no output.
     static func streamUnion(
         of points: [Coordinate], distances: [Double], in sr: SpatialReference, parameters: BufferParameters,
         labels: FeatureLabels, to output: OutputFile, io: CommandIO, progress: ProgressLine?,
-        batchSize: Int = unionBatchSize, overlapped: Bool = true
+        batchSize: Int = unionBatchSize, overlapped: Bool = true, stop: () -> Bool = { false },
+        finish: () throws(CommandError) -> Void = {}
     ) throws(CommandError) {
         let wkt = output.format == "wkt"
         try output.stream(io: io) { out throws(CommandError) in
@@ -105,12 +109,15 @@ enum BufferOutput {
                     aroundPoints: points, distances: distances, in: sr, parameters: parameters,
                     batchSize: batchSize, overlapped: overlapped
                 ) { (batch: Polygon, done: Int) throws(EngineError) in
+                    if stop() { throw .interrupted("stopped before writing a batch") }
                     try appendParts(of: batch, wkt: wkt, first: &first, to: &out)
                     progress?.update(done)
                 }
             } catch {
+                try finish()
                 throw .failure(relabel(error.description, "geometry", labels: labels))
             }
+            try finish()
             if wkt {
                 out.append(")\n" as StaticString)
             } else {

@@ -1,3 +1,5 @@
+import MeridianCore
+
 extension CircleUnion {
     /// The circles grouped into clusters that cannot touch one another: the connected components of the relation
     /// "centres closer than (rᵢ + rⱼ)·(1 + 10⁻⁹)". Each polygon lies within its circle (to the 10⁻¹² margin of its
@@ -20,14 +22,14 @@ extension CircleUnion {
                 }
             }
         }
-        var index: [Int: Int] = [:]
+        var index = [Int32](repeating: -1, count: n)  // cluster of each set's root, -1 before its first member
         var result: [[Int]] = []
         for i in 0..<n {
             let top = sets.find(i)
-            if let k = index[top] {
-                result[k].append(i)
+            if index[top] >= 0 {
+                result[Int(index[top])].append(i)
             } else {
-                index[top] = result.count
+                index[top] = Int32(result.count)
                 result.append([i])
             }
         }
@@ -37,5 +39,38 @@ extension CircleUnion {
     /// The sub-problem of the given circles (indices into this problem).
     func subproblem(_ members: [Int]) -> CircleUnion {
         CircleUnion(circle: circle, x: members.map { cx[$0] }, y: members.map { cy[$0] }, radius: members.map { r[$0] })
+    }
+}
+
+extension CircleUnion {
+    /// Merges the parts of two sub-problems made of disjoint sets of whole clusters (`runOrdered()` of each) into the
+    /// order the union of both sets of clusters in one problem gives: by the circle that starts each shell, in the
+    /// circles' order (`precedes`). The shells' circles of different clusters differ, so the order is total.
+    static func mergeInOrder(
+        _ a: CircleUnion, _ partsA: (parts: [Polygon.Part], shellPolygons: [Int]),
+        _ b: CircleUnion, _ partsB: (parts: [Polygon.Part], shellPolygons: [Int])
+    ) -> [Polygon.Part] {
+        var merged: [Polygon.Part] = []
+        merged.reserveCapacity(partsA.parts.count + partsB.parts.count)
+        var i = 0, j = 0
+        while i < partsA.parts.count || j < partsB.parts.count {
+            let takeA: Bool
+            if j == partsB.parts.count {
+                takeA = true
+            } else if i == partsA.parts.count {
+                takeA = false
+            } else {
+                let p = partsA.shellPolygons[i], q = partsB.shellPolygons[j]
+                takeA = precedes(a.cx[p], a.cy[p], a.r[p], b.cx[q], b.cy[q], b.r[q])
+            }
+            if takeA {
+                merged.append(partsA.parts[i])
+                i += 1
+            } else {
+                merged.append(partsB.parts[j])
+                j += 1
+            }
+        }
+        return merged
     }
 }

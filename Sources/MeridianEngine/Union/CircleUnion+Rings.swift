@@ -6,6 +6,8 @@ struct UnionRing {
     var vertices: [Coordinate]
     /// Twice the signed area: positive for shells (counter-clockwise), negative for holes.
     var doubleArea: Double
+    /// The polygon whose arc starts the ring (rings are made in the order of these polygons).
+    var polygon: Int
 }
 
 extension CircleUnion {
@@ -36,7 +38,7 @@ extension CircleUnion {
                     let (x, y) = vertex(i, k)
                     ring.append(Coordinate(x: x, y: y))
                 }
-                rings.append(UnionRing(vertices: ring, doubleArea: Self.doubleArea(ring)))
+                rings.append(UnionRing(vertices: ring, doubleArea: Self.doubleArea(ring), polygon: i))
                 continue
             }
             var a = first
@@ -66,7 +68,7 @@ extension CircleUnion {
             } while a != first
             guard ring.count >= 3 else { throw DegenerateConfiguration(reason: "a ring of fewer than 3 vertices") }
             ring.append(ring[0])
-            rings.append(UnionRing(vertices: ring, doubleArea: Self.doubleArea(ring)))
+            rings.append(UnionRing(vertices: ring, doubleArea: Self.doubleArea(ring), polygon: Int(arcs.polygon[first])))
         }
         return rings
     }
@@ -82,8 +84,11 @@ extension CircleUnion {
         return sum
     }
 
-    /// Groups the rings into parts: every hole joins the shell around it.
-    func assemble(_ rings: inout [UnionRing]) throws(DegenerateConfiguration) -> [Polygon.Part] {
+    /// Groups the rings into parts: every hole joins the shell around it. Also returns, for each part, the polygon
+    /// that starts its shell: the parts come in increasing order of these polygons (see `runOrdered()`).
+    func assemble(_ rings: inout [UnionRing]) throws(DegenerateConfiguration)
+        -> (parts: [Polygon.Part], shellPolygons: [Int])
+    {
         var shells: [Int] = [], holes: [Int] = []
         for k in rings.indices {
             if rings[k].doubleArea > 0 {
@@ -118,6 +123,7 @@ extension CircleUnion {
         var partOfRoot: [Int: Int] = [:]
         var parts: [Polygon.Part] = []
         parts.reserveCapacity(shells.count)
+        let shellPolygons = shells.map { rings[$0].polygon }
         for s in shells {
             let root = owner.find(s)
             guard partOfRoot[root] == nil else { throw DegenerateConfiguration(reason: "two shells joined by holes") }
@@ -128,7 +134,7 @@ extension CircleUnion {
             guard let p = partOfRoot[owner.find(h)] else { throw DegenerateConfiguration(reason: "a hole without a shell") }
             parts[p].holes.append(rings[h].vertices)
         }
-        return parts
+        return (parts, shellPolygons)
     }
 }
 

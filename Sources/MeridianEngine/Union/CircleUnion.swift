@@ -50,11 +50,7 @@ struct CircleUnion {
     /// Creates the problem from circles; exact duplicates (same centre and radius) are dropped.
     init(circle: UnitCircle, x: [Double], y: [Double], radius: [Double]) {
         self.circle = circle
-        let order = (0..<x.count).sorted { a, b in
-            if x[a] != x[b] { return x[a] < x[b] }
-            if y[a] != y[b] { return y[a] < y[b] }
-            return radius[a] < radius[b]
-        }
+        let order = (0..<x.count).sorted { a, b in Self.precedes(x[a], y[a], radius[a], x[b], y[b], radius[b]) }
         var ux: [Double] = [], uy: [Double] = [], ur: [Double] = []
         ux.reserveCapacity(x.count)
         uy.reserveCapacity(x.count)
@@ -70,8 +66,22 @@ struct CircleUnion {
         r = ur
     }
 
+    /// The order of the circles (by centre x, then y, then radius): `cx`, `cy` and `r` are sorted by it.
+    @inline(__always)
+    static func precedes(_ x0: Double, _ y0: Double, _ r0: Double, _ x1: Double, _ y1: Double, _ r1: Double) -> Bool {
+        if x0 != x1 { return x0 < x1 }
+        if y0 != y1 { return y0 < y1 }
+        return r0 < r1
+    }
+
     /// The union as polygon parts (counter-clockwise shells, clockwise holes, rings closed).
-    func run() throws(DegenerateConfiguration) -> [Polygon.Part] {
+    func run() throws(DegenerateConfiguration) -> [Polygon.Part] { try runOrdered().parts }
+
+    /// The union as polygon parts (as `run()`), with the circle (an index into `cx`, `cy`, `r`) whose arc starts each
+    /// part's shell: the parts come in increasing order of these circles. The parts of clusters that cannot touch
+    /// (`clusters()`) do not depend on the other clusters, so the union of a set of clusters is the unions of two
+    /// subsets merged by these circles' order (`mergeInOrder`).
+    func runOrdered() throws(DegenerateConfiguration) -> (parts: [Polygon.Part], shellPolygons: [Int]) {
         let grid = CircleGrid(x: cx, y: cy, radius: r)
         var arcs = ArcStore()
         var cover = CoverageScratch()

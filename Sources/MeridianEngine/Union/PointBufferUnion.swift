@@ -94,6 +94,62 @@ enum PointBufferUnion {
         }
     }
 
+    /// The union of some of a problem's clusters (`CircleUnion.clusters()`), computed on two threads: the clusters
+    /// are split into two runs of about equal numbers of circles, each unioned by `CircleUnion` on its own thread,
+    /// and the parts merged in the order one `CircleUnion` of all these clusters gives (`CircleUnion.mergeInOrder`).
+    /// The result is the same polygon, parts in the same order, as `union(x:y:radius:parameters:in:)` of those
+    /// clusters' circles, which is what runs when there are too few circles to share, and when either half meets a
+    /// degenerate configuration (its fallback to GEOS then handles the whole set, as it would have).
+    /// - Parameters:
+    ///   - clusters: Whole clusters of `problem` (indices into its circles), in `clusters()`'s order.
+    ///   - problem: The problem the clusters index.
+    ///   - parameters: The buffer parameters `problem`'s circle was made with (chords per quarter circle).
+    ///   - spatialReference: The circles' spatial reference.
+    ///   - minimumToShare: The fewest circles worth a second thread (fewer run on this thread).
+    static func union(
+        clusters: ArraySlice<[Int]>, of problem: CircleUnion, parameters: BufferParameters,
+        in spatialReference: SpatialReference, minimumToShare: Int = 8192
+    ) throws(EngineError) -> Polygon {
+        let circles = clusters.reduce(0) { $0 + $1.count }
+        guard circles >= minimumToShare, clusters.count >= 2 else {
+            return try oneThread(clusters, of: problem, parameters: parameters, in: spatialReference)
+        }
+        let split = splitIndex(clusters, circles: circles)
+        typealias Half = Result<(CircleUnion, (parts: [Polygon.Part], shellPolygons: [Int])), DegenerateConfiguration>
+        @Sendable func half(_ run: ArraySlice<[Int]>) -> Half {
+            let sub = problem.subproblem(run.flatMap { $0 })
+            do throws(DegenerateConfiguration) { return .success((sub, try sub.runOrdered())) } catch {
+                return .failure(error)
+            }
+        }
+        let (first, second) = ForkJoin.run({ half(clusters[..<split]) }, background: { half(clusters[split...]) })
+        guard case .success(let (a, partsA)) = first, case .success(let (b, partsB)) = second else {
+            return try oneThread(clusters, of: problem, parameters: parameters, in: spatialReference)
+        }
+        return Polygon(parts: CircleUnion.mergeInOrder(a, partsA, b, partsB), spatialReference: spatialReference)
+    }
+
+    /// Where `union(clusters:of:parameters:in:minimumToShare:)` splits clusters (two or more, `circles` circles in
+    /// all): the first run, up to the index returned, holds at least half the circles, and the second run at least
+    /// one cluster.
+    static func splitIndex(_ clusters: ArraySlice<[Int]>, circles: Int) -> Int {
+        var split = clusters.startIndex, first = 0
+        while split < clusters.endIndex - 1 && 2 * first < circles {
+            first += clusters[split].count
+            split += 1
+        }
+        return split
+    }
+
+    /// The union of some of a problem's clusters on this thread: `union(x:y:radius:parameters:in:)` of their circles.
+    private static func oneThread(
+        _ clusters: ArraySlice<[Int]>, of problem: CircleUnion, parameters: BufferParameters,
+        in spatialReference: SpatialReference
+    ) throws(EngineError) -> Polygon {
+        let sub = problem.subproblem(clusters.flatMap { $0 })
+        return try union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: parameters, in: spatialReference).0
+    }
+
     /// GEOS's unary union of the (deduplicated) circle polygons.
     static func geosUnion(_ problem: CircleUnion, in spatialReference: SpatialReference) throws(EngineError) -> Polygon
     {

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Work that runs on a background thread from the moment it is made, while the caller does something else; the
+/// caller collects its end, and its error, with `wait()`, where it chooses (and can see a failure early with
+/// `hasFailed`); `ForkJoin` is for two pieces of work that simply end together. Every task must be waited for (e.g.
+/// in a `defer`) before what it uses goes away: the caller's own work and the task's then overlap on two cores, and
+/// the caller decides whose error comes first.
+public final class BackgroundTask<Failure: Error>: @unchecked Sendable {
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var result: Result<Void, Failure>?
+
+    /// Starts `body` on a new thread.
+    /// - Parameter body: The work; what it throws is rethrown by `wait()`.
+    public init(_ body: @escaping @Sendable () throws(Failure) -> Void) {
+        let thread = Thread { [self] in
+            let outcome: Result<Void, Failure>
+            do throws(Failure) { outcome = .success(try body()) } catch { outcome = .failure(error) }
+            condition.lock()
+            result = outcome
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.stackSize = 8 << 20  // as a main thread's: the work may run deep library code (PROJ)
+        thread.start()
+    }
+
+    /// Whether the work has ended with an error (without waiting for it).
+    public var hasFailed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if case .failure = result { return true }
+        return false
+    }
+
+    /// Waits until the work has ended; rethrows its error (on every call).
+    /// - Throws: What the work threw.
+    public func wait() throws(Failure) {
+        condition.lock()
+        while result == nil { condition.wait() }
+        let outcome = result!
+        condition.unlock()
+        try outcome.get()
+    }
+}

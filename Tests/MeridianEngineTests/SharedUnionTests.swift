@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+@testable import MeridianCore
+@testable import MeridianEngine
+
+/// `PointBufferUnion.union(clusters:of:parameters:in:minimumToShare:)` unions a batch of clusters on two threads
+/// (two halves, merged by the circle that starts each shell): the result must be the polygon one `CircleUnion` of
+/// all those clusters gives, the same parts in the same order, bit for bit, whatever the threads' timing, and the
+/// same when a half meets a degenerate configuration (then the whole batch takes the one-thread path).
+@Suite struct SharedUnionTests {
+    /// A fixed linear congruential sequence in [0, 1).
+    struct Sequence {
+        var state: UInt64
+        mutating func next() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) * 0x1p-53
+        }
+    }
+
+    /// Circles of radius 5 to 15 spread so that each meets about one other (many clusters of all sizes, x-ranges
+    /// interleaved); small circles inside bigger ones to their right, each pair a cluster of its own above the
+    /// others (the cluster's first circle then starts no ring, so the parts' order is not the clusters' order); rings of 24 circles around a hole with an island
+    /// inside; and exact duplicates.
+    static func circles(_ count: Int, seed: UInt64) -> (x: [Double], y: [Double], r: [Double]) {
+        var random = Sequence(state: seed)
+        let side = (Double(count) * Double.pi * 4 * 100).squareRoot()
+        var x: [Double] = [], y: [Double] = [], r: [Double] = []
+        for _ in 0..<count {
+            x.append(side * random.next())
+            y.append(side * random.next())
+            r.append(5 + 10 * random.next())
+        }
+        for k in 0..<(count / 20) {  // a small circle inside a big one, left of its centre, each pair on its own
+            let cx = side * random.next(), cy = side + 200 * Double(k + 1)
+            x += [cx - 40, cx]
+            y += [cy, cy]
+            r += [3, 50]
+        }
+        for k in 0..<8 {  // rings with islands
+            let cx = side * random.next(), cy = side * random.next()
+            for j in 0..<24 {
+                let a = Double(j) / 24 * 2 * Double.pi + 0.01 * Double(k)
+                x.append(cx + 60 * cos(a))
+                y.append(cy + 60 * sin(a))
+                r.append(10)
+            }
+            x.append(cx + 1.3)
+            y.append(cy - 0.7)
+            r.append(10)
+        }
+        x += x.prefix(50)
+        y += y.prefix(50)
+        r += r.prefix(50)
+        return (x, y, r)
+    }
+
+    /// The problem of `circles(count, seed)` with the default parameters' unit circle.
+    static func problem(_ count: Int, seed: UInt64) -> CircleUnion {
+        let (x, y, r) = circles(count, seed: seed)
+        let circle = UnitCircle(segmentsPerQuarterCircle: BufferParameters.default.segmentsPerQuarterCircle)
+        return CircleUnion(circle: circle, x: x, y: y, radius: r)
+    }
+
+    /// The one-thread union of the given clusters (what the batched union did before the two halves).
+    static func oneThread(_ clusters: ArraySlice<[Int]>, of problem: CircleUnion) throws -> Polygon {
+        let sub = problem.subproblem(clusters.flatMap { $0 })
+        return try PointBufferUnion.union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: .default, in: .webMercator).0
+    }
+
+    @Test func twoHalvesGiveTheOneThreadParts() throws {
+        let problem = Self.problem(6_000, seed: 7)
+        let clusters = problem.clusters()
+        #expect(clusters.count > 1_000)
+        // The whole problem, and batches as `unionOfBuffers` makes them (contiguous runs of clusters).
+        for range in [clusters.indices, 0..<(clusters.count / 3), (clusters.count / 3)..<clusters.count] {
+            let expected = try Self.oneThread(clusters[range], of: problem)
+            #expect(expected.parts.count > 300 && expected.parts.contains { !$0.holes.isEmpty })
+            for run in 0..<3 {
+                let shared = try PointBufferUnion.union(clusters: clusters[range], of: problem, parameters: .default,
+                                                        in: .webMercator, minimumToShare: 1)
+                // (A Boolean: Swift Testing would print both polygons to describe a difference.)
+                let same = shared == expected
+                #expect(same, "clusters \(range), run \(run): other parts or another order")
+            }
+        }
+    }
+
+    @Test func theMergeInterleavesTheHalves() throws {
+        // Guards the test above: the halves' parts, one after the other, are not in the one-thread order, so only a
+        // merge by the shells' circles passes it.
+        let problem = Self.problem(6_000, seed: 7)
+        let clusters = problem.clusters()
+        let split = PointBufferUnion.splitIndex(clusters[...], circles: problem.cx.count)
+        #expect(split > 100 && split < clusters.count - 100)
+        let a = try Self.oneThread(clusters[..<split], of: problem), b = try Self.oneThread(clusters[split...], of: problem)
+        let whole = try Self.oneThread(clusters[...], of: problem)
+        #expect(Set(a.parts + b.parts) == Set(whole.parts))
+        let concatenated = a.parts + b.parts == whole.parts
+        #expect(!concatenated)
+    }
+
+    @Test func aDegenerateHalfTakesTheOneThreadPath() throws {
+        var (x, y, r) = Self.circles(2_000, seed: 11)
+        // Two circles sharing a vertex exactly (centres 2r apart on an axis), at the far right: in the second half.
+        x += [1e6, 1e6 + 20]
+        y += [0, 0]
+        r += [10, 10]
+        let circle = UnitCircle(segmentsPerQuarterCircle: BufferParameters.default.segmentsPerQuarterCircle)
+        let problem = CircleUnion(circle: circle, x: x, y: y, radius: r)
+        let clusters = problem.clusters()
+        let sub = problem.subproblem(clusters.flatMap { $0 })
+        let (expected, method) = try PointBufferUnion.union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: .default,
+                                                            in: .webMercator)
+        guard case .geosFallback = method else {
+            Issue.record("the tangent pair did not need GEOS")
+            return
+        }
+        let shared = try PointBufferUnion.union(clusters: clusters[...], of: problem, parameters: .default,
+                                                in: .webMercator, minimumToShare: 1)
+        let same = shared == expected
+        #expect(same)
+    }
+}
