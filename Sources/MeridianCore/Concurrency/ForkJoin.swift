@@ -4,7 +4,8 @@ import Foundation
 /// returns both results once both are done (fork, then join). For work that splits into two independent halves
 /// on a two-core machine.
 ///
-/// The background thread gets an 8 MiB stack, as a main thread's (the work may run deep library code such as GEOS).
+/// The background side is a `BackgroundTask` (a thread with an 8 MiB stack, as a main thread's: the work may run
+/// deep library code such as GEOS).
 /// `run` always waits for the background work to end before it returns or throws, so nothing it captured is used
 /// after `run` has returned. When both sides throw, the calling thread's error is rethrown.
 public enum ForkJoin {
@@ -18,38 +19,18 @@ public enum ForkJoin {
     public static func run<A, B: Sendable, Failure: Error>(
         _ foreground: () throws(Failure) -> A, background: @escaping @Sendable () throws(Failure) -> B
     ) throws(Failure) -> (A, B) {
-        let slot = Slot<B, Failure>()
-        let thread = Thread {
-            let result: Result<B, Failure>
-            do throws(Failure) { result = .success(try background()) } catch { result = .failure(error) }
-            slot.put(result)
-        }
-        thread.stackSize = 8 << 20
-        thread.start()
+        let slot = Slot<B>()
+        let task = BackgroundTask { () throws(Failure) in slot.value = try background() }
         let first: Result<A, Failure>
         do throws(Failure) { first = .success(try foreground()) } catch { first = .failure(error) }
-        let second = slot.take()
-        return (try first.get(), try second.get())
+        let second = Result { () throws(Failure) in try task.wait() }
+        let a = try first.get()
+        try second.get()
+        return (a, slot.value!)
     }
 
-    /// The background result, handed over under one condition variable.
-    private final class Slot<B: Sendable, Failure: Error>: @unchecked Sendable {
-        private let condition = NSCondition()
-        // Guarded by `condition`.
-        private var value: Result<B, Failure>?
-
-        func put(_ result: Result<B, Failure>) {
-            condition.lock()
-            value = result
-            condition.broadcast()
-            condition.unlock()
-        }
-
-        func take() -> Result<B, Failure> {
-            condition.lock()
-            defer { condition.unlock() }
-            while value == nil { condition.wait() }
-            return value!
-        }
+    /// The background result: written by the task before it ends, read after `wait()` (which orders the two).
+    private final class Slot<B: Sendable>: @unchecked Sendable {
+        var value: B?
     }
 }
