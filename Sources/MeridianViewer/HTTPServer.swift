@@ -272,12 +272,18 @@ final class ConnectionTracker: @unchecked Sendable {
     var count: Int { lock.withLock { entries.count } }
 
     func started(_ connection: OpaquePointer, fd: Int32) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        lock.withLock {
-            entries[connection] = Entry(fd: fd, since: now)
-            keepSlotsFree(now: now)
-        }
+        // The clock is read under the lock: another thread's `answered` may not store a later `since` in between.
+        lock.withLock { started(connection, fd: fd, now: DispatchTime.now().uptimeNanoseconds) }
     }
+
+    /// `started` at the given time (uptime nanoseconds). Caller holds `lock`; tests call it directly.
+    func started(_ connection: OpaquePointer, fd: Int32, now: UInt64) {
+        entries[connection] = Entry(fd: fd, since: now)
+        keepSlotsFree(now: now)
+    }
+
+    /// How long the entry has been in its current state at `now`: 0 when `now` is before `since`.
+    private func age(_ e: Entry, at now: UInt64) -> UInt64 { now >= e.since ? now - e.since : 0 }
 
     /// Shuts down the longest-receiving connections (at least `minimumAgeForEviction` old) while the connections not
     /// yet shut down reach the eviction threshold. Caller holds `lock`.
@@ -285,7 +291,7 @@ final class ConnectionTracker: @unchecked Sendable {
         var live = entries.values.filter { !$0.shutDown }.count
         guard live >= evictionThreshold else { return }
         let candidates = entries.filter { $0.value.receiving && !$0.value.shutDown
-            && now - $0.value.since >= minimumAgeForEviction }.sorted { $0.value.since < $1.value.since }
+            && age($0.value, at: now) >= minimumAgeForEviction }.sorted { $0.value.since < $1.value.since }
         for (connection, _) in candidates where live >= evictionThreshold {
             shutDown(connection)
             live -= 1
@@ -299,22 +305,29 @@ final class ConnectionTracker: @unchecked Sendable {
 
     /// The response has been sent: the deadline starts again for the next request on this connection.
     func answered(_ connection: OpaquePointer) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        lock.withLock {
-            entries[connection]?.receiving = true
-            entries[connection]?.since = now
-        }
+        lock.withLock { answered(connection, now: DispatchTime.now().uptimeNanoseconds) }
+    }
+
+    /// `answered` at the given time (uptime nanoseconds). Caller holds `lock`; tests call it directly.
+    func answered(_ connection: OpaquePointer, now: UInt64) {
+        entries[connection]?.receiving = true
+        entries[connection]?.since = now
     }
 
     func shutDownExpired() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        lock.withLock {
-            for (connection, e) in entries where e.receiving && !e.shutDown && now - e.since > deadline {
-                shutDown(connection)
-            }
-            keepSlotsFree(now: now)
-        }
+        lock.withLock { shutDownExpired(now: DispatchTime.now().uptimeNanoseconds) }
     }
+
+    /// `shutDownExpired` at the given time (uptime nanoseconds). Caller holds `lock`; tests call it directly.
+    func shutDownExpired(now: UInt64) {
+        for (connection, e) in entries where e.receiving && !e.shutDown && age(e, at: now) > deadline {
+            shutDown(connection)
+        }
+        keepSlotsFree(now: now)
+    }
+
+    /// Whether the connection has been shut down (false when unknown).
+    func isShutDown(_ connection: OpaquePointer) -> Bool { lock.withLock { entries[connection]?.shutDown ?? false } }
 
     /// Caller holds `lock`.
     private func shutDown(_ connection: OpaquePointer) {
