@@ -2,7 +2,7 @@ import CGEOS
 import MeridianCore
 
 /// One geodesic segment of a line or polygon being buffered, with its azimuths at both ends (degrees).
-struct BufferSegment: @unchecked Sendable {
+struct BufferSegment: Sendable {
     let a: Coordinate
     let b: Coordinate
     let line: Geodesic.Line
@@ -35,23 +35,22 @@ extension GeodeticBufferBuilder {
         }
         let mid = segments.count / 2
         let (frame, tolerance, budget) = (frame, tolerance, WorkBudget.current)
-        let inputs = SendableBox((segments[mid...], mandatory))
+        let rest = segments[mid...]
         let (first, second) = try ForkJoin.run { () throws(EngineError) -> GEOSGeometryRef in
             try unionOfPieces(isolated: isolated, segments: segments[..<mid], mandatory: mandatory, radius: radius)
-        } background: { () throws(EngineError) -> SendableBox<(Polygon, Set<XY>)> in
-            let work = { () throws(EngineError) -> SendableBox<(Polygon, Set<XY>)> in
+        } background: { () throws(EngineError) -> (Polygon, Set<XY>) in
+            let work = { () throws(EngineError) -> (Polygon, Set<XY>) in
                 let builder = GeodeticBufferBuilder(frame: frame, context: try GEOSContext(), tolerance: tolerance)
-                let (rest, mandatory) = inputs.value
                 let union = try builder.unionOfPieces(isolated: [], segments: rest, mandatory: mandatory, radius: radius)
-                return SendableBox((try builder.context.polygon(union, in: frame.outputSR), builder.generated))
+                return (try builder.context.polygon(union, in: frame.outputSR), builder.generated)
             }
             guard let budget else { return try work() }
             // The budget is a task local: the new thread runs under it explicitly.
-            return try budget.run { () -> Result<SendableBox<(Polygon, Set<XY>)>, EngineError> in
+            return try budget.run { () -> Result<(Polygon, Set<XY>), EngineError> in
                 do throws(EngineError) { return .success(try work()) } catch { return .failure(error) }
             }.get()
         }
-        let (polygon, generatedByBackground) = second.value
+        let (polygon, generatedByBackground) = second
         generated.formUnion(generatedByBackground)
         let other = try context.make(.polygon(polygon))
         let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, [first, other])
@@ -92,11 +91,4 @@ extension GeodeticBufferBuilder {
         let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, pieces)
         return try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
     }
-}
-
-/// A value handed to another thread that the compiler cannot prove safe to share: the sending side no longer
-/// uses it, or it is never mutated.
-struct SendableBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
