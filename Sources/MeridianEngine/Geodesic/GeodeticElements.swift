@@ -47,21 +47,29 @@ extension Geodesic {
     func foot(of p: Coordinate, on line: Line, guess: Double? = nil) -> SegmentFoot {
         let length = line.length
         let radius = meanRadius
+        // The point at t along the line and the inverse problem from it to p, kept for the last t: the iteration
+        // often ends where it was (at an end it is clamped to), and the start is where it begins without a guess.
+        var last: (t: Double, azimuth: Double, inverse: Inverse)?
+        func at(_ t: Double) -> (azimuth: Double, inverse: Inverse) {
+            if let last, last.t == t { return (last.azimuth, last.inverse) }
+            let s = line.position(t)
+            let inv = inverse(s.coordinate, p)
+            last = (t, s.azimuth, inv)
+            return (s.azimuth, inv)
+        }
         var t: Double
         if let guess {
             t = min(max(guess, 0), length)
         } else {
-            let start = line.position(0)
-            let inv = inverse(start.coordinate, p)
-            let beta = (inv.azimuth1 - start.azimuth) * .pi / 180
+            let (azimuth, inv) = at(0)
+            let beta = (inv.azimuth1 - azimuth) * .pi / 180
             let sigma = inv.distance / radius
             t = min(max(radius * atan2(sin(sigma) * cos(beta), cos(sigma)), 0), length)
         }
         var lastStep = Double.infinity
         for _ in 0..<60 {
-            let s = line.position(t)
-            let inv = inverse(s.coordinate, p)
-            let beta = (inv.azimuth1 - s.azimuth) * .pi / 180
+            let (azimuth, inv) = at(t)
+            let beta = (inv.azimuth1 - azimuth) * .pi / 180
             let sigma = inv.distance / radius
             var dt = radius * atan2(sin(sigma) * cos(beta), cos(sigma))
             // Guard against oscillation: never step further than half the previous step once converging.
@@ -72,8 +80,7 @@ extension Geodesic {
             if moved < 1e-7 { break }
             lastStep = max(moved, 1e-6)
         }
-        let s = line.position(t)
-        let inv = inverse(s.coordinate, p)
+        let inv = at(t).inverse
         let margin = max(length, 1) * 1e-9
         return SegmentFoot(along: t, distance: inv.distance, azimuth: inv.azimuth2,
                            isInterior: t > margin && t < length - margin)
@@ -303,6 +310,28 @@ struct ConformalSphere {
     /// The lower bound of m over all latitudes (the poles'), meters per radian, less 10⁻⁸ relative.
     var minimumMetersPerRadian: Double { polar * (1 - 1e-8) }
 
+    /// An upper bound of m at the geodetic latitude `phi` (radians), signed as `phi` (+ at the equator), in meters
+    /// per radian: m(φ) plus 10⁻⁸ relative for rounding, or a (m's largest value, at the equator) within 10⁻⁶ rad
+    /// of a pole; `nil` for the prolate fallback, whose m is not known (only bounded below).
+    /// The largest m along a great-circle arc of the unit sphere is m at the end nearer the equator when both
+    /// ends lie in the same hemisphere (along a great circle sin χ = sin i · sin θ, concave in θ over each
+    /// hemisphere's half, and m decreases with |φ|), else a: so a path from p to q of at most
+    /// max(m(p), m(q)) × their angle exists on the ellipsoid (the image of that arc), and the geodesic distance is at
+    /// most that (`upperMetersPerRadian(_:_:)`).
+    func signedUpperMetersPerRadian(atLatitude phi: Double) -> Double? {
+        guard !prolate else { return nil }
+        let sign: Double = phi < 0 ? -1 : 1
+        guard e > 0, abs(phi) < .pi / 2 - 1e-6 else { return sign * a * (1 + 1e-8) }
+        let m = a * cos(phi) / (1 - e * e * sin(phi) * sin(phi)).squareRoot() / cos(conformalLatitude(phi))
+        return sign * min(m, a) * (1 + 1e-8)
+    }
+
+    /// The upper bound of m along the great-circle arc between two images whose ends have the signed bounds `p`
+    /// and `q` (`signedUpperMetersPerRadian(atLatitude:)`): the larger when they share a hemisphere, else a's.
+    func upperMetersPerRadian(_ p: Double, _ q: Double) -> Double {
+        (p < 0) == (q < 0) ? max(abs(p), abs(q)) : a * (1 + 1e-8)
+    }
+
     /// The largest change of latitude in radians along a path of `meters` (the meridian's smallest radius of
     /// curvature is a(1 − e²); for the prolate fallback, the smallest radius bound), with 10⁻⁸ to spare.
     func latitudeSpan(_ meters: Double) -> Double {
@@ -358,115 +387,193 @@ struct SphereArc {
 /// best found, so a point near a long line computes a few distances, not one per element within reach.
 struct ElementCoverage {
     private struct Entry {
+        /// The element's group and its index in the group's elements (an entry does not copy the element: a
+        /// segment's geodesic line is 53 doubles).
         var group: Int
-        var element: GeodeticElement
-        /// The vertex, or the segment's midpoint, on the conformal unit sphere.
-        var center: UnitVector
-        /// Half the segment's length (0 for a vertex), meters: every point of a segment is that close to its middle.
-        var halfLength: Double
-        /// The squared chord (on the unit sphere) beyond which a point's bound exceeds `reach` whatever its latitude.
-        var chordLimit2: Double
+        var element: Int
         /// A segment's image on the conformal sphere: the great-circle arc between its ends' images and how far
         /// (radians) the image of the geodesic can stray from that arc.
         var arc: SphereArc?
     }
     private let groups: [ElementGroup]
     private let entries: [Entry]
-    /// Per entry, what the first filter of a query reads — centre (x, y, z), `chordLimit2`, `halfLength` and the
-    /// required distance — packed six doubles apart: an `Entry` holds its segment's geodesic line, so reading these
-    /// from `entries` touched a cache line per candidate.
+    /// Per entry, what the first filter of a query reads, packed `stride` doubles apart: the centre (the vertex, or
+    /// the segment's midpoint, on the conformal unit sphere: x, y, z); the squared chord beyond which a point's
+    /// bound exceeds `reach` whatever its latitude; half the segment's length (0 for a vertex; every point of a
+    /// segment is that close to its middle); the required distance; and the centre's signed upper bound of m
+    /// (`ConformalSphere.signedUpperMetersPerRadian(atLatitude:)`, 0 without one).
     private let packed: [Double]
-    /// Each entry's `arc`, apart for the same reason.
-    private let arcs: [SphereArc?]
+    private static let stride = 7
     private let index: SphereBallIndex
     private let sphere: ConformalSphere
     /// The largest required distance plus `reach` plus half length over the elements, meters: any element found
     /// lies within it of the query point, so the geodesic between them stays within `sphere.latitudeSpan` of it.
     private let farthest: Double
     private let geodesic: Geodesic
+    /// Whether the smallest `distance − required` at a point is at most the distance to any point of any element
+    /// (a vertex, or a point of a segment, ends included) less its required distance, so that the distance to an
+    /// element's centre bounds it from above: true when no group is inward, the ellipsoid's m is known
+    /// (`ConformalSphere.signedUpperMetersPerRadian`), and both ends of every segment are vertex elements of its
+    /// group with the same required distance (a point whose nearest point on a segment is an end is then as far
+    /// from that end's vertex element). Checked at `init` when asked for (`upperBounds`).
+    private let hasUpperBounds: Bool
     /// How far beyond its required distance, in meters, an element is found from a point (≥ 1).
     let reach: Double
 
     /// The number of elements.
     var count: Int { entries.count }
 
+    /// The element at an entry's index.
+    private func element(_ i: Int) -> GeodeticElement { groups[entries[i].group].elements[entries[i].element] }
+
     /// Indexes the elements of `groups`. `reach` (meters, ≥ 1; default 1) is how far outside an element's true
     /// buffer a point may be and still find it: `refineCrossing` looks that far for the two elements crossing at a
     /// chord polygon's vertex, so pass at least the largest buffer tolerance (such a vertex lies within it of both).
-    init(groups: [ElementGroup], geodesic: Geodesic, reach: Double = 1) {
+    /// `upperBounds`: check whether the groups allow `isWithin` to decide from upper bounds of distances as well
+    /// (see `hasUpperBounds`; one hash look-up per vertex and two per segment).
+    init(groups: [ElementGroup], geodesic: Geodesic, reach: Double = 1, upperBounds: Bool = false) {
         self.groups = groups
         self.geodesic = geodesic
         self.reach = max(reach, 1)
         sphere = ConformalSphere(geodesic.ellipsoid)
         var entries: [Entry] = []
+        var packed: [Double] = []
+        var centers: [UnitVector] = []
         var radii: [Double] = []
         var farthest = 0.0
+        var upper = upperBounds && sphere.signedUpperMetersPerRadian(atLatitude: 0) != nil
         for (i, group) in groups.enumerated() {
-            for element in group.elements {
-                let center: Coordinate, half: Double
+            upper = upper && !group.isInward
+            // With upper bounds, the vertices' required distances (for the check) and images (for the segments'
+            // arcs, whose ends they are) by coordinate.
+            var vertices: [XY: (required: Double, image: UnitVector)] = [:]
+            if upper {
+                for element in group.elements {
+                    if case .vertex(let v) = element.kind {
+                        vertices[XY(v)] = (element.required, sphere.unitVector(v))
+                    }
+                }
+            }
+            for (k, element) in group.elements.enumerated() {
+                let center: Coordinate, half: Double, u: UnitVector
                 var arc: SphereArc?
                 switch element.kind {
                 case .vertex(let v):
                     center = v
                     half = 0
+                    u = vertices[XY(v)]?.image ?? sphere.unitVector(v)
                 case .segment(let a, let b, let line):
                     half = line.length / 2
                     center = line.position(half).coordinate
+                    u = sphere.unitVector(center)
                     let band = abs(center.y) * .pi / 180 + sphere.latitudeSpan(half)
-                    arc = SphereArc(sphere.unitVector(a), sphere.unitVector(b),
+                    let ends = (vertices[XY(a)], vertices[XY(b)])
+                    arc = SphereArc(ends.0?.image ?? sphere.unitVector(a), ends.1?.image ?? sphere.unitVector(b),
                                     length: line.length / sphere.metersPerRadian(maximumLatitude: band))
+                    upper = upper && ends.0?.required == element.required && ends.1?.required == element.required
                 }
                 let far = element.required + self.reach + half
                 let angle = far / sphere.minimumMetersPerRadian
                 let chord = angle >= .pi ? 2.0 : 2 * sin(angle / 2)
-                entries.append(Entry(group: i, element: element, center: sphere.unitVector(center), halfLength: half,
-                                     chordLimit2: chord * chord * (1 + 1e-9) + 1e-15, arc: arc))
+                entries.append(Entry(group: i, element: k, arc: arc))
+                packed += [u.x, u.y, u.z, chord * chord * (1 + 1e-9) + 1e-15, half, element.required,
+                           sphere.signedUpperMetersPerRadian(atLatitude: center.y * .pi / 180) ?? 0]
+                centers.append(u)
                 radii.append(angle)
                 farthest = max(farthest, far)
             }
         }
         self.entries = entries
-        packed = entries.flatMap { [$0.center.x, $0.center.y, $0.center.z, $0.chordLimit2, $0.halfLength,
-                                    $0.element.required] }
-        arcs = entries.map(\.arc)
+        self.packed = packed
         self.farthest = farthest
-        index = SphereBallIndex(centers: entries.map(\.center), radii: radii)
+        hasUpperBounds = upper
+        index = SphereBallIndex(centers: centers, radii: radii)
+    }
+
+    /// A query point as the bounds need it: its image on the conformal sphere, the lower bound of m over the
+    /// latitudes within `farthest` of it (`scale`), and its signed upper bound of m (`upper`, 0 without one).
+    private struct Probe {
+        var u: UnitVector
+        var scale: Double
+        var upper: Double
+    }
+
+    private func probe(_ p: Coordinate) -> Probe {
+        let phi = p.y * .pi / 180
+        return Probe(u: sphere.unitVector(p),
+                     scale: sphere.metersPerRadian(maximumLatitude: abs(phi) + sphere.latitudeSpan(farthest)),
+                     upper: hasUpperBounds ? sphere.signedUpperMetersPerRadian(atLatitude: phi) ?? 0 : 0)
+    }
+
+    /// The bounds of entry `i`'s `distance − required` at the probe, when its lower bound is at most `slack`
+    /// (else `nil`). The lower bound, for an element whose distance matters (at most its required distance plus
+    /// `reach`, so the geodesic to it stays within `farthest` of the point): `scale` times the conformal-sphere
+    /// angle to its vertex, or for a segment the larger of the angle to its midpoint less half its length (the
+    /// triangle inequality along the segment) and the angle to its arc less the arc's stray (`SphereArc`), less
+    /// 1 µm for rounding. The upper bound (+∞ without upper bounds): the upper bound of m along the arc to the
+    /// centre (`ConformalSphere.upperMetersPerRadian`) times the angle to it, plus 1 µm: the distance from the point
+    /// to the vertex or the segment's midpoint, which bounds the smallest `distance − required` from above
+    /// (`hasUpperBounds`).
+    @inline(__always)
+    private func bounds(_ i: Int, _ q: Probe, slack: Double, _ packed: UnsafeBufferPointer<Double>)
+        -> (lower: Double, upper: Double)?
+    {
+        let k = Self.stride * i
+        let dx = q.u.x - packed[k], dy = q.u.y - packed[k + 1], dz = q.u.z - packed[k + 2]
+        let chord2 = dx * dx + dy * dy + dz * dz
+        guard chord2 <= packed[k + 3] else { return nil }
+        let half = packed[k + 4], required = packed[k + 5]
+        // The chord is at most the angle: a cheaper bound first, then the angle, then a segment's arc.
+        guard q.scale * chord2.squareRoot() - half - required - 1e-6 <= slack else { return nil }
+        let toCenter = 2 * asin(min(1, chord2.squareRoot() / 2))
+        var angle = toCenter - half / q.scale
+        guard q.scale * angle - required - 1e-6 <= slack else { return nil }
+        if let arc = entries[i].arc { angle = max(angle, arc.angle(to: q.u) - arc.stray) }
+        let lower = q.scale * angle - required - 1e-6
+        guard lower <= slack else { return nil }
+        guard q.upper != 0 else { return (lower, .infinity) }
+        return (lower, sphere.upperMetersPerRadian(q.upper, packed[k + 6]) * toCenter - required + 1e-6)
+    }
+
+    /// The entries that may apply at the probe with a lower bound at most `slack`, with their lower bounds, in
+    /// increasing order of those, and the smallest upper bound among them (+∞ without upper bounds): from the
+    /// index, or from `among` (a `Neighbourhood` holding the probe).
+    private func candidates(_ q: Probe, slack: Double, among: Neighbourhood?)
+        -> (near: [(index: Int, bound: Double)], upper: Double)
+    {
+        var near: [(index: Int, bound: Double)] = []
+        var upper = Double.infinity
+        packed.withUnsafeBufferPointer { packed in
+            func visit(_ i: Int) {
+                guard let b = bounds(i, q, slack: slack, packed) else { return }
+                near.append((i, b.lower))
+                upper = min(upper, b.upper)
+            }
+            if let among {
+                for i in among.entries { visit(Int(i)) }
+            } else {
+                index.forEachCandidate(q.u, visit)
+            }
+        }
+        near.sort { $0.bound < $1.bound }
+        return (near, upper)
     }
 
     /// Visits the elements that apply at the lon/lat point `p` (output coordinate `output`; for inward groups only
     /// inside the input polygon, as in `Geodesic.residual`) and may come within their required distance plus
-    /// `slack` (≤ `reach`) of it, in increasing order of a lower bound of their `distance − required`, calling
-    /// `visit(index, excess)` with each one's exact value, until the next bound exceeds `limit()` (the caller's
-    /// current cut-off: an element whose bound exceeds it cannot change the caller's answer). The bound, for an
-    /// element whose distance matters (at most its required distance plus `reach`, so the geodesic to it stays
-    /// within `farthest` of `p`): `sphere.metersPerRadian` over the latitudes within `farthest` of `p` times the
-    /// conformal-sphere angle to its vertex, or for a segment the larger of the angle to its midpoint less half its
-    /// length (the triangle inequality along the segment) and the angle to its arc less the arc's stray
-    /// (`SphereArc`), less 1 µm for rounding.
+    /// `slack` (≤ `reach`) of it, in increasing order of a lower bound of their `distance − required` (`bounds`),
+    /// calling `visit(index, excess)` with each one's exact value, until the next bound exceeds `limit()` (the
+    /// caller's current cut-off: an element whose bound exceeds it cannot change the caller's answer).
     private func scan(_ p: Coordinate, output: Coordinate, slack: Double, limit: () -> Double,
                       _ visit: (_ index: Int, _ excess: Double) -> Void)
     {
-        let u = sphere.unitVector(p)
-        let scale = sphere.metersPerRadian(maximumLatitude: abs(p.y) * .pi / 180 + sphere.latitudeSpan(farthest))
-        var near: [(index: Int, bound: Double)] = []
-        packed.withUnsafeBufferPointer { packed in
-            index.forEachCandidate(u) { i in
-                let k = 6 * i
-                let dx = u.x - packed[k], dy = u.y - packed[k + 1], dz = u.z - packed[k + 2]
-                let chord2 = dx * dx + dy * dy + dz * dz
-                guard chord2 <= packed[k + 3] else { return }
-                let center = UnitVector(x: packed[k], y: packed[k + 1], z: packed[k + 2])
-                let half = packed[k + 4], required = packed[k + 5]
-                // The chord is at most the angle: a cheaper bound first, then the angle, then a segment's arc.
-                guard scale * chord2.squareRoot() - half - required - 1e-6 <= slack else { return }
-                var angle = u.angle(to: center) - half / scale
-                guard scale * angle - required - 1e-6 <= slack else { return }
-                if let arc = arcs[i] { angle = max(angle, arc.angle(to: u) - arc.stray) }
-                let bound = scale * angle - required - 1e-6
-                if bound <= slack { near.append((i, bound)) }
-            }
-        }
-        near.sort { $0.bound < $1.bound }
+        exact(candidates(probe(p), slack: slack, among: nil).near, p, output: output, limit: limit, visit)
+    }
+
+    /// `scan`'s exact part over candidates already ordered by their lower bounds.
+    private func exact(_ near: [(index: Int, bound: Double)], _ p: Coordinate, output: Coordinate,
+                       limit: () -> Double, _ visit: (_ index: Int, _ excess: Double) -> Void)
+    {
         var inside: [Int: Bool] = [:]
         for (i, bound) in near {
             if bound > limit() { return }
@@ -476,8 +583,9 @@ struct ElementCoverage {
                 if inside[entry.group] == nil { inside[entry.group] = contains(output) }
                 if inside[entry.group] == false { continue }
             }
-            guard let d = geodesic.distance(from: p, to: entry.element) else { continue }
-            visit(i, d.distance - entry.element.required)
+            let element = group.elements[entry.element]
+            guard let d = geodesic.distance(from: p, to: element) else { continue }
+            visit(i, d.distance - element.required)
         }
     }
 
@@ -497,17 +605,67 @@ struct ElementCoverage {
         smallest(p, output: output, slack: reach)
     }
 
+    /// The elements that can matter to `isWithin` with a band up to `slack` (≤ `reach`) at any of a few nearby
+    /// points, gathered once for all of them (`neighbourhood(of:slack:)`).
+    struct Neighbourhood {
+        fileprivate var entries: [Int32]
+    }
+
+    /// The entries whose lower bound (`bounds`) can be at most `slack` at some point of `points` (lon/lat): the
+    /// index's candidates of the points' cells, kept when m's lower bound over all the points' latitudes times
+    /// (the angle from the middle point's image to the entry's centre less ρ) less its half length and required
+    /// distance is at most `slack`, ρ being the largest angle from the middle point's image to another point's.
+    /// At a point at angle ≤ ρ from the middle one, the angle to the centre is at least that angle less ρ (the
+    /// triangle inequality), so an entry left out has every lower bound above `slack` there.
+    func neighbourhood(of points: [Coordinate], slack: Double) -> Neighbourhood {
+        let images = points.map { sphere.unitVector($0) }
+        let middle = images[images.count / 2]
+        let rho = images.map { middle.angle(to: $0) }.max()! * (1 + 1e-9) + 1e-15
+        let highest = points.map { abs($0.y) }.max()! * .pi / 180
+        let scale = sphere.metersPerRadian(maximumLatitude: highest + sphere.latitudeSpan(farthest))
+        var kept: [Int32] = []
+        packed.withUnsafeBufferPointer { packed in
+            index.forEachCandidate(images) { i in
+                let k = Self.stride * i
+                let dx = middle.x - packed[k], dy = middle.y - packed[k + 1], dz = middle.z - packed[k + 2]
+                let chord = (dx * dx + dy * dy + dz * dz).squareRoot()
+                let half = packed[k + 4], required = packed[k + 5]
+                // The chord is at most the angle: the chord first.
+                guard scale * max(0, chord - rho) - half - required - 1e-6 <= slack,
+                      scale * max(0, 2 * asin(min(1, chord / 2)) - rho) - half - required - 1e-6 <= slack
+                else { return }
+                kept.append(Int32(i))
+            }
+        }
+        return Neighbourhood(entries: kept)
+    }
+
+    /// The entries with a lower bound (`bounds`) at most `slack` at the lon/lat point `p` and those bounds,
+    /// nearest-first, from the index or from `among` (a `Neighbourhood` gathered with at least `slack` around
+    /// points including `p`, which must give the same).
+    func lowerBounds(_ p: Coordinate, slack: Double, among: Neighbourhood? = nil) -> [(index: Int, bound: Double)] {
+        candidates(probe(p), slack: slack, among: among).near
+    }
+
     /// Whether the smallest `distance − required` at the lon/lat point `p` (output coordinate `output`) lies within
-    /// ±`band` m (`band` ≤ `reach`), with as few exact distances as that takes: the exact value for the element
-    /// at index `hint` (the one expected nearest) first; then, once some element is known within `band`, only the
-    /// elements whose lower bound is below −`band` (nearest-first, as `scan` orders them) are computed exactly.
-    func isWithin(_ p: Coordinate, output: Coordinate, band: Double, hint: Int?) -> Bool {
-        var found = false, failed = false
-        if let hint, let e = excess(p, element: hint) {
+    /// ±`band` m (`band` ≤ `reach`), with as few exact distances as that takes. With upper bounds
+    /// (`hasUpperBounds`, asked for at `init`), the smallest upper bound over the candidates (`bounds`) at most
+    /// `band` shows some element within it without an exact distance. Otherwise the exact value for the element
+    /// at index `hint` (the one expected nearest; `guess`: the position of its foot along a segment in meters, if
+    /// known) comes first, then the others nearest-first until one is within `band`. Once some element is known
+    /// within `band`, only the elements whose lower bound is below −`band` are computed exactly (nearest-first).
+    /// `among`: a `Neighbourhood` of points including `p` gathered with a slack of at least `band`, instead of the
+    /// index's candidates.
+    func isWithin(_ p: Coordinate, output: Coordinate, band: Double, hint: Int?, guess: Double? = nil,
+                  among: Neighbourhood? = nil) -> Bool
+    {
+        let (near, upper) = candidates(probe(p), slack: band, among: among)
+        var found = upper <= band, failed = false
+        if !found, let hint, let e = excess(p, element: hint, guess: guess) {
             if e < -band { return false }
             found = e <= band
         }
-        scan(p, output: output, slack: band, limit: { failed ? -.infinity : found ? -band : .infinity }) { _, e in
+        exact(near, p, output: output, limit: { failed ? -.infinity : found ? -band : .infinity }) { _, e in
             if e < -band { failed = true } else if e <= band { found = true }
         }
         return found && !failed
@@ -536,7 +694,7 @@ struct ElementCoverage {
         guard two.count >= 2, two[1].excess <= reach else {
             return geodesic.refineCrossing(p0, groups: groups, output: output)
         }
-        let first = entries[two[0].index].element, second = entries[two[1].index].element
+        let first = element(two[0].index), second = element(two[1].index)
         return geodesic.crossing(of: first, second, from: p0).map { ($0, first, second) }
     }
 
@@ -550,7 +708,7 @@ struct ElementCoverage {
         for _ in 0..<50 {
             guard let best = smallest(q, output: output, slack: reach) else { return nil }
             if abs(best.excess) < 1e-6 { return q }
-            guard let d = geodesic.distance(from: q, to: entries[best.index].element) else { return nil }
+            guard let d = geodesic.distance(from: q, to: element(best.index)) else { return nil }
             q = geodesic.move(q, azimuth: best.excess > 0 ? d.azimuth + 180 : d.azimuth, distance: abs(best.excess))
         }
         return nil
@@ -566,9 +724,9 @@ struct ElementCoverage {
 
     /// `distance − required` from the lon/lat point `p` to the element at `index` (`nil` for a segment whose
     /// nearest point is an end).
-    func excess(_ p: Coordinate, element index: Int) -> Double? {
-        let element = entries[index].element
-        return geodesic.distance(from: p, to: element).map { $0.distance - element.required }
+    func excess(_ p: Coordinate, element index: Int, guess: Double? = nil) -> Double? {
+        let element = element(index)
+        return geodesic.distance(from: p, to: element, guess: guess).map { $0.distance - element.required }
     }
 
     /// The index of the element, other than `excluded`, on whose boundary the lon/lat point `p` lies most nearly.
@@ -583,6 +741,6 @@ struct ElementCoverage {
 
     /// The crossing near the lon/lat point `p0` of the boundaries of the elements at two indices.
     func crossing(of first: Int, _ second: Int, from p0: Coordinate) -> Coordinate? {
-        geodesic.crossing(of: entries[first].element, entries[second].element, from: p0)
+        geodesic.crossing(of: element(first), element(second), from: p0)
     }
 }

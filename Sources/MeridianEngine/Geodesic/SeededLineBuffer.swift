@@ -17,8 +17,10 @@ import MeridianCore
 ///    line is nearer by more than 10 µm (`ElementCoverage`, exact distances nearest-first); otherwise it is moved
 ///    onto the true crossing with the covering element, or projected onto the true boundary, and checked again.
 /// 3. Every edge is checked at five interior points: the smallest `distance − required` there must be within
-///    0.8 × the tolerance (as `GeodeticBufferBuilder` accepts its chords; `ElementCoverage.isWithin`); an edge that
-///    fails gets a new vertex, its midpoint placed as in step 2, and both halves are checked (at most 12 levels).
+///    0.8 × the tolerance (as `GeodeticBufferBuilder` accepts its chords; `ElementCoverage.isWithin`, which
+///    decides most of them from conformal-sphere bounds of the distances, below and above, without a geodesic
+///    problem; the candidates gathered once per edge, `ElementCoverage.neighbourhood`); an edge that fails gets
+///    a new vertex, its midpoint placed as in step 2, and both halves are checked (at most 12 levels).
 /// 4. The polygon must be valid for GEOS, and GEOS's planar buffer at the distance plus 2E plus the tolerance must
 ///    have no hole, E being the largest distance a vertex moved in step 2 plus the 1 % simplification (an estimate
 ///    of the frame's error, not a bound): a hole of the true buffer deeper than about 3E plus the tolerance has
@@ -71,7 +73,15 @@ enum SeededLineBuffer {
         for c in line.parts[0] {
             guard c.x.isFinite, c.y.isFinite, abs(c.y) <= 90 else { return .failure(.notApplicable) }
             let k = Coordinate(x: normalizedLongitude(c.x), y: c.y)
-            if let last = vertices.last, geod.distance(last, k) <= 1e-9 { continue }
+            // Repeated vertices (within 1e-9 m) are dropped. Coordinates 1e-7° apart or more are farther apart than
+            // that wherever the line is taken on (below 80° of latitude, clear of ±180°: a path between two such
+            // points either stays below 85°, ≥ a(1 − e²) · 1e-7° in latitude or N cos 85° · 1e-7° in longitude,
+            // ≈ 1 mm, or climbs 5° of latitude), so only closer ones need the geodesic distance.
+            if let last = vertices.last, abs(last.y - k.y) < 1e-7, abs(last.x - k.x) < 1e-7,
+               geod.distance(last, k) <= 1e-9
+            {
+                continue
+            }
             vertices.append(k)
         }
         guard vertices.count >= 2 else { return .failure(.notApplicable) }
@@ -110,7 +120,7 @@ enum SeededLineBuffer {
                                             required: d))
         }
         let group = ElementGroup(elements: elements, isInward: false, contains: nil, tolerance: tolerance)
-        let coverage = ElementCoverage(groups: [group], geodesic: geod, reach: 2 * tolerance + 1)
+        let coverage = ElementCoverage(groups: [group], geodesic: geod, reach: 2 * tolerance + 1, upperBounds: true)
 
         // GEOS's planar buffer of the line simplified by 1 % of the distance (as GEOS's buffer simplifies its input
         // itself; noisy lines otherwise cost it hundreds of milliseconds), simplified in turn.
@@ -141,15 +151,17 @@ enum SeededLineBuffer {
         func place(_ x: Double, _ y: Double, _ ll: Coordinate) -> BoundaryVertex? {
             guard let (element, fraction, left) = grid.nearest(x, y, radius: 2 * d) else { return nil }
             let q: Coordinate
+            var along: Double?
             if element < n {
                 let az = geod.inverse(vertices[element], ll).azimuth1
                 q = geod.move(vertices[element], azimuth: az, distance: d)
             } else {
                 let l = lines[element - n]
-                let base = l.position(fraction * l.length)
+                along = fraction * l.length
+                let base = l.position(along!)
                 q = geod.move(base.coordinate, azimuth: base.azimuth + (left ? -90 : 90), distance: d)
             }
-            return onBoundary(q, element: element, coverage: coverage)
+            return onBoundary(q, element: element, along: along, coverage: coverage)
         }
         var ring: [BoundaryVertex] = []
         ring.reserveCapacity(shell.count)
@@ -190,11 +202,13 @@ enum SeededLineBuffer {
     /// A vertex on the true boundary and the element whose boundary it lies on (for a crossing, one of the two).
     typealias BoundaryVertex = (point: Coordinate, element: Int)
 
-    /// `q`, which lies on the boundary of `element`, when no element is nearer by more than 10 µm; else the true
-    /// crossing of the two boundaries near it, or its projection onto the true boundary, when that one passes the
-    /// same check; `nil` otherwise.
-    static func onBoundary(_ q: Coordinate, element: Int, coverage: ElementCoverage) -> BoundaryVertex? {
-        if coverage.isWithin(q, output: q, band: 1e-5, hint: element) { return (q, element) }
+    /// `q`, which lies on the boundary of `element` (at `along` m along it for a segment, if known), when no
+    /// element is nearer by more than 10 µm; else the true crossing of the two boundaries near it, or its
+    /// projection onto the true boundary, when that one passes the same check; `nil` otherwise.
+    static func onBoundary(_ q: Coordinate, element: Int, along: Double? = nil, coverage: ElementCoverage)
+        -> BoundaryVertex?
+    {
+        if coverage.isWithin(q, output: q, band: 1e-5, hint: element, guess: along) { return (q, element) }
         guard let r = coverage.nearest(q, output: q) else { return nil }
         if r.excess < 0, r.index != element, let x = coverage.crossing(of: element, r.index, from: q),
            coverage.isWithin(x, output: x, band: 1e-5, hint: element)
@@ -216,11 +230,18 @@ enum SeededLineBuffer {
                               into out: inout [Coordinate]) -> Bool
     {
         var fits = true
-        // The middle first: where an edge fails, it usually fails there.
-        for k in [3, 1, 2, 4, 5] {
+        // The middle first: where an edge fails, it usually fails there. The candidates are gathered once for the
+        // five points.
+        let points = (1...5).map { k in
             let t = Double(k) / 6
-            let p = Coordinate(x: a.point.x + t * (b.point.x - a.point.x), y: a.point.y + t * (b.point.y - a.point.y))
-            guard coverage.isWithin(p, output: p, band: accept, hint: k <= 3 ? a.element : b.element) else {
+            return Coordinate(x: a.point.x + t * (b.point.x - a.point.x), y: a.point.y + t * (b.point.y - a.point.y))
+        }
+        let neighbourhood = coverage.neighbourhood(of: points, slack: accept)
+        for k in [3, 1, 2, 4, 5] {
+            let p = points[k - 1]
+            guard coverage.isWithin(p, output: p, band: accept, hint: k <= 3 ? a.element : b.element,
+                                    among: neighbourhood)
+            else {
                 fits = false
                 break
             }

@@ -48,16 +48,20 @@ struct SphereBallIndex {
         for (i, c) in centers.enumerated() {
             // Rounding of the unit vectors and of the radius (≈ 1e-16) is covered by a relative and absolute pad.
             let r = radii[i] * (1 + 1e-9) + 1e-12
-            let lo = [c.x - r, c.y - r, c.z - r].map { Int64(($0 / side).rounded(.down)) }
-            let hi = [c.x + r, c.y + r, c.z + r].map { Int64(($0 / side).rounded(.down)) }
-            let cells = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1)
-            guard r.isFinite, cells <= Self.maximumCellsPerBall else {
+            guard r.isFinite, r < 4 else {
                 everywhere.append(Int32(i))
                 continue
             }
-            for a in lo[0]...hi[0] {
-                for b in lo[1]...hi[1] {
-                    for k in lo[2]...hi[2] { buckets[Self.key(a, b, k), default: []].append(Int32(i)) }
+            func cell(_ v: Double) -> Int64 { Int64((v / side).rounded(.down)) }
+            let lo = (cell(c.x - r), cell(c.y - r), cell(c.z - r)), hi = (cell(c.x + r), cell(c.y + r), cell(c.z + r))
+            let cells = (hi.0 - lo.0 + 1) * (hi.1 - lo.1 + 1) * (hi.2 - lo.2 + 1)
+            guard cells <= Self.maximumCellsPerBall else {
+                everywhere.append(Int32(i))
+                continue
+            }
+            for a in lo.0...hi.0 {
+                for b in lo.1...hi.1 {
+                    for k in lo.2...hi.2 { buckets[Self.key(a, b, k), default: []].append(Int32(i)) }
                 }
             }
         }
@@ -71,9 +75,32 @@ struct SphereBallIndex {
     /// Calls `body` with the index of every ball whose bounding cube contains `p` (a superset of the balls
     /// containing it), each once.
     func forEachCandidate(_ p: UnitVector, _ body: (Int) -> Void) {
-        let k = Self.key(Int64((p.x / side).rounded(.down)), Int64((p.y / side).rounded(.down)),
-                         Int64((p.z / side).rounded(.down)))
-        if let bucket = buckets[k] { for i in bucket { body(Int(i)) } }
+        if let bucket = buckets[cell(p)] { for i in bucket { body(Int(i)) } }
         for i in everywhere { body(Int(i)) }
+    }
+
+    /// Calls `body` with the index of every ball whose bounding cube contains one of `points`, each once.
+    func forEachCandidate(_ points: [UnitVector], _ body: (Int) -> Void) {
+        var cells: [Int64] = []
+        for p in points where !cells.contains(cell(p)) { cells.append(cell(p)) }
+        if cells.count == 1 {
+            forEachCandidate(points[0], body)
+            return
+        }
+        // A ball in several of the cells is listed by each: merged, sorted and visited once.
+        var merged = cells.flatMap { buckets[$0] ?? [] }
+        merged.sort()
+        var last: Int32 = -1
+        for i in merged where i != last {
+            body(Int(i))
+            last = i
+        }
+        for i in everywhere { body(Int(i)) }
+    }
+
+    /// The key of the cell holding `p`.
+    private func cell(_ p: UnitVector) -> Int64 {
+        Self.key(Int64((p.x / side).rounded(.down)), Int64((p.y / side).rounded(.down)),
+                 Int64((p.z / side).rounded(.down)))
     }
 }

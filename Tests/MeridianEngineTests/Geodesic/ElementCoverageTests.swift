@@ -40,6 +40,58 @@ import Testing
         #expect(worstTightness < 2e-4)
     }
 
+    /// The upper bound of m along a great-circle arc of the conformal sphere (`ConformalSphere.upperMetersPerRadian`
+    /// of its ends' `signedUpperMetersPerRadian`) times the angle is at least the geodesic distance (the image of
+    /// the arc is a path that long on the ellipsoid), for distances from 1 m to 3,000 km at every latitude, across
+    /// the equator and near the poles; and tight where `ElementCoverage.isWithin` needs it: within 2·10⁻⁴ of s at
+    /// 100 km below 60° of latitude.
+    @Test func conformalUpperBoundIsAboveTheGeodesicDistance() throws {
+        var rng = SplitMix64(seed: 1_600_004)
+        var worstTightness = 0.0, acrossEquator = 0
+        for i in 0..<4000 {
+            var p = Self.randomPoint(&rng)
+            if i % 5 == 0 { p = Coordinate(x: p.x, y: Double.random(in: -0.5...0.5, using: &rng)) }
+            let s = i % 2 == 0 ? 100_000 : pow(10, Double.random(in: 0...6.5, using: &rng))
+            let q = Self.g.move(p, azimuth: Double.random(in: 0..<360, using: &rng), distance: s)
+            let distance = Self.g.distance(p, q)
+            let mp = try #require(Self.sphere.signedUpperMetersPerRadian(atLatitude: p.y * .pi / 180))
+            let mq = try #require(Self.sphere.signedUpperMetersPerRadian(atLatitude: q.y * .pi / 180))
+            if (p.y < 0) != (q.y < 0) { acrossEquator += 1 }
+            let bound = Self.sphere.upperMetersPerRadian(mp, mq)
+                * Self.sphere.unitVector(p).angle(to: Self.sphere.unitVector(q))
+            #expect(bound >= distance * (1 - 1e-12) - 1e-9, "p \(p) q \(q): bound \(bound) < \(distance)")
+            if s == 100_000 && abs(p.y) < 60 && abs(q.y) < 60 { worstTightness = max(worstTightness, bound / distance - 1) }
+        }
+        print("conformal upper bound at 100 km below 60°: at most \(worstTightness) above the distance")
+        #expect(worstTightness < 2e-4)
+        #expect(acrossEquator > 100)
+        #expect(ConformalSphere(Ellipsoid(semiMajorAxis: 6_378_137, flattening: -0.01))
+            .signedUpperMetersPerRadian(atLatitude: 0.5) == nil)
+    }
+
+    /// `Geodesic.foot` (the exact distance the coverage's queries compute for a segment) against an independent
+    /// golden-section search of `geod_inverse` distances along the segment: within 1 µm, with and without a guess,
+    /// for segments from 10 m to 500 km and points 1 km to 1,000 km away, beyond the ends as well (its along
+    /// position then 0 or the length). A point's distance off by δ along the segment is about δ²/(2s) too large.
+    @Test func footMatchesAnIndependentSearch() {
+        var rng = SplitMix64(seed: 1_600_006)
+        for i in 0..<400 {
+            var a = Self.randomPoint(&rng)
+            a = Coordinate(x: a.x, y: max(-80, min(80, a.y)))
+            let length = pow(10, Double.random(in: 1...5.7, using: &rng))
+            let b = Self.g.move(a, azimuth: Double.random(in: 0..<360, using: &rng), distance: length)
+            let line = Self.g.line(from: a, to: b)
+            let base = line.position(Double.random(in: -0.3...1.3, using: &rng) * line.length)
+            let p = Self.g.move(base.coordinate, azimuth: base.azimuth + Double.random(in: 45...135, using: &rng),
+                                distance: pow(10, Double.random(in: 3...6, using: &rng)))
+            let guess: Double? = i % 2 == 0 ? nil : Double.random(in: -100...(line.length + 100), using: &rng)
+            let foot = Self.g.foot(of: p, on: line, guess: guess)
+            let reference = BufferChecks.distance(from: p, toSegment: a, b)
+            #expect(abs(foot.distance - reference) <= 1e-6,
+                    "segment \(a)–\(b), point \(p), guess \(guess ?? -1): \(foot.distance) vs \(reference)")
+        }
+    }
+
     /// m(Φ) × (the angle to the segment's arc − its stray) ≤ the distance from a point to the geodesic segment,
     /// for segments from 10 m to 2,000 km and points up to twice the segment's length or 300 km from it.
     @Test func arcBoundIsBelowTheSegmentDistance() {
@@ -112,6 +164,112 @@ import Testing
         }
         print("nearest-first queries: \(compared) points within 1 m of the boundary compared")
         #expect(compared >= 30)
+    }
+}
+
+extension ElementCoverageTests {
+    /// `isWithin` with upper bounds (as `SeededLineBuffer` builds its coverage), from the index and from a
+    /// `Neighbourhood` of five points along a chord, decides as the brute force over every element does
+    /// (`Geodesic.residual` within ±band), for the bands the seeded attempt uses (10 µm at its vertices, 160 m on
+    /// its edges) and 1 m, on a 300-vertex sine line at 100 km: chords of 2–12 km from points within 400 m of a
+    /// vertex's circle, and points exactly on segments' offsets (on the boundary unless another element covers
+    /// them): five on one segment's, or one on each of five consecutive segments'. Both answers must occur. At
+    /// every point, a neighbourhood of its five gives the same candidates and lower bounds as the index (for the
+    /// bands, and for the whole reach).
+    @Test func isWithinWithUpperBoundsMatchesTheBruteForce() throws {
+        let path = (0..<300).map { i -> Coordinate in
+            let x = -103 + 9 * Double(i) / 299
+            return Coordinate(x: x, y: 32.5 + 0.8 * sin(1.3 * (x + 103)))
+        }
+        let required = 100_000.0
+        var elements = path.map { GeodeticElement(kind: .vertex($0), required: required) }
+        for (a, b) in zip(path, path.dropFirst()) {
+            elements.append(GeodeticElement(kind: .segment(start: a, end: b, line: Self.g.line(from: a, to: b)),
+                                            required: required))
+        }
+        let groups = [ElementGroup(elements: elements, isInward: false, contains: nil, tolerance: 200)]
+        let bounded = ElementCoverage(groups: groups, geodesic: Self.g, reach: 401, upperBounds: true)
+        let plain = ElementCoverage(groups: groups, geodesic: Self.g, reach: 401)
+        var rng = SplitMix64(seed: 1_600_005)
+        var answers: [Double: (yes: Int, no: Int)] = [:]
+        for k in 0..<40 {
+            let i = Int.random(in: 0..<(path.count - 1), using: &rng)
+            let line = Self.g.line(from: path[i], to: path[i + 1])
+            let points: [Coordinate]
+            if k % 4 == 0 {
+                // On the offset of segment i, at five fractions of it.
+                let side = Bool.random(using: &rng) ? 90.0 : -90.0
+                points = [0.1, 0.3, 0.5, 0.7, 0.9].map { f in
+                    let base = line.position(f * line.length)
+                    return Self.g.move(base.coordinate, azimuth: base.azimuth + side, distance: required)
+                }
+            } else if k % 4 == 1 {
+                // On the offsets of five consecutive segments, one point each, at their midpoints: the points'
+                // nearest elements differ, so a neighbourhood must hold what each of them needs.
+                let side = Bool.random(using: &rng) ? 90.0 : -90.0
+                let first = min(max(i, 2), path.count - 4) - 2
+                points = (first..<(first + 5)).map { j in
+                    let l = Self.g.line(from: path[j], to: path[j + 1])
+                    let base = l.position(l.length / 2)
+                    return Self.g.move(base.coordinate, azimuth: base.azimuth + side, distance: required)
+                }
+            } else {
+                let a = Self.g.move(path[i], azimuth: line.azimuth1 + (Bool.random(using: &rng) ? 90 : -90),
+                                    distance: required + Double.random(in: -400...400, using: &rng))
+                let b = Self.g.move(a, azimuth: line.azimuth1 + Double.random(in: -30...30, using: &rng),
+                                    distance: Double.random(in: 2000...12_000, using: &rng))
+                points = (1...5).map { j in
+                    let t = Double(j) / 6
+                    return Coordinate(x: a.x + t * (b.x - a.x), y: a.y + t * (b.y - a.y))
+                }
+            }
+            for slack in [1e-5, 1, 160, 401] {
+                let neighbourhood = bounded.neighbourhood(of: points, slack: slack)
+                for p in points {
+                    let fromIndex = bounded.lowerBounds(p, slack: slack), around = bounded.lowerBounds(
+                        p, slack: slack, among: neighbourhood)
+                    #expect(fromIndex.map(\.index) == around.map(\.index) && fromIndex.map(\.bound) == around.map(\.bound),
+                            "\(p), slack \(slack): \(fromIndex.count) candidates from the index, \(around.count) around")
+                }
+            }
+            let residuals = try points.map { try #require(Self.g.residual(at: $0, output: $0, groups: groups)) }
+            for band in [1e-5, 1, 160] {
+                let neighbourhood = bounded.neighbourhood(of: points, slack: band)
+                for (p, r) in zip(points, residuals) where abs(abs(r) - band) > 1e-6 {
+                    let expected = abs(r) <= band
+                    #expect(bounded.isWithin(p, output: p, band: band, hint: nil) == expected,
+                            "\(p), band \(band): residual \(r)")
+                    #expect(bounded.isWithin(p, output: p, band: band, hint: nil, among: neighbourhood) == expected,
+                            "\(p), band \(band), neighbourhood: residual \(r)")
+                    #expect(plain.isWithin(p, output: p, band: band, hint: nil) == expected,
+                            "\(p), band \(band), no upper bounds: residual \(r)")
+                    answers[band, default: (0, 0)].yes += expected ? 1 : 0
+                    answers[band, default: (0, 0)].no += expected ? 0 : 1
+                }
+            }
+        }
+        print("isWithin with upper bounds: \(answers.sorted { $0.key < $1.key })")
+        for band in [1e-5, 1, 160] {
+            #expect((answers[band]?.yes ?? 0) >= 10 && (answers[band]?.no ?? 0) >= 10, "band \(band): \(answers)")
+        }
+    }
+
+    /// Upper bounds need a segment's ends among the elements: a segment alone gets none, so a point beyond its
+    /// end, within 100 m of 100 km from its midpoint but in no element's reach (the segment's nearest point to it is
+    /// the end), is not within 160 m.
+    @Test func upperBoundsNeedTheSegmentsEnds() {
+        let a = Coordinate(x: -100, y: 35), b = Self.g.move(a, azimuth: 80, distance: 2000)
+        let line = Self.g.line(from: a, to: b)
+        let alone = [ElementGroup(elements: [GeodeticElement(kind: .segment(start: a, end: b, line: line),
+                                                             required: 100_000)],
+                                  isInward: false, contains: nil, tolerance: 200)]
+        let coverage = ElementCoverage(groups: alone, geodesic: Self.g, reach: 401, upperBounds: true)
+        let end = line.position(line.length)
+        let p = Self.g.move(end.coordinate, azimuth: end.azimuth, distance: 100_000 - line.length / 2 + 100)
+        #expect(Self.g.residual(at: p, output: p, groups: alone) == nil)
+        #expect(!coverage.isWithin(p, output: p, band: 160, hint: nil))
+        #expect(!coverage.isWithin(p, output: p, band: 160, hint: nil,
+                                   among: coverage.neighbourhood(of: [p], slack: 160)))
     }
 }
 
