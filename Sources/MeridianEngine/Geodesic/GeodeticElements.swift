@@ -318,11 +318,14 @@ struct ConformalSphere {
     /// hemisphere's half, and m decreases with |φ|), else a: so a path from p to q of at most
     /// max(m(p), m(q)) × their angle exists on the ellipsoid (the image of that arc), and the geodesic distance is at
     /// most that (`upperMetersPerRadian(_:_:)`).
-    func signedUpperMetersPerRadian(atLatitude phi: Double) -> Double? {
+    /// `image`: the point's `unitVector`, if known (cos χ is then its distance from the axis, no conformal latitude
+    /// to compute; relative error ≈ 1e-16 / cos χ ≤ 1e-10 here).
+    func signedUpperMetersPerRadian(atLatitude phi: Double, image: UnitVector? = nil) -> Double? {
         guard !prolate else { return nil }
         let sign: Double = phi < 0 ? -1 : 1
         guard e > 0, abs(phi) < .pi / 2 - 1e-6 else { return sign * a * (1 + 1e-8) }
-        let m = a * cos(phi) / (1 - e * e * sin(phi) * sin(phi)).squareRoot() / cos(conformalLatitude(phi))
+        let cosChi = image.map { ($0.x * $0.x + $0.y * $0.y).squareRoot() } ?? cos(conformalLatitude(phi))
+        let m = a * cos(phi) / (1 - e * e * sin(phi) * sin(phi)).squareRoot() / cosChi
         return sign * min(m, a) * (1 + 1e-8)
     }
 
@@ -371,11 +374,12 @@ struct SphereArc {
     /// The angle in radians from `p` to the nearest point of the arc (to an end when the nearest point of the
     /// great circle is outside the arc or `p` is closer to the opposite side).
     func angle(to p: UnitVector) -> Double {
-        let ends = min(p.angle(to: a), p.angle(to: b))
-        guard let n = normal, p.dot(a) + p.dot(b) > 0, a.cross(p).dot(n) >= 0, p.cross(b).dot(n) >= 0 else {
-            return ends
+        // Where the great circle's nearest point lies on the arc, the angle to the circle is the angle to the arc
+        // (and at most the angle to either end, both on the circle): the ends are measured only otherwise.
+        if let n = normal, p.dot(a) + p.dot(b) > 0, a.cross(p).dot(n) >= 0, p.cross(b).dot(n) >= 0 {
+            return asin(min(1, abs(p.dot(n))))
         }
-        return min(ends, asin(min(1, abs(p.dot(n)))))
+        return min(p.angle(to: a), p.angle(to: b))
     }
 }
 
@@ -436,10 +440,15 @@ struct ElementCoverage {
         self.geodesic = geodesic
         self.reach = max(reach, 1)
         sphere = ConformalSphere(geodesic.ellipsoid)
+        let total = groups.reduce(0) { $0 + $1.elements.count }
         var entries: [Entry] = []
         var packed: [Double] = []
         var centers: [UnitVector] = []
         var radii: [Double] = []
+        entries.reserveCapacity(total)
+        packed.reserveCapacity(Self.stride * total)
+        centers.reserveCapacity(total)
+        radii.reserveCapacity(total)
         var farthest = 0.0
         var upper = upperBounds && sphere.signedUpperMetersPerRadian(atLatitude: 0) != nil
         for (i, group) in groups.enumerated() {
@@ -477,7 +486,7 @@ struct ElementCoverage {
                 let chord = angle >= .pi ? 2.0 : 2 * sin(angle / 2)
                 entries.append(Entry(group: i, element: k, arc: arc))
                 packed += [u.x, u.y, u.z, chord * chord * (1 + 1e-9) + 1e-15, half, element.required,
-                           sphere.signedUpperMetersPerRadian(atLatitude: center.y * .pi / 180) ?? 0]
+                           sphere.signedUpperMetersPerRadian(atLatitude: center.y * .pi / 180, image: u) ?? 0]
                 centers.append(u)
                 radii.append(angle)
                 farthest = max(farthest, far)
@@ -500,9 +509,9 @@ struct ElementCoverage {
 
     private func probe(_ p: Coordinate) -> Probe {
         let phi = p.y * .pi / 180
-        return Probe(u: sphere.unitVector(p),
-                     scale: sphere.metersPerRadian(maximumLatitude: abs(phi) + sphere.latitudeSpan(farthest)),
-                     upper: hasUpperBounds ? sphere.signedUpperMetersPerRadian(atLatitude: phi) ?? 0 : 0)
+        let u = sphere.unitVector(p)
+        return Probe(u: u, scale: sphere.metersPerRadian(maximumLatitude: abs(phi) + sphere.latitudeSpan(farthest)),
+                     upper: hasUpperBounds ? sphere.signedUpperMetersPerRadian(atLatitude: phi, image: u) ?? 0 : 0)
     }
 
     /// The bounds of entry `i`'s `distance − required` at the probe, when its lower bound is at most `slack`
@@ -523,8 +532,10 @@ struct ElementCoverage {
         let chord2 = dx * dx + dy * dy + dz * dz
         guard chord2 <= packed[k + 3] else { return nil }
         let half = packed[k + 4], required = packed[k + 5]
-        // The chord is at most the angle: a cheaper bound first, then the angle, then a segment's arc.
-        guard q.scale * chord2.squareRoot() - half - required - 1e-6 <= slack else { return nil }
+        // The chord is at most the angle: a cheaper bound first (scale × chord − half − required − 1 µm ≤ slack,
+        // compared squared with 1e-12 to spare), then the angle, then a segment's arc.
+        let reach = (slack + half + required + 1e-6) / q.scale
+        guard reach > 0, chord2 <= reach * reach * (1 + 1e-12) else { return nil }
         let toCenter = 2 * asin(min(1, chord2.squareRoot() / 2))
         var angle = toCenter - half / q.scale
         guard q.scale * angle - required - 1e-6 <= slack else { return nil }
@@ -611,12 +622,13 @@ struct ElementCoverage {
         fileprivate var entries: [Int32]
     }
 
-    /// The entries whose lower bound (`bounds`) can be at most `slack` at some point of `points` (lon/lat): the
-    /// index's candidates of the points' cells, kept when m's lower bound over all the points' latitudes times
-    /// (the angle from the middle point's image to the entry's centre less ρ) less its half length and required
-    /// distance is at most `slack`, ρ being the largest angle from the middle point's image to another point's.
-    /// At a point at angle ≤ ρ from the middle one, the angle to the centre is at least that angle less ρ (the
-    /// triangle inequality), so an entry left out has every lower bound above `slack` there.
+    /// The entries whose lower bound (`bounds`) can be at most `slack` at some point of `points` (lon/lat, at least
+    /// one): the index's candidates of the points' cells, kept when m's lower bound over all the points' latitudes
+    /// times (the chord from the middle point's image to the entry's centre less ρ) less its half length and
+    /// required distance is at most `slack`, ρ being the largest angle from the middle point's image to another
+    /// point's. At a point at angle ≤ ρ from the middle one, the angle to the centre is at least that angle less ρ
+    /// (the triangle inequality), and the angle at least the chord, so an entry left out has every lower bound
+    /// above `slack` there.
     func neighbourhood(of points: [Coordinate], slack: Double) -> Neighbourhood {
         let images = points.map { sphere.unitVector($0) }
         let middle = images[images.count / 2]
@@ -628,12 +640,10 @@ struct ElementCoverage {
             index.forEachCandidate(images) { i in
                 let k = Self.stride * i
                 let dx = middle.x - packed[k], dy = middle.y - packed[k + 1], dz = middle.z - packed[k + 2]
-                let chord = (dx * dx + dy * dy + dz * dz).squareRoot()
-                let half = packed[k + 4], required = packed[k + 5]
-                // The chord is at most the angle: the chord first.
-                guard scale * max(0, chord - rho) - half - required - 1e-6 <= slack,
-                      scale * max(0, 2 * asin(min(1, chord / 2)) - rho) - half - required - 1e-6 <= slack
-                else { return }
+                // The chord is at most the angle, so the entry is kept when the chord is at most ρ plus
+                // (slack + half + required + 1 µm) / scale, compared squared (with 1e-12 to spare for rounding).
+                let limit = rho + (slack + 1e-6 + packed[k + 4] + packed[k + 5]) / scale
+                guard limit > 0, dx * dx + dy * dy + dz * dz <= limit * limit * (1 + 1e-12) else { return }
                 kept.append(Int32(i))
             }
         }
@@ -659,7 +669,34 @@ struct ElementCoverage {
     func isWithin(_ p: Coordinate, output: Coordinate, band: Double, hint: Int?, guess: Double? = nil,
                   among: Neighbourhood? = nil) -> Bool
     {
-        let (near, upper) = candidates(probe(p), slack: band, among: among)
+        let q = probe(p)
+        if hasUpperBounds {
+            // First without the list of candidates: the smallest upper bound, and the entries that may lie deeper
+            // than −band (usually none).
+            var deep: [(index: Int, bound: Double)] = []
+            var upper = Double.infinity
+            packed.withUnsafeBufferPointer { packed in
+                func visit(_ i: Int) {
+                    guard let b = bounds(i, q, slack: band, packed) else { return }
+                    if b.lower < -band { deep.append((i, b.lower)) }
+                    upper = min(upper, b.upper)
+                }
+                if let among {
+                    for i in among.entries { visit(Int(i)) }
+                } else {
+                    index.forEachCandidate(q.u, visit)
+                }
+            }
+            if upper <= band {
+                deep.sort { $0.bound < $1.bound }
+                var failed = false
+                exact(deep, p, output: output, limit: { failed ? -.infinity : -band }) { _, e in
+                    if e < -band { failed = true }
+                }
+                return !failed
+            }
+        }
+        let (near, upper) = candidates(q, slack: band, among: among)
         var found = upper <= band, failed = false
         if !found, let hint, let e = excess(p, element: hint, guess: guess) {
             if e < -band { return false }

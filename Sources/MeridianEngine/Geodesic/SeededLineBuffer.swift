@@ -112,7 +112,9 @@ enum SeededLineBuffer {
         // The elements: vertex k is element k, segment i is element n + i.
         let n = vertices.count
         var elements = vertices.map { GeodeticElement(kind: .vertex($0), required: d) }
+        elements.reserveCapacity(2 * n - 1)
         var lines: [Geodesic.Line] = []
+        lines.reserveCapacity(n - 1)
         for i in 0..<(n - 1) {
             let l = geod.line(from: vertices[i], to: vertices[i + 1])
             lines.append(l)
@@ -149,7 +151,11 @@ enum SeededLineBuffer {
         // Step 2: every vertex placed on the true boundary and checked.
         /// The point of the true boundary for the frame point (x, y) whose lon/lat is `ll`.
         func place(_ x: Double, _ y: Double, _ ll: Coordinate) -> BoundaryVertex? {
-            guard let (element, fraction, left) = grid.nearest(x, y, radius: 2 * d) else { return nil }
+            // Ring points lie about d from the line: the cells within 1.1 d first (the nearest segment is the same
+            // when one lies within that radius: the cells searched hold every segment that comes that close).
+            guard let (element, fraction, left) = grid.nearest(x, y, radius: 1.1 * d)
+                ?? grid.nearest(x, y, radius: 2 * d)
+            else { return nil }
             let q: Coordinate
             var along: Double?
             if element < n {
