@@ -62,8 +62,11 @@ enum SeededLineBuffer {
     }
 
     /// `buffer(_:distance:tolerance:frame:context:)` with the reason when it gives no polygon.
+    /// `twoThreads`: the number of vertices of the line (building the elements beside the frame and the seed) and
+    /// of the ring (placing vertices, checking edges) from which half the work runs on a second thread; the result
+    /// is the same either way.
     static func attempt(_ line: Polyline, distance d: Double, tolerance: Double, frame: GeodeticFrame,
-                        context: GEOSContext) throws(EngineError) -> Result<Polygon, Refusal>
+                        context: GEOSContext, twoThreads: Int = 64) throws(EngineError) -> Result<Polygon, Refusal>
     {
         guard frame.isIdentity, frame.geographicOutput, line.parts.count == 1, d > 0, d <= maximumDistance,
               tolerance > 0, tolerance <= d / 2
@@ -97,35 +100,87 @@ enum SeededLineBuffer {
         }
         try WorkBudget.check()
 
-        // The frame: exact azimuthal equidistant from the centre of the bounding box.
+        // The frame: exact azimuthal equidistant from the centre of the bounding box. The elements and their
+        // coverage are built on this thread while another maps the line to the frame and seeds the ring there.
         let center = Coordinate(x: (minX + maxX) / 2, y: (minY + maxY) / 2)
-        func planar(_ p: Coordinate) -> (x: Double, y: Double) {
+        let n = vertices.count
+        let outputSR = frame.outputSR, path = vertices
+        let ((coverage, lines), seeded) = try fork(n >= twoThreads) { () throws(EngineError) in
+            // The elements: vertex k is element k, segment i is element n + i.
+            var elements = vertices.map { GeodeticElement(kind: .vertex($0), required: d) }
+            elements.reserveCapacity(2 * n - 1)
+            var lines: [Geodesic.Line] = []
+            lines.reserveCapacity(n - 1)
+            for i in 0..<(n - 1) {
+                let l = geod.line(from: vertices[i], to: vertices[i + 1])
+                lines.append(l)
+                elements.append(GeodeticElement(kind: .segment(start: vertices[i], end: vertices[i + 1], line: l),
+                                                required: d))
+            }
+            let group = ElementGroup(elements: elements, isInward: false, contains: nil, tolerance: tolerance)
+            return (ElementCoverage(groups: [group], geodesic: geod, reach: 2 * tolerance + 1, upperBounds: true),
+                    lines)
+        } background: { () throws(EngineError) in
+            // GEOS's context is not shared between threads: the seed has its own.
+            try seed(path, center: center, distance: d, tolerance: tolerance, geodesic: geod,
+                     outputSpatialReference: outputSR, context: try GEOSContext())
+        }
+        let points: [(x: Double, y: Double)], seedLine: [(x: Double, y: Double)], shell: [Coordinate]
+        switch seeded {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let s): (points, seedLine, shell) = s
+        }
+
+        // A grid over the planar segments (cells of half the distance) for the nearest element of each ring vertex.
+        let steps = Steps(geod: geod, center: center, d: d, tolerance: tolerance, vertices: vertices, lines: lines,
+                          grid: SegmentGrid(points, cell: d / 2), coverage: coverage)
+
+        // Step 2: every vertex placed on the true boundary and checked; the two halves of the ring on two threads.
+        let seeds = Array(shell.dropLast())
+        let halves = try halved(seeds.count, twoThreads: twoThreads) { (r: Range<Int>) throws(EngineError) in
+            try steps.placed(seeds[r])
+        }
+        guard let first = halves.0, let second = halves.1 else { return .failure(.placement) }
+        var ring = first.ring
+        for q in second.ring where ring.last?.point != q.point { ring.append(q) }
+        let largestMove = max(first.largestMove, second.largestMove)
+        while ring.count > 1, ring.first!.point == ring.last!.point { ring.removeLast() }
+        guard ring.count >= 3 else { return .failure(.placement) }
+
+        // Step 3: edges within 0.8 × the tolerance, split where not; the edges from each half of the ring on two
+        // threads, each with half the budget of splits.
+        let placedRing = ring, budget = (4 * ring.count + 1000) / 2
+        let edges = try halved(ring.count, twoThreads: twoThreads) { (r: Range<Int>) throws(EngineError) in
+            try steps.checked(placedRing, edges: r, budget: budget)
+        }
+        guard let before = edges.0, let after = edges.1 else { return .failure(.edges) }
+        let checked = before + after
+        let result = Polygon(parts: [GEOSContext.oriented(Polygon.Part(shell: Polygon.closed(checked), holes: []))],
+                             spatialReference: frame.outputSR)
+
+        // Step 4: valid, and no hole the seed could have missed.
+        guard try GeometryEngine.invalidityReason(result) == nil else { return .failure(.invalid) }
+        let wider = try planarBuffer(seedLine, distance: d + 2 * (largestMove + 0.01 * d) + tolerance,
+                                     quarterSegments: 8, context: context)
+        guard try holeFree(wider, context: context) else { return .failure(.possibleHole) }
+        return .success(result)
+    }
+
+    /// The line's vertices in the frame centred at `center` (x = s sin α, y = s cos α), the line there simplified by
+    /// 1 % of the distance (as GEOS's buffer simplifies its input itself; noisy lines otherwise cost it hundreds of
+    /// milliseconds), and the shell of GEOS's planar buffer of that (chords sagging at most half the tolerance)
+    /// simplified by 0.45 × the tolerance; a refusal when the line is much longer than its extent or the buffer is
+    /// not one polygon without holes.
+    private static func seed(_ vertices: [Coordinate], center: Coordinate, distance d: Double, tolerance: Double,
+                             geodesic geod: Geodesic, outputSpatialReference: SpatialReference, context: GEOSContext)
+        throws(EngineError) -> Result<(points: [(x: Double, y: Double)], seedLine: [(x: Double, y: Double)],
+                                       shell: [Coordinate]), Refusal>
+    {
+        let points = vertices.map { p -> (x: Double, y: Double) in
             let inv = geod.inverse(center, p)
             let a = inv.azimuth1 * .pi / 180
             return (inv.distance * sin(a), inv.distance * cos(a))
         }
-        func geographic(_ x: Double, _ y: Double) -> Coordinate {
-            geod.move(center, azimuth: atan2(x, y) * 180 / .pi, distance: (x * x + y * y).squareRoot())
-        }
-        let points = vertices.map(planar)
-
-        // The elements: vertex k is element k, segment i is element n + i.
-        let n = vertices.count
-        var elements = vertices.map { GeodeticElement(kind: .vertex($0), required: d) }
-        elements.reserveCapacity(2 * n - 1)
-        var lines: [Geodesic.Line] = []
-        lines.reserveCapacity(n - 1)
-        for i in 0..<(n - 1) {
-            let l = geod.line(from: vertices[i], to: vertices[i + 1])
-            lines.append(l)
-            elements.append(GeodeticElement(kind: .segment(start: vertices[i], end: vertices[i + 1], line: l),
-                                            required: d))
-        }
-        let group = ElementGroup(elements: elements, isInward: false, contains: nil, tolerance: tolerance)
-        let coverage = ElementCoverage(groups: [group], geodesic: geod, reach: 2 * tolerance + 1, upperBounds: true)
-
-        // GEOS's planar buffer of the line simplified by 1 % of the distance (as GEOS's buffer simplifies its input
-        // itself; noisy lines otherwise cost it hundreds of milliseconds), simplified in turn.
         let seedLine = try simplifiedLine(points, tolerance: 0.01 * d, context: context)
         // A line much longer than its extent (a dense zigzag) makes GEOS's noding of the offset curves slow
         // (seconds): left to the exact path.
@@ -134,23 +189,74 @@ enum SeededLineBuffer {
                            seedLine.map(\.y).max()! - seedLine.map(\.y).min()!)
         guard length <= 4 * (extent + 2 * d) else { return .failure(.notApplicable) }
         let quarterSegments = min(256, max(8, Int((Double.pi / 4 / acos(1 - 0.5 * tolerance / d)).rounded(.up))))
-        let shell: [Coordinate]
-        do {
-            let planarLine = try planarBuffer(seedLine, distance: d, quarterSegments: quarterSegments, context: context)
-            let simplified = try context.own(GEOSTopologyPreserveSimplify_r(context.handle, planarLine.pointer,
-                                                                           0.45 * tolerance), "simplify")
-            let polygon = try context.polygon(simplified, in: frame.outputSR)
-            guard polygon.parts.count == 1, polygon.parts[0].holes.isEmpty else { return .failure(.seedShape) }
-            shell = polygon.parts[0].shell
+        let planarLine = try planarBuffer(seedLine, distance: d, quarterSegments: quarterSegments, context: context)
+        let simplified = try context.own(GEOSTopologyPreserveSimplify_r(context.handle, planarLine.pointer,
+                                                                       0.45 * tolerance), "simplify")
+        let polygon = try context.polygon(simplified, in: outputSpatialReference)
+        guard polygon.parts.count == 1, polygon.parts[0].holes.isEmpty, polygon.parts[0].shell.count >= 4 else {
+            return .failure(.seedShape)
         }
-        guard shell.count >= 4 else { return .failure(.seedShape) }
+        return .success((points, seedLine, polygon.parts[0].shell))
+    }
 
-        // A grid over the planar segments (cells of half the distance) for the nearest element of each ring vertex.
-        let grid = SegmentGrid(points, cell: d / 2)
+    /// `foreground` on the calling thread and `background` on another (`ForkJoin`, under the calling thread's work
+    /// budget) when `parallel`, else both on the calling thread, `foreground` first.
+    private static func fork<A, B: Sendable>(
+        _ parallel: Bool, _ foreground: () throws(EngineError) -> A,
+        background: @escaping @Sendable () throws(EngineError) -> B
+    ) throws(EngineError) -> (A, B) {
+        guard parallel else { return (try foreground(), try background()) }
+        let budget = WorkBudget.current
+        return try ForkJoin.run(foreground) { () throws(EngineError) in
+            guard let budget else { return try background() }
+            // The budget is a task local: the new thread runs under it explicitly.
+            return try budget.run { () -> Result<B, EngineError> in
+                do throws(EngineError) { return .success(try background()) } catch { return .failure(error) }
+            }.get()
+        }
+    }
 
-        // Step 2: every vertex placed on the true boundary and checked.
+    /// Runs `body` over the two halves of `0..<count`, the second on another thread (`ForkJoin`, under the calling
+    /// thread's work budget) when `count` reaches `threshold`, else both on the calling thread in order.
+    private static func halved<T: Sendable>(
+        _ count: Int, twoThreads threshold: Int, _ body: @escaping @Sendable (Range<Int>) throws(EngineError) -> T
+    ) throws(EngineError) -> (T, T) {
+        let half = count / 2
+        return try fork(count >= threshold) { () throws(EngineError) in try body(0..<half) } background: {
+            () throws(EngineError) in try body(half..<count)
+        }
+    }
+
+    /// Steps 2 and 3 of the attempt, for any part of the ring, on any thread: everything they read is fixed
+    /// before them. `@unchecked Sendable`: `ElementCoverage` is not `Sendable` only for an inward group's
+    /// containment test, which this coverage (one outward group, no test) has not; the rest are values, and PROJ's
+    /// geodesic routines are pure functions of their arguments.
+    private struct Steps: @unchecked Sendable {
+        let geod: Geodesic
+        /// The frame's centre.
+        let center: Coordinate
+        /// The distance and the tolerance, meters.
+        let d: Double, tolerance: Double
+        let vertices: [Coordinate]
+        let lines: [Geodesic.Line]
+        let grid: SegmentGrid
+        let coverage: ElementCoverage
+
+        /// The frame coordinates of a lon/lat point.
+        func planar(_ p: Coordinate) -> (x: Double, y: Double) {
+            let inv = geod.inverse(center, p)
+            let a = inv.azimuth1 * .pi / 180
+            return (inv.distance * sin(a), inv.distance * cos(a))
+        }
+
+        /// The lon/lat point of frame coordinates.
+        func geographic(_ x: Double, _ y: Double) -> Coordinate {
+            geod.move(center, azimuth: atan2(x, y) * 180 / .pi, distance: (x * x + y * y).squareRoot())
+        }
+
         /// The point of the true boundary for the frame point (x, y) whose lon/lat is `ll`.
         func place(_ x: Double, _ y: Double, _ ll: Coordinate) -> BoundaryVertex? {
+            let n = vertices.count
             // Ring points lie about d from the line: the cells within 1.1 d first (the nearest segment is the same
             // when one lies within that radius: the cells searched hold every segment that comes that close).
             guard let (element, fraction, left) = grid.nearest(x, y, radius: 1.1 * d)
@@ -169,40 +275,42 @@ enum SeededLineBuffer {
             }
             return onBoundary(q, element: element, along: along, coverage: coverage)
         }
-        var ring: [BoundaryVertex] = []
-        ring.reserveCapacity(shell.count)
-        var largestMove = 0.0
-        for (k, v) in shell.dropLast().enumerated() {
-            if k % 1024 == 0 { try WorkBudget.check() }
-            let ll0 = geographic(v.x, v.y)
-            guard let q = place(v.x, v.y, ll0) else { return .failure(.placement) }
-            largestMove = max(largestMove, geod.distance(ll0, q.point))
-            if let last = ring.last, last.point == q.point { continue }
-            ring.append(q)
-        }
-        while ring.count > 1, ring.first!.point == ring.last!.point { ring.removeLast() }
-        guard ring.count >= 3 else { return .failure(.placement) }
 
-        // Step 3: edges within 0.8 × the tolerance, split where not.
-        var checked: [Coordinate] = []
-        checked.reserveCapacity(ring.count)
-        var budget = 4 * ring.count + 1000
-        for i in ring.indices {
-            if i % 256 == 0 { try WorkBudget.check() }
-            guard split(ring[i], ring[(i + 1) % ring.count], depth: 0, budget: &budget, coverage: coverage,
-                        accept: 0.8 * tolerance, place: { m in let p = planar(m); return place(p.x, p.y, m) },
-                        into: &checked)
-            else { return .failure(.edges) }
+        /// Step 2 for some of the seed ring's vertices (frame coordinates): the placed vertices, consecutive
+        /// repeats dropped, and the largest distance a vertex moved; `nil` when one cannot be placed.
+        func placed(_ seeds: ArraySlice<Coordinate>) throws(EngineError)
+            -> (ring: [BoundaryVertex], largestMove: Double)?
+        {
+            var ring: [BoundaryVertex] = []
+            ring.reserveCapacity(seeds.count)
+            var largestMove = 0.0
+            for (k, v) in seeds.enumerated() {
+                if k % 1024 == 0 { try WorkBudget.check() }
+                let ll0 = geographic(v.x, v.y)
+                guard let q = place(v.x, v.y, ll0) else { return nil }
+                largestMove = max(largestMove, geod.distance(ll0, q.point))
+                if let last = ring.last, last.point == q.point { continue }
+                ring.append(q)
+            }
+            return (ring, largestMove)
         }
-        let result = Polygon(parts: [GEOSContext.oriented(Polygon.Part(shell: Polygon.closed(checked), holes: []))],
-                             spatialReference: frame.outputSR)
 
-        // Step 4: valid, and no hole the seed could have missed.
-        guard try GeometryEngine.invalidityReason(result) == nil else { return .failure(.invalid) }
-        let wider = try planarBuffer(seedLine, distance: d + 2 * (largestMove + 0.01 * d) + tolerance,
-                                     quarterSegments: 8, context: context)
-        guard try holeFree(wider, context: context) else { return .failure(.possibleHole) }
-        return .success(result)
+        /// Step 3 for the edges from `ring[i]` to the next vertex (cyclically), i in `edges`: the vertices after
+        /// each start up to its edge's end, splits included; `nil` when an edge cannot be brought within 0.8 × the
+        /// tolerance with at most `budget` splits.
+        func checked(_ ring: [BoundaryVertex], edges: Range<Int>, budget: Int) throws(EngineError) -> [Coordinate]? {
+            var out: [Coordinate] = []
+            out.reserveCapacity(edges.count)
+            var budget = budget
+            for (k, i) in edges.enumerated() {
+                if k % 256 == 0 { try WorkBudget.check() }
+                guard split(ring[i], ring[(i + 1) % ring.count], depth: 0, budget: &budget, coverage: coverage,
+                            accept: 0.8 * tolerance, place: { m in let p = planar(m); return place(p.x, p.y, m) },
+                            into: &out)
+                else { return nil }
+            }
+            return out
+        }
     }
 
     /// A vertex on the true boundary and the element whose boundary it lies on (for a crossing, one of the two).

@@ -34,12 +34,43 @@ import Testing
         return best
     }
 
-    static func attempt(_ path: [Coordinate], distance d: Double, tolerance: Double? = nil) throws
-        -> Result<Polygon, SeededLineBuffer.Refusal>
+    static func attempt(_ path: [Coordinate], distance d: Double, tolerance: Double? = nil, twoThreads: Int = 64)
+        throws -> Result<Polygon, SeededLineBuffer.Refusal>
     {
         let frame = try GeodeticFrame(input: .wgs84, output: nil)
         return try SeededLineBuffer.attempt(Polyline(path, spatialReference: .wgs84), distance: d,
-                                            tolerance: tolerance ?? 0.002 * d, frame: frame, context: try GEOSContext())
+                                            tolerance: tolerance ?? 0.002 * d, frame: frame, context: try GEOSContext(),
+                                            twoThreads: twoThreads)
+    }
+
+    /// The attempt's halves on two threads (the elements beside the frame and seed; the ring's vertices and edges
+    /// in two halves) give the polygon one thread gives, on the sine lines, a short line (each half a few
+    /// vertices) and the refusals; and under a work budget that has run out, both stop.
+    @Test func twoThreadsGiveWhatOneGives() throws {
+        let short = [Coordinate(x: -100, y: 30), Coordinate(x: -99.5, y: 30.2), Coordinate(x: -99, y: 30.1)]
+        let zigzag = (0..<400).map { Coordinate(x: -104 + 0.008 * Double($0), y: 31 + 0.3 * Double($0 % 2)) }
+        for (label, path) in [("smooth", Self.sine(150)), ("noisy", Self.sine(150, noise: 0.01)), ("short", short),
+                              ("zigzag", zigzag)]
+        {
+            let one = try Self.attempt(path, distance: 100_000, twoThreads: .max)
+            for threshold in [2, 64] {
+                #expect(try Self.attempt(path, distance: 100_000, twoThreads: threshold) == one,
+                        "\(label), two threads from \(threshold)")
+            }
+        }
+        // The budget reaches the second thread: its checks are made from two threads.
+        let threads = ThreadSet()
+        let watching = WorkBudget(seconds: 600, isCancelled: { threads.insert(pthread_self()); return false })
+        _ = try watching.run { try Self.attempt(Self.sine(150), distance: 100_000, twoThreads: 2) }
+        #expect(threads.count >= 2)
+        let spent = WorkBudget(seconds: 0)
+        do {
+            _ = try spent.run { try Self.attempt(Self.sine(150), distance: 100_000, twoThreads: 2) }
+            Issue.record("the attempt ran on under a spent budget")
+        } catch EngineError.interrupted {
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
     }
 
     /// The smooth and the noisy sine line at 100 km take the seeded path (the public call returns its polygon),
@@ -144,4 +175,12 @@ import Testing
         #expect(try Self.attempt(polar, distance: 100_000) == .failure(.notApplicable))
         #expect(try Self.attempt(Self.sine(20), distance: 1_500_000) == .failure(.notApplicable))
     }
+}
+
+/// The threads that called `insert`, for `twoThreadsGiveWhatOneGives`.
+private final class ThreadSet: @unchecked Sendable {
+    private let lock = NSLock()
+    private var threads: Set<UInt> = []
+    func insert(_ t: pthread_t) { lock.withLock { _ = threads.insert(UInt(t)) } }
+    var count: Int { lock.withLock { threads.count } }
 }
