@@ -76,8 +76,9 @@ extension Geodesic {
             if abs(dt) > lastStep { dt = dt > 0 ? lastStep / 2 : -lastStep / 2 }
             let next = min(max(t + dt, 0), length)
             let moved = abs(next - t)
-            t = next
+            // Converged: the point just solved is within 1e-7 m of the foot, its distance within ~1e-14 m.
             if moved < 1e-7 { break }
+            t = next
             lastStep = max(moved, 1e-6)
         }
         let inv = at(t).inverse
@@ -659,8 +660,8 @@ struct ElementCoverage {
 
     /// Whether the smallest `distance − required` at the lon/lat point `p` (output coordinate `output`) lies within
     /// ±`band` m (`band` ≤ `reach`), with as few exact distances as that takes. With upper bounds
-    /// (`hasUpperBounds`, asked for at `init`), the smallest upper bound over the candidates (`bounds`) at most
-    /// `band` shows some element within it without an exact distance. Otherwise the exact value for the element
+    /// (`hasUpperBounds`, asked for at `init`) and a band of 1 m or more, the smallest upper bound over the
+    /// candidates (`bounds`) at most `band` shows some element within it without an exact distance. Otherwise the exact value for the element
     /// at index `hint` (the one expected nearest; `guess`: the position of its foot along a segment in meters, if
     /// known) comes first, then the others nearest-first until one is within `band`. Once some element is known
     /// within `band`, only the elements whose lower bound is below −`band` are computed exactly (nearest-first).
@@ -670,7 +671,8 @@ struct ElementCoverage {
                   among: Neighbourhood? = nil) -> Bool
     {
         let q = probe(p)
-        if hasUpperBounds {
+        // The conformal bounds are a few meters apart at distances of 100 km: below a band of 1 m they never decide.
+        if hasUpperBounds, band >= 1 {
             // First without the list of candidates: the smallest upper bound, and the entries that may lie deeper
             // than −band (usually none).
             var deep: [(index: Int, bound: Double)] = []
