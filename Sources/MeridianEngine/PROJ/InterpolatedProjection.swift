@@ -41,7 +41,7 @@ public final class InterpolatedProjection: @unchecked Sendable {
 
     /// The largest difference in degrees allowed between a tile's interpolant and PROJ at the tile's check points.
     public static let tolerance = 1e-11
-    /// The degree of the interpolant in x and in y.
+    /// The degree of the interpolant in x and in y (`TileModel.evaluate` is written out for 5).
     static let degree = 5
     /// Check points per side of a tile, evenly spaced from edge to edge.
     static let checksPerSide = 5
@@ -130,16 +130,24 @@ public final class InterpolatedProjection: @unchecked Sendable {
         }
         var result = coordinates
         var byPROJ: [Int] = []
-        var model: TileModel?
-        for i in result.indices {
-            let c = result[i]
-            if let m = model, m.contains(c.x, c.y, inverseSide: inverseSides[m.level]) {
-                result[i] = m.evaluate(c.x, c.y)
-            } else if let m = resolve(c.x, c.y) {
-                model = m
-                result[i] = m.evaluate(c.x, c.y)
-            } else {
-                byPROJ.append(i)
+        // The current tile's coefficients are copied next to the loop, so evaluating a vertex reads no array.
+        let count = (Self.degree + 1) * (Self.degree + 1)
+        withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: count) { scratch in
+            let coefficients = UnsafeBufferPointer(scratch)
+            result.withUnsafeMutableBufferPointer { r in
+                var model: TileModel?
+                for i in r.indices {
+                    let c = r[i]
+                    if let m = model, m.contains(c.x, c.y) {
+                        r[i] = m.evaluate(c.x, c.y, coefficients: coefficients)
+                    } else if let m = resolve(c.x, c.y) {
+                        model = m
+                        _ = scratch.initialize(fromContentsOf: m.coefficients)
+                        r[i] = m.evaluate(c.x, c.y, coefficients: coefficients)
+                    } else {
+                        byPROJ.append(i)
+                    }
+                }
             }
         }
         if !byPROJ.isEmpty {
@@ -221,8 +229,7 @@ public final class InterpolatedProjection: @unchecked Sendable {
             if !inside {
                 tile = .byPROJ
             } else {
-                let model = TileModel(level: key.level, i: key.i, j: key.j, xc: xc, yc: yc, half: half,
-                                      values: values[..<(n * n)])
+                let model = TileModel(level: key.level, i: key.i, j: key.j, side: side, values: values[..<(n * n)])
                 var worst = 0.0
                 for k in (n * n)..<points.count {
                     let p = model.evaluate(points[k].x, points[k].y)
@@ -241,69 +248,76 @@ public final class InterpolatedProjection: @unchecked Sendable {
     }
 }
 
-/// A tile's interpolants: longitude and latitude as sums of c_kl T_k(u) T_l(v) over k, l ≤ degree, for the tile's
-/// coordinates u, v in [-1, 1], plus the value at the first node (the sums are of small numbers, added to it last,
-/// so rounding stays at the last place of the result).
-private final class TileModel: @unchecked Sendable {
-    let level: Int, i: Int, j: Int
+/// A tile's interpolants: longitude and latitude as sums of c_kl T_k(u) T_l(v) over k, l ≤ `degree`, for the
+/// tile's coordinates u, v in [-1, 1], plus the value at the first node (the sums are of small numbers, added to it
+/// last, so rounding stays at the last place of the result).
+private struct TileModel: Sendable {
+    let level: Int
+    let i: Double, j: Double
+    let inverseSide: Double
     let xc: Double, yc: Double, scale: Double
-    let lon0: Double, lat0: Double
-    /// Row k of the coefficients, over l (six of the eight lanes used).
-    let lon: [SIMD8<Double>], lat: [SIMD8<Double>]
+    /// Longitude and latitude at the first node.
+    let origin: SIMD2<Double>
+    /// c_kl for longitude and latitude at [k × n + l], n = `degree` + 1.
+    let coefficients: [SIMD2<Double>]
 
     /// The interpolants through `values` (longitude in x, latitude in y) at the tile's Chebyshev points, in the
     /// order (node u, node v) with v varying fastest.
-    init(level: Int, i: Int, j: Int, xc: Double, yc: Double, half: Double, values: ArraySlice<Coordinate>) {
-        self.level = level
-        self.i = i
-        self.j = j
-        self.xc = xc
-        self.yc = yc
-        scale = 1 / half
+    init(level: Int, i: Int, j: Int, side: Double, values: ArraySlice<Coordinate>) {
         let n = InterpolatedProjection.degree + 1
+        self.level = level
+        self.i = Double(i)
+        self.j = Double(j)
+        inverseSide = 1 / side
+        xc = (Double(i) + 0.5) * side
+        yc = (Double(j) + 0.5) * side
+        scale = 2 / side
         let first = values[values.startIndex]
-        lon0 = first.x
-        lat0 = first.y
+        origin = SIMD2(first.x, first.y)
         // T_k at node a: cos(k π (a + ½) / n).
         let t = (0..<n).map { k in (0..<n).map { a in cos(Double(k) * Double.pi * (Double(a) + 0.5) / Double(n)) } }
-        func coefficients(_ value: (Coordinate) -> Double) -> [SIMD8<Double>] {
-            (0..<n).map { k in
-                var row = SIMD8<Double>()
-                for l in 0..<n {
-                    var sum = 0.0
-                    for a in 0..<n {
-                        for b in 0..<n { sum += value(values[values.startIndex + a * n + b]) * t[k][a] * t[l][b] }
+        var c: [SIMD2<Double>] = []
+        for k in 0..<n {
+            for l in 0..<n {
+                var sum = SIMD2<Double>()
+                for a in 0..<n {
+                    for b in 0..<n {
+                        let v = values[values.startIndex + a * n + b]
+                        sum += (SIMD2(v.x, v.y) - origin) * (t[k][a] * t[l][b])
                     }
-                    row[l] = sum * (k == 0 ? 1 : 2) * (l == 0 ? 1 : 2) / Double(n * n)
                 }
-                return row
+                c.append(sum * ((k == 0 ? 1 : 2) * (l == 0 ? 1 : 2) / Double(n * n)))
             }
         }
-        lon = coefficients { $0.x - first.x }
-        lat = coefficients { $0.y - first.y }
+        coefficients = c
     }
 
     /// Whether (x, y) lies in this tile (the same test `InterpolatedProjection.resolve` makes).
     @inline(__always)
-    func contains(_ x: Double, _ y: Double, inverseSide: Double) -> Bool {
-        (x * inverseSide).rounded(.down) == Double(i) && (y * inverseSide).rounded(.down) == Double(j)
+    func contains(_ x: Double, _ y: Double) -> Bool {
+        (x * inverseSide).rounded(.down) == i && (y * inverseSide).rounded(.down) == j
     }
 
     /// Longitude and latitude at (x, y).
-    @inline(__always)
     func evaluate(_ x: Double, _ y: Double) -> Coordinate {
+        coefficients.withUnsafeBufferPointer { evaluate(x, y, coefficients: $0) }
+    }
+
+    /// Longitude and latitude at (x, y), with the coefficients read from `c` (a copy of `coefficients` the caller
+    /// keeps at hand while it evaluates many vertices of the tile).
+    @inline(__always)
+    func evaluate(_ x: Double, _ y: Double, coefficients c: UnsafeBufferPointer<SIMD2<Double>>) -> Coordinate {
         let u = (x - xc) * scale, v = (y - yc) * scale
-        var tv = SIMD8<Double>()
-        tv[0] = 1
-        tv[1] = v
-        for l in 2...5 { tv[l] = 2 * v * tv[l - 1] - tv[l - 2] }
-        var a = lon[0], b = lat[0]
-        var previous = 1.0, current = u
-        for k in 1...5 {
-            a += current * lon[k]
-            b += current * lat[k]
-            (previous, current) = (current, 2 * u * current - previous)
+        // T_0 … T_5 of u and of v.
+        let u2 = 2 * u * u - 1, u3 = 2 * u * u2 - u, u4 = 2 * u * u3 - u2, u5 = 2 * u * u4 - u3
+        let v2 = 2 * v * v - 1, v3 = 2 * v * v2 - v, v4 = 2 * v * v3 - v2, v5 = 2 * v * v4 - v3
+        @inline(__always) func row(_ k: Int) -> SIMD2<Double> {
+            let r = c[6 * k] + c[6 * k + 1] * v + c[6 * k + 2] * v2
+            return r + c[6 * k + 3] * v3 + c[6 * k + 4] * v4 + c[6 * k + 5] * v5
         }
-        return Coordinate(x: lon0 + (a * tv).sum(), y: lat0 + (b * tv).sum())
+        var sum = row(0) + row(1) * u + row(2) * u2
+        sum += row(3) * u3 + row(4) * u4 + row(5) * u5
+        let p = origin + sum
+        return Coordinate(x: p.x, y: p.y)
     }
 }
