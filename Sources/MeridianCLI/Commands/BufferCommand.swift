@@ -233,6 +233,10 @@ public enum BufferCommand: Command {
         progress: ProgressLine?
     ) throws(CommandError) {
         let format = output.format
+        let geoJSON = ["", "geojson", "json", "geojsons"].contains(format)
+        let projection = geoJSON ? try engine { () throws(EngineError) in
+            try InterpolatedProjection(from: job.sr, to: .wgs84)
+        } : nil
         try output.stream(io: io) { out throws(CommandError) in
             var first = true
             var csvHeader = false
@@ -259,7 +263,18 @@ public enum BufferCommand: Command {
                         CSV.appendRecord(fields + [wkt.string], to: &out)
                     }
                 default:
-                    let features = zip(batch.features, buffers).map {
+                    // To WGS84 through the interpolants where they apply (as a union's GeoJSON), ring by ring.
+                    var polygons = buffers
+                    if let projection {
+                        for k in polygons.indices {
+                            do throws(EngineError) {
+                                try projection.project(&polygons[k])
+                            } catch {
+                                throw .failure("\(batch.labels[k]): buffer: \(error.description)")
+                            }
+                        }
+                    }
+                    let features = zip(batch.features, polygons).map {
                         Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id)
                     }
                     for f in try FeatureEncoding.wgs84(features[...]) {
