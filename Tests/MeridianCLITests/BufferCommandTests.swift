@@ -69,6 +69,16 @@ import Meridian
         #expect(allowed.status == 0)
     }
 
+    /// With --allow-outside-area, a buffer PROJ cannot take to WGS84 for GeoJSON is named by its feature and line
+    /// (the streamed per-feature path, where the buffers are projected one by one), and nothing is written.
+    @Test func aBufferThatCannotBeProjectedIsNamed() throws {
+        let csv = "id,x,y\n0,0,1500000\n1,90000000,90000000\n"
+        let r = runCommand(["buffer", "--srs", "EPSG:5070", "--distance", "1km", "--allow-outside-area"], stdin: csv)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("feature 1 (line 3): buffer: projection failed: vertex 0 (90001000.0, 90000000.0)"))
+        #expect(r.stdout.isEmpty)
+    }
+
     @Test func aStreamedUnionRefusesPointsOutsideTheAreaOfUseAndLeavesNoFile() throws {
         // More points than one union batch, so the union is streamed while the area of use is checked on a second
         // thread: the check's error, naming the point, and no output file (nor a temporary one).

@@ -41,7 +41,9 @@ public enum BufferCommand: Command {
 
         Without --union each output feature keeps its input feature's properties, and GeoJSON, .geojsons, .wkt and
         .csv are written as they are computed, a few thousand features at a time (memory does not grow with the
-        input). With --union a large input is unioned and written a batch of separate clusters at a time.
+        input). With --union a large input is unioned and written a batch of separate clusters at a time, and for
+        GeoJSON its vertices go to WGS84 through interpolants checked against PROJ, within 1e-11 degrees (about
+        1 micrometre) of PROJ's own results where the projection is one analytic step (EPSG:5070, UTM, ...).
         Example: meridian buffer cities.csv --srs EPSG:32038 --distance 10mi -o buffers.geojson
 
         \(geodesicHelp)
@@ -231,6 +233,10 @@ public enum BufferCommand: Command {
         progress: ProgressLine?
     ) throws(CommandError) {
         let format = output.format
+        let geoJSON = ["", "geojson", "json", "geojsons"].contains(format)
+        let projection = geoJSON ? try engine { () throws(EngineError) in
+            try InterpolatedProjection(from: job.sr, to: .wgs84)
+        } : nil
         try output.stream(io: io) { out throws(CommandError) in
             var first = true
             var csvHeader = false
@@ -257,7 +263,18 @@ public enum BufferCommand: Command {
                         CSV.appendRecord(fields + [wkt.string], to: &out)
                     }
                 default:
-                    let features = zip(batch.features, buffers).map {
+                    // To WGS84 through the interpolants where they apply (as a union's GeoJSON), ring by ring.
+                    var polygons = buffers
+                    if let projection {
+                        for k in polygons.indices {
+                            do throws(EngineError) {
+                                try projection.project(&polygons[k])
+                            } catch {
+                                throw .failure("\(batch.labels[k]): buffer: \(error.description)")
+                            }
+                        }
+                    }
+                    let features = zip(batch.features, polygons).map {
                         Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id)
                     }
                     for f in try FeatureEncoding.wgs84(features[...]) {

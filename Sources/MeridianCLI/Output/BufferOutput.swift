@@ -96,6 +96,9 @@ enum BufferOutput {
         finish: () throws(CommandError) -> Void = {}
     ) throws(CommandError) {
         let wkt = output.format == "wkt"
+        let projection = wkt ? nil : try engine { () throws(EngineError) in
+            try InterpolatedProjection(from: sr, to: .wgs84)
+        }
         try output.stream(io: io) { out throws(CommandError) in
             progress?.begin("union", unit: "buffers", total: points.count)
             if wkt {
@@ -110,7 +113,7 @@ enum BufferOutput {
                     batchSize: batchSize, overlapped: overlapped
                 ) { (batch: Polygon, done: Int) throws(EngineError) in
                     if stop() { throw .interrupted("stopped before writing a batch") }
-                    try appendParts(of: batch, wkt: wkt, first: &first, to: &out)
+                    try appendParts(of: batch, projection: projection, first: &first, to: &out)
                     progress?.update(done)
                 }
             } catch {
@@ -137,21 +140,21 @@ enum BufferOutput {
     static let chunkWindow = 4
 
     /// Appends a union batch's parts in order: WKT polygon texts (in the batch's spatial reference) or GeoJSON
-    /// polygon coordinate arrays (projected to WGS84 here), each but the output's first preceded by a comma (", "
+    /// polygon coordinate arrays (projected to WGS84 here, by `InterpolatedProjection`), each but the output's first preceded by a comma (", "
     /// in WKT). The parts go in chunks of about `chunkVertices` vertices, each projected and formatted by whichever of
     /// two threads is free (`OrderedWorkSharing`, at most `chunkWindow` chunks ahead), this one writing every chunk in
     /// order as soon as it is ready, so the writing does not hold up the projection and the bytes are the same as one
     /// thread's, whatever the timing.
     /// - Parameters:
     ///   - batch: The batch's parts.
-    ///   - wkt: WKT, or GeoJSON.
+    ///   - projection: From the batch's spatial reference to WGS84 for GeoJSON; nil for WKT.
     ///   - first: Whether nothing has been written yet (no comma before the first part); false afterwards.
     ///   - out: The output.
     /// - Throws: `EngineError.projectionFailed` (GeoJSON).
-    static func appendParts(of batch: Polygon, wkt: Bool, first: inout Bool, to out: inout ByteBuffer)
-        throws(EngineError)
+    static func appendParts(of batch: Polygon, projection: InterpolatedProjection?, first: inout Bool,
+                            to out: inout ByteBuffer) throws(EngineError)
     {
-        let parts = batch.parts, sr = batch.spatialReference
+        let parts = batch.parts, sr = batch.spatialReference, wkt = projection == nil
         var ends = [0]  // chunk c is parts[bounds[c]..<bounds[c + 1]]
         var vertices = 0
         for (i, part) in parts.enumerated() {
@@ -164,7 +167,7 @@ enum BufferOutput {
         let bounds = ends, chunks = ends.count - 1
         @Sendable func format(_ c: Int, leadingComma: Bool, to o: inout ByteBuffer) throws(EngineError) {
             var chunk = Polygon(parts: Array(parts[bounds[c]..<bounds[c + 1]]), spatialReference: sr)
-            if !wkt { try GeometryEngine.project(&chunk, into: .wgs84) }
+            try projection?.project(&chunk)
             for (i, part) in chunk.parts.enumerated() {
                 if leadingComma || i > 0 { o.append(wkt ? ", " as StaticString : ",") }
                 if wkt { WKT.appendPolygonPart(part, to: &o) } else { GeoJSON.appendPolygonPart(part, to: &o) }
@@ -184,8 +187,8 @@ enum BufferOutput {
     }
 
     /// Writes the union of `count` buffers as WKT (in its spatial reference) or as GeoJSON (one feature with a
-    /// `count` property). For GeoJSON the polygon is projected to WGS84 in place, part by part, so no second copy of
-    /// a large union is made.
+    /// `count` property). For GeoJSON the polygon is projected to WGS84 in place (`InterpolatedProjection`), ring by
+    /// ring, so no second copy of a large union is made.
     /// - Parameters:
     ///   - union: The unioned polygon (nil writes a feature without geometry).
     ///   - count: How many buffers it unites.
@@ -203,7 +206,9 @@ enum BufferOutput {
         var geometry: Geometry?
         if var polygon = union {
             progress?.begin("projecting the union to WGS84")
-            try engine { () throws(EngineError) in try GeometryEngine.project(&polygon, into: .wgs84) }
+            try engine { () throws(EngineError) in
+                try InterpolatedProjection(from: polygon.spatialReference, to: .wgs84).project(&polygon)
+            }
             geometry = .polygon(polygon)
         }
         let feature = Feature(geometry: geometry, properties: ["count": .number(Double(count))])

@@ -174,10 +174,12 @@ final class Transformation: @unchecked Sendable {
     ///   - coordinates: The coordinates to transform; unchanged when this throws.
     ///   - reportsOperation: `false` not to look the operation up and return `nil` (the look-up costs far more than
     ///     transforming a few coordinates; geodesic buffers transform one to five at a time).
+    ///   - vertexNumbers: The number to give each coordinate in the error message (nil: its index), when the
+    ///     coordinates were picked out of a larger array.
     /// - Throws: `EngineError.projectionFailed` naming the first coordinate that could not be transformed (a
     ///   non-finite x or y from PROJ).
-    func transform(_ coordinates: inout [Coordinate], reportsOperation: Bool = true) throws(EngineError)
-        -> ProjectionOperation?
+    func transform(_ coordinates: inout [Coordinate], reportsOperation: Bool = true, vertexNumbers: [Int]? = nil)
+        throws(EngineError) -> ProjectionOperation?
     {
         let n = coordinates.count
         guard n > 0 else { return nil }
@@ -200,7 +202,8 @@ final class Transformation: @unchecked Sendable {
         }
         if let i = failure {
             let c = coordinates[i]
-            throw .projectionFailed("vertex \(i) (\(c.x), \(c.y)) cannot be transformed from \(source) to \(target)")
+            throw .projectionFailed(
+                "vertex \(vertexNumbers?[i] ?? i) (\(c.x), \(c.y)) cannot be transformed from \(source) to \(target)")
         }
         coordinates = transformed
         return operation
@@ -243,7 +246,8 @@ final class Transformation: @unchecked Sendable {
         return chunk.firstIndex { !($0.x.isFinite && $0.y.isFinite) }
     }
 
-    /// Whether `transform` runs the operation's projection step alone (`BareInverse`); for tests.
+    /// Whether `transform` runs the operation's projection step alone (`BareInverse`): an analytic projection,
+    /// without grids or datum shifts, so smooth wherever it is defined (what `InterpolatedProjection` relies on).
     var runsBareInverse: Bool { template.bareInverse != nil }
 
     /// The operation PROJ used in the copy's last call (PROJ 9.1+).
