@@ -122,17 +122,8 @@ import Testing
     /// `nearResidual` equals `Geodesic.residual` over all elements wherever that is within 1 m, `covering` names an
     /// element as deep as the deepest, and `projection` lands on the boundary (residual over all elements 0).
     @Test func nearestFirstQueriesMatchTheBruteForce() throws {
-        let path = (0..<300).map { i -> Coordinate in
-            let x = -103 + 9 * Double(i) / 299
-            return Coordinate(x: x, y: 32.5 + 0.8 * sin(1.3 * (x + 103)))
-        }
-        let required = 100_000.0
-        var elements = path.map { GeodeticElement(kind: .vertex($0), required: required) }
-        for (a, b) in zip(path, path.dropFirst()) {
-            elements.append(GeodeticElement(kind: .segment(start: a, end: b, line: Self.g.line(from: a, to: b)),
-                                            required: required))
-        }
-        let groups = [ElementGroup(elements: elements, isInward: false, contains: nil, tolerance: 200)]
+        let (path, groups) = Self.sineLine()
+        let required = Self.sineLineDistance
         let coverage = ElementCoverage(groups: groups, geodesic: Self.g, reach: 401)
         var rng = SplitMix64(seed: 1_600_003)
         var compared = 0
@@ -168,6 +159,24 @@ import Testing
 }
 
 extension ElementCoverageTests {
+    /// The distance in meters of `sineLine()`'s elements.
+    static let sineLineDistance = 100_000.0
+
+    /// A 300-vertex sine line across West Texas and its elements at `sineLineDistance` (one group, outward, 200 m
+    /// tolerance): many more elements than a query computes.
+    static func sineLine() -> (path: [Coordinate], groups: [ElementGroup]) {
+        let path = (0..<300).map { i -> Coordinate in
+            let x = -103 + 9 * Double(i) / 299
+            return Coordinate(x: x, y: 32.5 + 0.8 * sin(1.3 * (x + 103)))
+        }
+        var elements = path.map { GeodeticElement(kind: .vertex($0), required: sineLineDistance) }
+        for (a, b) in zip(path, path.dropFirst()) {
+            elements.append(GeodeticElement(kind: .segment(start: a, end: b, line: g.line(from: a, to: b)),
+                                            required: sineLineDistance))
+        }
+        return (path, [ElementGroup(elements: elements, isInward: false, contains: nil, tolerance: 200)])
+    }
+
     /// `isWithin` with upper bounds (as `SeededLineBuffer` builds its coverage), from the index and from a
     /// `Neighbourhood` of five points along a chord, decides as the brute force over every element does
     /// (`Geodesic.residual` within ±band), for the bands the seeded attempt uses (10 µm at its vertices, 160 m on
@@ -177,17 +186,8 @@ extension ElementCoverageTests {
     /// every point, a neighbourhood of its five gives the same candidates and lower bounds as the index (for the
     /// bands, and for the whole reach).
     @Test func isWithinWithUpperBoundsMatchesTheBruteForce() throws {
-        let path = (0..<300).map { i -> Coordinate in
-            let x = -103 + 9 * Double(i) / 299
-            return Coordinate(x: x, y: 32.5 + 0.8 * sin(1.3 * (x + 103)))
-        }
-        let required = 100_000.0
-        var elements = path.map { GeodeticElement(kind: .vertex($0), required: required) }
-        for (a, b) in zip(path, path.dropFirst()) {
-            elements.append(GeodeticElement(kind: .segment(start: a, end: b, line: Self.g.line(from: a, to: b)),
-                                            required: required))
-        }
-        let groups = [ElementGroup(elements: elements, isInward: false, contains: nil, tolerance: 200)]
+        let (path, groups) = Self.sineLine()
+        let required = Self.sineLineDistance
         let bounded = ElementCoverage(groups: groups, geodesic: Self.g, reach: 401, upperBounds: true)
         let plain = ElementCoverage(groups: groups, geodesic: Self.g, reach: 401)
         var rng = SplitMix64(seed: 1_600_005)
