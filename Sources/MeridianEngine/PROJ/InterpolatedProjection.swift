@@ -9,8 +9,8 @@ import MeridianCore
 /// each replaced by the tensor Chebyshev interpolant of degree `degree` through PROJ's values at
 /// (`degree` + 1)² Chebyshev points of the tile. The interpolant is kept only when it matches PROJ within
 /// `tolerance` degrees (1e-11°, about 1 µm on the ground) at `checksPerSide`² more points of the tile, its corners
-/// and the middles of its edges among them; otherwise the tile is cut into four, down to `smallestTileMeters`, and
-/// the vertices of a tile that never passes go through PROJ one by one. So does every vertex with a height, and every
+/// and the middles of its edges among them; otherwise the tile is cut into four, down to 1 km (`deepestLevel`), and
+/// the vertices of a tile that never passes go through PROJ. So do the vertices of a ring with a height, and every
 /// vertex of a tile that PROJ cannot take whole or that reaches outside the source's area of use widened by a tenth
 /// (where `BareInverse` compared PROJ's step with the full operation).
 ///
@@ -230,12 +230,12 @@ public final class InterpolatedProjection: @unchecked Sendable {
                 tile = .byPROJ
             } else {
                 let model = TileModel(level: key.level, i: key.i, j: key.j, side: side, values: values[..<(n * n)])
-                var worst = 0.0
-                for k in (n * n)..<points.count {
+                // Written so that a NaN fails the check.
+                let passes = ((n * n)..<points.count).allSatisfy { k in
                     let p = model.evaluate(points[k].x, points[k].y)
-                    worst = max(worst, abs(p.x - values[k].x), abs(p.y - values[k].y))
+                    return abs(p.x - values[k].x) <= checkTolerance && abs(p.y - values[k].y) <= checkTolerance
                 }
-                tile = worst <= checkTolerance ? .model(model) : key.level < Self.deepestLevel ? .cut : .byPROJ
+                tile = passes ? .model(model) : key.level < Self.deepestLevel ? .cut : .byPROJ
             }
         } catch {
             tile = key.level < Self.deepestLevel ? .cut : .byPROJ
