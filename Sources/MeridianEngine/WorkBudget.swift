@@ -50,3 +50,28 @@ public final class WorkBudget: Sendable {
         if budget.isCancelled() { throw .interrupted("the work was cancelled") }
     }
 }
+
+extension WorkBudget {
+    /// `foreground` on the calling thread and `background` on another (`ForkJoin`), both under the calling thread's
+    /// budget (a task local, which a new thread does not inherit: it is handed over explicitly); with `parallel`
+    /// false, both on the calling thread, `foreground` first.
+    /// - Parameters:
+    ///   - parallel: Whether to use a second thread (false when the work is too small to pay for one).
+    ///   - foreground: Work for the calling thread.
+    ///   - background: Work for the other thread.
+    /// - Returns: Both results.
+    /// - Throws: The first error of either side (see `ForkJoin.run`).
+    static func forkJoin<A, B: Sendable>(
+        _ parallel: Bool = true, _ foreground: () throws(EngineError) -> A,
+        background: @escaping @Sendable () throws(EngineError) -> B
+    ) throws(EngineError) -> (A, B) {
+        guard parallel else { return (try foreground(), try background()) }
+        let budget = current
+        return try ForkJoin.run(foreground) { () throws(EngineError) in
+            guard let budget else { return try background() }
+            return try budget.run { () -> Result<B, EngineError> in
+                do throws(EngineError) { return .success(try background()) } catch { return .failure(error) }
+            }.get()
+        }
+    }
+}

@@ -34,21 +34,14 @@ extension GeodeticBufferBuilder {
             return try unionOfPieces(isolated: isolated, segments: segments[...], mandatory: mandatory, radius: radius)
         }
         let mid = segments.count / 2
-        let (frame, tolerance, budget) = (frame, tolerance, WorkBudget.current)
+        let (frame, tolerance) = (frame, tolerance)
         let rest = segments[mid...]
-        let (first, second) = try ForkJoin.run { () throws(EngineError) -> GEOSGeometryRef in
+        let (first, second) = try WorkBudget.forkJoin { () throws(EngineError) -> GEOSGeometryRef in
             try unionOfPieces(isolated: isolated, segments: segments[..<mid], mandatory: mandatory, radius: radius)
         } background: { () throws(EngineError) -> (Polygon, Set<XY>) in
-            let work = { () throws(EngineError) -> (Polygon, Set<XY>) in
-                let builder = GeodeticBufferBuilder(frame: frame, context: try GEOSContext(), tolerance: tolerance)
-                let union = try builder.unionOfPieces(isolated: [], segments: rest, mandatory: mandatory, radius: radius)
-                return (try builder.context.polygon(union, in: frame.outputSR), builder.generated)
-            }
-            guard let budget else { return try work() }
-            // The budget is a task local: the new thread runs under it explicitly.
-            return try budget.run { () -> Result<(Polygon, Set<XY>), EngineError> in
-                do throws(EngineError) { return .success(try work()) } catch { return .failure(error) }
-            }.get()
+            let builder = GeodeticBufferBuilder(frame: frame, context: try GEOSContext(), tolerance: tolerance)
+            let union = try builder.unionOfPieces(isolated: [], segments: rest, mandatory: mandatory, radius: radius)
+            return (try builder.context.polygon(union, in: frame.outputSR), builder.generated)
         }
         let (polygon, generatedByBackground) = second
         generated.formUnion(generatedByBackground)

@@ -105,7 +105,7 @@ enum SeededLineBuffer {
         let center = Coordinate(x: (minX + maxX) / 2, y: (minY + maxY) / 2)
         let n = vertices.count
         let outputSR = frame.outputSR, path = vertices
-        let ((coverage, lines), seeded) = try fork(n >= twoThreads) { () throws(EngineError) in
+        let ((coverage, lines), seeded) = try WorkBudget.forkJoin(n >= twoThreads) { () throws(EngineError) in
             // The elements: vertex k is element k, segment i is element n + i.
             var elements = vertices.map { GeodeticElement(kind: .vertex($0), required: d) }
             elements.reserveCapacity(2 * n - 1)
@@ -199,30 +199,15 @@ enum SeededLineBuffer {
         return .success((points, seedLine, polygon.parts[0].shell))
     }
 
-    /// `foreground` on the calling thread and `background` on another (`ForkJoin`, under the calling thread's work
-    /// budget) when `parallel`, else both on the calling thread, `foreground` first.
-    private static func fork<A, B: Sendable>(
-        _ parallel: Bool, _ foreground: () throws(EngineError) -> A,
-        background: @escaping @Sendable () throws(EngineError) -> B
-    ) throws(EngineError) -> (A, B) {
-        guard parallel else { return (try foreground(), try background()) }
-        let budget = WorkBudget.current
-        return try ForkJoin.run(foreground) { () throws(EngineError) in
-            guard let budget else { return try background() }
-            // The budget is a task local: the new thread runs under it explicitly.
-            return try budget.run { () -> Result<B, EngineError> in
-                do throws(EngineError) { return .success(try background()) } catch { return .failure(error) }
-            }.get()
-        }
-    }
-
     /// Runs `body` over the two halves of `0..<count`, the second on another thread (`ForkJoin`, under the calling
     /// thread's work budget) when `count` reaches `threshold`, else both on the calling thread in order.
     private static func halved<T: Sendable>(
         _ count: Int, twoThreads threshold: Int, _ body: @escaping @Sendable (Range<Int>) throws(EngineError) -> T
     ) throws(EngineError) -> (T, T) {
         let half = count / 2
-        return try fork(count >= threshold) { () throws(EngineError) in try body(0..<half) } background: {
+        return try WorkBudget.forkJoin(count >= threshold) { () throws(EngineError) in
+            try body(0..<half)
+        } background: {
             () throws(EngineError) in try body(half..<count)
         }
     }
