@@ -41,9 +41,9 @@ public enum BufferCommand: Command {
 
         Without --union each output feature keeps its input feature's properties, and GeoJSON, .geojsons, .wkt and
         .csv are written as they are computed, a few thousand features at a time (memory does not grow with the
-        input). With --union a large input is unioned and written a batch of separate clusters at a time, and for
-        GeoJSON its vertices go to WGS84 through interpolants checked against PROJ, within 1e-11 degrees (about
-        1 micrometre) of PROJ's own results where the projection is one analytic step (EPSG:5070, UTM, ...).
+        input). With --union a large input is unioned and written a batch of separate clusters at a time. GeoJSON
+        vertices go to WGS84 through interpolants checked against PROJ, within 1e-11 degrees (about 1 micrometre)
+        of PROJ's own results, where the projection is one analytic step (EPSG:5070, UTM, ...).
         Example: meridian buffer cities.csv --srs EPSG:32038 --distance 10mi -o buffers.geojson
 
         \(geodesicHelp)
