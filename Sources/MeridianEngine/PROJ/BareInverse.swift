@@ -70,6 +70,16 @@ enum BareInverse {
         return step
     }
 
+    /// Where `make` compares the projection step with the whole operation: the area of use widened by a tenth of its
+    /// size on each side, in degrees, latitudes within ±89.9°, and `east` past 180 when the area crosses the
+    /// antimeridian (so `west < east` always).
+    /// - Parameter area: The area of use.
+    static func comparedBox(_ area: AreaOfUse) -> (west: Double, south: Double, east: Double, north: Double) {
+        let east = area.east < area.west ? area.east + 360 : area.east
+        let dx = (east - area.west) / 10, dy = (area.north - area.south) / 10
+        return (area.west - dx, max(area.south - dy, -89.9), east + dx, min(area.north + dy, 89.9))
+    }
+
     /// Points in the source spatial reference: a `sampleCount` × `sampleCount` grid of longitudes/latitudes over the
     /// area of use widened by a tenth on each side, taken through `operation` backwards; those it cannot take are left
     /// out.
@@ -77,10 +87,8 @@ enum BareInverse {
     ///   - area: The area of use, degrees (west may exceed east across the antimeridian).
     ///   - operation: The operation (longitude/latitude in degrees is its target).
     static func samplePoints(in area: AreaOfUse, through operation: PROJObject) -> (x: [Double], y: [Double]) {
-        let east = area.east < area.west ? area.east + 360 : area.east
-        let dx = (east - area.west) / 10, dy = (area.north - area.south) / 10
-        let west = area.west - dx, width = east - area.west + 2 * dx
-        let south = max(area.south - dy, -89.9), north = min(area.north + dy, 89.9)
+        let (west, south, east, north) = comparedBox(area)
+        let width = east - west
         var x: [Double] = [], y: [Double] = []
         let n = sampleCount
         for i in 0..<n {

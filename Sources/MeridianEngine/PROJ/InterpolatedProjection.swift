@@ -58,7 +58,8 @@ public final class InterpolatedProjection: @unchecked Sendable {
     /// Tile sides in source units by level, and their inverses.
     private let sides: [Double]
     private let inverseSides: [Double]
-    /// The source's area of use widened by a tenth on each side (degrees; never across ±180°).
+    /// The source's area of use widened by a tenth on each side (`BareInverse.comparedBox`; degrees, clear of ±180°
+    /// whenever `interpolates`).
     private let west: Double, south: Double, east: Double, north: Double
     private let lock = NSLock()
     private var tiles: [TileKey: Tile] = [:]
@@ -82,11 +83,8 @@ public final class InterpolatedProjection: @unchecked Sendable {
         let side = unit > 0 ? Self.tileMeters / unit : 0
         sides = (0...Self.deepestLevel).map { side / Double(1 << $0) }
         inverseSides = sides.map { 1 / $0 }
-        var box = (west: 0.0, south: 0.0, east: 0.0, north: 0.0)
-        if let area = source.areaOfUse, area.west <= area.east {
-            let dx = (area.east - area.west) / 10, dy = (area.north - area.south) / 10
-            box = (area.west - dx, max(area.south - dy, -90), area.east + dx, min(area.north + dy, 90))
-        }
+        // Where BareInverse compared the projection step with the whole operation (none: nothing interpolated).
+        let box = source.areaOfUse.map(BareInverse.comparedBox) ?? (west: 0, south: 0, east: 0, north: 0)
         (west, south, east, north) = box
         interpolates = source != target && source.isProjected && target.kind == .geographic && side > 0
             && transformation.runsBareInverse && box.west > -180 && box.east < 180 && box.west < box.east
