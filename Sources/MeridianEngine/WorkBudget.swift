@@ -75,3 +75,23 @@ extension WorkBudget {
         }
     }
 }
+
+extension WorkBudget {
+    /// `ForkJoin.forEach` with every piece under the calling thread's budget (handed over to the helper threads).
+    /// - Parameters:
+    ///   - count: How many pieces.
+    ///   - threads: The most threads to use (the calling thread among them).
+    ///   - body: Piece k.
+    /// - Throws: The error of the first piece (in order) that threw.
+    static func forEach(count: Int, threads: Int, _ body: @escaping @Sendable (Int) throws(EngineError) -> Void)
+        throws(EngineError)
+    {
+        let budget = current
+        try ForkJoin.forEach(count: count, threads: threads) { (k: Int) throws(EngineError) in
+            guard let budget else { return try body(k) }
+            try budget.run { () -> Result<Void, EngineError> in
+                do throws(EngineError) { return .success(try body(k)) } catch { return .failure(error) }
+            }.get()
+        }
+    }
+}

@@ -29,8 +29,9 @@ import MeridianCore
 /// 61 PROJ calls per tile.
 ///
 /// Thread-safe: tiles are shared between threads (made by whichever thread first needs one, kept in a cache under a
-/// lock, at most `cacheLimit` of them); a tile's interpolant depends only on the tile, so results do not depend on
-/// which thread made it, nor on how many threads share the vertices.
+/// lock, at most `cacheLimit` of them); a tile's interpolant depends only on the tile, so a vertex's result depends
+/// only on the vertex: not on which thread made its tile, how many threads share the vertices, or which other
+/// vertices come in the same call (one vertex alone is interpolated as it would be among a million).
 public final class InterpolatedProjection: @unchecked Sendable {
     /// The spatial reference of the coordinates given.
     public let source: SpatialReference
@@ -49,8 +50,6 @@ public final class InterpolatedProjection: @unchecked Sendable {
     /// The bound into a projected target, in meters: 1 µm, the ground distance of `tolerance` (a projection's scale
     /// is within a few percent of 1 where it is used, so a micrometre on the map is about one on the ground).
     public static let metricTolerance = 1e-6
-    /// Calls with fewer vertices go straight to PROJ (a new tile costs 61 PROJ calls).
-    public static let minimumVertices = 16
     /// Arrays with at least this many vertices are shared between threads (`Parallelism.threadCount`).
     public static let parallelMinimum = 32_768
     /// The degree of the interpolant in x and in y (`TileModel.evaluate` is written out for 5).
@@ -119,13 +118,18 @@ public final class InterpolatedProjection: @unchecked Sendable {
     private static let sharedLock = NSLock()
 
     /// The projection between two spatial references, made once and kept (with its tiles) for every later call.
+    /// - Parameters:
+    ///   - pipeline: A PROJ pipeline to run instead of the operation PROJ would choose.
+    ///   - inverse: Run `pipeline` backwards (it leads from `target` to `source`).
     /// - Throws: `EngineError.proj` when PROJ has no operation between them.
-    static func between(_ source: SpatialReference, _ target: SpatialReference) throws(EngineError)
-        -> InterpolatedProjection
+    static func between(_ source: SpatialReference, _ target: SpatialReference, pipeline: String? = nil,
+                        inverse: Bool = false) throws(EngineError) -> InterpolatedProjection
     {
-        let key = source.definition + "\u{0}" + target.definition
+        let key = [source.definition, target.definition, pipeline ?? "", inverse ? "inverse" : ""]
+            .joined(separator: "\u{0}")
         if let p = sharedLock.withLock({ shared[key] }) { return p }
-        let made = try InterpolatedProjection(Transformation.between(source, target), bound: nil)
+        let made = try InterpolatedProjection(
+            Transformation.between(source, target, pipeline: pipeline, inverse: inverse), bound: nil)
         return sharedLock.withLock {
             if let p = shared[key] { return p }
             if shared.count > 64 { shared.removeAll() }
@@ -171,7 +175,7 @@ public final class InterpolatedProjection: @unchecked Sendable {
         throws(EngineError)
     {
         guard source != target else { return }
-        guard interpolates, coordinates.count >= Self.minimumVertices, !coordinates.contains(where: { $0.z != nil })
+        guard interpolates, !coordinates.contains(where: { $0.z != nil })
         else {
             _ = try transformation.transform(&coordinates, reportsOperation: false)
             return
