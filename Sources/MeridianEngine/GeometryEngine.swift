@@ -1,4 +1,3 @@
-import CGEOS
 import Dispatch
 import Foundation
 import MeridianCore
@@ -320,8 +319,7 @@ extension GeometryEngine {
             return [try PointBufferUnion.union(x: c.x, y: c.y, radius: c.radius, parameters: parameters, in: sr).0]
         }
         let context = try GEOSContext()
-        let params = try context.bufferParameters(parameters)
-        defer { GEOSBufferParams_destroy_r(context.handle, params) }
+        let params = try GEOSBufferParameters(parameters, context: context)
         var merged = BufferPreUnion(geometries: gs,
                                     distances: gs.indices.map { distances.count == 1 ? distances[0] : distances[$0] },
                                     tolerances: Array(repeating: 0, count: gs.count))
@@ -339,12 +337,10 @@ extension GeometryEngine {
             do { try context.requireValid(input, g) } catch .invalidGeometry(let reason) {
                 throw .invalidGeometry(reason: "geometry \(i): \(reason)")
             }
-            buffers.append(try context.own(GEOSBufferWithParams_r(context.handle, input.pointer, params, d), "buffer"))
+            buffers.append(try input.buffer(d, params))
         }
         if shouldUnion {
-            let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, buffers)
-            let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
-            return [try context.polygon(unioned, in: sr)]
+            return [try context.polygon(try context.unaryUnion(of: buffers), in: sr)]
         }
         var result: [Polygon] = []
         result.reserveCapacity(buffers.count)
@@ -451,61 +447,6 @@ extension GeometryEngine {
         guard d.isFinite else { throw .invalidDistance("geometry \(index): distance \(d) is not a finite number") }
         guard abs(d) * metersPerUnit <= maximumBufferDistance else {
             throw .invalidDistance("geometry \(index): distance \(d) exceeds half the Earth's circumference")
-        }
-    }
-}
-
-extension GEOSContext {
-    func bufferParameters(_ p: BufferParameters) throws(EngineError) -> OpaquePointer {
-        guard let params = GEOSBufferParams_create_r(handle) else { throw error("buffer parameters") }
-        GEOSBufferParams_setQuadrantSegments_r(handle, params, Int32(p.segmentsPerQuarterCircle))
-        let cap: GEOSBufCapStyles = switch p.endCapStyle {
-        case .round: GEOSBUF_CAP_ROUND
-        case .flat: GEOSBUF_CAP_FLAT
-        case .square: GEOSBUF_CAP_SQUARE
-        }
-        let join: GEOSBufJoinStyles = switch p.joinStyle {
-        case .round: GEOSBUF_JOIN_ROUND
-        case .mitre: GEOSBUF_JOIN_MITRE
-        case .bevel: GEOSBUF_JOIN_BEVEL
-        }
-        GEOSBufferParams_setEndCapStyle_r(handle, params, Int32(cap.rawValue))
-        GEOSBufferParams_setJoinStyle_r(handle, params, Int32(join.rawValue))
-        GEOSBufferParams_setMitreLimit_r(handle, params, p.mitreLimit)
-        return params
-    }
-
-    /// A GEOS operation from one geometry to another, its result converted back into the operand's spatial reference.
-    func unary(_ g: Geometry, _ operation: String, _ op: (GEOSContextHandle_t, OpaquePointer) -> OpaquePointer?)
-        throws(EngineError) -> Geometry
-    {
-        let ref = try make(g)
-        return try geometry(try own(op(handle, ref.pointer), operation), in: g.spatialReference)
-    }
-
-    /// Two operands of a binary GEOS operation, made in this context: refuses operands in different spatial
-    /// references, then invalid polygonal ones (see `requireValid`).
-    func validPair(_ a: Geometry, _ b: Geometry) throws(EngineError) -> (GEOSGeometryRef, GEOSGeometryRef) {
-        try GeometryEngine.requireSameSpatialReference(a.spatialReference, b.spatialReference)
-        let ra = try make(a), rb = try make(b)
-        try requireValid(ra, a)
-        try requireValid(rb, b)
-        return (ra, rb)
-    }
-
-    /// Refuses invalid polygonal input (self-intersections, bad nesting) with GEOS's reason.
-    func requireValid(_ ref: GEOSGeometryRef, _ g: Geometry) throws(EngineError) {
-        switch g {
-        case .polygon, .envelope:
-            guard GEOSisValid_r(handle, ref.pointer) != 1 else { return }
-            var reason = "not valid"
-            if let r = GEOSisValidReason_r(handle, ref.pointer) {
-                reason = String(cString: r)
-                GEOSFree_r(handle, r)
-            }
-            throw .invalidGeometry(reason: reason)
-        default:
-            return
         }
     }
 }

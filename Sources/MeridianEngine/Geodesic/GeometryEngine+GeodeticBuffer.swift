@@ -1,4 +1,3 @@
-import CGEOS
 import Foundation
 import MeridianCore
 
@@ -215,8 +214,7 @@ extension GeometryEngine {
                         let (ref, group) = try builder.buffer(g, distance: distances[i])
                         results.append((ref, group, builder.generated))
                     }
-                    let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, results.map(\.ref))
-                    let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+                    let unioned = try context.unaryUnion(of: results.map(\.ref))
                     // One buffer (a merged coverage): its set as it is, not copied into an empty one.
                     let generated = results.count == 1 ? results[0].generated
                         : results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
@@ -260,8 +258,8 @@ extension GeometryEngine {
             for hole in filled {
                 refs.append(try context.make(.polygon(Polygon(shell: hole, spatialReference: frame.outputSR))))
             }
-            let area = try PreparedArea(try context.collection(GEOS_GEOMETRYCOLLECTION, refs))
-            for part in parts { if let v = part.shell.first, area.contains(v) { return nil } }
+            let area = try GEOSPreparedGeometry(try context.collection(refs), "prepare")
+            for part in parts { if let v = part.shell.first, area.covers(v) { return nil } }
         }
         return Polygon(parts: parts, spatialReference: frame.outputSR)
     }
@@ -440,8 +438,7 @@ extension GeometryEngine {
         // Parts that now meet along a lens edge (the same two crossing vertices) are dissolved into one.
         var members: [GEOSGeometryRef] = []
         for part in parts { members.append(try context.make(.polygon(Polygon(parts: [part], spatialReference: frame.outputSR)))) }
-        let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, members)
-        let merged = try context.polygon(try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union"),
+        let merged = try context.polygon(try context.unaryUnion(of: members),
                                          in: frame.outputSR)
         let mergedParts = merged.parts.map { part in
             GEOSContext.oriented(frame.geographicOutput
@@ -796,13 +793,12 @@ extension GeodeticBufferBuilder {
         }
         let interior = try interiorPiece(polygon, paths: paths, distance: radius)
         if d > 0 {
-            let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, [interior, union])
-            let result = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+            let result = try context.unaryUnion(of: [interior, union])
             return (result, ElementGroup(elements: elements, isInward: false, contains: nil, tolerance: tolerance))
         }
-        let area = try PreparedArea(try context.own(GEOSGeom_clone_r(context.handle, interior.pointer), "clone"))
-        let result = try context.own(GEOSDifference_r(context.handle, interior.pointer, union.pointer), "difference")
-        return (result, ElementGroup(elements: elements, isInward: true, contains: { area.contains($0) },
+        let area = try GEOSPreparedGeometry(try interior.clone(), "prepare")
+        let result = try interior.difference(union)
+        return (result, ElementGroup(elements: elements, isInward: true, contains: { area.covers($0) },
                                     tolerance: tolerance))
     }
 
@@ -835,16 +831,14 @@ extension GeodeticBufferBuilder {
                 let winds = abs(unwrapped.last!.x - unwrapped.first!.x) > 180
                 if !winds && Polygon.signedArea(unwrapped) < 0 { unwrapped.reverse() }
                 let tiles = try geographicRegion(unwrapped)
-                let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, tiles)
-                let region = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+                let region = try context.unaryUnion(of: tiles)
                 if i == 0 { regions.append(region); continue }
                 let shell = regions.removeLast()
-                regions.append(try context.own(GEOSDifference_r(context.handle, shell.pointer, region.pointer), "difference"))
+                regions.append(try shell.difference(region))
             }
             parts += regions
         }
-        let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, parts)
-        return try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+        return try context.unaryUnion(of: parts)
     }
 
     /// A ring's geodesic edges in output coordinates, split until each chord's midpoint is within `tolerance` m
