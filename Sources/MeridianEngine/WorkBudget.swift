@@ -86,10 +86,23 @@ extension WorkBudget {
     static func forEach(count: Int, threads: Int, _ body: @escaping @Sendable (Int) throws(EngineError) -> Void)
         throws(EngineError)
     {
+        _ = try map(count: count, threads: threads, body)
+    }
+
+    /// `forEach` collecting a result per piece, in order.
+    /// - Parameters:
+    ///   - count: How many pieces.
+    ///   - threads: The most threads to use (the calling thread among them).
+    ///   - body: Makes piece k's result.
+    /// - Returns: The results, piece 0 first.
+    /// - Throws: The error of the first piece (in order) that threw.
+    static func map<T: Sendable>(count: Int, threads: Int, _ body: @escaping @Sendable (Int) throws(EngineError) -> T)
+        throws(EngineError) -> [T]
+    {
         let budget = current
-        try ForkJoin.forEach(count: count, threads: threads) { (k: Int) throws(EngineError) in
+        return try ForkJoin.map(count: count, threads: threads) { (k: Int) throws(EngineError) -> T in
             guard let budget else { return try body(k) }
-            try budget.run { () -> Result<Void, EngineError> in
+            return try budget.run { () -> Result<T, EngineError> in
                 do throws(EngineError) { return .success(try body(k)) } catch { return .failure(error) }
             }.get()
         }

@@ -44,6 +44,38 @@ import Testing
         if window == 0 { #expect(held.byHelper == 0) }
     }
 
+    /// Several helpers: the same items in the same order, at most `window` held, and with a slow consumer more than
+    /// one helper thread making items.
+    @Test(arguments: [2, 3, 7])
+    func severalHelpers(helpers: Int) throws {
+        let held = Held()
+        let threads = ThreadSet()
+        var got: [Int] = []
+        try OrderedWorkSharing.run(count: 300, window: 2 * (helpers + 1), helpers: helpers) {
+            (k: Int) throws(Stop) -> Int in
+            held.make(k)
+            threads.insert()
+            usleep(UInt32((k * 7919) % 5 * 100))
+            return k * k
+        } consume: { (item: Int, _: Int) throws(Stop) in
+            usleep(300)
+            got.append(item)
+            held.consumed()
+        }
+        #expect(got == (0..<300).map { $0 * $0 })
+        #expect(held.made.sorted() == Array(0..<300))
+        #expect(held.most <= 2 * (helpers + 1))
+        #expect(threads.count >= 3, "\(threads.count) threads made items")
+    }
+
+    /// The threads that ran something (guarded by a lock).
+    final class ThreadSet: @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen = Set<ObjectIdentifier>()
+        func insert() { lock.withLock { _ = seen.insert(ObjectIdentifier(Thread.current)) } }
+        var count: Int { lock.withLock { seen.count } }
+    }
+
     @Test func slowConsumerLeavesTheMakingToTheHelper() throws {
         let held = Held()
         var got: [Int] = []
