@@ -185,33 +185,21 @@ extension ProjectionHorizon {
         let base = try spatialReference.geographicBase()
         let flat = coordinates.map { Coordinate(x: $0.x, y: $0.y) }
         let lonLat = try Self.projected(flat, from: source, into: base)
-        // Where the round trip fails for each coordinate (nil: it returns the point). Projected coordinates beyond
-        // `maximumProjectedCoordinate` are a singularity (a Mercator's pole, which PROJ 9.1 projects to 2.4e8 m).
-        var roundTrip: [VertexOutsideHorizon.Reason?] = Array(repeating: nil, count: flat.count)
-        let limit = GeometryEngine.maximumProjectedCoordinate / (spatialReference.unit?.metersPerUnit ?? 1)
-        func beyondLimit(_ c: Coordinate?) -> Bool { c.map { !(abs($0.x) <= limit && abs($0.y) <= limit) } ?? true }
+        // Where the round trip fails for each coordinate (nil: it returns the point).
+        let zero = Coordinate(x: 0, y: 0)  // (in place of a coordinate PROJ could not project: refused below)
+        let roundTrip: [VertexOutsideHorizon.Reason?]
         if source == spatialReference && base != source {
-            // Projected coordinates: inverse, then forward, compared in the spatial reference's unit.
-            let back = try Self.projected(lonLat.map { $0 ?? Coordinate(x: 0, y: 0) }, from: base, into: source)
-            for i in flat.indices {
-                if beyondLimit(flat[i]) {
-                    roundTrip[i] = .notProjectable
-                } else if !Self.close(flat[i], back[i], tolerance: Self.roundTripTolerance.units, degrees: false) {
-                    roundTrip[i] = .roundTripMismatch
-                }
-            }
+            // Projected coordinates: inverse (above), then forward, compared in the spatial reference's unit.
+            let back = try Self.projected(lonLat.map { $0 ?? zero }, from: base, into: source)
+            roundTrip = roundTripFailures(start: flat, projected: flat, back: back, degrees: false)
         } else if source != spatialReference && base != spatialReference {
             // Longitude/latitude from elsewhere: forward, then inverse, compared in degrees.
-            let start = lonLat.map { $0 ?? Coordinate(x: 0, y: 0) }
+            let start = lonLat.map { $0 ?? zero }
             let forward = try Self.projected(start, from: base, into: spatialReference)
-            let back = try Self.projected(forward.map { $0 ?? Coordinate(x: 0, y: 0) }, from: spatialReference, into: base)
-            for i in flat.indices {
-                if beyondLimit(forward[i]) {
-                    roundTrip[i] = .notProjectable
-                } else if !Self.close(start[i], back[i], tolerance: Self.roundTripTolerance.degrees, degrees: true) {
-                    roundTrip[i] = .roundTripMismatch
-                }
-            }
+            let back = try Self.projected(forward.map { $0 ?? zero }, from: spatialReference, into: base)
+            roundTrip = roundTripFailures(start: start, projected: forward, back: back, degrees: true)
+        } else {
+            roundTrip = Array(repeating: nil, count: flat.count)  // geographic: nothing is projected
         }
         for i in flat.indices {
             guard let ll = lonLat[i] else { return (i, .nan, .nan, .notProjectable) }
@@ -219,6 +207,21 @@ extension ProjectionHorizon {
             if let reason = roundTrip[i] { return (i, ll.x, ll.y, reason) }
         }
         return nil
+    }
+
+    /// For each round trip from `start` to `back`, why it fails, or `nil` when it returns the point: its coordinates in
+    /// the spatial reference (`projected`) are missing or beyond `GeometryEngine.maximumProjectedCoordinate` (a
+    /// singularity: a Mercator's pole, which PROJ 9.1 projects to 2.4e8 m), or `back` is farther than
+    /// ``roundTripTolerance`` from `start` (in degrees, or in the spatial reference's unit).
+    func roundTripFailures(start: [Coordinate], projected: [Coordinate?], back: [Coordinate?], degrees: Bool)
+        -> [VertexOutsideHorizon.Reason?]
+    {
+        let limit = GeometryEngine.maximumProjectedCoordinate / (spatialReference.unit?.metersPerUnit ?? 1)
+        let tolerance = degrees ? Self.roundTripTolerance.degrees : Self.roundTripTolerance.units
+        return start.indices.map { i in
+            guard let p = projected[i], abs(p.x) <= limit, abs(p.y) <= limit else { return .notProjectable }
+            return Self.close(start[i], back[i], tolerance: tolerance, degrees: degrees) ? nil : .roundTripMismatch
+        }
     }
 
     /// `coordinates` projected in one PROJ call, or one by one when that call fails: `nil` for each coordinate PROJ
