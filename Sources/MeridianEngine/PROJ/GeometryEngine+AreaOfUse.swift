@@ -43,8 +43,7 @@ extension GeometryEngine {
     ///   `coordinates` (for a multipoint of many input points: which point), and the vertex in degrees; nil when all
     ///   vertices are inside.
     /// - Throws: `EngineError.projectionFailed` or `.spatialReferenceMismatch` from the projection to WGS84.
-    @available(*, deprecated, renamed: "firstVertexOutsideHorizon(_:of:)",
-               message: "the area of use without its margin; Meridian's rule is the projection's horizon")
+    @available(*, deprecated, message: "the box without its margin: use firstVertexOutsideHorizon(_:of:), Meridian's rule")
     public static func firstVertexOutsideAreaOfUse(
         _ geometries: [some GeometryConvertible], of spatialReference: SpatialReference
     ) throws(EngineError) -> (geometryIndex: Int, vertexIndex: Int, longitude: Double, latitude: Double)? {
