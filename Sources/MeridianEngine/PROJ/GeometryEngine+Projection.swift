@@ -143,7 +143,9 @@ extension GeometryEngine {
         try rings.withUnsafeMutableBufferPointer { (buffer: inout UnsafeMutableBufferPointer<[Coordinate]>) throws(EngineError) in
             let shared = SharedRings(buffer)
             try WorkBudget.forEach(count: runs.count, threads: threads) { (r: Int) throws(EngineError) in
-                for k in runs[r] { try projection.transform(&shared.rings[k], threads: 1) }
+                var local = LocalTiles()  // one table of tiles for the run's rings
+                defer { local.release() }
+                for k in runs[r] { try projection.transform(&shared.rings[k], local: &local) }
             }
         }
         var next = 0

@@ -60,13 +60,6 @@ struct TileModel: Sendable {
         packed.withUnsafeBufferPointer { Self.evaluate($0.baseAddress!, x, y) }
     }
 
-    /// Whether (x, y) lies in the packed model's tile (the same rounding `InterpolatedProjection` puts it there with).
-    @inline(__always)
-    static func contains(_ m: UnsafePointer<SIMD2<Double>>, _ x: Double, _ y: Double) -> Bool {
-        let inverseSide = m[1].y, ij = m[3]
-        return (x * inverseSide).rounded(.down) == ij.x && (y * inverseSide).rounded(.down) == ij.y
-    }
-
     /// The target's x and y at (x, y) from a packed model.
     @inline(__always)
     static func evaluate(_ m: UnsafePointer<SIMD2<Double>>, _ x: Double, _ y: Double) -> Coordinate {
@@ -86,88 +79,113 @@ struct TileModel: Sendable {
     }
 }
 
-/// The tiles one thread has met during one `InterpolatedProjection.transform`: an open-addressing table from tile to
-/// what to do there, with the interpolants copied into blocks of memory owned by the thread (they never move), so
-/// that evaluating a vertex takes no lock and touches no reference count. `release()` frees the blocks.
+/// The tiles one thread has met while it projects (one call, or one polygon's rings): an open-addressing table from
+/// tile (its key packed in 64 bits, `packedKey`) to what to do there, with the interpolants copied into blocks of
+/// memory owned by the thread (they never move), so that evaluating a vertex takes no lock and touches no reference
+/// count. `release()` frees the memory.
 struct LocalTiles {
-    /// What to do with a tile's vertices.
-    enum State {
-        case model(UnsafePointer<SIMD2<Double>>)
-        case cut
-        case byPROJ
-    }
+    /// What to do with a tile's vertices, as stored: `byPROJ`, `cut`, or the address of a copied interpolant.
+    typealias Value = UInt
+    static let byPROJ: Value = 0
+    static let cut: Value = 1
+    /// A key no tile has (an empty slot).
+    private static let empty = Int64.min
 
-    private struct Slot {
-        var key: ProjectionTileKey?
-        var state: State = .byPROJ
-    }
-
-    private var slots = [Slot](repeating: Slot(), count: 256)
+    private var keys: UnsafeMutablePointer<Int64>
+    private var values: UnsafeMutablePointer<Value>
+    private var capacity = 64
     private var count = 0
     private var blocks: [UnsafeMutablePointer<SIMD2<Double>>] = []
-    private var usedInLastBlock = Self.modelsPerBlock
-    private static let modelsPerBlock = 64
+    private var room = 0
+    private var next: UnsafeMutablePointer<SIMD2<Double>>?
 
-    /// The state of a tile met before, if any.
-    func state(of key: ProjectionTileKey) -> State? {
-        let mask = slots.count - 1
-        var s = Self.hash(key) & mask
-        while let k = slots[s].key {
-            if k == key { return slots[s].state }
+    init() {
+        keys = .allocate(capacity: capacity)
+        keys.initialize(repeating: Self.empty, count: capacity)
+        values = .allocate(capacity: capacity)
+    }
+
+    /// A tile's key in 64 bits: its level (0…5) and its indices, each within ±2²⁹; nil for indices out of that range
+    /// (or not finite: such vertices go through PROJ).
+    @inline(__always)
+    static func packedKey(level: Int, _ i: Double, _ j: Double) -> Int64? {
+        guard abs(i) < 536_870_912, abs(j) < 536_870_912 else { return nil }
+        return Int64(level) << 60 | (Int64(i) & 0x3FFF_FFFF) << 30 | (Int64(j) & 0x3FFF_FFFF)
+    }
+
+    /// What was recorded for a tile, if it was met before.
+    @inline(__always)
+    func value(of key: Int64) -> Value? {
+        let mask = capacity - 1
+        var s = Self.slot(key) & mask
+        while true {
+            let k = keys[s]
+            if k == key { return values[s] }
+            if k == Self.empty { return nil }
             s = (s + 1) & mask
         }
-        return nil
     }
 
-    /// Records a tile (copying its interpolant) and returns its state.
-    mutating func insert(_ key: ProjectionTileKey, _ tile: ProjectionTile) -> State {
-        let state: State
+    /// Records a tile (copying its interpolant) and returns its value.
+    mutating func insert(_ key: Int64, _ tile: ProjectionTile) -> Value {
+        let value: Value
         switch tile {
-        case .model(let m): state = .model(copy(m))
-        case .cut: state = .cut
-        case .byPROJ: state = .byPROJ
+        case .model(let m): value = UInt(bitPattern: copy(m))
+        case .cut: value = Self.cut
+        case .byPROJ: value = Self.byPROJ
         }
-        if 2 * (count + 1) > slots.count { grow() }
-        put(key, state)
+        if 2 * (count + 1) > capacity { grow() }
+        put(key, value)
         count += 1
-        return state
+        return value
     }
 
-    /// Frees the copied interpolants (pointers handed out become invalid).
+    /// Frees the table and the copied interpolants (addresses handed out become invalid).
     func release() {
+        keys.deallocate()
+        values.deallocate()
         for b in blocks { b.deallocate() }
     }
 
-    private mutating func put(_ key: ProjectionTileKey, _ state: State) {
-        let mask = slots.count - 1
-        var s = Self.hash(key) & mask
-        while slots[s].key != nil { s = (s + 1) & mask }
-        slots[s] = Slot(key: key, state: state)
+    private mutating func put(_ key: Int64, _ value: Value) {
+        let mask = capacity - 1
+        var s = Self.slot(key) & mask
+        while keys[s] != Self.empty { s = (s + 1) & mask }
+        keys[s] = key
+        values[s] = value
     }
 
     private mutating func grow() {
-        let old = slots
-        slots = [Slot](repeating: Slot(), count: 2 * old.count)
-        for slot in old { if let k = slot.key { put(k, slot.state) } }
+        let (oldKeys, oldValues, oldCapacity) = (keys, values, capacity)
+        capacity *= 2
+        keys = .allocate(capacity: capacity)
+        keys.initialize(repeating: Self.empty, count: capacity)
+        values = .allocate(capacity: capacity)
+        for s in 0..<oldCapacity where oldKeys[s] != Self.empty { put(oldKeys[s], oldValues[s]) }
+        oldKeys.deallocate()
+        oldValues.deallocate()
     }
 
+    /// Copies a packed interpolant into this thread's memory (blocks of 4, 8, 16, … interpolants).
     private mutating func copy(_ model: TileModel) -> UnsafePointer<SIMD2<Double>> {
         let stride = TileModel.packedCount
-        if usedInLastBlock == Self.modelsPerBlock {
-            blocks.append(.allocate(capacity: stride * Self.modelsPerBlock))
-            usedInLastBlock = 0
+        if room == 0 {
+            let models = 4 << min(blocks.count, 6)
+            let block = UnsafeMutablePointer<SIMD2<Double>>.allocate(capacity: stride * models)
+            blocks.append(block)
+            next = block
+            room = models
         }
-        let destination = blocks[blocks.count - 1] + stride * usedInLastBlock
-        usedInLastBlock += 1
+        let destination = next!
         model.packed.withUnsafeBufferPointer { destination.initialize(from: $0.baseAddress!, count: stride) }
+        next = destination + stride
+        room -= 1
         return UnsafePointer(destination)
     }
 
-    private static func hash(_ key: ProjectionTileKey) -> Int {
-        var h = UInt(bitPattern: key.i) &* 0x9E37_79B9_7F4A_7C15
-        h ^= UInt(bitPattern: key.j) &* 0xC2B2_AE3D_27D4_EB4F
-        h ^= UInt(bitPattern: key.level) &* 0x1656_67B1_9E37_79F9
-        h ^= h >> 29
-        return Int(bitPattern: h)
+    @inline(__always)
+    private static func slot(_ key: Int64) -> Int {
+        let h = UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: h >> 40)
     }
 }

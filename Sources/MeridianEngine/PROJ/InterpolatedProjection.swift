@@ -150,19 +150,35 @@ public final class InterpolatedProjection: @unchecked Sendable {
         guard source != target else { return }
         var parts = polygon.parts
         polygon = Polygon(parts: [], spatialReference: target)  // drops the other reference to the rings
+        var local = LocalTiles()  // one table for all the rings (a union has hundreds of thousands of small ones)
+        defer { local.release() }
         for i in parts.indices {
             var shell = parts[i].shell
             parts[i].shell = []
-            try transform(&shell, threads: 1)
+            try transform(&shell, local: &local)
             parts[i].shell = shell
             for h in parts[i].holes.indices {
                 var hole = parts[i].holes[h]
                 parts[i].holes[h] = []
-                try transform(&hole, threads: 1)
+                try transform(&hole, local: &local)
                 parts[i].holes[h] = hole
             }
         }
         polygon = Polygon(parts: parts, spatialReference: target)
+    }
+
+    /// `transform(_:threads:)` on this thread, with the tiles met so far in `local` (shared by several calls).
+    func transform(_ coordinates: inout [Coordinate], local: inout LocalTiles) throws(EngineError) {
+        guard source != target else { return }
+        guard interpolates, !coordinates.contains(where: { $0.z != nil }) else {
+            _ = try transformation.transform(&coordinates, reportsOperation: false)
+            return
+        }
+        var result = coordinates
+        try result.withUnsafeMutableBufferPointer { (buffer: inout UnsafeMutableBufferPointer<Coordinate>) throws(EngineError) in
+            try transformPiece(buffer, first: 0, local: &local)
+        }
+        coordinates = result
     }
 
     /// Transforms coordinates from `source` to `target` in place, on up to `threads` threads (`parallelMinimum`
@@ -182,12 +198,21 @@ public final class InterpolatedProjection: @unchecked Sendable {
         }
         let n = coordinates.count
         let pieces = n >= Self.parallelMinimum ? min(max(threads, 1), n / (Self.parallelMinimum / 2)) : 1
+        if pieces == 1 {
+            var local = LocalTiles()
+            defer { local.release() }
+            try transform(&coordinates, local: &local)
+            return
+        }
         var result = coordinates
         try result.withUnsafeMutableBufferPointer { (buffer: inout UnsafeMutableBufferPointer<Coordinate>) throws(EngineError) in
             let shared = SharedCoordinates(buffer)
             try ForkJoin.forEach(count: pieces, threads: pieces) { [self] (p: Int) throws(EngineError) in
                 let range = (n * p / pieces)..<(n * (p + 1) / pieces)
-                try transformPiece(UnsafeMutableBufferPointer(rebasing: shared.buffer[range]), first: range.lowerBound)
+                var local = LocalTiles()
+                defer { local.release() }
+                try transformPiece(UnsafeMutableBufferPointer(rebasing: shared.buffer[range]), first: range.lowerBound,
+                                   local: &local)
             }
         }
         coordinates = result
@@ -195,26 +220,74 @@ public final class InterpolatedProjection: @unchecked Sendable {
 
     /// Interpolates a piece of an array in place, then runs PROJ on the vertices no interpolant covers.
     /// - Parameter first: The piece's first index in the caller's array (for error messages).
-    private func transformPiece(_ piece: UnsafeMutableBufferPointer<Coordinate>, first: Int) throws(EngineError) {
-        var local = LocalTiles()
-        defer { local.release() }
+    private func transformPiece(_ piece: UnsafeMutableBufferPointer<Coordinate>, first: Int,
+                                local: inout LocalTiles) throws(EngineError) {
         var byPROJ: [Int] = []
-        var current: UnsafePointer<SIMD2<Double>>?
-        for k in piece.indices {
-            let c = piece[k]
-            if let m = current, TileModel.contains(m, c.x, c.y) {
-                piece[k] = TileModel.evaluate(m, c.x, c.y)
-            } else if let m = model(at: c.x, c.y, local: &local) {
-                current = m
-                piece[k] = TileModel.evaluate(m, c.x, c.y)
-            } else {
-                byPROJ.append(k)
-            }
-        }
+        interpolate(piece, local: &local, byPROJ: &byPROJ)
         guard !byPROJ.isEmpty else { return }
         var rest = byPROJ.map { piece[$0] }
         _ = try transformation.transform(&rest, reportsOperation: false, vertexNumbers: byPROJ.map { $0 + first })
         for (r, k) in byPROJ.enumerated() { piece[k] = rest[r] }
+    }
+
+    /// Replaces every vertex an interpolant covers by its value there, and lists the others (indices in `piece`).
+    private func interpolate(_ piece: UnsafeMutableBufferPointer<Coordinate>, local: inout LocalTiles,
+                             byPROJ: inout [Int]) {
+        let inverseSide = inverseSides[0]
+        // The level-0 tile of the last vertex, when it had an interpolant: most vertices follow one in the same tile.
+        var currentKey = Int64.min
+        var current = UnsafePointer<SIMD2<Double>>(bitPattern: 1)!
+        for k in piece.indices {
+            let c = piece[k]
+            guard let key = LocalTiles.packedKey(level: 0, (c.x * inverseSide).rounded(.down),
+                                                 (c.y * inverseSide).rounded(.down)) else {
+                byPROJ.append(k)
+                continue
+            }
+            if key != currentKey {
+                let value = local.value(of: key) ?? local.insert(key, tile(level: 0, c.x, c.y))
+                switch value {
+                case LocalTiles.byPROJ:
+                    byPROJ.append(k)
+                    continue
+                case LocalTiles.cut:
+                    guard let m = deeperModel(at: c.x, c.y, local: &local) else {
+                        byPROJ.append(k)
+                        continue
+                    }
+                    piece[k] = TileModel.evaluate(m, c.x, c.y)
+                    continue
+                default:
+                    currentKey = key
+                    current = UnsafePointer(bitPattern: value)!
+                }
+            }
+            piece[k] = TileModel.evaluate(current, c.x, c.y)
+        }
+    }
+
+    /// The interpolant at (x, y) below a cut level-0 tile, or nil when the vertex goes through PROJ.
+    private func deeperModel(at x: Double, _ y: Double, local: inout LocalTiles) -> UnsafePointer<SIMD2<Double>>? {
+        for level in 1...Self.deepestLevel {
+            let inverseSide = inverseSides[level]
+            guard let key = LocalTiles.packedKey(level: level, (x * inverseSide).rounded(.down),
+                                                 (y * inverseSide).rounded(.down)) else { return nil }
+            let value = local.value(of: key) ?? local.insert(key, tile(level: level, x, y))
+            switch value {
+            case LocalTiles.byPROJ: return nil
+            case LocalTiles.cut: continue
+            default: return UnsafePointer(bitPattern: value)
+            }
+        }
+        return nil
+    }
+
+    /// The shared tile at `level` holding (x, y), made if needed.
+    private func tile(level: Int, _ x: Double, _ y: Double) -> ProjectionTile {
+        let inverseSide = inverseSides[level]
+        let shared = ProjectionTileKey(level: level, i: Int((x * inverseSide).rounded(.down)),
+                                       j: Int((y * inverseSide).rounded(.down)))
+        return lock.withLock { tiles[shared] } ?? makeTile(shared)
     }
 
     /// How many tiles are cached, by kind; for tests.
@@ -231,28 +304,6 @@ public final class InterpolatedProjection: @unchecked Sendable {
     }
 
     // MARK: - Tiles
-
-    /// The tile's index along one axis at `level`, or nil for a coordinate too large (or not finite) to index.
-    private func index(_ x: Double, level: Int) -> Int? {
-        let t = (x * inverseSides[level]).rounded(.down)
-        return abs(t) < 1e15 ? Int(t) : nil
-    }
-
-    /// The packed interpolant that applies at (x, y), from this thread's tiles or else the shared ones (made as
-    /// needed); nil when the vertex goes through PROJ.
-    private func model(at x: Double, _ y: Double, local: inout LocalTiles) -> UnsafePointer<SIMD2<Double>>? {
-        for level in 0...Self.deepestLevel {
-            guard let i = index(x, level: level), let j = index(y, level: level) else { return nil }
-            let key = ProjectionTileKey(level: level, i: i, j: j)
-            let state = local.state(of: key) ?? local.insert(key, lock.withLock { tiles[key] } ?? makeTile(key))
-            switch state {
-            case .model(let m): return m
-            case .byPROJ: return nil
-            case .cut: continue
-            }
-        }
-        return nil
-    }
 
     /// The Chebyshev points of the first kind on [-1, 1], from 1 down to -1.
     private static let nodes: [Double] = (0...degree).map { cos(Double.pi * (Double($0) + 0.5) / Double(degree + 1)) }
