@@ -21,18 +21,22 @@ struct Modes: Sendable {
     let names: [String]?
     /// How messages name the modes, e.g. "densify, ellipse and sector".
     let title: String
+    /// How help tags an option with them, e.g. "densify, ellipse, sector" or "all but the predicates".
+    let tag: String
 
     /// Every mode (and a command without modes).
-    static let all = Modes(names: nil, title: "every mode")
+    static let all = Modes(names: nil, title: "every mode", tag: "all")
     /// No mode: for `required`, an option that is never required.
-    static let none = Modes(names: [], title: "no mode")
+    static let none = Modes(names: [], title: "no mode", tag: "none")
 
     /// Some modes of one command.
     /// - Parameters:
     ///   - modes: The modes.
     ///   - title: How messages name them (default: their titles, e.g. "densify, ellipse and sector").
-    static func of<M: CommandMode>(_ modes: [M], title: String? = nil) -> Modes {
-        Modes(names: modes.map(\.rawValue), title: title ?? HelpText.list(modes.map(\.title), conjunction: "and"))
+    ///   - tag: How help tags an option with them (default: their names, e.g. "densify, ellipse, sector").
+    static func of<M: CommandMode>(_ modes: [M], title: String? = nil, tag: String? = nil) -> Modes {
+        Modes(names: modes.map(\.rawValue), title: title ?? HelpText.list(modes.map(\.title), conjunction: "and"),
+              tag: tag ?? modes.map(\.rawValue).joined(separator: ", "))
     }
 
     /// Some modes of one command, e.g. `.of(Operation.densify, .ellipse)`.

@@ -167,7 +167,7 @@ struct CommandLayout {
     func right(_ d: Declaration) -> String {
         var text = d.help
         if let shown = d.defaultText { text += " (default \(shown))" }
-        if let names = d.modes.names { text += " [\(names.joined(separator: ", "))]" }
+        if !d.modes.isAll { text += " [\(d.modes.tag)]" }
         return text
     }
 }

@@ -145,7 +145,7 @@ struct Mode<M: CommandMode>: Declared {
                                   valueSummary: "one of " + HelpText.list(names, conjunction: "or"), help: help,
                                   required: .all, choices: Self.choices) { text throws(CommandError) in
             guard let mode = M(rawValue: text) else {
-                throw .usage("unknown \(placeholder) '\(text)': use \(HelpText.list(names, conjunction: "or"))")
+                throw .usage("unknown \(placeholder.lowercased()) '\(text)': use \(HelpText.list(names, conjunction: "or"))")
             }
             slot.value = mode
         }

@@ -34,7 +34,7 @@ enum ReferencePage {
         }
         lines += ["### Options", "", "| Option | Value | Default | Applies to | Description |", "| --- | --- | --- | --- | --- |"]
         for d in layout.declarations {
-            let applies = d.modes.names.map { $0.joined(separator: ", ") } ?? "all"
+            let applies = d.modes.tag
             lines.append("| `\(code(layout.left(d)))` | \(cell(d.valueSummary)) | \(cell(d.defaultText ?? "")) | "
                 + "\(cell(applies)) | \(cell(d.help)) |")
         }

@@ -30,9 +30,11 @@ enum Operation: String, CommandMode {
     var needsLine: Bool { [.cut, .extend, .reshape, .autoComplete].contains(self) }
 
     /// The operations that take `--with`.
-    static let withOther = Modes.of(allCases.filter(\.needsOther), title: "the overlays, edits and predicates")
+    static let withOther = Modes.of(allCases.filter(\.needsOther), title: "the overlays, edits and predicates",
+                                   tag: "overlays, edits, predicates")
     /// The operations that write geometries (the others print true or false).
-    static let writingGeometries = Modes.of(allCases.filter { !$0.isPredicate }, title: "the operations that write geometries")
+    static let writingGeometries = Modes.of(allCases.filter { !$0.isPredicate }, title: "the operations that write geometries: a predicate prints true or false on standard output",
+                                            tag: "all but the predicates")
     /// The geodesic shapes around points.
     static let shapes = Modes.of(Operation.ellipse, .sector)
 
