@@ -23,22 +23,22 @@ enum ReferencePage {
     /// One command's section.
     static func section(_ type: any Command.Type) -> [String] {
         let layout = CommandLayout(type)
-        var lines = ["## meridian \(type.name)", "", escaped(type.summary) + ".", "", "```"]
+        var lines = ["### meridian \(type.name)", "", escaped(type.summary) + ".", "", "```"]
         lines += layout.usageLines
         lines += ["```", ""]
         lines += paragraphs(type.discussion).flatMap { [escaped($0), ""] }
         if let selector = layout.modeArgument {
-            lines += ["### \(selector.placeholder)", "", "| \(selector.placeholder) | What it does |", "| --- | --- |"]
+            lines += ["#### \(selector.placeholder)", "", "| \(selector.placeholder) | What it does |", "| --- | --- |"]
             lines += layout.modeLines.map { "| `\(code($0.synopsis))` | \(cell($0.summary)) |" }
             lines.append("")
         }
-        lines += ["### Options", "", "| Option | Value | Default | Applies to | Description |", "| --- | --- | --- | --- | --- |"]
+        lines += ["#### Options", "", "| Option | Value | Default | Applies to | Description |", "| --- | --- | --- | --- | --- |"]
         for d in layout.declarations {
             let applies = d.modes.tag
             lines.append("| `\(code(layout.left(d)))` | \(cell(d.valueSummary)) | \(cell(d.defaultText ?? "")) | "
                 + "\(cell(applies)) | \(cell(d.help)) |")
         }
-        if !type.examples.isEmpty { lines += ["", "### Examples", "", "```bash"] + type.examples + ["```"] }
+        if !type.examples.isEmpty { lines += ["", "#### Examples", "", "```bash"] + type.examples + ["```"] }
         return lines
     }
 
