@@ -131,4 +131,10 @@ extension OptionGroup {
 final class Slot<Value> {
     var value: Value?
     init(_ value: Value?) { self.value = value }
+
+    /// The value stored; only a wrapper read before the parser filled it (a programming error) finds none.
+    func read(as declaration: Declaration) -> Value {
+        guard let value else { preconditionFailure("\(declaration.name) read before parsing") }
+        return value
+    }
 }

@@ -18,8 +18,7 @@ struct Option<Value>: Declared {
 
     /// The value given, or the default.
     var wrappedValue: Value {
-        guard let value = slot.value else { preconditionFailure("\(declaration.name) read before parsing") }
-        return value
+        slot.read(as: declaration)
     }
 
     /// An option with a default value (shown in `--help`).
@@ -88,8 +87,7 @@ struct Argument<Value>: Declared {
 
     /// The value given (nil for an optional argument not given).
     var wrappedValue: Value {
-        guard let value = slot.value else { preconditionFailure("\(declaration.name) read before parsing") }
-        return value
+        slot.read(as: declaration)
     }
 
     /// An optional positional argument; `required` in some modes.
@@ -124,8 +122,7 @@ struct Mode<M: CommandMode>: Declared {
 
     /// The mode chosen.
     var wrappedValue: M {
-        guard let value = slot.value else { preconditionFailure("\(declaration.name) read before parsing") }
-        return value
+        slot.read(as: declaration)
     }
 
     /// A mode chosen by a flag: `selects` when the flag is given, the default otherwise.
