@@ -66,7 +66,7 @@ public struct BufferCommand: Command {
             modes: .of(Kind.planar))
     var maxVertices = 5_000_000
 
-    @Flag("--allow-outside-area", help: "buffer features outside the --srs area of use (refused by default: the planar buffer is only meaningful inside it)",
+    @Flag("--allow-outside-area", help: "buffer features outside the --srs horizon (refused by default: its area of use widened by 5°, where PROJ's projection returns each point)",
           modes: .of(Kind.planar))
     var allowOutsideArea: Bool
 

@@ -11,8 +11,9 @@ public struct ProjectCommand: Command {
     public static let discussion = """
         Projects every coordinate of INPUT into the --to spatial reference and prints on stderr which operation PROJ
         used and its accuracy (e.g. NAD27 to WGS 84 without the NADCON grid is a Helmert shift accurate to about 7 m).
-        A vertex outside the area of use of the source or target spatial reference is refused (as by buffer), and
-        so is one outside the projection's own domain (projected back, it does not return where it started).
+        A vertex outside the horizon of the source or target spatial reference (its area of use widened by 5°, where
+        PROJ's projection returns the point) is refused (as by buffer), and so is one outside the projection's own
+        domain (projected back, it does not return where it started).
 
         CSV input is written as CSV, the coordinate columns replaced by x,y (projected target) or lon,lat (geographic
         target), the other columns kept. GeoJSON and WKT input are written as .geojson (only for a WGS84 target) or
@@ -54,7 +55,7 @@ public struct ProjectCommand: Command {
             modes: .of(Task.project))
     var transformation: String?
 
-    @Flag("--allow-outside-area", help: "project vertices outside the areas of use anyway (never those outside the domain)",
+    @Flag("--allow-outside-area", help: "project vertices outside the horizons anyway (each SRS's area of use widened by 5°, where PROJ's projection returns the point); never those outside the domain",
           modes: .of(Task.project))
     var allowOutsideArea: Bool
 
