@@ -14,11 +14,6 @@ struct ValueKind<Value> {
     let show: (Value) -> String
     /// Converts the text given for the option named `option` (usage errors name the option and the text).
     let parse: (_ text: String, _ option: String) throws(CommandError) -> Value
-
-    /// The same conversion under another placeholder (e.g. "L" for a length, "DE9IM" for a pattern).
-    func named(_ placeholder: String) -> ValueKind {
-        ValueKind(placeholder: placeholder, summary: summary, show: show, parse: parse)
-    }
 }
 
 /// The ranges a real-valued option can have.

@@ -4,10 +4,15 @@ import Meridian
 /// What a planar buffer takes once the options are checked, and the buffering of a batch of features: the rules
 /// of `BufferRules.swift`, the area of use, the vertex limit, then GEOS.
 struct PlanarBufferJob {
+    /// `--srs`: the projected spatial reference the buffers are computed in.
     let sr: SpatialReference
+    /// Its unit, the unit of the distances handed to the engine.
     let srUnit: LinearUnit
+    /// `--distance`, or `--distance-field` and `--unit`.
     let distance: DistanceOptions
+    /// `--segments` and the engine's other defaults.
     let parameters: BufferParameters
+    /// `--allow-outside-area`.
     let allowOutside: Bool
     /// `--max-vertices`: the most output vertices (estimated before buffering) without --union.
     let maxVertices: Int

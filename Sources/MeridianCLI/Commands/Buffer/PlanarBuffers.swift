@@ -44,7 +44,9 @@ struct PlanarBuffers {
 /// Planar buffers without `--union` into a format written a feature at a time (GeoJSON, GeoJSON text sequence,
 /// WKT, CSV): the input is read, buffered and written a batch of features at a time, so memory holds one batch.
 struct StreamedBuffers {
+    /// The buffer's spatial reference, unit, distances and limits.
     let job: PlanarBufferJob
+    /// Where to write: a per-feature format.
     let output: OutputFile
 
     /// Reads, buffers and writes batch by batch.

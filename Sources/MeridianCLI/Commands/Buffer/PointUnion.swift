@@ -5,7 +5,9 @@ import Meridian
 /// second thread while the distances are checked and the points projected; a large union into WKT or GeoJSON
 /// written a batch of clusters at a time (`BufferOutput.streamUnion`), any other made whole and then written.
 struct PointUnion {
+    /// The buffer's spatial reference, unit, distances and limits.
     let job: PlanarBufferJob
+    /// Where to write.
     let output: OutputFile
 
     /// Buffers and unions the points.

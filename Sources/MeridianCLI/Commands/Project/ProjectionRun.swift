@@ -169,8 +169,11 @@ struct ProjectionRun {
 /// The CSV `project` writes: the input's rows with the coordinate columns replaced (9 decimals for degrees, 4 for
 /// projected units) and renamed (lon,lat or x,y), the other columns copied, streamed row by row.
 struct ProjectedCSV {
+    /// The CSV input, read with its table.
     let input: FeatureInput
+    /// Each row's projected coordinates.
     let coordinates: [Coordinate]
+    /// The spatial reference they are in.
     let target: SpatialReference
 
     /// Writes the header and the rows.

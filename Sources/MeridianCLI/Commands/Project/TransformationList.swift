@@ -4,7 +4,9 @@ import Meridian
 /// The datum transformations PROJ knows from one spatial reference to another, numbered, most suitable first: what
 /// `project --list-transformations` prints and `--transformation N|NAME` chooses from.
 struct TransformationList {
+    /// `--from`.
     let source: SpatialReference
+    /// `--to`.
     let target: SpatialReference
     /// The transformations, in PROJ's order.
     let candidates: [DatumTransformation]
