@@ -35,12 +35,12 @@ public enum OrderedWorkSharing {
         }
         let state = State<Item, Failure>(count: count, window: window, helpers: helpers)
         for _ in 0..<helpers {
-            let thread = Thread {
+            let thread = Thread(block: Parallelism.carryingThreadCount {
                 while let k = state.claimForHelper() {
                     state.finish(k, Result { () throws(Failure) in try produce(k) })
                 }
                 state.helperFinished()
-            }
+            })
             thread.stackSize = 8 << 20  // as a main thread's: `produce` may run deep library code
             thread.start()
         }

@@ -74,6 +74,8 @@ public struct BufferCommand: Command {
             modes: .of(Kind.geodesic))
     var maxDeviation: Distance?
 
+    var threads = ThreadOptions()
+
     var output = OutputOptions(use: .buffer, help: ".geojson or .json (WGS84; the standard output default), .geojsons (a GeoJSON text sequence, one feature per record), .wkt (in --srs, WGS84 for --geodesic; one geometry per line), .csv (the input's columns and a wkt column, in the .wkt spatial reference), .svg (a picture, with the area of use as a red dashed outline), .kml or .kmz (styled like the sample)")
 
     /// A command with every option at its default.
@@ -96,15 +98,17 @@ public struct BufferCommand: Command {
     ///   output.
     public func run(io: CommandIO) throws(CommandError) {
         let file = try output.file(standardOutput: .geoJSON)
-        guard kind == .planar else {
-            try GeodesicBuffers(command: self, output: file).run(io: io)
-            return
+        try threads.run { () throws(CommandError) in
+            guard kind == .planar else {
+                try GeodesicBuffers(command: self, output: file).run(io: io)
+                return
+            }
+            guard let srs, let unit = srs.unit else { throw .usage("a planar buffer needs --srs SRS") }
+            var parameters = BufferParameters.default
+            parameters.segmentsPerQuarterCircle = segments
+            let job = PlanarBufferJob(sr: srs, srUnit: unit, distance: distance, parameters: parameters,
+                                      allowOutside: allowOutsideArea, maxVertices: maxVertices)
+            try PlanarBuffers(job: job, input: input, union: union, output: file).run(io: io)
         }
-        guard let srs, let unit = srs.unit else { throw .usage("a planar buffer needs --srs SRS") }
-        var parameters = BufferParameters.default
-        parameters.segmentsPerQuarterCircle = segments
-        let job = PlanarBufferJob(sr: srs, srUnit: unit, distance: distance, parameters: parameters,
-                                  allowOutside: allowOutsideArea, maxVertices: maxVertices)
-        try PlanarBuffers(job: job, input: input, union: union, output: file).run(io: io)
     }
 }

@@ -62,6 +62,8 @@ public struct ProjectCommand: Command {
     @Flag("--json", help: "print the transformations as a JSON array", modes: .of(Task.list))
     var json: Bool
 
+    var threads = ThreadOptions()
+
     var output = OutputOptions(
         use: .project,
         help: "CSV input: .csv or .txt (CSV); GeoJSON or WKT input: .geojson (WGS84 targets only) or .wkt; standard output by default",
@@ -81,8 +83,10 @@ public struct ProjectCommand: Command {
             guard let source = input.spatialReference else { throw .usage("--list-transformations needs --from SRS") }
             try TransformationList(from: source, to: target).print(json: json, io: io)
         case .project:
-            try ProjectionRun(target: target, transformation: transformation, allowOutsideArea: allowOutsideArea)
-                .run(input: input, output: output, io: io)
+            try threads.run { () throws(CommandError) in
+                try ProjectionRun(target: target, transformation: transformation, allowOutsideArea: allowOutsideArea)
+                    .run(input: input, output: output, io: io)
+            }
         }
     }
 }
