@@ -93,7 +93,7 @@ extension GeometryEngine {
         func projectBack(_ coordinates: inout [Coordinate]) throws(EngineError) {
             let pipeline = transformation?.pipeline
             try InterpolatedProjection.between(target, source, pipeline: pipeline, inverse: pipeline != nil)
-                .transform(&coordinates)
+                .transform(&coordinates, atomically: false)  // (a copy of the caller's: dropped on failure)
         }
         if target.isProjected {
             let limit = maximumProjectedCoordinate / (target.unit?.metersPerUnit ?? 1)

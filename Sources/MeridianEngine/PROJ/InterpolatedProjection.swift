@@ -10,8 +10,8 @@ import MeridianCore
 /// The interpolant is kept only when it matches PROJ within `bound` at `checksPerSide`² more points of the tile, its
 /// corners and the middles of its edges among them: `tolerance` (1e-11°, about 1 µm on the ground) into a geographic
 /// target, `metricTolerance` (1 µm) into a projected one. Otherwise the tile is cut into four, down to a thirty-second
-/// of its side (`deepestLevel`), and the vertices of a tile that never passes go through PROJ. So do the vertices of
-/// an array with a height, and every vertex of a tile that PROJ cannot take whole, that reaches outside the area of
+/// of its side (`deepestLevel`), and the vertices of a tile that never passes go through PROJ. So do the vertices
+/// with a height (PROJ transforms it too), and every vertex of a tile that PROJ cannot take whole, that reaches outside the area of
 /// use of the source and of the target widened by a tenth (longitude/latitude of its points), or where PROJ does not
 /// run one smooth operation (`OperationChoice`).
 ///
@@ -168,10 +168,20 @@ public final class InterpolatedProjection: @unchecked Sendable {
     }
 
     /// `transform(_:threads:)` on this thread, with the tiles met so far in `local` (shared by several calls).
-    func transform(_ coordinates: inout [Coordinate], local: inout LocalTiles) throws(EngineError) {
+    /// - Parameter atomically: Whether `coordinates` must be left as they were when this throws (false: they may
+    ///   be partly transformed, and no copy of them is made).
+    func transform(_ coordinates: inout [Coordinate], local: inout LocalTiles, atomically: Bool = true)
+        throws(EngineError)
+    {
         guard source != target else { return }
-        guard interpolates, !coordinates.contains(where: { $0.z != nil }) else {
+        guard interpolates else {
             _ = try transformation.transform(&coordinates, reportsOperation: false)
+            return
+        }
+        guard atomically else {
+            try coordinates.withUnsafeMutableBufferPointer { (buffer: inout UnsafeMutableBufferPointer<Coordinate>) throws(EngineError) in
+                try transformPiece(buffer, first: 0, local: &local)
+            }
             return
         }
         var result = coordinates
@@ -190,9 +200,16 @@ public final class InterpolatedProjection: @unchecked Sendable {
     public func transform(_ coordinates: inout [Coordinate], threads: Int = Parallelism.threadCount)
         throws(EngineError)
     {
+        try transform(&coordinates, threads: threads, atomically: true)
+    }
+
+    /// `transform(_:threads:)`, leaving `coordinates` partly transformed when it throws unless `atomically` (then
+    /// no copy of them is made).
+    func transform(_ coordinates: inout [Coordinate], threads: Int = Parallelism.threadCount, atomically: Bool)
+        throws(EngineError)
+    {
         guard source != target else { return }
-        guard interpolates, !coordinates.contains(where: { $0.z != nil })
-        else {
+        guard interpolates else {
             _ = try transformation.transform(&coordinates, reportsOperation: false)
             return
         }
@@ -201,11 +218,22 @@ public final class InterpolatedProjection: @unchecked Sendable {
         if pieces == 1 {
             var local = LocalTiles()
             defer { local.release() }
-            try transform(&coordinates, local: &local)
+            try transform(&coordinates, local: &local, atomically: atomically)
+            return
+        }
+        guard atomically else {
+            try transformPieces(&coordinates, pieces: pieces)
             return
         }
         var result = coordinates
-        try result.withUnsafeMutableBufferPointer { (buffer: inout UnsafeMutableBufferPointer<Coordinate>) throws(EngineError) in
+        try transformPieces(&result, pieces: pieces)
+        coordinates = result
+    }
+
+    /// Transforms `coordinates` in place in `pieces` pieces on as many threads.
+    private func transformPieces(_ coordinates: inout [Coordinate], pieces: Int) throws(EngineError) {
+        let n = coordinates.count
+        try coordinates.withUnsafeMutableBufferPointer { (buffer: inout UnsafeMutableBufferPointer<Coordinate>) throws(EngineError) in
             let shared = SharedCoordinates(buffer)
             try ForkJoin.forEach(count: pieces, threads: pieces) { [self] (p: Int) throws(EngineError) in
                 let range = (n * p / pieces)..<(n * (p + 1) / pieces)
@@ -215,7 +243,6 @@ public final class InterpolatedProjection: @unchecked Sendable {
                                    local: &local)
             }
         }
-        coordinates = result
     }
 
     /// Interpolates a piece of an array in place, then runs PROJ on the vertices no interpolant covers.
@@ -239,8 +266,9 @@ public final class InterpolatedProjection: @unchecked Sendable {
         var current = UnsafePointer<SIMD2<Double>>(bitPattern: 1)!
         for k in piece.indices {
             let c = piece[k]
-            guard let key = LocalTiles.packedKey(level: 0, (c.x * inverseSide).rounded(.down),
-                                                 (c.y * inverseSide).rounded(.down)) else {
+            // Heights go through PROJ, which transforms them too.
+            guard c.z == nil, let key = LocalTiles.packedKey(level: 0, (c.x * inverseSide).rounded(.down),
+                                                             (c.y * inverseSide).rounded(.down)) else {
                 byPROJ.append(k)
                 continue
             }

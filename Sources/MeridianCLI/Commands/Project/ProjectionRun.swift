@@ -18,7 +18,8 @@ struct ProjectionRun {
         defer { progress?.finish() }
         let input = try FeatureInput.read(options.path, inputSpatialReference: options.spatialReference,
                                           defaultXYSpatialReference: nil, io: io,
-                                          csv: FeatureInput.CSVOptions(keepTable: true, pointsOnly: true),
+                                          csv: FeatureInput.CSVOptions(keepTable: true, tableWithoutCoordinates: true,
+                                                                       pointsOnly: true),
                                           progress: progress)
         let file = try outputFile(output, for: input.format)
         let chosen = try transformation.map { (t: String) throws(CommandError) in
@@ -169,7 +170,7 @@ struct ProjectionRun {
 /// The CSV `project` writes: the input's rows with the coordinate columns replaced (9 decimals for degrees, 4 for
 /// projected units) and renamed (lon,lat or x,y), the other columns copied, streamed row by row.
 struct ProjectedCSV {
-    /// The CSV input, read with its table.
+    /// The CSV input, read with its other columns' table (`CSVOptions.tableWithoutCoordinates`).
     let input: FeatureInput
     /// Each row's projected coordinates.
     let coordinates: [Coordinate]
@@ -178,21 +179,22 @@ struct ProjectedCSV {
 
     /// Writes the header and the rows.
     func write(to out: inout ByteBuffer) {
-        guard let table = input.table, let (xi, yi) = input.coordinateColumns else { return }
-        var header = table.header
+        guard let others = input.table, var header = input.header, let (xi, yi) = input.coordinateColumns else { return }
         header[xi] = target.isGeographic ? "lon" : "x"
         header[yi] = target.isGeographic ? "lat" : "y"
         CSV.appendRecord(header, to: &out)
         let decimals = target.isGeographic ? 9 : 4
-        for (r, row) in table.rows.enumerated() {
-            for (c, field) in row.enumerated() {
+        for (r, row) in others.rows.enumerated() {
+            var field = row.startIndex  // the next of the other columns
+            for c in header.indices {
                 if c > 0 { out.append(UInt8(ascii: ",")) }
                 if c == xi {
                     out.appendFixed(coordinates[r].x, decimals: decimals)
                 } else if c == yi {
                     out.appendFixed(coordinates[r].y, decimals: decimals)
                 } else {
-                    CSV.appendField(field, alone: row.count == 1, to: &out)
+                    CSV.appendField(row[field], alone: header.count == 1, to: &out)
+                    field += 1
                 }
             }
             CSV.endRecord(&out)
