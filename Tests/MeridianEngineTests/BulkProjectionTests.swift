@@ -62,6 +62,27 @@ import MeridianCore
         #expect(worst <= InterpolatedProjection.metricTolerance / target.unit!.metersPerUnit, "worst \(worst)")
     }
 
+    /// Coordinates to be printed with a number of decimals print as PROJ's own results do, every one of them,
+    /// though most are interpolated: 60,000 random points into EPSG:32038 (4 decimals of US feet) and back into
+    /// WGS 84 (9 decimals of degrees); without the settling, dozens would print one unit apart in the last digit.
+    @Test(arguments: [("EPSG:4326", "EPSG:32038", 4), ("EPSG:32038", "EPSG:4326", 9)])
+    func printedAsPROJPrints(from: String, to: String, decimals: Int) throws {
+        let source = try SpatialReference(code: from), target = try SpatialReference(code: to)
+        var input = Self.coordinates(60_000, lon: -103...(-94), lat: 31.8...34.5)
+        if source != .wgs84 { try GeometryEngine.project(&input, from: .wgs84, into: source) }
+        var projected = input
+        let operation = try GeometryEngine.project(&projected, from: source, into: target, printedWith: decimals)
+        #expect(operation?.name.contains("NAD27 to WGS 84 (6)") == true)
+        let exact = try Self.reference(input, from: source, to: target)
+        let format = "%.\(decimals)f"
+        let differing = zip(projected, exact).filter { a, b in
+            String(format: format, a.x) != String(format: format, b.x) || String(format: format, a.y) != String(format: format, b.y)
+        }.count
+        #expect(differing == 0, "\(differing) vertices print otherwise than PROJ's")
+        #expect(Self.worstDifference(projected, exact) <= InterpolatedProjection.metricTolerance / 0.3048006096012192)
+        #expect(projected != exact, "nothing was interpolated")
+    }
+
     /// Geographic 3D → geocentric (EPSG:4979 → 4978), where the height changes x and y: coordinates with z get all
     /// three transformed, those without are transformed at height 0 and keep `nil`, in chunks with and without
     /// heights alike.

@@ -82,8 +82,9 @@ struct ProjectionRun {
             if let chosen {
                 operations.insert(try GeometryEngine.project(&coordinates, from: input.spatialReference,
                                                              into: target, datumTransformation: chosen))
-            } else if let op = try GeometryEngine.project(&coordinates, from: input.spatialReference, into: target) {
-                operations.insert(op)
+            } else if let op = try GeometryEngine.project(&coordinates, from: input.spatialReference, into: target,
+                                                          printedWith: ProjectedCSV.decimals(for: target)) {
+                operations.insert(op)  // (the CSV's text is that of PROJ's own results)
             }
         } catch {
             throw .failure(relabel(error.description, "vertex", labels: input.labels))
@@ -177,13 +178,16 @@ struct ProjectedCSV {
     /// The spatial reference they are in.
     let target: SpatialReference
 
+    /// The decimals of the coordinates written: 9 for degrees (about 0.1 mm), 4 for projected units.
+    static func decimals(for target: SpatialReference) -> Int { target.isGeographic ? 9 : 4 }
+
     /// Writes the header and the rows.
     func write(to out: inout ByteBuffer) {
         guard let others = input.table, var header = input.header, let (xi, yi) = input.coordinateColumns else { return }
         header[xi] = target.isGeographic ? "lon" : "x"
         header[yi] = target.isGeographic ? "lat" : "y"
         CSV.appendRecord(header, to: &out)
-        let decimals = target.isGeographic ? 9 : 4
+        let decimals = Self.decimals(for: target)
         for (r, row) in others.rows.enumerated() {
             var field = row.startIndex  // the next of the other columns
             for c in header.indices {
