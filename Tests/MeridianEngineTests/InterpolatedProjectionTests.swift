@@ -53,6 +53,8 @@ import MeridianCore
     @Test(arguments: [
         ("EPSG:4326", "EPSG:32038", -103.0...(-94.1), 31.8...34.5, 0.01),  // the seed's: NAD27, Helmert candidates
         ("EPSG:32038", "EPSG:4326", -103.0...(-94.1), 31.8...34.5, 1692.6),
+        ("EPSG:4326", "EPSG:32038", -107.9...(-89.1), 26.8...39.5, 0.01),  // out to the horizon (area + 5°)
+        ("EPSG:32038", "EPSG:4326", -107.9...(-89.1), 26.8...39.5, 1692.6),
         ("EPSG:4326", "EPSG:3857", -103.0...(-94.0), 31.7...34.6, 0.01),
         ("EPSG:3857", "EPSG:4326", -120.0...(-70.0), -60.0...70.0, 3000.0),
         ("EPSG:5070", "EPSG:4326", -124.0...(-67.0), 25.0...49.0, 516.0),
@@ -153,8 +155,8 @@ import MeridianCore
         #expect(counts.interpolated == 0 && counts.cut > 0 && counts.byPROJ > 0)
     }
 
-    /// Tiles reaching outside the areas of use widened by a tenth are left to PROJ: points in the Atlantic, far east
-    /// of CONUS (Albers); points in Florida for Texas North Central.
+    /// Tiles reaching outside the areas of use widened by 5° (the horizons) are left to PROJ: points in the
+    /// Atlantic, far east of CONUS (Albers); points in Florida for Texas North Central.
     @Test(arguments: [("EPSG:5070", "EPSG:4326", -40.0...(-35.0)), ("EPSG:4326", "EPSG:32038", -84.0...(-81.0))])
     func beyondTheAreaOfUseItIsPROJ(from: String, to: String, lon: ClosedRange<Double>) throws {
         let source = try SpatialReference(code: from), target = try SpatialReference(code: to)

@@ -11,7 +11,7 @@ would be off by far more (a datum shift picked wrongly moves a vertex by metres;
 neighbour's interpolant, by up to its whole width).
 
 Pairs: both directions (geographic to projected and back), the seed's EPSG:32038 (a datum shift chosen point by point
-among several Helmert candidates), Web Mercator, CONUS Albers, a UTM zone, NAD27 to WGS 84 in degrees (Helmert only)
+among several Helmert candidates; over its area of use and out to its horizon, the area widened by 5 degrees), Web Mercator, CONUS Albers, a UTM zone, NAD27 to WGS 84 in degrees (Helmert only)
 and a concatenated operation (NAD27 Texas North Central to NAD83 Texas Central, US feet to US feet).
 """
 import re
@@ -28,6 +28,8 @@ US_FT = 1200 / 3937
 PAIRS = [
     ("EPSG:4326", "EPSG:32038", (-103.0, -94.1), (31.8, 34.5), US_FT),
     ("EPSG:32038", "EPSG:4326", (-103.0, -94.1), (31.8, 34.5), 0),
+    ("EPSG:4326", "EPSG:32038", (-107.9, -89.1), (26.8, 39.5), US_FT),  # out to the horizon (area of use + 5°)
+    ("EPSG:32038", "EPSG:4326", (-107.9, -89.1), (26.8, 39.5), 0),
     ("EPSG:4326", "EPSG:3857", (-120.0, -70.0), (-60.0, 70.0), 1.0),
     ("EPSG:3857", "EPSG:4326", (-120.0, -70.0), (-60.0, 70.0), 0),
     ("EPSG:5070", "EPSG:4326", (-124.0, -67.0), (25.0, 49.0), 0),

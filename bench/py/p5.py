@@ -12,8 +12,9 @@ GeoJSON (WGS84). The points are uniform in a square sized so that a buffer overl
                                          EPSG:5070)
 
 With EPSG:32038 (P5s, issue 29: the seed's NAD27 / Texas North Central, US survey feet) the points are x,y in it
-(DIR/P5s-N.csv, centred at 2,400,000, 450,000 ft as P1, at the same density), the buffer is the same 1692.6 US ft,
-WKT is in EPSG:32038 and the area is in square US feet (GeoJSON projected back to EPSG:32038). Meridian only.
+(DIR/P5s-N.csv, centred at 2,400,000, 450,000 ft as P1), the buffers are 500 US ft (so that a million points, each
+buffer meeting one other on average, fit the zone's horizon: a square of 540 km), WKT is in EPSG:32038 and the area
+is in square US feet (GeoJSON projected back to EPSG:32038). Meridian only.
 
 Each tool writes DIR/P5-N.TOOL.FORMAT; the last run's file is checked.
 """
@@ -32,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 CENTRE_32038 = (2_400_000.0, 450_000.0)  # EPSG:32038 (US survey feet), north Texas
+R_32038_US_FT = 500.0
 
 
 def side(n, radius=R_M):
@@ -41,7 +43,7 @@ def side(n, radius=R_M):
 def gen(n, path, srs="EPSG:5070"):
     rng = np.random.default_rng(500 + int(np.log10(n)))
     if srs == "EPSG:32038":
-        xy = rng.uniform(-side(n, R_US_FT) / 2, side(n, R_US_FT) / 2, size=(n, 2)) + CENTRE_32038
+        xy = rng.uniform(-side(n, R_32038_US_FT) / 2, side(n, R_32038_US_FT) / 2, size=(n, 2)) + CENTRE_32038
     else:
         xy = rng.uniform(-side(n) / 2, side(n) / 2, size=(n, 2)) + CENTRE
     with open(path, "w") as f:
@@ -54,7 +56,8 @@ def command(tool, fmt, src, out, srs="EPSG:5070"):
     if tool.startswith("meridian"):
         parts = tool.split(" ")
         threads = ["--threads", parts[2]] if len(parts) > 2 else []
-        return [parts[1], "buffer", src, "--srs", srs, "--distance", f"{R_US_FT}us-ft", "--union",
+        radius = R_32038_US_FT if srs == "EPSG:32038" else R_US_FT
+        return [parts[1], "buffer", src, "--srs", srs, "--distance", f"{radius}us-ft", "--union",
                 "--quiet", "-o", out, *threads]
     script = {"shapely": "p5_shapely.py", "duckdb": "p5_duckdb.py"}[tool]
     return [sys.executable, os.path.join(HERE, script), fmt, src, out, repr(R_M)]

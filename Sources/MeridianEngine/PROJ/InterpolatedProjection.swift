@@ -12,7 +12,8 @@ import MeridianCore
 /// target, `metricTolerance` (1 µm) into a projected one. Otherwise the tile is cut into four, down to a thirty-second
 /// of its side (`deepestLevel`), and the vertices of a tile that never passes go through PROJ. So do the vertices
 /// with a height (PROJ transforms it too), and every vertex of a tile that PROJ cannot take whole, that reaches outside the area of
-/// use of the source and of the target widened by a tenth (longitude/latitude of its points), or where PROJ does not
+/// use of the source and of the target widened as their horizons are (`ProjectionHorizon.margin`, 5°; latitudes within
+/// ±89.9°: longitude/latitude of its points), or where PROJ does not
 /// run one smooth operation (`OperationChoice`).
 ///
 /// Why the interpolant is right: it is used only where PROJ runs one operation without grids or time-dependent steps
@@ -402,13 +403,17 @@ public final class InterpolatedProjection: @unchecked Sendable {
     }
 }
 
-/// An area of use widened by a tenth of its size on each side (`BareInverse.comparedBox`: latitudes within ±89.9°,
-/// `east` past 180 across the antimeridian).
+/// An area of use widened by `ProjectionHorizon.margin` on each side, as the spatial reference's horizon is (the
+/// region where Meridian projects at all), latitudes within ±89.9° (no tile reaches a pole), `east` past 180 when
+/// the box crosses the antimeridian.
 private struct WidenedArea {
     let west: Double, south: Double, east: Double, north: Double
 
     init(_ area: AreaOfUse) {
-        (west, south, east, north) = BareInverse.comparedBox(area)
+        let margin = ProjectionHorizon.margin
+        let east = area.east < area.west ? area.east + 360 : area.east
+        (west, self.east) = east - area.west + 2 * margin >= 360 ? (-180, 180) : (area.west - margin, east + margin)
+        (south, north) = (max(area.south - margin, -89.9), min(area.north + margin, 89.9))
     }
 
     /// Whether a longitude/latitude lies in the box (longitudes also compared 360° apart).
