@@ -201,7 +201,7 @@ extension GeometryEngine {
             try WorkBudget.forEach(count: runs.count, threads: threads) { (r: Int) throws(EngineError) in
                 var local = LocalTiles()  // one table of tiles for the run's rings
                 defer { local.release() }
-                for k in runs[r] { try projection.transform(&shared.rings[k], local: &local) }
+                for k in runs[r] { try projection.transform(&shared.rings[k], local: &local, atomically: false) }
             }
         }
         var next = 0

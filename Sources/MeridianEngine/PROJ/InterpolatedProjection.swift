@@ -156,12 +156,12 @@ public final class InterpolatedProjection: @unchecked Sendable {
         for i in parts.indices {
             var shell = parts[i].shell
             parts[i].shell = []
-            try transform(&shell, local: &local)
+            try transform(&shell, local: &local, atomically: false)  // (the polygon is dropped on failure)
             parts[i].shell = shell
             for h in parts[i].holes.indices {
                 var hole = parts[i].holes[h]
                 parts[i].holes[h] = []
-                try transform(&hole, local: &local)
+                try transform(&hole, local: &local, atomically: false)
                 parts[i].holes[h] = hole
             }
         }
