@@ -132,12 +132,16 @@ struct LocalTiles {
         values = .allocate(capacity: capacity)
     }
 
-    /// A tile's key in 64 bits: its level (0…5) and its indices, each within ±2²⁹; nil for indices out of that range
-    /// (or not finite: such vertices go through PROJ).
+    /// A tile's key in 64 bits: its level (0…5) and its indices ⌊x⌋, ⌊y⌋ of the coordinates in tile sides, each
+    /// within ±2²⁹; nil for coordinates out of that range (or not finite: such vertices go through PROJ).
     @inline(__always)
-    static func packedKey(level: Int, _ i: Double, _ j: Double) -> Int64? {
-        guard abs(i) < 536_870_912, abs(j) < 536_870_912 else { return nil }
-        return Int64(level) << 60 | (Int64(i) & 0x3FFF_FFFF) << 30 | (Int64(j) & 0x3FFF_FFFF)
+    static func packedKey(level: Int, _ x: Double, _ y: Double) -> Int64? {
+        guard abs(x) < 536_870_912, abs(y) < 536_870_912 else { return nil }
+        // ⌊x⌋ by truncation and a correction below zero (no call to the C library's floor).
+        var i = Int64(x), j = Int64(y)
+        if Double(i) > x { i -= 1 }
+        if Double(j) > y { j -= 1 }
+        return Int64(level) << 60 | (i & 0x3FFF_FFFF) << 30 | (j & 0x3FFF_FFFF)
     }
 
     /// What was recorded for a tile, if it was met before.

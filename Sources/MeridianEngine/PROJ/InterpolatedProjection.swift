@@ -268,8 +268,7 @@ public final class InterpolatedProjection: @unchecked Sendable {
         for k in piece.indices {
             let c = piece[k]
             // Heights go through PROJ, which transforms them too.
-            guard c.z == nil, let key = LocalTiles.packedKey(level: 0, (c.x * inverseSide).rounded(.down),
-                                                             (c.y * inverseSide).rounded(.down)) else {
+            guard c.z == nil, let key = LocalTiles.packedKey(level: 0, c.x * inverseSide, c.y * inverseSide) else {
                 byPROJ.append(k)
                 continue
             }
@@ -299,8 +298,7 @@ public final class InterpolatedProjection: @unchecked Sendable {
     private func deeperModel(at x: Double, _ y: Double, local: inout LocalTiles) -> UnsafePointer<SIMD2<Double>>? {
         for level in 1...Self.deepestLevel {
             let inverseSide = inverseSides[level]
-            guard let key = LocalTiles.packedKey(level: level, (x * inverseSide).rounded(.down),
-                                                 (y * inverseSide).rounded(.down)) else { return nil }
+            guard let key = LocalTiles.packedKey(level: level, x * inverseSide, y * inverseSide) else { return nil }
             let value = local.value(of: key) ?? local.insert(key, tile(level: level, x, y))
             switch value {
             case LocalTiles.byPROJ: return nil
