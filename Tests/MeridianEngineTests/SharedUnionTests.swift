@@ -99,6 +99,32 @@ import Testing
         }
     }
 
+    /// One cluster holding most circles (20,000 circles meeting five others each on average: one connected union
+    /// with thousands of holes): its arcs traced on 1, 2 and 3 threads give the parts `CircleUnion.run()` gives, in
+    /// its order, for the whole problem and for a batch of its clusters.
+    @Test func aLargeConnectedClusterOnSeveralThreads() throws {
+        var random = Sequence(state: 41)
+        let count = 20_000
+        let side = (Double(count) * Double.pi * 4 * 100 / 5).squareRoot()
+        let x = (0..<count).map { _ in side * random.next() }, y = (0..<count).map { _ in side * random.next() }
+        let r = [Double](repeating: 10, count: count)
+        let problem = CircleUnion(circle: UnitCircle(segmentsPerQuarterCircle: 16), x: x, y: y, radius: r)
+        let clusters = problem.clusters()
+        #expect(2 * (clusters.map(\.count).max() ?? 0) > problem.cx.count, "no cluster holds most circles")
+        let expected = try problem.run()
+        #expect(expected.contains { $0.holes.count > 100 })
+        for threads in [1, 2, 3] {
+            let (whole, method) = try PointBufferUnion.union(x: x, y: y, radius: r, parameters: .default,
+                                                             in: .webMercator, threads: threads, minimumToShare: 1)
+            let same = whole.parts == expected && method == .circleUnion
+            #expect(same, "\(threads) threads, the whole problem")
+            let batch = try PointBufferUnion.union(clusters: clusters[...], of: problem, parameters: .default,
+                                                   in: .webMercator, minimumToShare: 1, threads: threads)
+            let sameBatch = batch == (try Self.oneThread(clusters[...], of: problem))
+            #expect(sameBatch, "\(threads) threads, a batch")
+        }
+    }
+
     /// The runs cover the clusters once, in order, none empty, at most the count asked, about equal in circles.
     @Test func splitRunsCoverTheClusters() {
         let clusters: [[Int]] = (0..<50).map { k in Array(0..<(1 + (k * 7) % 11)) }

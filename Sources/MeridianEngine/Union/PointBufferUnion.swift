@@ -103,7 +103,7 @@ enum PointBufferUnion {
     /// The union of some of a problem's clusters (`CircleUnion.clusters()`), computed on up to `threads` threads:
     /// the clusters are split into runs of about equal numbers of circles (`splitRuns`, one per thread), each unioned
     /// by `CircleUnion` on its own, and the parts merged in the order one `CircleUnion` of all these clusters gives
-    /// (`CircleUnion.mergeInOrder`). The result is the same polygon, parts in the same order, as
+    /// (`CircleUnion.mergeInOrder`); or, when one cluster holds most circles, their arcs traced on the threads. The result is the same polygon, parts in the same order, as
     /// `union(x:y:radius:parameters:in:)` of those clusters' circles, which is what runs when there are too few
     /// circles to share, and when any run meets a degenerate configuration (its fallback to GEOS then handles the
     /// whole set, as it would have).
@@ -119,12 +119,25 @@ enum PointBufferUnion {
         in spatialReference: SpatialReference, minimumToShare: Int = 8192, threads: Int = Parallelism.threadCount
     ) throws(EngineError) -> Polygon {
         let circles = clusters.reduce(0) { $0 + $1.count }
-        guard circles >= minimumToShare, threads > 1, clusters.count >= 2,
-              let solved = unionRuns(clusters, of: problem, threads: threads)
+        guard circles >= minimumToShare, threads > 1,
+              let parts = sharedParts(clusters, circles: circles, of: problem, whole: false, threads: threads)
         else {
             return try oneThread(clusters, of: problem, parameters: parameters, in: spatialReference)
         }
-        return Polygon(parts: CircleUnion.mergeInOrder(solved), spatialReference: spatialReference)
+        return Polygon(parts: parts, spatialReference: spatialReference)
+    }
+
+    /// The parts of the union of some of a problem's clusters (of all its clusters: `whole`) on `threads` threads:
+    /// runs of clusters, or, when one cluster holds more than half of the circles (a large connected union, where
+    /// runs of clusters cannot balance), one problem whose circles' arcs are traced on the threads
+    /// (`CircleUnion.runOrdered(threads:)`); nil on a degenerate configuration.
+    private static func sharedParts(_ clusters: ArraySlice<[Int]>, circles: Int, of problem: CircleUnion, whole: Bool,
+                                    threads: Int) -> [Polygon.Part]? {
+        if 2 * (clusters.lazy.map(\.count).max() ?? 0) > circles {
+            let sub = whole ? problem : problem.subproblem(clusters.flatMap { $0 })
+            return try? sub.runOrdered(threads: threads).parts
+        }
+        return unionRuns(clusters, of: problem, threads: threads).map(CircleUnion.mergeInOrder)
     }
 
     /// Where `union(clusters:of:parameters:in:minimumToShare:threads:)` splits clusters (`circles` circles in all):
@@ -150,8 +163,9 @@ enum PointBufferUnion {
     private static func sharedUnion(_ problem: CircleUnion, parameters: BufferParameters,
                                     in spatialReference: SpatialReference, threads: Int) throws(EngineError) -> Polygon? {
         let clusters = problem.clusters()
-        guard let solved = unionRuns(clusters[...], of: problem, threads: threads) else { return nil }
-        return Polygon(parts: CircleUnion.mergeInOrder(solved), spatialReference: spatialReference)
+        guard let parts = sharedParts(clusters[...], circles: problem.cx.count, of: problem, whole: true,
+                                      threads: threads) else { return nil }
+        return Polygon(parts: parts, spatialReference: spatialReference)
     }
 
     /// The runs of `splitRuns` unioned on up to `threads` threads, in order; nil when any meets a degenerate
