@@ -114,6 +114,9 @@ import Testing
         let expected = try problem.run()
         #expect(expected.contains { $0.holes.count > 100 })
         for threads in [1, 2, 3] {
+            // The traced arcs themselves (a wrong order would fail here, where the union falls back to one thread).
+            let traced = try problem.runOrdered(threads: threads).parts == expected
+            #expect(traced, "\(threads) threads, CircleUnion.runOrdered")
             let (whole, method) = try PointBufferUnion.union(x: x, y: y, radius: r, parameters: .default,
                                                              in: .webMercator, threads: threads, minimumToShare: 1)
             let same = whole.parts == expected && method == .circleUnion
