@@ -50,7 +50,9 @@ def compare(meridian_csv, cs2cs_txt):
 
 
 def run(tool, reps, folder, outdir):
-    name = "cs2cs" if tool == "cs2cs" else "meridian" + (f" {tool.split(' ')[2]} threads" if len(tool.split(" ")) > 2 else "")
+    parts = tool.split(" ")
+    name = "cs2cs" if tool == "cs2cs" else "meridian" + (
+        f" {parts[2]} thread{'s' if parts[2] != '1' else ''}" if len(parts) > 2 else "")
     out = os.path.join(outdir, "P3.cs2cs.txt" if tool == "cs2cs" else f"P3.{name.replace(' ', '-')}.csv")
     times, peak = [], 0.0
     for _ in range(reps):
