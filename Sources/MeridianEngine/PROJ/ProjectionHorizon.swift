@@ -143,7 +143,7 @@ extension GeometryEngine {
             throw .spatialReferenceMismatch(source, other.spatialReference)
         }
         if source.isUnspecified { throw .spatialReferenceRequired(operation: "a horizon check") }
-        let coordinates = gs.flatMap(\.coordinates)
+        let coordinates = gs.count == 1 ? gs[0].coordinates : gs.flatMap(\.coordinates)
         guard let outside = try ProjectionHorizon(of: spatialReference).firstOutside(coordinates, in: source) else {
             return nil
         }
@@ -183,46 +183,43 @@ extension ProjectionHorizon {
         // forward and inverse may be different operations, metres apart), and metres from WGS84 in the box test,
         // nothing beside the margin. A coordinate PROJ cannot project comes back not finite.
         let base = try spatialReference.geographicBase()
-        let flat = coordinates.map { Coordinate(x: $0.x, y: $0.y) }
+        let flat = coordinates.contains { $0.z != nil } ? coordinates.map { Coordinate(x: $0.x, y: $0.y) } : coordinates
         let lonLat = try Self.projected(flat, from: source, into: base)
-        // Where the round trip fails for each coordinate (nil: it returns the point).
-        let roundTrip: [VertexOutsideHorizon.Reason?]
+        // The round trip, when there is one: from `start` to `projected` in the spatial reference, then to `back`.
+        var start = flat, projected = flat, back = flat, degrees = false
         if source == spatialReference && base != source {
             // Projected coordinates: inverse (above), then forward, compared in the spatial reference's unit.
-            let back = try Self.projected(lonLat, from: base, into: source)
-            roundTrip = roundTripFailures(start: flat, projected: flat, back: back, degrees: false)
+            back = try Self.projected(lonLat, from: base, into: source)
         } else if source != spatialReference && base != spatialReference {
             // Longitude/latitude from elsewhere: forward, then inverse, compared in degrees.
-            let forward = try Self.projected(lonLat, from: base, into: spatialReference)
-            let back = try Self.projected(forward, from: spatialReference, into: base)
-            roundTrip = roundTripFailures(start: lonLat, projected: forward, back: back, degrees: true)
-        } else {
-            roundTrip = Array(repeating: nil, count: flat.count)  // geographic: nothing is projected
-        }
+            (start, degrees) = (lonLat, true)
+            projected = try Self.projected(lonLat, from: base, into: spatialReference)
+            back = try Self.projected(projected, from: spatialReference, into: base)
+        }  // (else geographic: nothing is projected, the round trip is the identity)
+        let limit = GeometryEngine.maximumProjectedCoordinate / (spatialReference.unit?.metersPerUnit ?? 1)
+        let tolerance = degrees ? Self.roundTripTolerance.degrees : Self.roundTripTolerance.units
         for i in flat.indices {
             let ll = lonLat[i]
             guard ll.x.isFinite && ll.y.isFinite else { return (i, .nan, .nan, .notProjectable) }
             if !widenedAreaContains(longitude: ll.x, latitude: ll.y) { return (i, ll.x, ll.y, .outsideAreaOfUse) }
-            if let reason = roundTrip[i] { return (i, ll.x, ll.y, reason) }
+            if let reason = roundTripFailure(start: start[i], projected: projected[i], back: back[i], limit: limit,
+                                             tolerance: tolerance, degrees: degrees) {
+                return (i, ll.x, ll.y, reason)
+            }
         }
         return nil
     }
 
-    /// For each round trip from `start` to `back`, why it fails, or `nil` when it returns the point: its coordinates in
-    /// the spatial reference (`projected`) are not finite (PROJ could not project it) or beyond
-    /// `GeometryEngine.maximumProjectedCoordinate` (a singularity: a Mercator's pole, which PROJ 9.1 projects to
-    /// 2.4e8 m), or `back` is farther than ``roundTripTolerance`` from `start` (in degrees, or in the spatial
-    /// reference's unit).
-    func roundTripFailures(start: [Coordinate], projected: [Coordinate], back: [Coordinate], degrees: Bool)
-        -> [VertexOutsideHorizon.Reason?]
-    {
-        let limit = GeometryEngine.maximumProjectedCoordinate / (spatialReference.unit?.metersPerUnit ?? 1)
-        let tolerance = degrees ? Self.roundTripTolerance.degrees : Self.roundTripTolerance.units
-        return start.indices.map { i in
-            let p = projected[i]
-            guard abs(p.x) <= limit, abs(p.y) <= limit else { return .notProjectable }
-            return Self.close(start[i], back[i], tolerance: tolerance, degrees: degrees) ? nil : .roundTripMismatch
-        }
+    /// Why a round trip from `start` to `back` fails, or `nil` when it returns the point: its coordinates in the
+    /// spatial reference (`projected`) are not finite (PROJ could not project it) or beyond `limit`
+    /// (`GeometryEngine.maximumProjectedCoordinate` in the spatial reference's unit: a singularity such as a
+    /// Mercator's pole, which PROJ 9.1 projects to 2.4e8 m), or `back` is farther than `tolerance` from `start` (in
+    /// degrees, or in the spatial reference's unit).
+    @inline(__always)
+    func roundTripFailure(start: Coordinate, projected p: Coordinate, back: Coordinate, limit: Double,
+                          tolerance: Double, degrees: Bool) -> VertexOutsideHorizon.Reason? {
+        guard abs(p.x) <= limit, abs(p.y) <= limit else { return .notProjectable }
+        return Self.close(start, back, tolerance: tolerance, degrees: degrees) ? nil : .roundTripMismatch
     }
 
     /// `coordinates` projected (interpolated where PROJ's operation is smooth: `InterpolatedProjection`), in one

@@ -25,14 +25,28 @@ struct ProjectionRun {
         let chosen = try transformation.map { (t: String) throws(CommandError) in
             try TransformationList(from: input.spatialReference, to: target).choose(t)
         }
-        if !allowOutsideArea { try refuseOutsideAreasOfUse(input) }
+        // The horizon check runs on another thread while the input is projected (first, on this thread, with one
+        // thread); its error comes first, and nothing is written before it has passed.
+        let check = SharedCheck(run: self, input: input)
+        let areaCheck = BackgroundTask(inline: allowOutsideArea || Parallelism.threadCount == 1) { () throws(CommandError) in
+            if !check.run.allowOutsideArea { try check.run.refuseOutsideAreasOfUse(check.input) }
+        }
+        defer { try? areaCheck.wait() }
         progress?.begin("projecting", unit: input.format == .csv ? "points" : "features",
                         total: input.format == .csv ? input.points?.count : input.features.count)
         let operations: Set<ProjectionOperation>
-        if input.format == .csv {
-            operations = try projectPoints(input, transformation: chosen, to: file, io: io, progress: progress)
-        } else {
-            operations = try projectFeatures(input, transformation: chosen, to: file, io: io, progress: progress)
+        do throws(CommandError) {
+            let checked = { () throws(CommandError) in try areaCheck.wait() }
+            if input.format == .csv {
+                operations = try projectPoints(input, transformation: chosen, to: file, io: io, progress: progress,
+                                               checked: checked)
+            } else {
+                operations = try projectFeatures(input, transformation: chosen, to: file, io: io, progress: progress,
+                                                 checked: checked)
+            }
+        } catch {
+            try areaCheck.wait()  // the check's error first, as when it ran before everything else
+            throw error
         }
         progress?.finish()
         report(operations, from: input.spatialReference, io: io)
@@ -58,7 +72,7 @@ struct ProjectionRun {
     }
 
     /// Refuses a vertex outside the area of use of the input's spatial reference or of the target.
-    private func refuseOutsideAreasOfUse(_ input: FeatureInput) throws(CommandError) {
+    fileprivate func refuseOutsideAreasOfUse(_ input: FeatureInput) throws(CommandError) {
         // CSV input is read as bare points (no features): one multipoint, its vertices the features.
         let geometries = input.points.map { [Geometry.multipoint(Multipoint($0, spatialReference: input.spatialReference))] }
             ?? input.features.compactMap(\.geometry)
@@ -71,9 +85,10 @@ struct ProjectionRun {
     }
 
     /// CSV input: every point in one bulk PROJ call, written back as the CSV with its coordinate columns replaced.
+    /// - Parameter checked: Waits for the horizon check (before anything is written).
     private func projectPoints(
         _ input: FeatureInput, transformation chosen: DatumTransformation?, to file: OutputFile, io: CommandIO,
-        progress: ProgressLine?
+        progress: ProgressLine?, checked: () throws(CommandError) -> Void
     ) throws(CommandError) -> Set<ProjectionOperation> {
         var operations = Set<ProjectionOperation>()
         var coordinates = input.points ?? []
@@ -92,6 +107,7 @@ struct ProjectionRun {
         try refuseOutsideDomain(original, coordinates, from: input.spatialReference, transformation: chosen) {
             input.labels[$0]
         }
+        try checked()
         try file.stream(io: io, progress: progress) { out throws(CommandError) in
             ProjectedCSV(input: input, coordinates: coordinates, target: target).write(to: &out)
         }
@@ -99,9 +115,10 @@ struct ProjectionRun {
     }
 
     /// GeoJSON or WKT input: feature by feature, written as WKT or GeoJSON.
+    /// - Parameter checked: Waits for the horizon check (before anything is written).
     private func projectFeatures(
         _ input: FeatureInput, transformation chosen: DatumTransformation?, to file: OutputFile, io: CommandIO,
-        progress: ProgressLine?
+        progress: ProgressLine?, checked: () throws(CommandError) -> Void
     ) throws(CommandError) -> Set<ProjectionOperation> {
         var operations = Set<ProjectionOperation>()
         var projected: [Feature] = []
@@ -132,6 +149,7 @@ struct ProjectionRun {
             guard let f = firstVertex.last(where: { $0.start <= k }) else { return "vertex \(k)" }
             return "\(input.labels[f.feature]) vertex \(k - f.start)"
         }
+        try checked()
         try file.stream(io: io, progress: progress) { out throws(CommandError) in
             if file.format == .wkt {
                 FeatureEncoding.writeWKT(projected.compactMap(\.geometry), to: &out)
@@ -204,4 +222,10 @@ struct ProjectedCSV {
             CSV.endRecord(&out)
         }
     }
+}
+
+/// What the horizon check of `ProjectionRun` reads on its own thread while the input is projected (read only).
+private struct SharedCheck: @unchecked Sendable {
+    let run: ProjectionRun
+    let input: FeatureInput
 }
