@@ -166,6 +166,8 @@ for case in cases:
             extra = f"coordinates read: {p['result']}"
         if "sum_x" in p and mer and "sum_x" in mer:
             same = p["sum_x"] == mer["sum_x"] and p["sum_y"] == mer["sum_y"]
-            extra = f"Σx, Σy {'equal to' if same else 'DIFFER from'} Meridian's"
+            extra = f"Σx, Σy {'equal to' if same else 'not equal to'} Meridian's (interpolated within the bound)"
+            if "max_abs_diff" in p:
+                extra += f"; Meridian's largest difference from it {p['max_abs_diff']:.1e}"
         ref_mark = " (reference)" if p is ref else ""
         print(f"| {case} | {p['tool']}{ref_mark} | {timing(p)} | {p.get('peak_rss_mb', '—')} | {ratio} | | {extra} |")
