@@ -51,12 +51,19 @@ public enum Parallelism {
     private static let storage = LockedValue(processorCount)
 }
 
-/// A value guarded by a lock.
-final class LockedValue<Value>: @unchecked Sendable {
+/// A value shared between threads, read and changed only under its lock.
+public final class LockedValue<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) -> R) -> R {
+
+    /// A value to share.
+    /// - Parameter value: Its first value.
+    public init(_ value: Value) { self.value = value }
+
+    /// Runs `body` on the value with the lock held.
+    /// - Parameter body: Reads or changes the value.
+    /// - Returns: What `body` returns.
+    public func withLock<R>(_ body: (inout Value) -> R) -> R {
         lock.lock()
         defer { lock.unlock() }
         return body(&value)

@@ -175,8 +175,8 @@ private struct PreparedCandidates {
             return nil
         }
         defer { proj_list_destroy(operations) }
-        guard let toSource = Self.geographicToCRS(sourceCRS, context: context),
-              let toTarget = Self.geographicToCRS(targetCRS, context: context),
+        guard let toSource = Self.geographicToCRS(sourceCRS, definition: source.definition, context: context),
+              let toTarget = Self.geographicToCRS(targetCRS, definition: target.definition, context: context),
               let swap = Self.isSwappedForVisualization(sourceCRS, context: context)
         else { return nil }
         var list: [OperationChoice.Candidate] = []
@@ -212,6 +212,23 @@ private struct PreparedCandidates {
         let isPROJString = t.hasPrefix("proj=") || t.hasPrefix("+proj=") || t.hasPrefix("+init=") || t.hasPrefix("init=")
         return isPROJString && !t.contains("type=crs") ? t + " +type=crs" : t
     }
+
+    /// `geographicToCRS(_:context:)` for a CRS given by its definition, found once per definition (a search of
+    /// PROJ's database) and kept as its PROJ string, from which it is made again (the same pipeline, so the same
+    /// arithmetic).
+    static func geographicToCRS(_ crs: PROJObject, definition: String, context: PROJContext) -> PROJObject? {
+        let known = operationsToCRS.withLock { $0[definition] }
+        if let text = known ?? nil, let made = proj_create(context.handle, text) {
+            return PROJObject(made, context: context)
+        }
+        guard let op = geographicToCRS(crs, context: context) else { return nil }
+        let text = proj_as_proj_string(context.handle, op.pointer, PJ_PROJ_5, nil).map { String(cString: $0) }
+        operationsToCRS.withLock { $0[definition] = text }
+        return op
+    }
+
+    /// The PROJ strings of `geographicToCRS` by CRS definition (nil: one that has none; then it is searched again).
+    private static let operationsToCRS = LockedValue<[String: String?]>([:])
 
     /// `create_operation_to_geog_crs`: from longitude/latitude in degrees on the CRS's ellipsoid (Greenwich prime
     /// meridian) to the CRS, in its own axis order.
