@@ -145,7 +145,8 @@ import Testing
                      #"{"points":[{"x":1700000,"y":400000},{"x":1750000,"y":400000}],"radiiMiles":[10,20],"format":"geojson"}"#)
         #expect(r.status == 200)
         #expect(r.header("Content-Type") == "application/geo+json")
-        #expect(r.header("Content-Disposition") == #"attachment; filename="buffers.geojson""#)
+        #expect(r.header("Content-Disposition")
+            == #"attachment; filename="buffers.geojson"; filename*=UTF-8''buffers.geojson"#)
         let features = try GeoJSON.decodeFeatures(r.body)
         #expect(features.count == 2)
         #expect(features[1].properties["radiusMiles"] == .number(20))
@@ -195,7 +196,7 @@ import Testing
         let r = api.handle(HTTPRequest(method: "POST", path: "/api/kml", body: Data(body.utf8)))
         #expect(r.status == 200)
         #expect(r.header("Content-Type") == "application/vnd.google-earth.kmz")
-        #expect(r.header("Content-Disposition") == #"attachment; filename="Trip.kmz""#)
+        #expect(r.header("Content-Disposition") == #"attachment; filename="Trip.kmz"; filename*=UTF-8''Trip.kmz"#)
         #expect(r.body.prefix(2) == Data("PK".utf8))
         let dataset = try KMLDataset(data: r.body)
         #expect(dataset.document.name == "Trip")
@@ -273,7 +274,7 @@ import Testing
             """#
         let r = post(api, "/api/kml", body)
         #expect(r.status == 200, "\(String(decoding: r.body, as: UTF8.self))")
-        #expect(r.header("Content-Disposition") == #"attachment; filename="edits.kmz""#)
+        #expect(r.header("Content-Disposition") == #"attachment; filename="edits.kmz"; filename*=UTF-8''edits.kmz"#)
         let saved = try KMLDataset(data: r.body)
         #expect(saved.document.name == "Edits")
         #expect(saved.document.styles.count == 1)
@@ -448,6 +449,39 @@ import Testing
         #expect(api.handle(HTTPRequest(method: "DELETE", path: "/api/kml")).status == 405)
         #expect(api.handle(HTTPRequest(method: "GET", path: "/api/nothing")).status == 404)
         #expect(try error(api.handle(HTTPRequest(method: "GET", path: "/api/nothing"))).contains("/api/nothing"))
+        #expect(try error(api.handle(HTTPRequest(method: "PUT", path: "/api/buffer")))
+            == "PUT is not allowed on /api/buffer")
+        #expect(api.handle(HTTPRequest(method: "POST", path: "/api/srs/32038")).status == 405)
+        #expect(api.handle(HTTPRequest(method: "GET", path: "/api/srs/32038/extra")).status == 404)
+        #expect(api.handle(HTTPRequest(method: "HEAD", path: "/api/health")).status == 200)
+        #expect(api.handle(HTTPRequest(method: "HEAD", path: "/api/kml/palette")).status == 405)
+    }
+
+    /// Every route of the table answers its method and refuses the others with 405 and an `Allow` naming the
+    /// table's methods for that path; a body over the route's limit is refused with 413.
+    @Test func routesComeFromOneTable() throws {
+        let paths = Dictionary(grouping: ViewerAPI.routes) { $0.pattern.map { $0 == "*" ? "32038" : $0 }.joined(separator: "/") }
+        #expect(paths.keys.sorted() == ["buffer", "buffer/export", "contains", "health", "kml", "kml/open", "kml/palette",
+                                        "srs/32038"])
+        for (path, routes) in paths {
+            let allowed = Set(routes.map(\.method))
+            for method in ["GET", "HEAD", "POST", "PUT", "DELETE"] {
+                let r = api.handle(HTTPRequest(method: method, path: "/api/" + path, body: method == "POST" ? Data("{}".utf8) : Data()))
+                if allowed.contains(method) {
+                    #expect(r.status != 405 && r.status != 404, "\(method) /api/\(path)")
+                } else {
+                    #expect(r.status == 405, "\(method) /api/\(path)")
+                    #expect(r.header("Allow") == routes.map(\.method).joined(separator: ", "), "\(method) /api/\(path)")
+                }
+            }
+        }
+        let withBody = api.handle(HTTPRequest(method: "GET", path: "/api/health", body: Data("x".utf8)))
+        #expect(withBody.status == 413)
+        #expect(try error(withBody) == "GET /api/health takes no request body")
+        let small = ViewerAPI(site: Self.site, limits: ViewerLimits(maximumBodySize: 10))
+        let tooLarge = small.handle(HTTPRequest(method: "POST", path: "/api/contains", body: Data(#"{"x":1,"y":22222}"#.utf8)))
+        #expect(tooLarge.status == 413)
+        #expect(try error(tooLarge) == "request body too large (limit 10 bytes)")
     }
 
     @Test func paletteHasTheSamplesSevenIconsAndFourteenColors() throws {

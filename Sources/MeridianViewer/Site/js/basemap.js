@@ -1,0 +1,140 @@
+// The offline basemap of both pages (data/*.json, made by scripts/make-basemap.py): land, lakes, islands in lakes
+// and ponds from GSHHG, drawn in that order; rivers; national and state borders; counties (page 1); names of
+// countries, US states and cities. An overview file is always drawn; a detail file (a finer shoreline of a region)
+// is fetched the first time the map is zoomed in past its scale, and from then on drawn instead of the overview
+// inside its region whenever the map is at least that close.
+"use strict";
+
+import { flatRingsPath, svg } from "./map.js";
+
+/** World layers, bottom to top; created before the page's own so that they lie under them. */
+const POLYGON_LAYERS = ["land", "lakes", "islands", "ponds"];
+const LINE_LAYERS = ["rivers", "counties", "stateBorders", "borders"];
+const CLASSES = { land: "bm-land", lakes: "bm-water", islands: "bm-land", ponds: "bm-water", rivers: "bm-river",
+  counties: "county", stateBorders: "bm-state-border", borders: "bm-border" };
+
+/** "M x y L x y …" for flat lines [x0, y0, x1, y1, …]. */
+function flatLinesPath(lines) {
+  let d = "";
+  for (const l of lines) {
+    if (l.length < 4) continue;
+    d += "M" + l[0] + " " + l[1];
+    for (let i = 2; i < l.length; i += 2) d += "L" + l[i] + " " + l[i + 1];
+  }
+  return d;
+}
+
+export class Basemap {
+  /**
+   * @param {import("./map.js").MapView} map the page's map (its world layers are created here, first)
+   * @param {string} url the overview file
+   */
+  constructor(map, url) {
+    this.map = map;
+    this.url = url;
+    this.detail = null; // {minScale, url, loaded: Promise|null, active: boolean}
+    this.groups = {};
+    for (const name of [...POLYGON_LAYERS, ...LINE_LAYERS]) {
+      const layer = map.worldLayer(`basemap-${name}`);
+      this.groups[name] = { overview: svg("g", { class: "overview" }, layer), detail: svg("g", { class: "detail" }, layer) };
+    }
+    map.screenLayer("labels");
+    const defs = svg("defs", {}, map.element);
+    this.clip = svg("clipPath", { id: "basemap-outside-detail", clipPathUnits: "userSpaceOnUse" }, defs);
+  }
+
+  /** Fetches and draws the overview; resolves with its JSON. */
+  async load() {
+    const data = await fetchJSON(this.url);
+    this.draw(data.layers, "overview");
+    this.addLabels(data);
+    if (data.detail) this.detail = { ...data.detail, loaded: null, active: false };
+    const previous = this.map.onViewChange;
+    this.map.onViewChange = () => {
+      this.update();
+      if (previous) previous();
+    };
+    this.update();
+    return data;
+  }
+
+  /** Draws one band's layers into the overview or detail groups. */
+  draw(layers, band) {
+    for (const name of POLYGON_LAYERS) {
+      if (layers[name] && layers[name].length) svg("path", { d: flatRingsPath(layers[name]), class: CLASSES[name], "data-layer": name }, this.groups[name][band]);
+    }
+    for (const name of LINE_LAYERS) {
+      if (layers[name] && layers[name].length) {
+        const d = name === "counties" ? flatRingsPath(layers[name]) : flatLinesPath(layers[name]);
+        svg("path", { d, class: CLASSES[name], "data-layer": name }, this.groups[name][band]);
+      }
+    }
+  }
+
+  /** Shows the detail band when the map is close enough (fetching it the first time), the overview elsewhere. */
+  update() {
+    const d = this.detail;
+    if (!d) return;
+    const wanted = this.map.scale >= d.minScale;
+    if (wanted && !d.loaded) {
+      d.loaded = fetchJSON(d.url).then((detail) => {
+        this.draw(detail.layers, "detail");
+        // The overview is drawn only outside the detail's region (the world minus the region, even-odd).
+        const big = 1e9;
+        svg("path", { d: `M${-big} ${-big}L${big} ${-big}L${big} ${big}L${-big} ${big}Z` + flatRingsPath([detail.region]), "clip-rule": "evenodd" }, this.clip);
+        d.ready = true;
+        this.update();
+      }).catch((error) => {
+        d.loaded = null;
+        console.warn(`basemap detail: ${error.message}`);
+      });
+    }
+    const active = wanted && d.ready === true;
+    if (active === d.active) return;
+    d.active = active;
+    document.body.dataset.basemapDetail = active ? "1" : "0";
+    for (const g of Object.values(this.groups)) {
+      g.detail.style.display = active ? "" : "none";
+      if (active) g.overview.setAttribute("clip-path", "url(#basemap-outside-detail)");
+      else g.overview.removeAttribute("clip-path");
+    }
+  }
+
+  /**
+   * Names, in order of importance: countries, then national capitals and cities of a million or more, then US
+   * states, then the other cities by population. A country or state is named while it is between about 60 and
+   * 1,500 pixels across.
+   */
+  addLabels(data) {
+    const map = this.map;
+    const area = (a, kind) => {
+      const across = Math.sqrt(a.a);
+      const g = svg("g", { class: `area-label ${kind}` });
+      const text = svg("text", { "text-anchor": "middle", y: 4 }, g);
+      text.textContent = kind === "country" ? a.n.toUpperCase() : a.n;
+      map.addLabel("labels", g, text, a.x, a.y, { kind: "area", minScale: 60 / across, maxScale: 1500 / across });
+    };
+    const cities = data.cities || [];
+    const major = cities.filter((c) => c.c || c.p >= 1000000);
+    const others = cities.filter((c) => !(c.c || c.p >= 1000000));
+    for (const c of data.countries || []) area(c, "country");
+    for (const c of major) this.addCity(c);
+    for (const s of data.states || []) area(s, "state");
+    for (const c of others) this.addCity(c);
+  }
+
+  /** A city's dot and name (shown where it fits, larger cities first). */
+  addCity(c) {
+    const g = svg("g", { class: c.c ? "city capital" : "city", "data-name": c.n });
+    svg("circle", { r: c.c || c.p >= 1000000 ? 3.5 : 2.5 }, g);
+    const text = svg("text", { x: 5, y: -4 }, g);
+    text.textContent = c.n;
+    this.map.addLabel("labels", g, text, c.x, c.y, { kind: "point" });
+  }
+}
+
+async function fetchJSON(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${response.statusText}`);
+  return response.json();
+}
