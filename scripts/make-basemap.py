@@ -96,8 +96,9 @@ def _degrees(f, xs, ys):
     return xs * (bsize / UNIT), ys * (bsize / UNIT) - 90.0
 
 
-def shoreline_polygons(resolution: str) -> dict[int, list]:
-    """GSHHG shoreline polygons by level (1 land, 2 lake, 3 island, 4 pond): shapely polygons in lon/lat."""
+def shoreline_polygons(resolution: str, region) -> dict[int, list]:
+    """GSHHG shoreline polygons by level (1 land, 2 lake, 3 island, 4 pond) that reach into a region (a lon/lat
+    box): shapely polygons in lon/lat."""
     f = _gshhg("GSHHS", resolution)
     nx = int(f["N_bins_in_360_longitude_range"][0])
     info = f["Embedded_npts_levels_exit_entry_for_a_segment"][()].astype(np.int64)
@@ -113,7 +114,7 @@ def shoreline_polygons(resolution: str) -> dict[int, list]:
         level = pieces[pid][0][0]
         for ring in _chain(pieces[pid], width):
             lon, lat = _degrees(f, *ring)
-            result[level].extend(_as_polygons(lon, lat))
+            result[level].extend(p for p in _as_polygons(lon, lat) if p.intersects(region))
     return result
 
 
@@ -151,7 +152,12 @@ def _as_polygons(lon, lat):
         pole = -90.0 if lat.mean() < 0 else 90.0
         lon = np.concatenate([lon, [lon[-1], lon[0]]])
         lat = np.concatenate([lat, [pole, pole]])
-    polygon = Polygon(np.column_stack([lon, lat])).buffer(0)
+    if lon.min() >= 180:
+        lon = lon - 360
+    polygon = Polygon(np.column_stack([lon, lat]))
+    if lon.min() >= -180 and lon.max() <= 180 and polygon.is_valid:
+        return [polygon]
+    polygon = polygon.buffer(0)
     result = []
     for k in range(-2, 3):  # the copies of the ring in each 360° window that overlap -180..180
         part = shapely.affinity.translate(polygon, xoff=360 * k).intersection(box(-180, -90, 180, 90))
@@ -167,8 +173,9 @@ def _parts(geometry):
     return [g for g in getattr(geometry, "geoms", []) if g.geom_type == "Polygon"]
 
 
-def lines(kind: str, resolution: str, wanted_levels: set[int]) -> dict[int, list]:
-    """GSHHG border or river lines by level, merged where segments meet: shapely lines in lon/lat (-180..180)."""
+def lines(kind: str, resolution: str, wanted_levels: set[int], region) -> dict[int, list]:
+    """GSHHG border or river lines by level that reach into a region, merged where segments meet: shapely lines in
+    lon/lat (-180..180)."""
     f = _gshhg(kind, resolution)
     by_level: dict[int, list] = {}
     counts = f["N_points_for_a_segment"][()]
@@ -177,7 +184,9 @@ def lines(kind: str, resolution: str, wanted_levels: set[int]) -> dict[int, list
         if level in wanted_levels and len(xs) >= 2:
             lon, lat = _degrees(f, xs, ys)
             lon = np.where(lon > 180, lon - 360, lon)
-            by_level.setdefault(level, []).append(LineString(np.column_stack([lon, lat])))
+            line = LineString(np.column_stack([lon, lat]))
+            if line.intersects(region):
+                by_level.setdefault(level, []).append(line)
     merged = {}
     for level, parts in by_level.items():
         m = linemerge(MultiLineString(parts))
@@ -301,9 +310,9 @@ def flat(coords) -> list[int]:
 def band(page: Page, resolution: str, pixel: float) -> dict:
     """Every drawn layer of one zoom band: `pixel` is one screen pixel in the page's units at the band's largest
     scale (the simplification tolerance); polygons under (3 px)² and lines under 8 px are dropped."""
-    shore = shoreline_polygons(resolution)
-    borders = lines("border", resolution, {1, 2})
-    rivers = lines("river", resolution, {1, 2})
+    shore = shoreline_polygons(resolution, page.region)
+    borders = lines("border", resolution, {1, 2}, page.region)
+    rivers = lines("river", resolution, {1, 2}, page.region)
     area, length = 9 * pixel * pixel, 8 * pixel
     return {
         "land": page.polygons(shore[1], pixel, area),
