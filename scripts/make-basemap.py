@@ -26,8 +26,8 @@ Sources (licences and provenance: Site/data/LICENSES/ATTRIBUTION.md, written by 
 Each page gets an overview file (always loaded) and a detail file (loaded when the map is zoomed in past the detail
 band's scale): every layer is simplified (Douglas-Peucker, shapely, topology kept) to about one screen pixel at the
 largest scale of its band, polygons smaller than a few pixels there are dropped, and coordinates are whole units
-(feet or metres). Polygons are {"n": name, "r": [ring, ...]} (a ring is a flat [x0, y0, x1, y1, ...] list), lines
-are flat lists, labels {"n", "x", "y", ...}.
+(feet or metres). Each layer is a list of rings or lines, each stored as its first vertex and then the steps to
+the next ones ([x0, y0, x1 - x0, y1 - y0, ...]); labels are {"n", "x", "y", ...}.
 """
 import argparse
 import json
@@ -114,8 +114,17 @@ def shoreline_polygons(resolution: str, region) -> dict[int, list]:
         level = pieces[pid][0][0]
         for ring in _chain(pieces[pid], width):
             lon, lat = _degrees(f, *ring)
-            result[level].extend(p for p in _as_polygons(lon, lat) if p.intersects(region))
+            if _may_reach(lon, lat, region):
+                result[level].extend(p for p in _as_polygons(lon, lat) if p.intersects(region))
     return result
+
+
+def _may_reach(lon, lat, region) -> bool:
+    """Whether a ring's bounding box (in any 360° window) meets a region's: a cheap test before building it."""
+    west, south, east, north = region.bounds
+    if lat.max() < south or lat.min() > north:
+        return False
+    return any(lon.max() + k >= west and lon.min() + k <= east for k in (-720, -360, 0, 360))
 
 
 def _chain(segments, width):
@@ -209,7 +218,8 @@ def dcw_polygon(code: str):
     for ring in rings:
         if len(ring) >= 4:
             ring[:, 0] = np.where(ring[:, 0] > 180, ring[:, 0] - 360, ring[:, 0])
-            polygons.extend(_parts(Polygon(ring).buffer(0)))
+            # 0.01° (about 1 km) is plenty for placing a name; it makes the label search fast.
+            polygons.extend(_parts(Polygon(ring).simplify(0.01).buffer(0)))
     return shapely.union_all(polygons)
 
 
@@ -288,7 +298,9 @@ class Page:
         parts = _parts(clipped)
         if not parts:
             return None
-        projected = [q for p in parts for q in _parts(shapely.make_valid(self.project(p)))]
+        # Simplified first (to 1/500 of the part's size): the label's place does not need every vertex.
+        projected = [q for p in parts for q in _parts(shapely.make_valid(
+            self.project(p.simplify(math.sqrt(p.area) / 500))))]
         if not projected:
             return None
         largest = max(projected, key=lambda p: p.area)
@@ -307,22 +319,30 @@ def flat(coords) -> list[int]:
     return out
 
 
-def band(page: Page, resolution: str, pixel: float) -> dict:
+def band(page: Page, resolution: str, pixel: float, river_levels: set[int]) -> dict:
     """Every drawn layer of one zoom band: `pixel` is one screen pixel in the page's units at the band's largest
-    scale (the simplification tolerance); polygons under (3 px)² and lines under 8 px are dropped."""
+    scale (the simplification tolerance). Land under (3 px)², lakes and islands under (6 px)² and lines under
+    8 px are dropped."""
     shore = shoreline_polygons(resolution, page.region)
     borders = lines("border", resolution, {1, 2}, page.region)
-    rivers = lines("river", resolution, {1, 2}, page.region)
-    area, length = 9 * pixel * pixel, 8 * pixel
+    rivers = lines("river", resolution, river_levels, page.region)
+    small, medium, length = 9 * pixel * pixel, 36 * pixel * pixel, 8 * pixel
     return {
-        "land": page.polygons(shore[1], pixel, area),
-        "lakes": page.polygons(shore[2], pixel, area),
-        "islands": page.polygons(shore[3], pixel, area),
-        "ponds": page.polygons(shore[4], pixel, area),
+        "land": page.polygons(shore[1], pixel, small),
+        "lakes": page.polygons(shore[2], pixel, medium),
+        "islands": page.polygons(shore[3], pixel, medium),
+        "ponds": page.polygons(shore[4], pixel, medium),
         "borders": page.lines(borders.get(1, []), pixel, length),
         "stateBorders": page.lines(borders.get(2, []), pixel, length),
-        "rivers": page.lines(rivers.get(1, []) + rivers.get(2, []), pixel, length),
+        "rivers": page.lines([line for level in sorted(river_levels) for line in rivers.get(level, [])], pixel, length),
     }
+
+
+def boundary_lines(polygons) -> list:
+    """The outlines of polygons that share edges (counties) as lines, each shared edge once."""
+    network = shapely.union_all([p.boundary for p in polygons])
+    merged = linemerge(network)
+    return list(getattr(merged, "geoms", [merged]))
 
 
 # Labels ---------------------------------------------------------------------------------------------------------
@@ -405,6 +425,25 @@ def natural_earth_cities(src: pathlib.Path) -> list[dict]:
             for name, g in zip(fields[0], shapely.from_wkb(geometry))]
 
 
+def deltas(coords: list[int], quantum: int) -> list[int]:
+    """[x0, y0, x1, y1, ...] → [x0, y0, x1 - x0, y1 - y0, ...] in units of `quantum` (whole feet or metres before):
+    the files store rings and lines as the first vertex and the steps between vertices (fewer digits; the pages
+    draw them as SVG's relative line-tos, scaled by the quantum)."""
+    q = [round(c / quantum) for c in coords]
+    out = q[:2]
+    for i in range(2, len(q), 2):
+        if q[i] == q[i - 2] and q[i + 1] == q[i - 1]:
+            continue
+        out += [q[i] - q[i - 2], q[i + 1] - q[i - 1]]
+    return out
+
+
+def packed(layers: dict, quantum: int) -> dict:
+    """The layers with every ring and line as steps (`deltas`), and the quantum they are counted in."""
+    result = {name: [d for d in (deltas(c, quantum) for c in coords) if len(d) >= 4] for name, coords in layers.items()}
+    return {"quantum": quantum, **result}
+
+
 def write(path: pathlib.Path, value: dict) -> int:
     path.write_text(json.dumps(value, separators=(",", ":"), ensure_ascii=False) + "\n", encoding="utf-8")
     size = path.stat().st_size
@@ -418,35 +457,34 @@ FEET = 0.3048006096012192  # US survey foot in metres
 # Page 1 (EPSG:32038): North America at the widest zoom, Texas and its neighbours in detail.
 TEXAS_OVERVIEW = (-180.0, 10.0, -50.0, 75.0)
 TEXAS_DETAIL = (-110.0, 23.0, -87.0, 40.0)
-# Page 2 (EPSG:3857): the world, North America in detail.
+# Page 2 (EPSG:3857): the world, the US and its neighbours in detail.
 WORLD = (-180.0, -MERCATOR_LIMIT, 180.0, MERCATOR_LIMIT)
-NORTH_AMERICA = (-170.0, 7.0, -50.0, 72.0)
+NORTH_AMERICA = (-130.0, 14.0, -52.0, 55.0)  # the contiguous US, southern Canada, Mexico, the Caribbean
 NEIGHBOURS = ["CA", "MX", "CU", "GT", "BZ", "HN", "SV", "NI", "CR", "PA", "BS", "JM", "HT", "DO", "PR", "GL"]
 # The scale (pixels per unit) from which each page's detail file is drawn; the pages read it from the file.
-TEXAS_DETAIL_SCALE = 2.0e-4  # 1 px = 5,000 ft (1.5 km)
-WORLD_DETAIL_SCALE = 5.0e-4  # 1 px = 2 km
+TEXAS_DETAIL_SCALE = 1.0e-4  # 1 px = 10,000 ft (3 km)
+WORLD_DETAIL_SCALE = 2.5e-4  # 1 px = 4 km
 
 
 def texas_page(src: pathlib.Path) -> int:
     overview_page = Page("EPSG:32038", TEXAS_OVERVIEW)
     detail_page = Page("EPSG:32038", TEXAS_DETAIL)
     counties = json.loads((src / "texas_counties_census2016" / "cb_2016_tx_county_500k.geojson").read_text())
-    county_rings = []
-    for f in sorted(counties["features"], key=lambda f: f["properties"]["NAME"]):
-        county_rings += detail_page.polygons(_parts(shape(f["geometry"]).buffer(0)) if f["geometry"] else [], 300, 0)
+    county_shapes = [shape(f["geometry"]).buffer(0) for f in counties["features"] if f["geometry"]]
+    county_lines = detail_page.lines(boundary_lines(county_shapes), 300, 0)
     places = read_places(src / "cities" / "geonames_tx_cities_pop15000.geojson") \
         + read_places(src / "cities" / "geonames_us_cities_pop250000.geojson") + natural_earth_cities(src)
     overview = {
         "crs": "EPSG:32038", "unit": "US survey foot", "attribution": ATTRIBUTION_LINE,
         "detail": {"url": "/data/texas-32038-detail.json", "minScale": TEXAS_DETAIL_SCALE},
-        "layers": band(overview_page, "l", 1 / TEXAS_DETAIL_SCALE),
+        "layers": packed(band(overview_page, "l", 1 / TEXAS_DETAIL_SCALE, {1}), 100),
         "states": state_labels(overview_page),
         "countries": country_labels(overview_page, NEIGHBOURS),
         "cities": city_labels(overview_page, places),
     }
     detail = {"crs": "EPSG:32038", "region": detail_page.outline(),
-              "layers": band(detail_page, "h", 300)}  # 1 px = 300 ft at a 16x zoom-in from the detail band's start
-    detail["layers"]["counties"] = county_rings
+              # 1 px = 300 ft: 16 times closer than the band's start.
+              "layers": packed({**band(detail_page, "h", 300, {1, 2}), "counties": county_lines}, 10)}
     return write(OUT / "texas-32038.json", overview) + write(OUT / "texas-32038-detail.json", detail)
 
 
@@ -457,13 +495,13 @@ def world_page(src: pathlib.Path) -> int:
     overview = {
         "crs": "EPSG:3857", "unit": "meter", "attribution": ATTRIBUTION_LINE,
         "detail": {"url": "/data/world-3857-detail.json", "minScale": WORLD_DETAIL_SCALE},
-        "layers": band(world, "l", 1 / WORLD_DETAIL_SCALE),
+        "layers": packed(band(world, "l", 1 / WORLD_DETAIL_SCALE, {1}), 100),
         "states": state_labels(world),
         "countries": country_labels(world, sorted(dcw_names("countries"))),
         "cities": city_labels(world, places),
     }
     detail = {"crs": "EPSG:3857", "region": america.outline(),
-              "layers": band(america, "i", 1 / (WORLD_DETAIL_SCALE * 8))}
+              "layers": packed(band(america, "i", 1 / (WORLD_DETAIL_SCALE * 8), {1, 2}), 10)}
     return write(OUT / "world-3857.json", overview) + write(OUT / "world-3857-detail.json", detail)
 
 

@@ -4,6 +4,7 @@ state is named, principal cities are named by their own names, the legend lists 
 disabled while sketching, a successful redraw clears a warning, long names do not wrap the status line, and a file
 opened under a Unicode name with a quote is saved under that name."""
 import io
+import itertools
 import json
 import pathlib
 import urllib.parse
@@ -40,20 +41,26 @@ def load(name):
     return json.loads((SITE_DATA / name).read_text(encoding="utf-8"))
 
 
-def rings(layer):
-    return [Polygon(list(zip(r[0::2], r[1::2]))) for r in layer if len(r) >= 8]
+def vertices(steps, quantum):
+    """The files' [x0, y0, dx1, dy1, ...] (in units of the quantum) as [(x0, y0), (x1, y1), ...]."""
+    xs, ys = itertools.accumulate(steps[0::2]), itertools.accumulate(steps[1::2])
+    return [(x * quantum, y * quantum) for x, y in zip(xs, ys)]
 
 
-def covered(layer, point):
+def rings(layers, name):
+    return [Polygon(vertices(r, layers["quantum"])) for r in layers.get(name, []) if len(r) >= 8]
+
+
+def covered(layers, name, point):
     """Whether a layer's rings cover a point an odd number of times (the pages fill with even-odd rings)."""
-    return sum(1 for ring in rings(layer) if ring.is_valid and ring.contains(point)) % 2 == 1
+    return sum(1 for ring in rings(layers, name) if ring.is_valid and ring.contains(point)) % 2 == 1
 
 
 def painted(layers, point):
     """What the painter's order land < lakes < islands < ponds leaves at a point: "land", "water" or None (sea)."""
     result = None
     for name, what in [("land", "land"), ("lakes", "water"), ("islands", "land"), ("ponds", "water")]:
-        if covered(layers.get(name, []), point):
+        if covered(layers, name, point):
             result = what
     return result or "water"
 

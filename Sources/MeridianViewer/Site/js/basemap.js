@@ -13,13 +13,15 @@ const LINE_LAYERS = ["rivers", "counties", "stateBorders", "borders"];
 const CLASSES = { land: "bm-land", lakes: "bm-water", islands: "bm-land", ponds: "bm-water", rivers: "bm-river",
   counties: "county", stateBorders: "bm-state-border", borders: "bm-border" };
 
-/** "M x y L x y …" for flat lines [x0, y0, x1, y1, …]. */
-function flatLinesPath(lines) {
+/**
+ * An SVG path for rings or lines stored as a first vertex and steps ([x0, y0, dx1, dy1, …], the data files' form):
+ * "M x0 y0 l dx1 dy1 …", closed with "z" for rings. The steps are whole numbers, so the vertices are exact.
+ */
+function stepsPath(items, close) {
   let d = "";
-  for (const l of lines) {
-    if (l.length < 4) continue;
-    d += "M" + l[0] + " " + l[1];
-    for (let i = 2; i < l.length; i += 2) d += "L" + l[i] + " " + l[i + 1];
+  for (const s of items) {
+    if (s.length < 4) continue;
+    d += "M" + s[0] + " " + s[1] + "l" + s.slice(2).join(" ") + (close ? "z" : "");
   }
   return d;
 }
@@ -58,16 +60,13 @@ export class Basemap {
     return data;
   }
 
-  /** Draws one band's layers into the overview or detail groups. */
+  /** Draws one band's layers (counted in units of layers.quantum) into the overview or detail groups. */
   draw(layers, band) {
-    for (const name of POLYGON_LAYERS) {
-      if (layers[name] && layers[name].length) svg("path", { d: flatRingsPath(layers[name]), class: CLASSES[name], "data-layer": name }, this.groups[name][band]);
-    }
-    for (const name of LINE_LAYERS) {
-      if (layers[name] && layers[name].length) {
-        const d = name === "counties" ? flatRingsPath(layers[name]) : flatLinesPath(layers[name]);
-        svg("path", { d, class: CLASSES[name], "data-layer": name }, this.groups[name][band]);
-      }
+    const q = layers.quantum || 1;
+    for (const name of [...POLYGON_LAYERS, ...LINE_LAYERS]) {
+      if (!layers[name] || !layers[name].length) continue;
+      const scaled = svg("g", { transform: `scale(${q})` }, this.groups[name][band]);
+      svg("path", { d: stepsPath(layers[name], POLYGON_LAYERS.includes(name)), class: CLASSES[name], "data-layer": name }, scaled);
     }
   }
 
