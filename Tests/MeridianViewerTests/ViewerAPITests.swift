@@ -517,7 +517,8 @@ import Testing
             let png = try #require(site.files["/icons/\(icon.file)"])
             #expect(png.data.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
         }
+        // The page is loaded into memory: about 1.9 MB of basemap (four files, docs/viewer.md) and 0.1 MB else.
         let total = site.files.values.reduce(0) { $0 + $1.data.count }
-        #expect(total < 2 << 20)
+        #expect(total < 5 << 19)
     }
 }
