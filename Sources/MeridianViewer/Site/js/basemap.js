@@ -6,6 +6,7 @@
 "use strict";
 
 import { flatRingsPath, svg } from "./map.js";
+import { whileBusy } from "./page.js";
 
 /** World layers, bottom to top; created before the page's own so that they lie under them. */
 const POLYGON_LAYERS = ["land", "lakes", "islands", "ponds"];
@@ -34,7 +35,7 @@ export class Basemap {
   constructor(map, url) {
     this.map = map;
     this.url = url;
-    this.detail = null; // {minScale, url, loaded: Promise|null, active: boolean}
+    this.detail = null; // {minScale, url, loaded: Promise|null, ready: boolean, active: boolean}
     this.groups = {};
     for (const name of [...POLYGON_LAYERS, ...LINE_LAYERS]) {
       const layer = map.worldLayer(`basemap-${name}`);
@@ -50,7 +51,8 @@ export class Basemap {
     const data = await fetchJSON(this.url);
     this.draw(data.layers, "overview");
     this.addLabels(data);
-    if (data.detail) this.detail = { ...data.detail, loaded: null, active: false };
+    if (data.detail) this.detail = { ...data.detail, loaded: null, ready: false, active: false };
+    document.body.dataset.basemapDetail = "0";
     const previous = this.map.onViewChange;
     this.map.onViewChange = () => {
       this.update();
@@ -76,7 +78,7 @@ export class Basemap {
     if (!d) return;
     const wanted = this.map.scale >= d.minScale;
     if (wanted && !d.loaded) {
-      d.loaded = fetchJSON(d.url).then((detail) => {
+      d.loaded = whileBusy(() => fetchJSON(d.url)).then((detail) => {
         this.draw(detail.layers, "detail");
         // The overview is drawn only outside the detail's region (the world minus the region, even-odd).
         const big = 1e9;
@@ -88,7 +90,7 @@ export class Basemap {
         console.warn(`basemap detail: ${error.message}`);
       });
     }
-    const active = wanted && d.ready === true;
+    const active = wanted && d.ready;
     if (active === d.active) return;
     d.active = active;
     document.body.dataset.basemapDetail = active ? "1" : "0";
