@@ -9,6 +9,7 @@ import json
 import pathlib
 import urllib.parse
 
+import numpy as np
 import pytest
 from pyproj import Transformer
 from shapely.geometry import Point, Polygon
@@ -47,13 +48,21 @@ def vertices(steps, quantum):
     return [(x * quantum, y * quantum) for x, y in zip(xs, ys)]
 
 
-def rings(layers, name):
-    return [Polygon(vertices(r, layers["quantum"])) for r in layers.get(name, []) if len(r) >= 8]
+def crossings(ring, x, y):
+    """How many edges of a ring a ray from (x, y) towards +x crosses (the even-odd rule, as the browser fills)."""
+    xs, ys = np.array([v[0] for v in ring], float), np.array([v[1] for v in ring], float)
+    x2, y2 = np.roll(xs, -1), np.roll(ys, -1)
+    straddles = (ys > y) != (y2 > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at = xs + (y - ys) * (x2 - xs) / (y2 - ys)
+    return int(np.count_nonzero(straddles & (at > x)))
 
 
 def covered(layers, name, point):
-    """Whether a layer's rings cover a point an odd number of times (the pages fill with even-odd rings)."""
-    return sum(1 for ring in rings(layers, name) if ring.is_valid and ring.contains(point)) % 2 == 1
+    """Whether a layer's rings cover a point by the even-odd rule the pages fill with."""
+    q = layers["quantum"]
+    total = sum(crossings(vertices(r, q), point.x, point.y) for r in layers.get(name, []) if len(r) >= 8)
+    return total % 2 == 1
 
 
 def painted(layers, point):
