@@ -27,6 +27,32 @@ function stepsPath(items, close) {
   return d;
 }
 
+/** Rings or lines grouped by the cell of an n x n grid over their first vertices' extent that holds that vertex. */
+function cells(items, n) {
+  let xmin = Infinity, ymin = Infinity, xmax = -Infinity, ymax = -Infinity;
+  for (const s of items) {
+    xmin = Math.min(xmin, s[0]); xmax = Math.max(xmax, s[0]); ymin = Math.min(ymin, s[1]); ymax = Math.max(ymax, s[1]);
+  }
+  const w = (xmax - xmin) / n || 1, h = (ymax - ymin) / n || 1;
+  const groups = new Map();
+  for (const s of items) {
+    const key = Math.min(n - 1, Math.floor((s[0] - xmin) / w)) * n + Math.min(n - 1, Math.floor((s[1] - ymin) / h));
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(s);
+  }
+  return [...groups.keys()].sort((a, b) => a - b).map((k) => groups.get(k));
+}
+
+/** Whether a point lies inside a flat ring [x0, y0, x1, y1, …] (even-odd). */
+function inside(ring, x, y) {
+  let odd = false;
+  for (let i = 0, j = ring.length - 2; i < ring.length; j = i, i += 2) {
+    const yi = ring[i + 1], yj = ring[j + 1];
+    if ((yi > y) !== (yj > y) && x < ring[j] + ((y - yj) * (ring[i] - ring[j])) / (yi - yj)) odd = !odd;
+  }
+  return odd;
+}
+
 export class Basemap {
   /**
    * @param {import("./map.js").MapView} map the page's map (its world layers are created here, first)
@@ -62,13 +88,19 @@ export class Basemap {
     return data;
   }
 
-  /** Draws one band's layers (counted in units of layers.quantum) into the overview or detail groups. */
+  /**
+   * Draws one band's layers (counted in units of layers.quantum) into the overview or detail groups, each layer as
+   * one path per cell of a 12 x 12 grid (by a ring's or line's first vertex): the browser skips painting the paths
+   * whose box is off screen.
+   */
   draw(layers, band) {
     const q = layers.quantum || 1;
     for (const name of [...POLYGON_LAYERS, ...LINE_LAYERS]) {
       if (!layers[name] || !layers[name].length) continue;
       const scaled = svg("g", { transform: `scale(${q})` }, this.groups[name][band]);
-      svg("path", { d: stepsPath(layers[name], POLYGON_LAYERS.includes(name)), class: CLASSES[name], "data-layer": name }, scaled);
+      for (const cell of cells(layers[name], 12)) {
+        svg("path", { d: stepsPath(cell, POLYGON_LAYERS.includes(name)), class: CLASSES[name], "data-layer": name }, scaled);
+      }
     }
   }
 
@@ -83,6 +115,7 @@ export class Basemap {
         // The overview is drawn only outside the detail's region (the world minus the region, even-odd).
         const big = 1e9;
         svg("path", { d: `M${-big} ${-big}L${big} ${-big}L${big} ${big}L${-big} ${big}Z` + flatRingsPath([detail.region]), "clip-rule": "evenodd" }, this.clip);
+        d.region = detail.region;
         d.ready = true;
         this.update();
       }).catch((error) => {
@@ -91,14 +124,31 @@ export class Basemap {
       });
     }
     const active = wanted && d.ready;
-    if (active === d.active) return;
+    // The overview: drawn alone, clipped to outside the region beside the detail, or not at all when the whole
+    // view lies in the region (clipping costs the browser more than anything else on the map).
+    const overview = !active ? "whole" : this.viewInside(d.region) ? "none" : "clipped";
+    if (active === d.active && overview === d.overview) return;
     d.active = active;
+    d.overview = overview;
     document.body.dataset.basemapDetail = active ? "1" : "0";
     for (const g of Object.values(this.groups)) {
       g.detail.style.display = active ? "" : "none";
-      if (active) g.overview.setAttribute("clip-path", "url(#basemap-outside-detail)");
+      g.overview.style.display = overview === "none" ? "none" : "";
+      if (overview === "clipped") g.overview.setAttribute("clip-path", "url(#basemap-outside-detail)");
       else g.overview.removeAttribute("clip-path");
     }
+  }
+
+  /** Whether the map's whole view lies inside a region (nine points along each edge of the view tested). */
+  viewInside(region) {
+    const { width, height } = this.map.size();
+    for (let k = 0; k <= 8; k++) {
+      const f = k / 8;
+      for (const [px, py] of [[f * width, 0], [f * width, height], [0, f * height], [width, f * height]]) {
+        if (!inside(region, ...this.map.toWorld(px, py))) return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -67,12 +67,13 @@ function withBox(box, place) {
 
 /** Puts a label's text where its chosen box is (relative to the label's anchor point). */
 function placeText(text, place) {
-  if (!place || place === "area") return;
+  if (!place || place === "area" || text.dataset.place === place) return;
   const right = place[1] === "e";
   const below = place[0] === "s";
   text.setAttribute("x", right ? 5 : -5);
   text.setAttribute("y", below ? 12 : -4);
   text.setAttribute("text-anchor", right ? "start" : "end");
+  text.dataset.place = place;
 }
 
 export class MapView {
@@ -94,6 +95,8 @@ export class MapView {
     this.world = svg("g", { class: "world" }, element);
     this.screen = svg("g", { class: "screen" }, element);
     this.markers = []; // {element, x, y, dx, dy}
+    this.screenOffset = [0, 0]; // how far the screen layers are moved by a pan since the last apply()
+    this.laidOut = { scale: NaN, tx: 0, ty: 0 }; // the view the markers were last placed for
     this.worldLayers = new Map();
     this.screenLayers = new Map();
     this.home = null;
@@ -194,27 +197,50 @@ export class MapView {
 
   placeMarker(m) {
     const [px, py] = this.toScreen(m.x, m.y);
-    m.element.setAttribute("transform", `translate(${(px + m.dx).toFixed(1)} ${(py + m.dy).toFixed(1)})`);
+    const [ox, oy] = this.screenOffset;
+    m.element.setAttribute("transform", `translate(${(px + m.dx - ox).toFixed(1)} ${(py + m.dy - oy).toFixed(1)})`);
     m.element.style.display = this.scale >= m.minScale && this.scale < m.maxScale ? "" : "none";
   }
 
+  /**
+   * Shows a pan (same scale, new tx/ty) without placing every marker and label again: the screen layers move as
+   * one (a transform on their group) until the next apply(), which the end of the gesture makes.
+   */
+  pan() {
+    if (this.laidOut.scale !== this.scale) return this.apply();
+    this.world.setAttribute("transform", `matrix(${this.scale} 0 0 ${-this.scale} ${this.tx} ${this.ty})`);
+    this.screenOffset = [this.tx - this.laidOut.tx, this.ty - this.laidOut.ty];
+    this.screen.setAttribute("transform", `translate(${this.screenOffset[0]} ${this.screenOffset[1]})`);
+    if (this.onViewChange) this.onViewChange();
+  }
+
+  /** Applies the view: the world layers' transform, every marker's place and which labels fit. */
   apply() {
     this.world.setAttribute("transform", `matrix(${this.scale} 0 0 ${-this.scale} ${this.tx} ${this.ty})`);
+    this.screenOffset = [0, 0];
+    this.screen.removeAttribute("transform");
+    this.laidOut = { scale: this.scale, tx: this.tx, ty: this.ty };
     const { width, height } = this.size();
     const placed = [];
     const free = (box) => box[0] >= 0 && box[2] <= width && box[1] >= 0 && box[3] <= height
       && !placed.some((b) => b[0] < box[2] && box[0] < b[2] && b[1] < box[3] && box[1] < b[3]);
     for (const m of this.markers) {
-      this.placeMarker(m);
-      if (!m.label || m.element.style.display === "none") continue;
-      const [px, py] = this.toScreen(m.x, m.y);
-      const box = labelBoxes(m.label, px, py).find((candidate) => free(candidate.box));
-      // Whole labels only: one that would be cut by the map's edge or cover another is hidden, not clipped.
-      if (box) {
-        placed.push(box.box);
-        if (m.label.text) placeText(m.label.text, box.place);
+      if (!m.label) {
+        this.placeMarker(m);
+        continue;
       }
-      m.element.style.display = box ? "" : "none";
+      // Whole labels only: one that would be cut by the map's edge or cover another is hidden, not clipped. Only
+      // the shown ones are moved (fewer style changes for the browser to apply).
+      const [px, py] = this.toScreen(m.x, m.y);
+      const inRange = this.scale >= m.minScale && this.scale < m.maxScale;
+      const box = inRange ? labelBoxes(m.label, px, py).find((candidate) => free(candidate.box)) : null;
+      if (!box) {
+        if (m.element.style.display !== "none") m.element.style.display = "none";
+        continue;
+      }
+      placed.push(box.box);
+      if (m.label.text) placeText(m.label.text, box.place);
+      this.placeMarker(m);
     }
     if (this.onViewChange) this.onViewChange();
   }
@@ -239,13 +265,14 @@ export class MapView {
       }
       this.tx = drag.tx + dx;
       this.ty = drag.ty + dy;
-      this.apply();
+      this.pan();
     });
     const end = (e) => {
       if (!drag || e.pointerId !== drag.id) return;
       const wasDrag = drag.moved;
       drag = null;
       el.classList.remove("panning");
+      if (wasDrag) this.apply(); // labels placed for where the pan ended
       if (!wasDrag && this.onClick && e.type === "pointerup") {
         const r = el.getBoundingClientRect();
         const [x, y] = this.toWorld(e.clientX - r.left, e.clientY - r.top);
