@@ -29,8 +29,8 @@ public enum BufferCommand: Command {
         --segments N          chords per quarter circle, 1-1000 (default 16: 64-gon circles, chord error
                               1 - cos(pi/64) = 0.12% of the radius)
         --in-srs SRS          spatial reference of CSV x,y / WKT input (default: --srs for x,y; WGS84 for lon,lat)
-        --allow-outside-area  buffer features outside the SRS's area of use (refused by default: the planar buffer
-                              is only meaningful inside it)
+        --allow-outside-area  buffer features outside the SRS's horizon (refused by default: its area of use
+                              widened by 5°, where PROJ's projection returns each point)
         --max-vertices N      without --union: refuse buffers estimated at more than N vertices in all (default
                               5,000,000, about 1 GB at the peak), checked before each batch is buffered
         -o, --output OUTPUT   .geojson (WGS84; the stdout default), .geojsons (a GeoJSON text sequence, one feature
@@ -360,11 +360,12 @@ func bufferable(_ feature: Feature, label: String) throws(CommandError) -> Geome
     return geometry
 }
 
-/// Refuses geometries with a vertex outside a spatial reference's area of use (the one check,
-/// `GeometryEngine.firstVertexOutsideAreaOfUse`), naming the feature and the vertex in degrees.
+/// Refuses geometries with a vertex outside a spatial reference's horizon (the one area-of-use rule,
+/// `GeometryEngine.firstVertexOutsideHorizon`: the area of use widened by `ProjectionHorizon.margin`, where PROJ's
+/// round trip returns the point), naming the feature and the vertex in degrees.
 /// - Parameters:
 ///   - geometries: The input geometries, in any one spatial reference.
-///   - sr: The spatial reference whose area of use applies (none known: all accepted).
+///   - sr: The spatial reference whose horizon applies (no area of use known: the round trip alone).
 ///   - label: The label of the feature with vertex `vertex` of geometry `geometry` (a multipoint may hold many
 ///     features' points).
 ///   - override: The flag that skips the check, named in the message.
@@ -374,12 +375,12 @@ func refuseOutsideAreaOfUse(
     _ geometries: [Geometry], of sr: SpatialReference, label: (_ geometry: Int, _ vertex: Int) -> String,
     override: String, verb: String
 ) throws(CommandError) {
-    guard let area = sr.areaOfUse,
-          let outside = try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideAreaOfUse(geometries, of: sr) })
+    guard let outside = try engine({ () throws(EngineError) in try GeometryEngine.firstVertexOutsideHorizon(geometries, of: sr) })
     else { return }
-    throw .failure(String(format: "%@ at longitude %.6f, latitude %.6f is outside the area of use of %@ (W %g, S %g, E %g, N %g); use %@ to %@ it anyway",
-                          label(outside.geometryIndex, outside.vertexIndex), outside.longitude, outside.latitude,
-                          sr.name, area.west, area.south, area.east, area.north, override, verb))
+    let place = outside.longitude.isFinite
+        ? String(format: " at longitude %.6f, latitude %.6f", outside.longitude, outside.latitude) : ""
+    throw .failure("\(label(outside.geometryIndex, outside.vertexIndex))\(place) \(outside.reasonPhrase(for: sr)); "
+                   + "use \(override) to \(verb) it anyway")
 }
 
 /// Projects geometries of one spatial reference in a single PROJ call; when a vertex cannot be projected, the error

@@ -25,7 +25,8 @@ public enum ProjectCommand: Command {
         -o, --output OUTPUT CSV in: CSV out, the coordinate columns replaced by x,y (projected target) or lon,lat
                             (geographic target), other columns kept. GeoJSON/WKT in: .geojson (only for a WGS84
                             target) or .wkt (the default on stdout for any other target)
-        --allow-outside-area project vertices outside the areas of use anyway (never those outside the domain)
+        --allow-outside-area project vertices outside the horizons anyway (each SRS's area of use widened by 5°,
+                            where PROJ's projection returns the point); never those outside the domain
         --transformation N|NAME
                             run this datum transformation instead of the one PROJ would pick: its number or its
                             exact name in the list --list-transformations prints for the same --from and --to
