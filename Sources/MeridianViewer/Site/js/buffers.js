@@ -34,7 +34,8 @@ const state = {
 };
 
 // From North America (1 px = 25,000 ft) to 1 px = 1 ft.
-const map = new MapView($("map"), { onClick: (x, y) => tapped(x, y), minScale: 4e-5, maxScale: 1 });
+const map = new MapView($("map"), { onClick: (x, y) => tapped(x, y), minScale: 4e-5, maxScale: 1,
+  obstacles: [$("zoom"), $("legend"), $("attribution")] });
 map.addControls($("zoom"));
 const basemap = new Basemap(map, "/data/texas-32038.json");
 window.meridianViewer = { map, state, Status, basemap };

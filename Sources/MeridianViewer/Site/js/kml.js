@@ -23,7 +23,8 @@ const state = {
 };
 
 // From the whole world (1 px = 65 km) to 1 px = 10 cm.
-const map = new MapView($("map"), { onClick: (x, y, e) => clicked(x, y, e), onPointerDown: (e) => sketchPointerDown(e), minScale: 1.5e-5, maxScale: 10 });
+const map = new MapView($("map"), { onClick: (x, y, e) => clicked(x, y, e), onPointerDown: (e) => sketchPointerDown(e), minScale: 1.5e-5, maxScale: 10,
+  obstacles: [$("zoom"), $("attribution")] });
 map.addControls($("zoom"));
 const basemap = new Basemap(map, "/data/world-3857.json");
 window.meridianViewer = { map, state, basemap };

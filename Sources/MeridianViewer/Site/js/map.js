@@ -90,6 +90,8 @@ export class MapView {
     this.scale = 1; // pixels per world unit
     this.tx = 0;
     this.ty = 0;
+    /** Elements over the map (controls, legend, attribution): no label is placed under them. */
+    this.obstacles = options.obstacles || [];
     this.minScale = options.minScale || 1e-9;
     this.maxScale = options.maxScale || 1e3;
     this.world = svg("g", { class: "world" }, element);
@@ -221,7 +223,9 @@ export class MapView {
     this.screen.removeAttribute("transform");
     this.laidOut = { scale: this.scale, tx: this.tx, ty: this.ty };
     const { width, height } = this.size();
-    const placed = [];
+    const origin = this.element.getBoundingClientRect();
+    const placed = this.obstacles.map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0)
+      .map((r) => [r.left - origin.left, r.top - origin.top, r.right - origin.left, r.bottom - origin.top]);
     const free = (box) => box[0] >= 0 && box[2] <= width && box[1] >= 0 && box[3] <= height
       && !placed.some((b) => b[0] < box[2] && box[0] < b[2] && b[1] < box[3] && box[1] < b[3]);
     for (const m of this.markers) {
