@@ -53,8 +53,13 @@ public enum BufferCommand: Command {
     /// Buffers the input (planar, or geodesic with `--geodesic`) and writes the output file or GeoJSON to stdout.
     /// - Throws: `CommandError.usage` for bad options, `.failure` for unreadable input or an unwritable output.
     public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
+        try run(&arguments, io: io, hooks: BufferHooks())
+    }
+
+    /// `run(_:io:)` with the work after the checks replaced by `hooks` (for `InternalCommand`).
+    static func run(_ arguments: inout Arguments, io: CommandIO, hooks: BufferHooks) throws(CommandError) {
         if arguments.flag("--geodesic") {
-            try runGeodesic(&arguments, io: io)
+            try runGeodesic(&arguments, io: io, hooks: hooks)
             return
         }
         if try arguments.option("--max-deviation") != nil { throw .usage("--max-deviation applies to --geodesic buffers") }
@@ -87,22 +92,30 @@ public enum BufferCommand: Command {
         }
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
         try BufferOutput.check(output)
+        if union, ["geojsons", "csv"].contains(output.format) {
+            throw .usage("--union writes one polygon: use .geojson, .wkt, .svg, .kml or .kmz, not .\(output.format)")
+        }
+        if let plan = hooks.plan {
+            try plan(BufferPlan(geodesic: false, union: union, output: output, spatialReference: sr,
+                                parameters: parameters, maxDeviation: nil,
+                                maxVertices: maxVertices ?? defaultMaxVertices))
+            return
+        }
 
         let job = Job(sr: sr, srUnit: srUnit, distance: distance, parameters: parameters, allowOutside: allowOutside,
-                      maxVertices: maxVertices ?? defaultMaxVertices)
+                      maxVertices: hooks.vertices != nil ? .max : maxVertices ?? defaultMaxVertices)
         let progress = io.progress(name)
         defer { progress?.finish() }
         if !union, BufferOutput.streamedFormats.contains(output.format) {
-            try streamBuffers(positionals.first, inSRS: inSRS, job: job, output: output, io: io, progress: progress)
+            try streamBuffers(positionals.first, inSRS: inSRS, job: job, output: output, io: io, progress: progress,
+                              vertices: hooks.vertices)
             return
-        }
-        if union, ["geojsons", "csv"].contains(output.format) {
-            throw .usage("--union writes one polygon: use .geojson, .wkt, .svg, .kml or .kmz, not .\(output.format)")
         }
         // A union needs only the centres and radii: CSV input is then read as points, without features.
         let csvOptions = FeatureInput.CSVOptions(pointsOnly: union, numericColumn: union ? distance.field : nil)
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
                                           defaultXYSpatialReference: sr, io: io, csv: csvOptions, progress: progress)
+        hooks.read?()
         if var points = input.points {
             progress?.begin("checking the area of use")
             // The area-of-use check (every point projected to WGS84) runs on a second thread while the distances are
@@ -131,6 +144,11 @@ public enum BufferCommand: Command {
                     _ = try GeometryEngine.project(&points, from: input.spatialReference, into: sr)
                 } catch {
                     throw .failure(relabel(error.description, "vertex", labels: input.labels))
+                }
+                if let emit = hooks.union {
+                    try areaCheck.wait()
+                    try emit(.circles(centres: points, radii: distances, spatialReference: sr, features: input.count))
+                    return
                 }
                 if ["", "geojson", "json", "wkt"].contains(output.format), points.count > BufferOutput.unionBatchSize {
                     try BufferOutput.streamUnion(of: points, distances: distances, in: sr, parameters: parameters,
@@ -166,7 +184,13 @@ public enum BufferCommand: Command {
         }
 
         var vertices = 0
+        if union, let emit = hooks.union {
+            let (geometries, distances) = try job.checked(input, union: true, verticesSoFar: &vertices)
+            try emit(BufferUnionInput(geometries, distances: distances, labels: input.labels))
+            return
+        }
         let (buffers, geometries) = try job.buffers(of: input, union: union, verticesSoFar: &vertices)
+        hooks.vertices?(vertices)
         try BufferOutput.write(
             buffers: buffers, inputs: geometries, features: input.features, union: union,
             areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: sr), to: output, io: io)
@@ -187,6 +211,21 @@ public enum BufferCommand: Command {
         /// union, more than `maxVertices` estimated vertices counting those already written (`verticesSoFar`).
         func buffers(of input: FeatureInput, union: Bool, verticesSoFar: inout Int) throws(CommandError)
             -> ([Polygon], [Geometry])
+        {
+            let (geometries, distances) = try checked(input, union: union, verticesSoFar: &verticesSoFar)
+            do {
+                let buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
+                                                        parameters: parameters)
+                return (buffers, geometries)
+            } catch let error {
+                throw .failure(relabel(error.description, "geometry", labels: input.labels))
+            }
+        }
+
+        /// The input's geometries projected to `sr` and their distances in its unit (one for all, or one per
+        /// geometry), with every check `buffers(of:union:verticesSoFar:)` makes before it buffers.
+        func checked(_ input: FeatureInput, union: Bool, verticesSoFar: inout Int) throws(CommandError)
+            -> (geometries: [Geometry], distances: [Double])
         {
             var inputs: [Geometry] = []
             var distances: [Double] = []
@@ -216,13 +255,7 @@ public enum BufferCommand: Command {
             if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
             try refuseUnusableDistances(distances, count: geometries.count, isAreal: { geometries[$0].isAreal },
                                         metersPerUnit: srUnit.metersPerUnit, label: { input.labels[$0] })
-            do {
-                let buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
-                                                        parameters: parameters)
-                return (buffers, geometries)
-            } catch let error {
-                throw .failure(relabel(error.description, "geometry", labels: input.labels))
-            }
+            return (geometries, distances)
         }
     }
 
@@ -230,7 +263,7 @@ public enum BufferCommand: Command {
     /// the input is read, buffered and written a batch of features at a time, so memory holds one batch.
     static func streamBuffers(
         _ path: String?, inSRS: SpatialReference?, job: Job, output: OutputFile, io: CommandIO,
-        progress: ProgressLine?
+        progress: ProgressLine?, vertices estimate: ((Int) -> Void)? = nil
     ) throws(CommandError) {
         let format = output.format
         let geoJSON = ["", "geojson", "json", "geojsons"].contains(format)
@@ -291,6 +324,7 @@ public enum BufferCommand: Command {
                 GeoJSON.endFeatureCollection(to: &out)
                 out.append(UInt8(ascii: "\n"))
             }
+            estimate?(vertices)
         }
     }
 }

@@ -24,7 +24,9 @@ extension BufferCommand {
         Example: meridian buffer --geodesic ports.geojson --distance 200nmi --union -o zones.geojson
         """
 
-    static func runGeodesic(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
+    static func runGeodesic(_ arguments: inout Arguments, io: CommandIO, hooks: BufferHooks = BufferHooks())
+        throws(CommandError)
+    {
         var distance = try DistanceOptions(&arguments)
         let deviationText = try arguments.option("--max-deviation")
         let union = arguments.flag("--union")
@@ -46,8 +48,14 @@ extension BufferCommand {
         }
         try BufferOutput.check(output)
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
+        if let plan = hooks.plan {
+            try plan(BufferPlan(geodesic: true, union: union, output: output, spatialReference: nil,
+                                parameters: .default, maxDeviation: maxDeviation, maxVertices: defaultMaxVertices))
+            return
+        }
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
                                           defaultXYSpatialReference: inSRS ?? .wgs84, io: io)
+        hooks.read?()
 
         var geometries: [Geometry] = []
         var distances: [Double] = []
@@ -57,6 +65,10 @@ extension BufferCommand {
             if let d = try distance.fieldDistance(of: feature, label: label, in: .meters) { distances.append(d) }
         }
         if let fixed = distance.fixed { distances = [fixed.value(in: .meters)] }
+        if union, let emit = hooks.union {
+            try emit(.geometries(geometries, distances: distances, labels: input.labels))
+            return
+        }
         // The engine needs one spatial reference; mixed inputs (not produced by the readers) are projected to the first.
         let sr = geometries[0].spatialReference
         let buffers: [Polygon]

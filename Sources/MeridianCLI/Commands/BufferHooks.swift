@@ -1,0 +1,70 @@
+import Foundation
+import Meridian
+
+/// What `meridian buffer` would do with its options, once they are checked (`BufferHooks.plan`).
+struct BufferPlan {
+    /// `--geodesic`.
+    var geodesic: Bool
+    /// `--union`.
+    var union: Bool
+    /// `-o`: the output and its format.
+    var output: OutputFile
+    /// The planar buffer's spatial reference (`--srs`); `nil` for geodesic buffers.
+    var spatialReference: SpatialReference?
+    /// Chords per quarter circle and caps (planar).
+    var parameters: BufferParameters
+    /// `--max-deviation` in meters (geodesic); `nil` for the default.
+    var maxDeviation: Double?
+    /// `--max-vertices` (planar, without `--union`).
+    var maxVertices: Int
+}
+
+/// What a union's input is once read, checked and projected, instead of the union (`BufferHooks.union`).
+enum BufferUnionInput {
+    /// Round buffers around points: centres in the planar spatial reference, one radius for all or one per point
+    /// (in its unit); `features` is the input's feature count.
+    case circles(centres: [Coordinate], radii: [Double], spatialReference: SpatialReference, features: Int)
+    /// Any other geometries with one distance for all or one per geometry: planar (in the spatial reference, in its
+    /// unit) or geodesic (as read, in meters).
+    case geometries([Geometry], distances: [Double], labels: FeatureLabels)
+}
+
+/// Ways into `meridian buffer` for the internal jobs of `meridian-dask` (`InternalCommand`): the same parsing,
+/// checks and messages as the command, with the work after them replaced. The command itself runs with none set.
+struct BufferHooks {
+    /// Receives the plan once the options are checked; the command then ends without reading its input.
+    var plan: ((BufferPlan) throws(CommandError) -> Void)?
+    /// With `--union`: receives the checked input instead of computing the union.
+    var union: ((BufferUnionInput) throws(CommandError) -> Void)?
+    /// Called when a union's input has been read (errors before it are errors of reading).
+    var read: (() -> Void)?
+    /// Without `--union`: `--max-vertices` is not enforced, and this receives the estimated vertex count of all
+    /// the buffers (the caller adds up the pieces of a larger input and checks the sum).
+    var vertices: ((Int) -> Void)?
+}
+
+extension BufferUnionInput {
+    /// A planar union's checked geometries (in its spatial reference): circles when every geometry is a point or a
+    /// multipoint (the case `GeometryEngine.buffer(around:distances:shouldUnion:parameters:)` hands to its circle
+    /// union), else the geometries as they are.
+    init(_ geometries: [Geometry], distances: [Double], labels: FeatureLabels) {
+        var centres: [Coordinate] = [], radii: [Double] = []
+        for (i, g) in geometries.enumerated() {
+            let d = distances.count == 1 ? distances[0] : distances[i]
+            switch g {
+            case .point(let p): centres.append(p.coordinate)
+            case .multipoint(let m): centres += m.coordinates
+            default:
+                self = .geometries(geometries, distances: distances, labels: labels)
+                return
+            }
+            if distances.count > 1 { radii += Array(repeating: d, count: centres.count - radii.count) }
+        }
+        guard let sr = geometries.first?.spatialReference else {
+            self = .geometries(geometries, distances: distances, labels: labels)
+            return
+        }
+        self = .circles(centres: centres, radii: distances.count == 1 ? distances : radii, spatialReference: sr,
+                        features: labels.count)
+    }
+}
