@@ -15,6 +15,9 @@ public enum MeridianCommandLine {
         ]
     }
 
+    /// Commands that `--help` does not list: `internal`, the steps of meridian-dask.
+    static var hiddenCommands: [any Command.Type] { [InternalCommand.self] }
+
     /// Runs the command line and returns the exit status: 0 success, 1 failure, 2 usage error.
     /// - Parameters:
     ///   - arguments: The arguments without the program name.
@@ -36,7 +39,7 @@ public enum MeridianCommandLine {
             io.print(overview(all))
             return finish(0, command: "--help", io: io)
         }
-        guard let command = all.first(where: { $0.name == first }) else {
+        guard let command = (all + hiddenCommands).first(where: { $0.name == first }) else {
             io.note("meridian: unknown command '\(TerminalText.escaped(first))' (see meridian --help)")
             return 2
         }

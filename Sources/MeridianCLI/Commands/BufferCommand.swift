@@ -115,7 +115,7 @@ public enum BufferCommand: Command {
         let csvOptions = FeatureInput.CSVOptions(pointsOnly: union, numericColumn: union ? distance.field : nil)
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
                                           defaultXYSpatialReference: sr, io: io, csv: csvOptions, progress: progress)
-        hooks.read?()
+        hooks.read?(input.count)
         if var points = input.points {
             progress?.begin("checking the area of use")
             // The area-of-use check (every point projected to WGS84) runs on a second thread while the distances are
@@ -190,7 +190,7 @@ public enum BufferCommand: Command {
             return
         }
         let (buffers, geometries) = try job.buffers(of: input, union: union, verticesSoFar: &vertices)
-        hooks.vertices?(vertices)
+        hooks.vertices?(vertices, input.count)
         try BufferOutput.write(
             buffers: buffers, inputs: geometries, features: input.features, union: union,
             areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: sr), to: output, io: io)
@@ -242,7 +242,8 @@ public enum BufferCommand: Command {
                 let (total, overflow) = verticesSoFar.addingReportingOverflow(estimate)
                 verticesSoFar = overflow ? Int.max : total
                 guard verticesSoFar <= maxVertices else {
-                    throw .failure("the buffers would have about \(verticesSoFar) vertices (\(input.labels.first + input.count) features, --segments \(parameters.segmentsPerQuarterCircle)), more than the limit of \(maxVertices); use fewer --segments or --union, or raise --max-vertices")
+                    throw .failure(vertexLimitMessage(vertices: verticesSoFar, features: input.labels.first + input.count,
+                                                      segments: parameters.segmentsPerQuarterCircle, limit: maxVertices))
                 }
             }
             // Polygons checked in the input's own coordinates, so that the place GEOS names is where the user looks.
@@ -263,7 +264,7 @@ public enum BufferCommand: Command {
     /// the input is read, buffered and written a batch of features at a time, so memory holds one batch.
     static func streamBuffers(
         _ path: String?, inSRS: SpatialReference?, job: Job, output: OutputFile, io: CommandIO,
-        progress: ProgressLine?, vertices estimate: ((Int) -> Void)? = nil
+        progress: ProgressLine?, vertices estimate: ((Int, Int) -> Void)? = nil
     ) throws(CommandError) {
         let format = output.format
         let geoJSON = ["", "geojson", "json", "geojsons"].contains(format)
@@ -275,7 +276,7 @@ public enum BufferCommand: Command {
             var csvHeader = false
             var vertices = 0
             if format == "" || format == "geojson" || format == "json" { GeoJSON.beginFeatureCollection(to: &out) }
-            _ = try FeatureInput.read(
+            let input = try FeatureInput.read(
                 path, inputSpatialReference: inSRS, defaultXYSpatialReference: job.sr, io: io,
                 csv: FeatureInput.CSVOptions(keepTable: format == "csv", batchSize: FeatureEncoding.batchSize),
                 progress: progress
@@ -324,9 +325,19 @@ public enum BufferCommand: Command {
                 GeoJSON.endFeatureCollection(to: &out)
                 out.append(UInt8(ascii: "\n"))
             }
-            estimate?(vertices)
+            estimate?(vertices, input.count)
         }
     }
+}
+
+/// Why buffers are refused for `--max-vertices`.
+/// - Parameters:
+///   - vertices: The estimated vertex count so far.
+///   - features: The features read so far.
+///   - segments: `--segments`.
+///   - limit: `--max-vertices`.
+func vertexLimitMessage(vertices: Int, features: Int, segments: Int, limit: Int) -> String {
+    "the buffers would have about \(vertices) vertices (\(features) features, --segments \(segments)), more than the limit of \(limit); use fewer --segments or --union, or raise --max-vertices"
 }
 
 /// The default of `--max-vertices`: 5 million output vertices (about 1 GB at the peak: the coordinates in GEOS, in

@@ -36,11 +36,11 @@ struct BufferHooks {
     var plan: ((BufferPlan) throws(CommandError) -> Void)?
     /// With `--union`: receives the checked input instead of computing the union.
     var union: ((BufferUnionInput) throws(CommandError) -> Void)?
-    /// Called when a union's input has been read (errors before it are errors of reading).
-    var read: (() -> Void)?
+    /// Called when a union's input has been read, with its feature count (errors before it are errors of reading).
+    var read: ((Int) -> Void)?
     /// Without `--union`: `--max-vertices` is not enforced, and this receives the estimated vertex count of all
-    /// the buffers (the caller adds up the pieces of a larger input and checks the sum).
-    var vertices: ((Int) -> Void)?
+    /// the buffers and the number of features (the caller adds up the pieces of a larger input and checks the sum).
+    var vertices: ((_ vertices: Int, _ features: Int) -> Void)?
 }
 
 extension BufferUnionInput {

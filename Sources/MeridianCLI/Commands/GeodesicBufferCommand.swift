@@ -55,7 +55,7 @@ extension BufferCommand {
         }
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,
                                           defaultXYSpatialReference: inSRS ?? .wgs84, io: io)
-        hooks.read?()
+        hooks.read?(input.count)
 
         var geometries: [Geometry] = []
         var distances: [Double] = []

@@ -1,0 +1,141 @@
+import Foundation
+import Meridian
+
+/// The union steps of `meridian internal`: a cell of a planar union of point buffers (`tile`), the text of parts
+/// stitched from cells (`format`), and the union of one group of clusters (`group`). Their text is a fragment of
+/// the output `meridian buffer --union` writes: polygon parts separated by commas (GeoJSON coordinate arrays in
+/// WGS84, or WKT polygon texts in the planar spatial reference), for `meridian-dask` to put between the header and
+/// the footer of the file.
+extension InternalCommand {
+    /// `tile`: the share of the cell `tile` ([minX, minY, maxX, maxY], `null` for an infinite bound) of the union of
+    /// the circles in the file `circles` (`GeometryEngine.unionTileShare`), the circles `queried` (indices) asking
+    /// for their local part. Writes `out`.text (the final parts), `out`.pieces (chains and holes) and `out`.parts
+    /// (the local part of each queried circle). Result: counts, and `fallback` (why GEOS computed some of it).
+    static func tile(_ job: Job) throws(CommandError) -> [String: JSONValue] {
+        let plan = try job.plan()
+        guard let sr = plan.spatialReference else { throw .usage("a union in cells is planar") }
+        let out = try job.string("out")
+        var circles = BinaryRecords.Reader(try readFile(job.string("circles")), name: "circles")
+        let xyr = try circles.doubles(try circleCount(job))
+        let n = xyr.count / 3
+        let x = (0..<n).map { xyr[3 * $0] }, y = (0..<n).map { xyr[3 * $0 + 1] }, r = (0..<n).map { xyr[3 * $0 + 2] }
+        var queriedFile = BinaryRecords.Reader(try readFile(job.string("queried")), name: "queried")
+        var queried: [Int] = []
+        while !queriedFile.atEnd {
+            let i = try queriedFile.integer()
+            guard (0..<n).contains(i) else { throw .failure("queried: circle \(i) of \(n)") }
+            queried.append(i)
+        }
+        let tile = UnionTile(
+            minX: try job.number("tile", 0, nullValue: -.infinity), minY: try job.number("tile", 1, nullValue: -.infinity),
+            maxX: try job.number("tile", 2, nullValue: .infinity), maxY: try job.number("tile", 3, nullValue: .infinity))
+        let share = try engine { () throws(EngineError) in
+            try GeometryEngine.unionTileShare(x: x, y: y, radius: r, queried: queried, tile: tile,
+                                              parameters: plan.parameters, in: sr)
+        }
+        try writeParts(share.parts, in: sr, format: plan.output.format, to: out + ".text")
+        var pieces = Data()
+        for (chain, part) in zip(share.chains, share.chainParts) {
+            BinaryRecords.append(0, part, to: &pieces)
+            BinaryRecords.append(ring: chain, to: &pieces)
+        }
+        for (hole, part) in zip(share.holes, share.holeParts) {
+            BinaryRecords.append(1, part, to: &pieces)
+            BinaryRecords.append(ring: hole, to: &pieces)
+        }
+        try write(pieces, to: out + ".pieces")
+        var parts = Data()
+        for p in share.circleParts { BinaryRecords.append(p, to: &parts) }
+        try write(parts, to: out + ".parts")
+        return [
+            "parts": .number(Double(share.parts.count)),
+            "holes": .number(Double(share.parts.reduce(0) { $0 + $1.holes.count })),
+            "chains": .number(Double(share.chains.count)), "openHoles": .number(Double(share.holes.count)),
+            "fallback": share.geosFallbackReason.map { .string($0) } ?? .null,
+        ]
+    }
+
+    /// `format`: the text of the parts in the file `parts` (in the planar spatial reference) into `out`.
+    static func format(_ job: Job) throws(CommandError) -> [String: JSONValue] {
+        let plan = try job.plan()
+        guard let sr = plan.spatialReference else { throw .usage("stitched parts are planar") }
+        var reader = BinaryRecords.Reader(try readFile(job.string("parts")), name: "parts")
+        var parts: [Polygon.Part] = []
+        let count = try reader.count(atMost: Int(Int32.max))
+        for _ in 0..<count {
+            let rings = try reader.count(atMost: Int(Int32.max))
+            guard rings > 0 else { throw .failure("parts: a part without a shell") }
+            let shell = try reader.ring()
+            var holes: [[Coordinate]] = []
+            for _ in 1..<rings { holes.append(try reader.ring()) }
+            parts.append(Polygon.Part(shell: shell, holes: holes))
+        }
+        try writeParts(parts, in: sr, format: plan.output.format, to: job.string("out"))
+        return ["parts": .number(Double(parts.count))]
+    }
+
+    /// `group`: the union of the buffers of the geometries in the file `geometries` (WKB in `srs`, distances,
+    /// labels), planar or geodesic as the arguments say, as `meridian buffer --union` computes it; its parts' text
+    /// into `out`. Engine messages name the features by their labels.
+    static func group(_ job: Job) throws(CommandError) -> [String: JSONValue] {
+        let plan = try job.plan()
+        let sr = try parseSpatialReference(job.string("srs"))
+        var reader = BinaryRecords.Reader(try readFile(job.string("geometries")), name: "geometries")
+        var geometries: [Geometry] = [], distances: [Double] = [], labels: [String] = []
+        while !reader.atEnd {
+            let wkb = try reader.data(try reader.count(atMost: Int(Int32.max)))
+            do { geometries.append(try WKB.decode(wkb, spatialReference: sr)) } catch {
+                throw .failure("geometries: \(error.description)")
+            }
+            distances += try reader.doubles(1)
+            labels.append(String(decoding: try reader.data(try reader.count(atMost: 1 << 20)), as: UTF8.self))
+        }
+        let union: Polygon
+        do {
+            if plan.geodesic {
+                union = try GeometryEngine.geodeticBuffer(
+                    around: geometries, distances: distances, distanceUnit: .meters, maxDeviation: plan.maxDeviation,
+                    curveType: .geodesic, shouldUnion: true, outputSpatialReference: .wgs84)[0]
+            } else {
+                union = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: true,
+                                                  parameters: plan.parameters)[0]
+            }
+        } catch {
+            throw .failure(relabel(error.description, "geometry") { labels.indices.contains($0) ? labels[$0] : nil })
+        }
+        try writeParts(union.parts, in: union.spatialReference, format: plan.output.format, to: job.string("out"))
+        return ["parts": .number(Double(union.parts.count)),
+                "holes": .number(Double(union.parts.reduce(0) { $0 + $1.holes.count }))]
+    }
+
+    /// Writes parts as a fragment of a union's output: WKT polygon texts (in `sr`) separated by ", " for .wkt,
+    /// else GeoJSON polygon coordinate arrays (projected to WGS84 as `BufferOutput.streamUnion` projects them)
+    /// separated by commas.
+    private static func writeParts(_ parts: [Polygon.Part], in sr: SpatialReference, format: String,
+                                   to path: String) throws(CommandError)
+    {
+        let projection = format == "wkt" ? nil : try engine { () throws(EngineError) in
+            try InterpolatedProjection(from: sr, to: .wgs84)
+        }
+        try OutputFile(path).stream(io: .discarding) { out throws(CommandError) in
+            var first = true
+            try engine { () throws(EngineError) in
+                try BufferOutput.appendParts(of: Polygon(parts: parts, spatialReference: sr), projection: projection,
+                                             first: &first, to: &out)
+            }
+        }
+    }
+
+    /// The number of doubles in the job's circles file (three per circle).
+    private static func circleCount(_ job: Job) throws(CommandError) -> Int {
+        let path = try job.string("circles")
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard size % 24 == 0 else { throw .failure("\(path): not a whole number of circles") }
+        return size / 8
+    }
+
+    /// A whole file.
+    private static func readFile(_ path: String) throws(CommandError) -> Data {
+        try CommandIO.discarding.read(path)
+    }
+}
