@@ -71,7 +71,7 @@ public enum BufferCommand: Command {
         let allowOutside = arguments.flag("--allow-outside-area")
         let maxVerticesText = try arguments.option("--max-vertices")
         let output = OutputFile(try arguments.option("--output", "-o"))
-        let positionals = try arguments.finish(maximumPositionals: 1)
+        let positionals = try arguments.finish(maximumPositionals: hooks.plan == nil ? 1 : .max)
 
         guard let srsText else { throw .usage("missing --srs (the projected spatial reference to buffer in, e.g. EPSG:32038)") }
         let sr = try parseSpatialReference(srsText)
@@ -98,7 +98,7 @@ public enum BufferCommand: Command {
         if let plan = hooks.plan {
             try plan(BufferPlan(geodesic: false, union: union, output: output, spatialReference: sr,
                                 parameters: parameters, maxDeviation: nil,
-                                maxVertices: maxVertices ?? defaultMaxVertices))
+                                maxVertices: maxVertices ?? defaultMaxVertices, inputs: positionals))
             return
         }
 

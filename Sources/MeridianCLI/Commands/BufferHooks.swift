@@ -17,6 +17,8 @@ struct BufferPlan {
     var maxDeviation: Double?
     /// `--max-vertices` (planar, without `--union`).
     var maxVertices: Int
+    /// The inputs named (any number: `plan` takes them without reading them).
+    var inputs: [String]
 }
 
 /// What a union's input is once read, checked and projected, instead of the union (`BufferHooks.union`).
@@ -32,7 +34,8 @@ enum BufferUnionInput {
 /// Ways into `meridian buffer` for the internal jobs of `meridian-dask` (`InternalCommand`): the same parsing,
 /// checks and messages as the command, with the work after them replaced. The command itself runs with none set.
 struct BufferHooks {
-    /// Receives the plan once the options are checked; the command then ends without reading its input.
+    /// Receives the plan once the options are checked; the command then ends without reading its input (and
+    /// takes any number of inputs).
     var plan: ((BufferPlan) throws(CommandError) -> Void)?
     /// With `--union`: receives the checked input instead of computing the union.
     var union: ((BufferUnionInput) throws(CommandError) -> Void)?

@@ -37,7 +37,7 @@ extension BufferCommand {
         if try arguments.option("--segments") != nil { throw .usage("--segments does not apply to --geodesic buffers; use --max-deviation") }
         _ = arguments.flag("--allow-outside-area")
         let output = OutputFile(try arguments.option("--output", "-o"))
-        let positionals = try arguments.finish(maximumPositionals: 1)
+        let positionals = try arguments.finish(maximumPositionals: hooks.plan == nil ? 1 : .max)
 
         try distance.validate()
         var maxDeviation: Double?
@@ -50,7 +50,8 @@ extension BufferCommand {
         let inSRS = try inSRSText.map { (t: String) throws(CommandError) in try parseSpatialReference(t) }
         if let plan = hooks.plan {
             try plan(BufferPlan(geodesic: true, union: union, output: output, spatialReference: nil,
-                                parameters: .default, maxDeviation: maxDeviation, maxVertices: defaultMaxVertices))
+                                parameters: .default, maxDeviation: maxDeviation, maxVertices: defaultMaxVertices,
+                                inputs: positionals))
             return
         }
         let input = try FeatureInput.read(positionals.first, inputSpatialReference: inSRS,

@@ -33,7 +33,7 @@ extension InternalCommand {
             try GeometryEngine.unionTileShare(x: x, y: y, radius: r, queried: queried, tile: tile,
                                               parameters: plan.parameters, in: sr)
         }
-        try writeParts(share.parts, in: sr, format: plan.output.format, to: out + ".text")
+        try writeParts(share.parts, in: sr, format: plan.output.format, sequence: job.sequence, to: out + ".text")
         var pieces = Data()
         for (chain, part) in zip(share.chains, share.chainParts) {
             BinaryRecords.append(0, part, to: &pieces)
@@ -70,7 +70,7 @@ extension InternalCommand {
             for _ in 1..<rings { holes.append(try reader.ring()) }
             parts.append(Polygon.Part(shell: shell, holes: holes))
         }
-        try writeParts(parts, in: sr, format: plan.output.format, to: job.string("out"))
+        try writeParts(parts, in: sr, format: plan.output.format, sequence: job.sequence, to: job.string("out"))
         return ["parts": .number(Double(parts.count))]
     }
 
@@ -103,25 +103,39 @@ extension InternalCommand {
         } catch {
             throw .failure(relabel(error.description, "geometry") { labels.indices.contains($0) ? labels[$0] : nil })
         }
-        try writeParts(union.parts, in: union.spatialReference, format: plan.output.format, to: job.string("out"))
+        try writeParts(union.parts, in: union.spatialReference, format: plan.output.format, sequence: job.sequence,
+                       to: job.string("out"))
         return ["parts": .number(Double(union.parts.count)),
                 "holes": .number(Double(union.parts.reduce(0) { $0 + $1.holes.count }))]
     }
 
     /// Writes parts as a fragment of a union's output: WKT polygon texts (in `sr`) separated by ", " for .wkt,
     /// else GeoJSON polygon coordinate arrays (projected to WGS84 as `BufferOutput.streamUnion` projects them)
-    /// separated by commas.
-    private static func writeParts(_ parts: [Polygon.Part], in sr: SpatialReference, format: String,
+    /// separated by commas; or, with `sequence` (a partitioned output), a GeoJSON text sequence of one Polygon
+    /// feature per part.
+    private static func writeParts(_ parts: [Polygon.Part], in sr: SpatialReference, format: String, sequence: Bool,
                                    to path: String) throws(CommandError)
     {
-        let projection = format == "wkt" ? nil : try engine { () throws(EngineError) in
+        let projection = format == "wkt" && !sequence ? nil : try engine { () throws(EngineError) in
             try InterpolatedProjection(from: sr, to: .wgs84)
         }
         try OutputFile(path).stream(io: .discarding) { out throws(CommandError) in
             var first = true
             try engine { () throws(EngineError) in
-                try BufferOutput.appendParts(of: Polygon(parts: parts, spatialReference: sr), projection: projection,
-                                             first: &first, to: &out)
+                guard sequence else {
+                    try BufferOutput.appendParts(of: Polygon(parts: parts, spatialReference: sr),
+                                                 projection: projection, first: &first, to: &out)
+                    return
+                }
+                for part in parts {
+                    var alone = true
+                    out.append(0x1E)
+                    out.append("{\"geometry\":{\"coordinates\":" as StaticString)
+                    try BufferOutput.appendParts(of: Polygon(parts: [part], spatialReference: sr),
+                                                 projection: projection, first: &alone, to: &out)
+                    out.append(",\"type\":\"Polygon\"},\"properties\":{},\"type\":\"Feature\"}\n" as StaticString)
+                    out.flushIfFull()
+                }
             }
         }
     }

@@ -88,6 +88,10 @@ public enum InternalCommand: Command {
             self.name = name
         }
 
+        /// Whether a union's parts are written as a GeoJSON text sequence (`"sequence": true`, for a partitioned
+        /// output) rather than as a fragment of the one output file.
+        var sequence: Bool { value["sequence"]?.boolValue ?? false }
+
         /// A string member.
         func string(_ key: String) throws(CommandError) -> String {
             guard let s = value[key]?.stringValue else { throw .usage("\(name): no \"\(key)\"") }
@@ -153,13 +157,13 @@ public enum InternalCommand: Command {
     }
 
     /// `plan`: what the run does, for `meridian-dask` to choose its way: `geodesic`, `union`, the output `format`
-    /// (the extension, "" for standard output), `maxVertices`, and for a planar union `marginPerRadius`
-    /// (`GeometryEngine.unionTileMarginPerRadius`).
+    /// (the extension, "" for standard output), `maxVertices`, the `inputs` named (any number), and for a planar
+    /// union `marginPerRadius` (`GeometryEngine.unionTileMarginPerRadius`).
     static func planResult(_ job: Job) throws(CommandError) -> [String: JSONValue] {
         let plan = try job.plan()
         var result: [String: JSONValue] = [
             "geodesic": .bool(plan.geodesic), "union": .bool(plan.union), "format": .string(plan.output.format),
-            "maxVertices": .number(Double(plan.maxVertices)),
+            "maxVertices": .number(Double(plan.maxVertices)), "inputs": .array(plan.inputs.map { .string($0) }),
         ]
         if !plan.geodesic {
             result["marginPerRadius"] = .number(GeometryEngine.unionTileMarginPerRadius(parameters: plan.parameters))
@@ -169,8 +173,8 @@ public enum InternalCommand: Command {
 
     /// `prepare`: reads and checks a chunk as `meridian buffer --union` does, and writes its checked input to
     /// `out`: circles (x, y, r in the planar spatial reference) or geometries (WKB in their spatial reference, the
-    /// distance, the label). Result: `kind` ("circles" or "geometries"), `features`, `items`, and `srs` (the
-    /// geometries' spatial reference).
+    /// distance, the label). Result: `kind` ("circles" or "geometries"), `features`, `items`, `srs` (the
+    /// geometries' spatial reference) and whether it is `geographic`.
     static func prepare(_ job: Job, state: inout State) throws(CommandError) -> [String: JSONValue] {
         let out = try job.string("out")
         var result: [String: JSONValue] = [:]
@@ -185,7 +189,8 @@ public enum InternalCommand: Command {
                 for (i, c) in centres.enumerated() { xyr += [c.x, c.y, radii.count == 1 ? radii[0] : radii[i]] }
                 BinaryRecords.append(doubles: xyr, to: &data)
                 result = ["kind": "circles", "features": .number(Double(features)),
-                          "items": .number(Double(centres.count)), "srs": .string(sr.definition)]
+                          "items": .number(Double(centres.count)), "srs": .string(sr.definition),
+                          "geographic": .bool(sr.isGeographic)]
             case .geometries(let geometries, let distances, let labels):
                 for (i, g) in geometries.enumerated() {
                     let wkb = WKB.encode(g)
@@ -196,9 +201,10 @@ public enum InternalCommand: Command {
                     BinaryRecords.append(label.count, to: &data)
                     data += label
                 }
+                let sr = geometries.first?.spatialReference ?? .wgs84
                 result = ["kind": "geometries", "features": .number(Double(labels.count)),
-                          "items": .number(Double(geometries.count)),
-                          "srs": .string(geometries.first?.spatialReference.definition ?? "")]
+                          "items": .number(Double(geometries.count)), "srs": .string(sr.definition),
+                          "geographic": .bool(sr.isGeographic)]
             }
             try write(data, to: out)
         }, read: { reached = State(phase: "check", features: $0) })

@@ -1,0 +1,186 @@
+"""The functions Dask runs on the workers. Each one runs a `meridian internal` job (runner.py) and returns plain
+values; a failure of meridian (a bad record, a bad option) is returned, not raised, so that Dask does not retry
+it, and the driver reports the error the whole input would have met first."""
+from __future__ import annotations
+
+import os
+import tempfile
+
+import numpy as np
+
+from . import parquet, records
+from .inputs import Chunk
+from .runner import MeridianError, run_job
+from .stitch import Share
+
+
+def _failure(error: MeridianError) -> dict:
+    return {"ok": False, "error": error.message, "status": error.status, "phase": error.phase,
+            "features": error.features}
+
+
+def _data_and_origin(chunk: Chunk, arguments: list[str], folder: str, origin: dict | None):
+    """The job's `data` and `origin` for a chunk (a GeoParquet row group is converted to text first), and the
+    arguments (GeoParquet may add --in-srs)."""
+    if chunk.format == "parquet":
+        path, arguments, parquet_origin = parquet.convert(chunk, folder, arguments)
+        return {"path": path, "start": 0, "end": os.path.getsize(path)}, parquet_origin, arguments
+    data = {"path": chunk.path, "start": chunk.start, "end": chunk.end, "header": chunk.header}
+    return data, origin or {"name": chunk.path}, arguments
+
+
+def prepare(meridian: str, chunk: Chunk, arguments: list[str], origin: dict | None = None) -> dict:
+    """Reads and checks a chunk for a union (`prepare` job): circles as an (n, 3) array, or geometry records."""
+    with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
+        try:
+            data, origin, arguments = _data_and_origin(chunk, arguments, folder, origin)
+            out = os.path.join(folder, "prepared")
+            run = run_job(meridian, {"job": "prepare", "buffer": ["-"] + arguments, "data": data, "origin": origin,
+                                     "out": out})
+        except MeridianError as e:
+            return _failure(e)
+        with open(out, "rb") as f:
+            raw = f.read()
+    result = run.result
+    payload = np.frombuffer(raw, dtype="<f8").reshape(-1, 3) if result["kind"] == "circles" else raw
+    return {"ok": True, "kind": result["kind"], "features": int(result["features"]), "srs": result["srs"],
+            "geographic": result["geographic"], "payload": payload, "rss": run.peak_rss, "seconds": run.seconds}
+
+
+def circle_stats(prepared: dict, seed: int, sample: int = 20_000) -> dict:
+    """Extent, largest radius, count and a fixed-seed sample of a chunk's circles (for choosing the cells)."""
+    circles = prepared["payload"]
+    n = len(circles)
+    pick = np.random.default_rng(seed).choice(n, size=min(n, sample), replace=False) if n else np.empty(0, int)
+    return {"count": n, "rmax": float(circles[:, 2].max()) if n else 0.0,
+            "sample": circles[np.sort(pick), :2].copy(), "features": prepared["features"]}
+
+
+def assign(prepared: dict, tiling, margin: float) -> list:
+    """A chunk's circles for each cell (`tiling.assign`): per cell None, or (circles, shared) where `shared` says
+    which of them also go to another cell."""
+    from .tiling import assign as assign_cells
+
+    circles = prepared["payload"]
+    per_cell, counts = assign_cells(tiling, circles, margin)
+    return [(circles[i], counts[i] > 1) if len(i) else None for i in per_cell]
+
+
+def pick(values: list, index: int):
+    """One element of a task's list result (runs where the list is, so only that element moves)."""
+    return values[index]
+
+
+def tile(meridian: str, arguments: list[str], cell: tuple, sequence_path: str | None, *pieces) -> dict:
+    """A cell's share of the union (`tile` job): the final parts' text (or, for a partitioned output, written to
+    `sequence_path`), and what stitching needs."""
+    parts = [p for p in pieces if p is not None]
+    circles = np.concatenate([p[0] for p in parts]) if parts else np.empty((0, 3))
+    shared = np.concatenate([p[1] for p in parts]) if parts else np.empty(0, dtype=bool)
+    queried = np.nonzero(shared)[0].astype("<i8")
+    with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
+        circles_path = os.path.join(folder, "circles")
+        np.ascontiguousarray(circles, dtype="<f8").tofile(circles_path)
+        queried_path = os.path.join(folder, "queried")
+        queried.tofile(queried_path)
+        out = os.path.join(folder, "share")
+        bounds = [None if not np.isfinite(v) else float(v) for v in cell]
+        job = {"job": "tile", "buffer": arguments, "circles": circles_path, "queried": queried_path,
+               "tile": bounds, "out": out}
+        if sequence_path:
+            job["sequence"] = True
+        run = run_job(meridian, job)
+        text = b""
+        if sequence_path:
+            os.replace(out + ".text", sequence_path)
+        else:
+            with open(out + ".text", "rb") as f:
+                text = f.read()
+        with open(out + ".pieces", "rb") as f:
+            pieces_data = f.read()
+        with open(out + ".parts", "rb") as f:
+            local_parts = records.read_indices(f.read()).copy()
+    found = records.read_pieces(pieces_data)
+    share = Share(chains=[(p, c) for kind, p, c in found if kind == 0],
+                  holes=[(p, c) for kind, p, c in found if kind == 1],
+                  shared=circles[queried], shared_parts=local_parts)
+    stats = dict(run.result, circles=len(circles), rss=run.peak_rss, seconds=run.seconds)
+    return {"text": text, "share": share, "stats": stats}
+
+
+def field(value: dict, key: str):
+    """One member of a task's dict result (runs where the dict is)."""
+    return value[key]
+
+
+def format_parts(meridian: str, arguments: list[str], parts: list[list[np.ndarray]],
+                 sequence_path: str | None = None) -> bytes:
+    """The text of stitched parts (`format` job)."""
+    with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
+        parts_path, out = os.path.join(folder, "parts"), os.path.join(folder, "text")
+        with open(parts_path, "wb") as f:
+            f.write(records.write_parts(parts))
+        job = {"job": "format", "buffer": arguments, "parts": parts_path, "out": out}
+        if sequence_path:
+            job["sequence"] = True
+        run_job(meridian, job)
+        if sequence_path:
+            os.replace(out, sequence_path)
+            return b""
+        with open(out, "rb") as f:
+            return f.read()
+
+
+def select(payload: bytes, ranges: list[tuple[int, int]]) -> bytes:
+    """Some records of a chunk's `geometries` payload."""
+    return b"".join(payload[a:b] for a, b in ranges)
+
+
+def group(meridian: str, arguments: list[str], srs: str, sequence_path: str | None, *payloads) -> dict:
+    """The union of one group of whole clusters (`group` job): text, or a part file for a partitioned output."""
+    with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
+        path, out = os.path.join(folder, "geometries"), os.path.join(folder, "text")
+        with open(path, "wb") as f:
+            for p in payloads:
+                f.write(records.point_records(p) if isinstance(p, np.ndarray) else p)
+        job = {"job": "group", "buffer": arguments, "srs": srs, "geometries": path, "out": out}
+        if sequence_path:
+            job["sequence"] = True
+        try:
+            run = run_job(meridian, job)
+        except MeridianError as e:
+            return _failure(e)
+        text = b""
+        if sequence_path:
+            os.replace(out, sequence_path)
+        else:
+            with open(out, "rb") as f:
+                text = f.read()
+    return {"ok": True, "text": text, "stats": dict(run.result, rss=run.peak_rss, seconds=run.seconds)}
+
+
+def buffer(meridian: str, chunk: Chunk, arguments: list[str], extension: str, origin: dict | None = None,
+           keep_header: bool = True, sequence_path: str | None = None) -> dict:
+    """Buffers one chunk without union (`buffer` job) into the output's format: GeoJSON features joined by commas
+    (from a GeoJSON text sequence), or the format's own text (a CSV chunk after the first without its header)."""
+    with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
+        try:
+            data, origin, arguments = _data_and_origin(chunk, arguments, folder, origin)
+            out = os.path.join(folder, "buffers." + extension)
+            run = run_job(meridian, {"job": "buffer", "buffer": ["-"] + arguments + ["-o", out], "data": data,
+                                     "origin": origin})
+        except MeridianError as e:
+            return _failure(e)
+        if sequence_path:
+            os.replace(out, sequence_path)
+            text = b""
+        else:
+            with open(out, "rb") as f:
+                text = f.read()
+    if extension == "csv" and not keep_header:
+        text = text[text.index(b"\n") + 1:] if b"\n" in text else b""
+    elif extension == "geojsons" and not sequence_path:
+        # records "\x1e{...}\n" -> "{...},{...}" (a JSON text never holds a raw record separator or line feed)
+        text = text.replace(b"\n\x1e", b",").strip(b"\x1e\n")
+    return {"ok": True, "text": text, "vertices": int(run.result["vertices"]),
+            "features": int(run.result["features"]), "rss": run.peak_rss, "seconds": run.seconds}
