@@ -3,4 +3,5 @@ import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # worker processes started by spawn import this module again
+    sys.exit(main())

@@ -32,16 +32,21 @@ INPUT                 files or folders: CSV, GeoJSON, GeoJSON text sequences (.g
 --quiet               no progress line (one is shown on a terminal)
 --meridian PATH       the meridian executable (default: meridian on PATH, else the clone's .build/release/meridian)
 --tile-points N       circles per cell of a union (default: enough cells for the workers, at most 1,000,000)
+--cell-size S         with --union: cells of a regular grid of side S (in the SRS unit, lines at multiples of
+                      S) instead of cells fitted to the points
 --chunk-bytes N       bytes of a text input per reading task (default 64 MiB)
+--report FILE         write one JSON line per task (stage, size, peak RSS of its meridian process, seconds)
 
 Every other option is meridian buffer's (meridian buffer --help).
 """
 
 #: meridian-dask's own options that take a value (meridian's pass through).
 VALUE_OPTIONS = {"-o": "output", "--output": "output", "--workers": "workers", "--scheduler": "scheduler",
-                 "--meridian": "meridian", "--tile-points": "tile_points", "--chunk-bytes": "chunk_bytes"}
+                 "--meridian": "meridian", "--tile-points": "tile_points", "--chunk-bytes": "chunk_bytes",
+                 "--cell-size": "cell_size", "--report": "report"}
 FLAG_OPTIONS = {"--verbose": "verbose", "--quiet": "quiet"}
 NUMBERS = {"workers", "tile_points", "chunk_bytes"}
+REALS = {"cell_size"}
 
 
 def parse(argv: list[str]) -> Options:
@@ -69,7 +74,15 @@ def parse(argv: list[str]) -> Options:
                 inline = rest[i + 1]
                 i += 1
             key = VALUE_OPTIONS[name]
-            if key in NUMBERS:
+            if key in REALS:
+                try:
+                    real = float(inline)
+                except ValueError:
+                    real = float("nan")
+                if not (real > 0 and real != float("inf")):
+                    raise SetupError(f"{name} expects a positive number, got '{inline}'", 2)
+                values[key] = real
+            elif key in NUMBERS:
                 try:
                     number = int(inline)
                 except ValueError:

@@ -27,6 +27,8 @@ class Options:
     quiet: bool = False
     meridian: str | None = None
     tile_points: int | None = None
+    cell_size: float | None = None
+    report: str | None = None
     chunk_bytes: int = inputs.DEFAULT_CHUNK_BYTES
     log: list = field(default_factory=list)  # (stage, stats) of every task, for the benchmarks
 
@@ -99,7 +101,7 @@ def execute(options: Options) -> int:
     client, cluster = connect(options)
     run.client = client
     try:
-        run.say(f"Dask dashboard: {client.dashboard_link}" if options.verbose else "")
+        run.say(f"Dask dashboard: {client.dashboard_link}")
         run.say(f"{len(chunks)} chunks of {len(files)} input file(s), meridian {meridian}")
         folder = output.begin()
         try:
@@ -114,6 +116,8 @@ def execute(options: Options) -> int:
                 else:
                     union_groups(run, folder, prepared)
             output.commit()
+            if options.report:
+                _write_report(options)
         except BaseException:
             output.abort()
             raise
@@ -187,8 +191,9 @@ def _header_footer(run: Run, features: int) -> tuple[bytes, bytes, bytes]:
     return b'{"features":[{"geometry":{"coordinates":[', footer, b","
 
 
-def _write_fragments(run: Run, features: int, futures: list, last: bytes = b"") -> None:
-    """Streams the union file: header, each task's fragment in order (fetched one at a time), `last`, footer."""
+def _write_fragments(run: Run, features: int, futures: list, stitched=()) -> None:
+    """Streams the union file: header, each task's fragment in order (fetched one at a time), then the stitched
+    parts (each an iterable of pieces of text), footer."""
     header, footer, separator = _header_footer(run, features)
     run.output.write(header)
     first = True
@@ -200,15 +205,33 @@ def _write_fragments(run: Run, features: int, futures: list, last: bytes = b"") 
             run.output.write(text if first else separator + text)
             first = False
         run.progress.task_done()
-    if last:
-        run.output.write(last if first else separator + last)
+    for part in stitched:
+        if not first:
+            run.output.write(separator)
+        for piece in part:
+            run.output.write(piece)
+        first = False
     run.output.write(footer)
+
+
+def _stitched_parts(run: Run, shares: list, parts: list[stitch.Part], texts: list[bytes]):
+    """Each stitched part's text in pieces: the part's own text up to its closing bracket, the holes the cells wrote
+    for it (fetched from the cell one local part at a time), the bracket."""
+    separator = b", " if run.plan["format"] == "wkt" else b","
+    for part, text in zip(parts, texts):
+        def pieces(part=part, text=text):
+            yield text[:-1]
+            for cell, local in part.cell_holes:
+                yield separator
+                yield run.client.submit(tasks.holes_text, shares[cell], local).result()
+            yield text[-1:]
+        yield pieces()
 
 
 def default_tile_points(total: int, workers: int) -> int:
     """Circles per cell: enough cells for every worker to have several (and no cell over a quarter of the points
     with two workers), at most a million (a cell's union then stays well under 1 GB)."""
-    return int(min(1_000_000, max(5_000, -(-total // (4 * max(workers, 2))))))
+    return int(min(1_000_000, max(100, -(-total // (4 * max(workers, 2))))))
 
 
 def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
@@ -225,7 +248,13 @@ def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
     weights = np.concatenate([np.full(len(s["sample"]), s["count"] / max(len(s["sample"]), 1)) for s in stats])
     workers = len(client.scheduler_info()["workers"]) or 1
     target = run.options.tile_points or default_tile_points(total, workers)
-    cells = tiling.build(xs, ys, weights, target, min_side=4 * (rmax + margin))
+    if run.options.cell_size:
+        try:
+            cells = tiling.grid(xs, ys, run.options.cell_size)
+        except ValueError as e:
+            raise SetupError(f"--cell-size {run.options.cell_size}: {e}", 2) from None
+    else:
+        cells = tiling.build(xs, ys, weights, target, min_side=4 * (rmax + margin))
     run.say(f"{total} circles (largest radius {rmax}) in {len(cells.cells)} cells of about {target}")
     assigned = [client.submit(tasks.assign, f, cells, margin) for f in futures]
     shares = []
@@ -256,15 +285,22 @@ def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
         if not result["ok"]:
             raise MeridianError(result["error"], result["status"], "check")
         if not folder:
-            _write_fragments(run, features, [], result["text"])
+            _write_fragments(run, features, [], [[result["text"]]])
         return
-    path = os.path.join(folder, f"part-{len(cells.cells):05d}.geojsons") if folder else None
-    stitched = client.submit(tasks.format_parts, run.meridian, run.union_arguments, parts, path)
+    run.options.log.append(("stitch", {"parts": len(parts), "rings": sum(len(p.rings) for p in parts),
+                                       "vertices": sum(len(r) for p in parts for r in p.rings),
+                                       "cell_holes": sum(len(p.cell_holes) for p in parts)}))
+    texts = client.submit(tasks.format_parts, run.meridian, run.union_arguments, [p.rings for p in parts]).result()
+    stitched = _stitched_parts(run, shares, parts, texts)
     if folder:
-        stitched.result()
+        with open(os.path.join(folder, f"part-{len(cells.cells):05d}.geojsons"), "wb") as f:
+            for part in stitched:
+                f.write(b'\x1e{"geometry":{"coordinates":')
+                for piece in part:
+                    f.write(piece)
+                f.write(b',"type":"Polygon"},"properties":{},"type":"Feature"}\n')
         return
-    texts = [client.submit(tasks.field, s, "text") for s in shares]
-    _write_fragments(run, features, texts, stitched.result())
+    _write_fragments(run, features, [client.submit(tasks.field, s, "text") for s in shares], stitched)
 
 
 def union_groups(run: Run, folder: str | None, prepared: dict) -> None:
@@ -373,3 +409,15 @@ def buffers(run: Run, folder: str | None) -> None:
 def _meta_text(result: dict) -> dict:
     """A buffered chunk's result without its text."""
     return {k: v for k, v in result.items() if k != "text"}
+
+
+def _write_report(options: Options) -> None:
+    """`--report FILE`: one JSON line per task (its stage, what it handled, its meridian process's peak RSS in bytes
+    and its time in seconds), for the benchmarks and the tests."""
+    import json
+
+    with open(options.report, "w") as f:
+        for stage, stats in options.log:
+            line = {"stage": stage} | {k: v for k, v in stats.items() if isinstance(v, (int, float, str, bool))
+                                       or v is None}
+            f.write(json.dumps(line) + "\n")

@@ -35,6 +35,21 @@ def write_parts(parts: list[list[np.ndarray]]) -> bytes:
     return b"".join(out)
 
 
+def read_texts(data: bytes, keyed: bool = True) -> list[tuple[int, bytes]]:
+    """Texts with their lengths, each after a key when `keyed` (holes: the local part) - (key or -1, text)."""
+    texts = []
+    offset = 0
+    while offset < len(data):
+        key = -1
+        if keyed:
+            (key,) = _INT.unpack_from(data, offset)
+            offset += 8
+        (n,) = _INT.unpack_from(data, offset)
+        texts.append((key, data[offset + 8:offset + 8 + n]))
+        offset += 8 + n
+    return texts
+
+
 def read_indices(data: bytes) -> np.ndarray:
     """Integers, one per entry."""
     return np.frombuffer(data, dtype="<i8")

@@ -6,7 +6,8 @@
 - Parts: the cells' local parts are joined through the circles they share (the same circle, bit for bit, lies in
   one local part of every cell that holds it); a joined set is one part of the union, with exactly one
   counter-clockwise ring (its shell) among its stitched rings, and its holes: the clockwise stitched rings and the
-  holes the cells own entirely.
+  holes the cells own entirely. Those stay where they are: a cell writes their text itself, and the part names
+  the (cell, local part) whose holes' text goes into it, so nothing here grows with the holes inside a part.
 
 Anything that does not match (an end without a start, two starts at one vertex, a part without exactly one shell)
 raises `StitchError`; the caller then unions the whole input in one task, which is always right.
@@ -43,10 +44,11 @@ class UnionFind:
 
 @dataclass
 class Share:
-    """What stitching needs of one cell: its chains and holes with their local parts, and the circles (x, y, r
-    rows) it shares with other cells with the local part of each."""
+    """What stitching needs of one cell: its chains with their local parts, the local parts of which it owns holes
+    (their text stays with the cell), and the circles (x, y, r rows) it shares with other cells with the local
+    part of each."""
     chains: list[tuple[int, np.ndarray]] = field(default_factory=list)
-    holes: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    hole_parts: list[int] = field(default_factory=list)
     shared: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
     shared_parts: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
@@ -58,18 +60,26 @@ def _twice_area(ring: np.ndarray) -> float:
     return float(np.sum(x[:-1] * y[1:] - x[1:] * y[:-1]))
 
 
-def stitch(shares: list[Share]) -> list[list[np.ndarray]]:
-    """The parts (shell, then holes; closed rings) that the cells' shares make together."""
+@dataclass
+class Part:
+    """A part of the union made of several cells' pieces: its shell and the holes stitched from chains (closed
+    rings), and the (cell, local part) pairs whose holes, written by the cells, belong to it too."""
+    rings: list[np.ndarray]
+    cell_holes: list[tuple[int, int]]
+
+
+def stitch(shares: list[Share]) -> list[Part]:
+    """The parts that the cells' shares make together."""
     nodes: dict[tuple[int, int], int] = {}
 
     def node(cell: int, part: int) -> int:
         return nodes.setdefault((cell, part), len(nodes))
 
     chains: list[tuple[int, np.ndarray]] = []
-    holes: list[tuple[int, np.ndarray]] = []
+    holes: list[tuple[int, tuple[int, int]]] = []
     for cell, share in enumerate(shares):
         chains += [(node(cell, p), c) for p, c in share.chains]
-        holes += [(node(cell, p), h) for p, h in share.holes]
+        holes += [(node(cell, p), (cell, p)) for p in sorted(set(share.hole_parts))]
         for p in np.unique(share.shared_parts):
             node(cell, int(p))
     sets = UnionFind(len(nodes))
@@ -77,17 +87,18 @@ def stitch(shares: list[Share]) -> list[list[np.ndarray]]:
     rings = _rings(chains, sets)
     by_set: dict[int, list[np.ndarray]] = {}
     shells: dict[int, list[np.ndarray]] = {}
+    cell_holes: dict[int, list[tuple[int, int]]] = {}
     for n, ring in rings:
         root = sets.find(n)
         (shells if _twice_area(ring) > 0 else by_set).setdefault(root, []).append(ring)
-    for n, ring in holes:
-        by_set.setdefault(sets.find(n), []).append(ring)
+    for n, owner in holes:
+        cell_holes.setdefault(sets.find(n), []).append(owner)
     parts = []
-    for root in set(by_set) | set(shells):
+    for root in sorted(set(by_set) | set(shells) | set(cell_holes)):
         found = shells.get(root, [])
         if len(found) != 1:
             raise StitchError(f"a part of the union has {len(found)} shells among the cells' pieces")
-        parts.append([found[0]] + by_set.get(root, []))
+        parts.append(Part([found[0]] + by_set.get(root, []), cell_holes.get(root, [])))
     return parts
 
 

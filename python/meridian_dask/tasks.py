@@ -98,14 +98,19 @@ def tile(meridian: str, arguments: list[str], cell: tuple, sequence_path: str | 
                 text = f.read()
         with open(out + ".pieces", "rb") as f:
             pieces_data = f.read()
+        with open(out + ".holes", "rb") as f:
+            holes_data = f.read()
         with open(out + ".parts", "rb") as f:
             local_parts = records.read_indices(f.read()).copy()
-    found = records.read_pieces(pieces_data)
-    share = Share(chains=[(p, c) for kind, p, c in found if kind == 0],
-                  holes=[(p, c) for kind, p, c in found if kind == 1],
-                  shared=circles[queried], shared_parts=local_parts)
+    chains = [(p, c) for _, p, c in records.read_pieces(pieces_data)]
+    holes: dict[int, list[bytes]] = {}
+    for part, ring in records.read_texts(holes_data):
+        holes.setdefault(part, []).append(ring)
+    separator = b", " if "union.wkt" in arguments else b","
+    share = Share(chains=chains, hole_parts=sorted(holes), shared=circles[queried], shared_parts=local_parts)
     stats = dict(run.result, circles=len(circles), rss=run.peak_rss, seconds=run.seconds)
-    return {"text": text, "share": share, "stats": stats}
+    return {"text": text, "share": share, "stats": stats,
+            "holes": {p: separator.join(rings) for p, rings in holes.items()}}
 
 
 def field(value: dict, key: str):
@@ -113,22 +118,20 @@ def field(value: dict, key: str):
     return value[key]
 
 
-def format_parts(meridian: str, arguments: list[str], parts: list[list[np.ndarray]],
-                 sequence_path: str | None = None) -> bytes:
-    """The text of stitched parts (`format` job)."""
+def format_parts(meridian: str, arguments: list[str], parts: list[list[np.ndarray]]) -> list[bytes]:
+    """The text of each stitched part (`format` job), its closing bracket last."""
     with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
         parts_path, out = os.path.join(folder, "parts"), os.path.join(folder, "text")
         with open(parts_path, "wb") as f:
             f.write(records.write_parts(parts))
-        job = {"job": "format", "buffer": arguments, "parts": parts_path, "out": out}
-        if sequence_path:
-            job["sequence"] = True
-        run_job(meridian, job)
-        if sequence_path:
-            os.replace(out, sequence_path)
-            return b""
+        run_job(meridian, {"job": "format", "buffer": arguments, "parts": parts_path, "out": out})
         with open(out, "rb") as f:
-            return f.read()
+            return [text for _, text in records.read_texts(f.read(), keyed=False)]
+
+
+def holes_text(result: dict, part: int) -> bytes:
+    """The text of a cell's holes of one local part."""
+    return result["holes"][part]
 
 
 def select(payload: bytes, ranges: list[tuple[int, int]]) -> bytes:

@@ -67,6 +67,34 @@ def build(xs: np.ndarray, ys: np.ndarray, weights: np.ndarray, target: float, mi
     return Tiling(cells, root)
 
 
+def grid(xs: np.ndarray, ys: np.ndarray, side: float, limit: int = 100_000) -> Tiling:
+    """The cells of a regular grid of squares of `side`, aligned at multiples of `side` (x = k·side), over the
+    points' extent (the outer cells reach to infinity); at most `limit` cells."""
+    def lines(values: np.ndarray) -> list[float]:
+        first, last = np.floor(values.min() / side) + 1, np.floor(values.max() / side)
+        return [float(k * side) for k in np.arange(first, last + 1)] if last >= first else []
+
+    vertical, horizontal = lines(xs), lines(ys)
+    if (len(vertical) + 1) * (len(horizontal) + 1) > limit:
+        raise ValueError(f"a grid of {side} makes more than {limit} cells")
+    cells: list[tuple[float, float, float, float]] = []
+    inf = float("inf")
+
+    def tree(values: list[float], axis: int, box: tuple[float, float, float, float]) -> Node:
+        if not values:
+            if axis == 0:
+                return tree(horizontal, 1, box)
+            cells.append(box)
+            return Node(cell=len(cells) - 1)
+        k = len(values) // 2
+        v = values[k]
+        low = (box[0], box[1], v, box[3]) if axis == 0 else (box[0], box[1], box[2], v)
+        high = (v, box[1], box[2], box[3]) if axis == 0 else (box[0], v, box[2], box[3])
+        return Node(axis=axis, value=v, low=tree(values[:k], axis, low), high=tree(values[k + 1:], axis, high))
+
+    return Tiling(cells, tree(vertical, 0, (-inf, -inf, inf, inf)))
+
+
 def assign(tiling: Tiling, circles: np.ndarray, margin: float) -> tuple[list[np.ndarray], np.ndarray]:
     """The circles (rows x, y, r) each cell needs: for every cell, the indices of the circles whose box, grown by
     `margin`, meets it (a little more is harmless); and for every circle the number of cells it went to."""

@@ -9,8 +9,10 @@ import Meridian
 extension InternalCommand {
     /// `tile`: the share of the cell `tile` ([minX, minY, maxX, maxY], `null` for an infinite bound) of the union of
     /// the circles in the file `circles` (`GeometryEngine.unionTileShare`), the circles `queried` (indices) asking
-    /// for their local part. Writes `out`.text (the final parts), `out`.pieces (chains and holes) and `out`.parts
-    /// (the local part of each queried circle). Result: counts, and `fallback` (why GEOS computed some of it).
+    /// for their local part. Writes `out`.text (the final parts), `out`.pieces (the chains, kind 0), `out`.holes
+    /// (each hole the cell owns of a part it does not: its local part, its text's length and its text, a ring of
+    /// the output) and `out`.parts (the local part of each queried circle). Result: counts, and `fallback` (why
+    /// GEOS computed some of it).
     static func tile(_ job: Job) throws(CommandError) -> [String: JSONValue] {
         let plan = try job.plan()
         guard let sr = plan.spatialReference else { throw .usage("a union in cells is planar") }
@@ -39,11 +41,15 @@ extension InternalCommand {
             BinaryRecords.append(0, part, to: &pieces)
             BinaryRecords.append(ring: chain, to: &pieces)
         }
-        for (hole, part) in zip(share.holes, share.holeParts) {
-            BinaryRecords.append(1, part, to: &pieces)
-            BinaryRecords.append(ring: hole, to: &pieces)
-        }
         try write(pieces, to: out + ".pieces")
+        var holes = Data()
+        let projection = try wgs84(from: sr, unless: plan.output.format == "wkt")
+        for (hole, part) in zip(share.holes, share.holeParts) {
+            let text = try ringText(hole, isShell: false, projection)
+            BinaryRecords.append(part, text.count, to: &holes)
+            holes += text
+        }
+        try write(holes, to: out + ".holes")
         var parts = Data()
         for p in share.circleParts { BinaryRecords.append(p, to: &parts) }
         try write(parts, to: out + ".parts")
@@ -55,7 +61,8 @@ extension InternalCommand {
         ]
     }
 
-    /// `format`: the text of the parts in the file `parts` (in the planar spatial reference) into `out`.
+    /// `format`: the text of each part in the file `parts` (in the planar spatial reference) into `out`, each as its
+    /// length and its text (`meridian-dask` adds the holes the cells wrote before the part's closing bracket).
     static func format(_ job: Job) throws(CommandError) -> [String: JSONValue] {
         let plan = try job.plan()
         guard let sr = plan.spatialReference else { throw .usage("stitched parts are planar") }
@@ -70,7 +77,19 @@ extension InternalCommand {
             for _ in 1..<rings { holes.append(try reader.ring()) }
             parts.append(Polygon.Part(shell: shell, holes: holes))
         }
-        try writeParts(parts, in: sr, format: plan.output.format, sequence: job.sequence, to: job.string("out"))
+        let wkt = plan.output.format == "wkt"
+        let projection = try wgs84(from: sr, unless: wkt)
+        var texts = Data()
+        for part in parts {
+            var body = Data(wkt ? "(".utf8 : "[".utf8) + (try ringText(part.shell, isShell: true, projection))
+            for hole in part.holes {
+                body += Data((wkt ? ", " : ",").utf8) + (try ringText(hole, isShell: false, projection))
+            }
+            body += Data((wkt ? ")" : "]").utf8)
+            BinaryRecords.append(body.count, to: &texts)
+            texts += body
+        }
+        try write(texts, to: job.string("out"))
         return ["parts": .number(Double(parts.count))]
     }
 
@@ -138,6 +157,31 @@ extension InternalCommand {
                 }
             }
         }
+    }
+
+    /// The projection of a union's GeoJSON output to WGS84 (as `BufferOutput.streamUnion` makes it), or nil for
+    /// WKT (`wkt`).
+    private static func wgs84(from sr: SpatialReference, unless wkt: Bool) throws(CommandError)
+        -> InterpolatedProjection?
+    {
+        wkt ? nil : try engine { () throws(EngineError) in try InterpolatedProjection(from: sr, to: .wgs84) }
+    }
+
+    /// One ring of a union's output: WKT (in the ring's planar spatial reference) without `projection`, else
+    /// GeoJSON projected to WGS84 as `BufferOutput.appendParts` projects a part, closed and oriented as a shell or
+    /// a hole.
+    private static func ringText(_ ring: [Coordinate], isShell: Bool, _ projection: InterpolatedProjection?)
+        throws(CommandError) -> Data
+    {
+        var out = ByteBuffer(capacity: 64 + 40 * ring.count)
+        guard let projection else {
+            WKT.appendRing(Polygon.closed(ring), to: &out)
+            return out.data()
+        }
+        var polygon = Polygon(parts: [Polygon.Part(shell: ring, holes: [])], spatialReference: projection.source)
+        try engine { () throws(EngineError) in try projection.project(&polygon) }
+        GeoJSON.appendPolygonRing(polygon.parts[0].shell, isShell: isShell, to: &out)
+        return out.data()
     }
 
     /// The number of doubles in the job's circles file (three per circle).
