@@ -141,14 +141,25 @@ def _wait(run: Run, futures: list, phase: str, features=lambda value: 0) -> list
 
 
 def _first_error(run: Run, results: list[dict], union: bool) -> None:
-    """Raises the error the whole input would have met first: for a union, the first chunk's error of reading
-    before any error of checking (meridian reads everything before it checks), else the first chunk's error;
-    named with the line and feature numbers of the whole file (the chunk is run again with them)."""
+    """Raises the error the whole input would have met first, named with the line and feature numbers of the whole
+    file (the chunk is run again with them). meridian reads all of a union's input before it checks it, and all of
+    a GeoJSON or WKT file before it buffers it: there an error of reading comes before any error of checking. It
+    reads and buffers CSV without --union a batch at a time: there the first chunk's error comes first (exact but
+    for errors in one batch of 4,096 rows that straddles two chunks)."""
     failed = [i for i, r in enumerate(results) if not r["ok"]]
     if not failed:
         return
     rank = {"options": 0, "read": 1, "check": 2}
-    i = min(failed, key=lambda k: (rank.get(results[k]["phase"], 2), k) if union else k)
+
+    def order(k: int) -> tuple:
+        phase = rank.get(results[k]["phase"], 2)
+        if union:
+            return (phase, k)
+        if run.chunks[k].format == "csv":
+            return (run.chunks[k].file, 0, k)
+        return (run.chunks[k].file, phase, k)
+
+    i = min(failed, key=order)
     chunk = run.chunks[i]
     error = results[i]
     if chunk.format in ("csv", "wkt", "seq", "seqrs") and chunk.start > 0:
@@ -159,7 +170,8 @@ def _first_error(run: Run, results: list[dict], union: bool) -> None:
         if union:
             again = tasks.prepare(run.meridian, chunk, run.union_arguments, origin=origin)
         else:
-            again = tasks.buffer(run.meridian, chunk, run.arguments, _part_extension(run), origin=origin)
+            again = tasks.buffer(run.meridian, chunk, run.arguments, _part_extension(run), origin=origin,
+                                 collection=_collection(run))
         if not again["ok"]:
             error = again
     raise MeridianError(error["error"], error["status"], error["phase"])
@@ -353,6 +365,11 @@ def _records(prepared: dict, ranges: list) -> bytes:
     return tasks.select(prepared["payload"], ranges)
 
 
+def _collection(run: Run) -> bool:
+    """Whether the output is one GeoJSON feature collection (its chunks' records are joined into it)."""
+    return run.plan["format"] in ("", "geojson", "json") and not run.output.is_folder
+
+
 def _part_extension(run: Run) -> str:
     """The format a chunk's buffers are written in: GeoJSON as a text sequence (joined into one collection)."""
     fmt = run.plan["format"]
@@ -367,7 +384,8 @@ def buffers(run: Run, folder: str | None) -> None:
     for i, chunk in enumerate(run.chunks):
         path = os.path.join(folder, f"part-{i:05d}.geojsons") if folder else None
         futures.append(run.client.submit(tasks.buffer, run.meridian, chunk, run.arguments, extension,
-                                         sequence_path=path, key=f"buffer-{i}-{os.getpid()}"))
+                                         sequence_path=path, collection=_collection(run),
+                                         key=f"buffer-{i}-{os.getpid()}"))
     metas = [run.client.submit(_meta_text, f) for f in futures]
     results = _wait(run, metas, "buffering", lambda m: m.get("features") or 0)
     _first_error(run, results, union=False)
@@ -380,7 +398,7 @@ def buffers(run: Run, folder: str | None) -> None:
     if folder:
         return
     fmt = run.plan["format"]
-    geojson = fmt in ("", "geojson", "json")
+    geojson = _collection(run)
     if geojson:
         run.output.write(b'{"features":[')
     header = None

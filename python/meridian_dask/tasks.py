@@ -163,9 +163,10 @@ def group(meridian: str, arguments: list[str], srs: str, sequence_path: str | No
 
 
 def buffer(meridian: str, chunk: Chunk, arguments: list[str], extension: str, origin: dict | None = None,
-           keep_header: bool = True, sequence_path: str | None = None) -> dict:
-    """Buffers one chunk without union (`buffer` job) into the output's format: GeoJSON features joined by commas
-    (from a GeoJSON text sequence), or the format's own text (a CSV chunk after the first without its header)."""
+           keep_header: bool = True, sequence_path: str | None = None, collection: bool = False) -> dict:
+    """Buffers one chunk without union (`buffer` job) into the output's format: with `collection`, GeoJSON
+    features joined by commas (from a GeoJSON text sequence) for a feature collection, else the format's own text
+    (a CSV chunk after the first without its header)."""
     with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
         try:
             data, origin, arguments = _data_and_origin(chunk, arguments, folder, origin)
@@ -182,7 +183,7 @@ def buffer(meridian: str, chunk: Chunk, arguments: list[str], extension: str, or
                 text = f.read()
     if extension == "csv" and not keep_header:
         text = text[text.index(b"\n") + 1:] if b"\n" in text else b""
-    elif extension == "geojsons" and not sequence_path:
+    elif collection and not sequence_path:
         # records "\x1e{...}\n" -> "{...},{...}" (a JSON text never holds a raw record separator or line feed)
         text = text.replace(b"\n\x1e", b",").strip(b"\x1e\n")
     return {"ok": True, "text": text, "vertices": int(run.result["vertices"]),
