@@ -17,10 +17,10 @@ from test_progress import FRAME, _run_on_pty
 
 @pytest.fixture(scope="module")
 def points(tmp_path_factory):
-    """12,000 overlapping points in Texas (EPSG:5070): one cell's union takes the debug build a second or two."""
+    """6,000 overlapping points in Texas (EPSG:5070): one cell's union takes the debug build about a second."""
     folder = tmp_path_factory.mktemp("faults")
     rng = np.random.default_rng(12)
-    x, y = rng.uniform(0, 60_000, 12_000), rng.uniform(1e6, 1.06e6, 12_000)
+    x, y = rng.uniform(0, 40_000, 6_000), rng.uniform(1e6, 1.04e6, 6_000)
     path = folder / "p.csv"
     path.write_text("x,y\n" + "".join(f"{a!r},{b!r}\n" for a, b in zip(x.tolist(), y.tolist())))
     return path
@@ -29,7 +29,7 @@ def points(tmp_path_factory):
 def test_a_worker_killed_mid_run_changes_nothing(meridian, points, tmp_path):
     from distributed import Client, LocalCluster
 
-    args = [points, "--srs", "EPSG:5070", "--distance", "300", "--union", "--tile-points", "2000"]
+    args = [points, "--srs", "EPSG:5070", "--distance", "300", "--union", "--tile-points", "1500"]
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         run_dask(meridian, args + ["-o", tmp_path / "calm.geojson"], scheduler=cluster.scheduler_address)
@@ -56,11 +56,11 @@ def test_a_worker_killed_mid_run_changes_nothing(meridian, points, tmp_path):
     assert (tmp_path / "stormy.geojson").read_bytes() == (tmp_path / "calm.geojson").read_bytes()
 
 
-def test_progress_line_on_a_terminal_and_the_dashboard_with_verbose(meridian, points, tmp_path):
+def test_progress_line_on_a_terminal_and_the_dashboard_with_verbose(meridian, dask_scheduler, points, tmp_path):
     out = tmp_path / "u.wkt"
     status, text = _run_on_pty([sys.executable, "-m", "meridian_dask", "buffer", str(points), "--srs", "EPSG:5070",
                                 "--distance", "300", "--union", "-o", str(out), "--meridian", meridian,
-                                "--workers", "2", "--verbose", "--tile-points", "2000"])
+                                "--workers", "1", "--verbose", "--tile-points", "1500"])
     assert status == 0, text
     assert out.stat().st_size > 0
     frames = [f for f in text.split(FRAME) if f.startswith("meridian-dask buffer: ")]
@@ -70,6 +70,6 @@ def test_progress_line_on_a_terminal_and_the_dashboard_with_verbose(meridian, po
     assert "Dask dashboard: http://" in text
     # Not on a terminal: no progress line.
     quiet = subprocess.run([sys.executable, "-m", "meridian_dask", "buffer", str(points), "--srs", "EPSG:5070",
-                            "--distance", "300", "--union", "-o", str(out), "--meridian", meridian, "--workers", "1"],
-                           capture_output=True, text=True, timeout=600)
+                            "--distance", "300", "--union", "-o", str(out), "--meridian", meridian,
+                            "--scheduler", dask_scheduler], capture_output=True, text=True, timeout=600)
     assert quiet.returncode == 0 and FRAME not in quiet.stderr
