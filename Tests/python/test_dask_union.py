@@ -45,8 +45,9 @@ def test_clusters_across_cell_edges_and_corners_with_radii_from_a_field(meridian
     assert_same_union(got, expected, radius=150)
     stages = report(tmp_path / "report")
     assert len([s for s in stages if s["stage"] == "tile"]) >= 9
-    stitch = [s for s in stages if s["stage"] == "stitch"][0]
-    assert stitch["parts"] >= 9  # parts made of several cells' pieces, one per cluster at least
+    stitches = [s for s in stages if s["stage"] == "stitch"]
+    assert stitches, "the cells did not fit together"
+    assert stitches[0]["parts"] >= 9  # parts made of several cells' pieces, one per cluster at least
     assert sum(len(p.interiors) for p in parts(expected)) > 0
 
 
@@ -62,7 +63,9 @@ def test_two_points_exactly_2r_apart_across_an_edge(meridian, dask_scheduler, tm
                                tmp_path / "report"], scheduler=dask_scheduler)
     expected, got = load_union(tmp_path / "one.wkt"), load_union(tmp_path / "many.wkt")
     assert_same_union(got, expected, radius=500)
-    assert any(s.get("fallback") for s in report(tmp_path / "report") if s["stage"] == "tile")
+    stages = report(tmp_path / "report")
+    assert any(s.get("fallback") for s in stages if s["stage"] == "tile")
+    assert [s for s in stages if s["stage"] == "stitch"], "the cells did not fit together"
 
 
 def test_one_cluster_over_everything_is_split_across_cells(meridian, dask_scheduler, tmp_path):
@@ -87,7 +90,9 @@ def test_one_cluster_over_everything_is_split_across_cells(meridian, dask_schedu
     assert max(s["circles"] for s in tiles) <= 0.3 * n, [s["circles"] for s in tiles]
     assert max(s["features"] for s in stages if s["stage"] == "prepare") <= 0.3 * n
     # The stitching step handles the rings that cross cell edges, not the points: far fewer vertices.
-    stitch = [s for s in stages if s["stage"] == "stitch"][0]
+    stitches = [s for s in stages if s["stage"] == "stitch"]
+    assert stitches, "the cells did not fit together"
+    stitch = stitches[0]
     total = sum(len(r.coords) for p in parts(expected) for r in [p.exterior, *p.interiors])
     assert stitch["vertices"] < 0.3 * total
 
