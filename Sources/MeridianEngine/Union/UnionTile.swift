@@ -110,8 +110,12 @@ extension GeometryEngine {
         }
         var share = UnionTileShare()
         guard !x.isEmpty else { return share }
+        // The cell's clusters on two threads when there are enough circles (`PointBufferUnion.union(clusters:…)`):
+        // the same polygon as one thread gives.
+        let circle = UnitCircle(segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
+        let problem = CircleUnion(circle: circle, x: x, y: y, radius: radius)
         let (polygon, method) = try PointBufferUnion.union(
-            x: x, y: y, radius: radius, parameters: parameters, in: spatialReference)
+            clusters: problem.clusters()[...], of: problem, parameters: parameters, in: spatialReference)
         let parts = polygon.parts.map(GEOSContext.oriented)
         let rings = TileRings(parts)
         share.circleParts = try rings.parts(holding: queried.map { Coordinate(x: x[$0], y: y[$0]) })
@@ -120,8 +124,6 @@ extension GeometryEngine {
             // GEOS computed some crossings its own way: the ends of chains, which other cells must match bit for
             // bit, are recomputed as CircleUnion computes them (other vertices need not match anything).
             share.geosFallbackReason = reason
-            let circle = UnitCircle(segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
-            let problem = CircleUnion(circle: circle, x: x, y: y, radius: radius)
             let grid = CircleGrid(x: problem.cx, y: problem.cy, radius: problem.r)
             for c in share.chains.indices {
                 share.chains[c][0] = problem.canonicalVertex(share.chains[c][0], grid: grid)
