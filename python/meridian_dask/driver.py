@@ -3,6 +3,7 @@ write the result. See docs/cluster.md for why the union equals `meridian buffer 
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -204,18 +205,21 @@ def _header_footer(run: Run, features: int) -> tuple[bytes, bytes, bytes]:
 
 
 def _write_fragments(run: Run, features: int, futures: list, stitched=()) -> None:
-    """Streams the union file: header, each task's fragment in order (fetched one at a time), then the stitched
-    parts (each an iterable of pieces of text), footer."""
+    """Streams the union file: header, each task's fragment in order (delivered pieces, `tasks.deliver`, fetched
+    one at a time), then the stitched parts (each an iterable of pieces of text), footer."""
     header, footer, separator = _header_footer(run, features)
     run.output.write(header)
     first = True
     run.progress.begin("writing", len(futures) + 1)
     for future in futures:
-        text = future.result()
+        piece = future.result()
         future.release()
-        if text:
-            run.output.write(text if first else separator + text)
+        empty = not piece.get("bytes") and not ("path" in piece and os.path.getsize(piece["path"]))
+        if not empty:
+            if not first:
+                run.output.write(separator)
             first = False
+        run.output.write_piece(piece)
         run.progress.task_done()
     for part in stitched:
         if not first:
@@ -273,7 +277,8 @@ def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
     for c, cell in enumerate(cells.cells):
         pieces = [client.submit(tasks.pick, a, c) for a in assigned]
         path = os.path.join(folder, f"part-{c:05d}.geojsons") if folder else None
-        shares.append(client.submit(tasks.tile, run.meridian, run.union_arguments, cell, path, *pieces))
+        shares.append(client.submit(tasks.tile, run.meridian, run.union_arguments, cell, path, run.output.spool,
+                                    *pieces))
     metas = [client.submit(tasks.field, s, "share") for s in shares]
     tile_stats = [client.submit(tasks.field, s, "stats") for s in shares]
     logged = _wait(run, tile_stats, "union", lambda s: s["circles"])
@@ -292,12 +297,12 @@ def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
                 os.unlink(os.path.join(folder, name))
         payloads = [client.submit(tasks.field, f, "payload") for f in futures]
         whole = client.submit(tasks.group, run.meridian, run.union_arguments, prepared["meta"][0]["srs"],
-                              os.path.join(folder, "part-00000.geojsons") if folder else None, *payloads)
+                              os.path.join(folder, "part-00000.geojsons") if folder else None, None, *payloads)
         result = whole.result()
         if not result["ok"]:
             raise MeridianError(result["error"], result["status"], "check")
         if not folder:
-            _write_fragments(run, features, [], [[result["text"]]])
+            _write_fragments(run, features, [whole_text(client, whole)])
         return
     run.options.log.append(("stitch", {"parts": len(parts), "rings": sum(len(p.rings) for p in parts),
                                        "vertices": sum(len(r) for p in parts for r in p.rings),
@@ -344,7 +349,8 @@ def union_groups(run: Run, folder: str | None, prepared: dict) -> None:
             else:
                 selections.append(client.submit(_records, futures[chunk], [ranges[k] for k in rows]))
         path = os.path.join(folder, f"part-{g:05d}.geojsons") if folder else None
-        tasks_out.append(client.submit(tasks.group, run.meridian, run.union_arguments, srs, path, *selections))
+        tasks_out.append(client.submit(tasks.group, run.meridian, run.union_arguments, srs, path, run.output.spool,
+                                       *selections))
     results = _wait(run, tasks_out, "union", lambda r: 0)
     failed = [r for r in results if not r["ok"]]
     if failed:
@@ -384,7 +390,7 @@ def buffers(run: Run, folder: str | None) -> None:
     for i, chunk in enumerate(run.chunks):
         path = os.path.join(folder, f"part-{i:05d}.geojsons") if folder else None
         futures.append(run.client.submit(tasks.buffer, run.meridian, chunk, run.arguments, extension,
-                                         sequence_path=path, collection=_collection(run),
+                                         sequence_path=path, collection=_collection(run), spool=run.output.spool,
                                          key=f"buffer-{i}-{os.getpid()}"))
     metas = [run.client.submit(_meta_text, f) for f in futures]
     results = _wait(run, metas, "buffering", lambda m: m.get("features") or 0)
@@ -405,20 +411,25 @@ def buffers(run: Run, folder: str | None) -> None:
     first = True
     run.progress.begin("writing", len(futures))
     for future in futures:
-        text = run.client.submit(tasks.field, future, "text").result()
+        piece = run.client.submit(tasks.field, future, "text").result()
         future.release()
-        if fmt == "csv" and text:
-            line, _, rest = text.partition(b"\n")
-            if header is not None and line != header:
-                raise SetupError("the inputs' CSV headers differ, and a CSV output has one header: write .geojson "
-                                 "or .geojsons instead")
-            text = text if header is None else rest
-            header = line
-        if geojson and text and not first:
-            text = b"," + text
-        if text:
+        if "path" in piece:  # small enough to look at the header; the rest is copied from disk
+            piece = _drop_csv_header(piece, header) if fmt == "csv" and header is not None else piece
+        if fmt == "csv":
+            line = _first_line(piece)
+            if header is None:
+                header = line
+            elif "bytes" in piece:
+                if line != header:
+                    raise SetupError("the inputs' CSV headers differ, and a CSV output has one header: write "
+                                     ".geojson or .geojsons instead")
+                piece = {"bytes": piece["bytes"].partition(b"\n")[2]}
+        empty = not piece.get("bytes") and not ("path" in piece and os.path.getsize(piece["path"]))
+        if geojson and not empty and not first:
+            run.output.write(b",")
+        if not empty:
             first = False
-        run.output.write(text)
+        run.output.write_piece(piece)
         run.progress.task_done()
     if geojson:
         run.output.write(b'],"type":"FeatureCollection"}\n')
@@ -439,3 +450,30 @@ def _write_report(options: Options) -> None:
             line = {"stage": stage} | {k: v for k, v in stats.items() if isinstance(v, (int, float, str, bool))
                                        or v is None}
             f.write(json.dumps(line) + "\n")
+
+
+def whole_text(client, future):
+    """The text delivery of a union of everything in one task (a future of `tasks.group`)."""
+    return client.submit(tasks.field, future, "text")
+
+
+def _first_line(piece: dict) -> bytes:
+    """The first line of a delivered piece."""
+    if "bytes" in piece:
+        return piece["bytes"].partition(b"\n")[0]
+    with open(piece["path"], "rb") as f:
+        return f.readline().rstrip(b"\n")
+
+
+def _drop_csv_header(piece: dict, header: bytes) -> dict:
+    """A CSV chunk's output without its header line (which must be the first chunk's), rewritten in the spool."""
+    path = piece["path"]
+    with open(path, "rb") as f:
+        line = f.readline().rstrip(b"\n")
+        if line != header:
+            raise SetupError("the inputs' CSV headers differ, and a CSV output has one header: write .geojson or "
+                             ".geojsons instead")
+        with open(path + ".body", "wb") as out:
+            shutil.copyfileobj(f, out, 1 << 20)
+    os.replace(path + ".body", path)
+    return piece

@@ -18,6 +18,7 @@ class Output:
         self.is_folder = bool(path) and (path.endswith("/") or os.path.isdir(path))
         self._file = None
         self._temporary: str | None = None
+        self.spool: str | None = None
 
     @property
     def extension(self) -> str:
@@ -27,8 +28,11 @@ class Output:
         return os.path.splitext(self.path)[1].lower().lstrip(".")
 
     def begin(self) -> str | None:
-        """Opens the temporary file (or folder, whose path is returned for the part files)."""
+        """Opens the temporary file (or folder, whose path is returned for the part files), and makes the spool: a
+        folder beside it where workers that can see it leave their pieces (`tasks.deliver`), so that the pieces of
+        one file are copied from disk rather than sent through Dask."""
         if not self.path:
+            self.spool = tempfile.mkdtemp(prefix="meridian-dask-spool-")
             return None
         target = os.path.abspath(self.path.rstrip("/") or self.path)
         parent = os.path.dirname(target)
@@ -39,6 +43,7 @@ class Output:
             return self._temporary
         descriptor, self._temporary = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", dir=parent)
         self._file = os.fdopen(descriptor, "wb", buffering=1 << 20)
+        self.spool = tempfile.mkdtemp(prefix="." + os.path.basename(target) + ".spool-", dir=parent)
         return None
 
     def write(self, data: bytes) -> None:
@@ -49,6 +54,25 @@ class Output:
             self._file.write(data)
         else:
             sys.stdout.buffer.write(data)
+
+    def write_piece(self, piece: dict) -> int:
+        """Appends a piece a task delivered (`tasks.deliver`): a file in the spool (copied, then removed) or bytes;
+        returns its size."""
+        if "bytes" in piece:
+            self.write(piece["bytes"])
+            return len(piece["bytes"])
+        path = piece["path"]
+        size = os.path.getsize(path)
+        with open(path, "rb") as source:
+            if self._file is not None:
+                self._file.flush()
+                offset = 0
+                while offset < size:
+                    offset += os.sendfile(self._file.fileno(), source.fileno(), offset, size - offset)
+            else:
+                shutil.copyfileobj(source, sys.stdout.buffer, 1 << 20)
+        os.unlink(path)
+        return size
 
     def commit(self) -> None:
         """Renames the finished file or folder into place (replacing what was there)."""
@@ -67,6 +91,12 @@ class Output:
         elif not self.path:
             sys.stdout.buffer.flush()
         self._temporary = None
+        self._remove_spool()
+
+    def _remove_spool(self) -> None:
+        if self.spool:
+            shutil.rmtree(self.spool, ignore_errors=True)
+            self.spool = None
 
     def abort(self) -> None:
         """Removes what was written."""
@@ -79,3 +109,4 @@ class Output:
             elif os.path.exists(self._temporary):
                 os.unlink(self._temporary)
             self._temporary = None
+        self._remove_spool()

@@ -4,6 +4,7 @@ it, and the driver reports the error the whole input would have met first."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -12,6 +13,38 @@ from . import parquet, records
 from .inputs import Chunk
 from .runner import MeridianError, run_job
 from .stitch import Share
+
+
+def deliver(path: str, spool: str | None, name: str) -> dict:
+    """A file a job wrote, handed to the client: moved into the spool when this worker sees it (the same machine,
+    or a shared file system), else its bytes (sent through Dask)."""
+    if spool and os.path.isdir(spool):
+        target = os.path.join(spool, name)
+        shutil.move(path, target)
+        return {"path": target}
+    with open(path, "rb") as f:
+        return {"bytes": f.read()}
+
+
+def _sequence_to_members(source: str, target: str) -> None:
+    """A GeoJSON text sequence ("\x1e{...}\n" records) as members of a feature collection ("{...},{...}"),
+    streamed (a JSON text never holds a raw record separator or line feed)."""
+    with open(source, "rb") as f, open(target, "wb") as out:
+        pending = b""
+        first = True
+        while True:
+            block = f.read(1 << 20)
+            if not block:
+                break
+            data = pending + block
+            # A line feed at the end may be the first half of a separator: held back for the next block.
+            pending = data[-1:] if data.endswith(b"\n") else b""
+            data = data[:len(data) - len(pending)].replace(b"\n\x1e", b",")
+            if first:
+                data = data.lstrip(b"\x1e")
+                first = False
+            out.write(data)
+        out.write(pending.strip(b"\n\x1e"))
 
 
 def _failure(error: MeridianError) -> dict:
@@ -71,9 +104,10 @@ def pick(values: list, index: int):
     return values[index]
 
 
-def tile(meridian: str, arguments: list[str], cell: tuple, sequence_path: str | None, *pieces) -> dict:
-    """A cell's share of the union (`tile` job): the final parts' text (or, for a partitioned output, written to
-    `sequence_path`), and what stitching needs."""
+def tile(meridian: str, arguments: list[str], cell: tuple, sequence_path: str | None, spool: str | None,
+         *pieces) -> dict:
+    """A cell's share of the union (`tile` job): the final parts' text (delivered, or for a partitioned output
+    written to `sequence_path`), and what stitching needs."""
     parts = [p for p in pieces if p is not None]
     circles = np.concatenate([p[0] for p in parts]) if parts else np.empty((0, 3))
     shared = np.concatenate([p[1] for p in parts]) if parts else np.empty(0, dtype=bool)
@@ -90,12 +124,11 @@ def tile(meridian: str, arguments: list[str], cell: tuple, sequence_path: str | 
         if sequence_path:
             job["sequence"] = True
         run = run_job(meridian, job)
-        text = b""
+        text = {"bytes": b""}
         if sequence_path:
-            os.replace(out + ".text", sequence_path)
+            shutil.move(out + ".text", sequence_path)
         else:
-            with open(out + ".text", "rb") as f:
-                text = f.read()
+            text = deliver(out + ".text", spool, f"cell-{os.path.basename(folder)}.text")
         with open(out + ".pieces", "rb") as f:
             pieces_data = f.read()
         with open(out + ".holes", "rb") as f:
@@ -139,7 +172,8 @@ def select(payload: bytes, ranges: list[tuple[int, int]]) -> bytes:
     return b"".join(payload[a:b] for a, b in ranges)
 
 
-def group(meridian: str, arguments: list[str], srs: str, sequence_path: str | None, *payloads) -> dict:
+def group(meridian: str, arguments: list[str], srs: str, sequence_path: str | None, spool: str | None,
+          *payloads) -> dict:
     """The union of one group of whole clusters (`group` job): text, or a part file for a partitioned output."""
     with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
         path, out = os.path.join(folder, "geometries"), os.path.join(folder, "text")
@@ -153,20 +187,19 @@ def group(meridian: str, arguments: list[str], srs: str, sequence_path: str | No
             run = run_job(meridian, job)
         except MeridianError as e:
             return _failure(e)
-        text = b""
+        text = {"bytes": b""}
         if sequence_path:
-            os.replace(out, sequence_path)
+            shutil.move(out, sequence_path)
         else:
-            with open(out, "rb") as f:
-                text = f.read()
+            text = deliver(out, spool, f"group-{os.path.basename(folder)}.text")
     return {"ok": True, "text": text, "stats": dict(run.result, rss=run.peak_rss, seconds=run.seconds)}
 
 
 def buffer(meridian: str, chunk: Chunk, arguments: list[str], extension: str, origin: dict | None = None,
-           keep_header: bool = True, sequence_path: str | None = None, collection: bool = False) -> dict:
-    """Buffers one chunk without union (`buffer` job) into the output's format: with `collection`, GeoJSON
-    features joined by commas (from a GeoJSON text sequence) for a feature collection, else the format's own text
-    (a CSV chunk after the first without its header)."""
+           sequence_path: str | None = None, collection: bool = False, spool: str | None = None) -> dict:
+    """Buffers one chunk without union (`buffer` job) into the output's format, delivered: with `collection`,
+    GeoJSON features joined by commas (from a GeoJSON text sequence) for a feature collection, else the format's
+    own text (the driver drops the header of a CSV chunk after the first)."""
     with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
         try:
             data, origin, arguments = _data_and_origin(chunk, arguments, folder, origin)
@@ -175,16 +208,13 @@ def buffer(meridian: str, chunk: Chunk, arguments: list[str], extension: str, or
                                      "origin": origin})
         except MeridianError as e:
             return _failure(e)
+        text = {"bytes": b""}
         if sequence_path:
-            os.replace(out, sequence_path)
-            text = b""
+            shutil.move(out, sequence_path)
         else:
-            with open(out, "rb") as f:
-                text = f.read()
-    if extension == "csv" and not keep_header:
-        text = text[text.index(b"\n") + 1:] if b"\n" in text else b""
-    elif collection and not sequence_path:
-        # records "\x1e{...}\n" -> "{...},{...}" (a JSON text never holds a raw record separator or line feed)
-        text = text.replace(b"\n\x1e", b",").strip(b"\x1e\n")
+            if collection:
+                _sequence_to_members(out, out + ".members")
+                out += ".members"
+            text = deliver(out, spool, f"chunk-{os.path.basename(folder)}.{extension}")
     return {"ok": True, "text": text, "vertices": int(run.result["vertices"]),
             "features": int(run.result["features"]), "rss": run.peak_rss, "seconds": run.seconds}
