@@ -45,6 +45,7 @@ class Run:
     output: Output
     client: object = None
     progress: Progress | None = None
+    started: float = field(default_factory=__import__("time").monotonic)
 
     @property
     def union_arguments(self) -> list[str]:
@@ -52,10 +53,13 @@ class Run:
         return self.arguments + ["-o", "union.wkt" if self.plan["format"] == "wkt" else "union.geojson"]
 
     def say(self, text: str) -> None:
-        """A note on standard error with --verbose."""
+        """A note on standard error with --verbose, with the seconds since the run began."""
         if self.options.verbose:
             import sys
-            print(f"meridian-dask buffer: {text}", file=sys.stderr, flush=True)
+            import time
+
+            print(f"meridian-dask buffer: [{time.monotonic() - self.started:.1f} s] {text}", file=sys.stderr,
+                  flush=True)
 
 
 def plan(options: Options) -> tuple[str, dict, list[str], Output]:
@@ -118,6 +122,9 @@ def execute(options: Options) -> int:
                     union_groups(run, folder, prepared)
             output.commit()
             if options.report:
+                import resource
+
+                options.log.append(("client", {"rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
                 _write_report(options)
         except BaseException:
             output.abort()
@@ -184,6 +191,7 @@ def prepare(run: Run) -> dict:
                for i, c in enumerate(run.chunks)]
     metas = [run.client.submit(_meta, f) for f in futures]
     results = _wait(run, metas, "reading", lambda m: m.get("features") or 0)
+    run.say("read")
     _first_error(run, results, union=True)
     for r in results:
         run.options.log.append(("prepare", r))
@@ -225,29 +233,30 @@ def _write_fragments(run: Run, features: int, futures: list, stitched=()) -> Non
         if not first:
             run.output.write(separator)
         for piece in part:
-            run.output.write(piece)
+            run.output.write_piece(piece)
         first = False
     run.output.write(footer)
 
 
 def _stitched_parts(run: Run, shares: list, parts: list[stitch.Part], texts: list[bytes]):
-    """Each stitched part's text in pieces: the part's own text up to its closing bracket, the holes the cells wrote
-    for it (fetched from the cell one local part at a time), the bracket."""
-    separator = b", " if run.plan["format"] == "wkt" else b","
+    """Each stitched part's text in pieces (deliveries, `tasks.deliver`): the part's own text up to its closing
+    bracket, the holes the cells wrote for it (fetched from the cell one local part at a time), the bracket."""
+    separator = {"bytes": b", " if run.plan["format"] == "wkt" else b","}
     for part, text in zip(parts, texts):
         def pieces(part=part, text=text):
-            yield text[:-1]
+            yield {"bytes": text[:-1]}
             for cell, local in part.cell_holes:
                 yield separator
                 yield run.client.submit(tasks.holes_text, shares[cell], local).result()
-            yield text[-1:]
+            yield {"bytes": text[-1:]}
         yield pieces()
 
 
 def default_tile_points(total: int, workers: int) -> int:
     """Circles per cell: enough cells for every worker to have several (and no cell over a quarter of the points
-    with two workers), at most a million (a cell's union then stays well under 1 GB)."""
-    return int(min(1_000_000, max(100, -(-total // (4 * max(workers, 2))))))
+    with two workers), at most 250,000 (a cell's meridian then stays under about 0.5 GB even when every circle
+    leaves a hole, as in the one-cluster grid of bench D2)."""
+    return int(min(250_000, max(100, -(-total // (4 * max(workers, 2))))))
 
 
 def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
@@ -282,6 +291,7 @@ def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
     metas = [client.submit(tasks.field, s, "share") for s in shares]
     tile_stats = [client.submit(tasks.field, s, "stats") for s in shares]
     logged = _wait(run, tile_stats, "union", lambda s: s["circles"])
+    run.say("cells done")
     run.options.log += [("tile", s) for s in logged]
     fallbacks = [s["fallback"] for s in logged if s["fallback"]]
     if fallbacks:
@@ -307,6 +317,7 @@ def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
     run.options.log.append(("stitch", {"parts": len(parts), "rings": sum(len(p.rings) for p in parts),
                                        "vertices": sum(len(r) for p in parts for r in p.rings),
                                        "cell_holes": sum(len(p.cell_holes) for p in parts)}))
+    run.say(f"stitched {len(parts)} parts")
     texts = client.submit(tasks.format_parts, run.meridian, run.union_arguments, [p.rings for p in parts]).result()
     stitched = _stitched_parts(run, shares, parts, texts)
     if folder:
@@ -314,10 +325,16 @@ def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
             for part in stitched:
                 f.write(b'\x1e{"geometry":{"coordinates":')
                 for piece in part:
-                    f.write(piece)
+                    if "bytes" in piece:
+                        f.write(piece["bytes"])
+                    else:
+                        with open(piece["path"], "rb") as source:
+                            shutil.copyfileobj(source, f, 1 << 20)
+                        os.unlink(piece["path"])
                 f.write(b',"type":"Polygon"},"properties":{},"type":"Feature"}\n')
         return
     _write_fragments(run, features, [client.submit(tasks.field, s, "text") for s in shares], stitched)
+    run.say("written")
 
 
 def union_groups(run: Run, folder: str | None, prepared: dict) -> None:

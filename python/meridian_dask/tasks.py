@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 import tempfile
 
 import numpy as np
@@ -131,19 +132,34 @@ def tile(meridian: str, arguments: list[str], cell: tuple, sequence_path: str | 
             text = deliver(out + ".text", spool, f"cell-{os.path.basename(folder)}.text")
         with open(out + ".pieces", "rb") as f:
             pieces_data = f.read()
-        with open(out + ".holes", "rb") as f:
-            holes_data = f.read()
+        separator = b", " if "union.wkt" in arguments else b","
+        holes = {p: deliver(path, spool, f"holes-{os.path.basename(folder)}-{p}.text")
+                 for p, path in _split_holes(out + ".holes", separator).items()}
         with open(out + ".parts", "rb") as f:
             local_parts = records.read_indices(f.read()).copy()
     chains = [(p, c) for _, p, c in records.read_pieces(pieces_data)]
-    holes: dict[int, list[bytes]] = {}
-    for part, ring in records.read_texts(holes_data):
-        holes.setdefault(part, []).append(ring)
-    separator = b", " if "union.wkt" in arguments else b","
     share = Share(chains=chains, hole_parts=sorted(holes), shared=circles[queried], shared_parts=local_parts)
     stats = dict(run.result, circles=len(circles), rss=run.peak_rss, seconds=run.seconds)
-    return {"text": text, "share": share, "stats": stats,
-            "holes": {p: separator.join(rings) for p, rings in holes.items()}}
+    return {"text": text, "share": share, "stats": stats, "holes": holes}
+
+
+def _split_holes(path: str, separator: bytes) -> dict[int, str]:
+    """The `holes` records of a cell (local part, text) as one file per local part, the rings' texts joined by
+    `separator`, read and written a record at a time."""
+    files: dict[int, object] = {}
+    paths: dict[int, str] = {}
+    with open(path, "rb") as f:
+        while header := f.read(16):
+            part, n = struct.unpack("<qq", header)
+            if part not in files:
+                paths[part] = f"{path}.{part}"
+                files[part] = open(paths[part], "wb")
+            elif n:
+                files[part].write(separator)
+            files[part].write(f.read(n))
+    for handle in files.values():
+        handle.close()
+    return paths
 
 
 def field(value: dict, key: str):
@@ -162,8 +178,8 @@ def format_parts(meridian: str, arguments: list[str], parts: list[list[np.ndarra
             return [text for _, text in records.read_texts(f.read(), keyed=False)]
 
 
-def holes_text(result: dict, part: int) -> bytes:
-    """The text of a cell's holes of one local part."""
+def holes_text(result: dict, part: int) -> dict:
+    """The text of a cell's holes of one local part (delivered)."""
     return result["holes"][part]
 
 

@@ -42,14 +42,15 @@ extension InternalCommand {
             BinaryRecords.append(ring: chain, to: &pieces)
         }
         try write(pieces, to: out + ".pieces")
-        var holes = Data()
         let projection = try wgs84(from: sr, unless: plan.output.format == "wkt")
-        for (hole, part) in zip(share.holes, share.holeParts) {
-            let text = try ringText(hole, isShell: false, projection)
-            BinaryRecords.append(part, text.count, to: &holes)
-            holes += text
+        try OutputFile(out + ".holes").stream(io: .discarding) { holes throws(CommandError) in
+            for (hole, part) in zip(share.holes, share.holeParts) {
+                let text = try ringText(hole, isShell: false, projection)
+                BinaryRecords.append(part, text.count, to: &holes)
+                text.withUnsafeBytes { holes.append($0) }
+                holes.flushIfFull()
+            }
         }
-        try write(holes, to: out + ".holes")
         var parts = Data()
         for p in share.circleParts { BinaryRecords.append(p, to: &parts) }
         try write(parts, to: out + ".parts")

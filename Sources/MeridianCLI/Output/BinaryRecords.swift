@@ -17,6 +17,11 @@ enum BinaryRecords {
         for v in values { withUnsafeBytes(of: Int64(v).littleEndian) { data.append(contentsOf: $0) } }
     }
 
+    /// Appends integers to a streaming output.
+    static func append(_ values: Int..., to out: inout ByteBuffer) {
+        for v in values { withUnsafeBytes(of: Int64(v).littleEndian) { out.append($0) } }
+    }
+
     /// Appends doubles.
     static func append(doubles values: [Double], to data: inout Data) {
         values.withUnsafeBytes { data.append($0.bindMemory(to: UInt8.self)) }
