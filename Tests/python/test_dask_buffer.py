@@ -3,6 +3,10 @@ byte, in every streamed format, from inputs cut into many chunks: CSV, GeoJSON t
 newline-delimited), several files and folders; and GeoParquet read with pyarrow, compared with the same rows as
 CSV."""
 import json
+import pathlib
+import re
+import shlex
+import shutil
 
 import numpy as np
 import pytest
@@ -94,3 +98,23 @@ def test_geoparquet_reads_like_the_same_rows_as_csv(meridian, dask_scheduler, ci
     assert result.returncode == 1
     assert f"{tmp_path / 'bad.parquet'}: feature 300" in result.stderr
     assert not (tmp_path / "bad.wkt").exists()
+
+
+def test_the_readme_example(meridian, dask_scheduler, tmp_path):
+    # Every meridian-dask line of the README runs as written (on the shared cluster instead of its own) and writes
+    # what meridian writes for the same arguments.
+    root = pathlib.Path(__file__).resolve().parents[2]
+    shutil.copytree(root / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("output"))
+    lines = [re.sub(r"\s+#.*$", "", line).strip() for line in (root / "README.md").read_text().splitlines()]
+    commands = [shlex.split(line) for line in lines if line.startswith("meridian-dask buffer ")]
+    assert commands
+    for args in commands:
+        args = [tmp_path / a if a.startswith("examples/") else a for a in args[2:]]
+        args[args.index("-o") + 1] = tmp_path / "many.wkt"
+        if "--workers" in args:
+            del args[args.index("--workers"):args.index("--workers") + 2]
+        run_dask(meridian, args, scheduler=dask_scheduler)
+        args[args.index("-o") + 1] = tmp_path / "one.wkt"
+        run_meridian(meridian, args)
+        got, expected = (tmp_path / "many.wkt").read_text(), (tmp_path / "one.wkt").read_text()
+        assert got.count("((") == expected.count("((") and len(got) == len(expected) > 100
