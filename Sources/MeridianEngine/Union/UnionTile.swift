@@ -12,7 +12,12 @@ public struct UnionTile: Sendable, Hashable {
     /// The owned y range, `minY ..< maxY`.
     public let minY: Double, maxY: Double
 
-    /// A cell; `minX < maxX` and `minY < maxY` (infinite bounds allowed).
+    /// A cell.
+    /// - Parameters:
+    ///   - minX: The smallest x it owns, in the coordinates' unit (−infinity for no bound).
+    ///   - minY: The smallest y it owns (−infinity for no bound).
+    ///   - maxX: The x it owns up to, not included; more than `minX` (+infinity for no bound).
+    ///   - maxY: The y it owns up to, not included; more than `minY` (+infinity for no bound).
     public init(minX: Double, minY: Double, maxX: Double, maxY: Double) {
         self.minX = minX
         self.minY = minY
@@ -21,6 +26,9 @@ public struct UnionTile: Sendable, Hashable {
     }
 
     /// Whether the cell owns the point (x, y).
+    /// - Parameters:
+    ///   - x: The point's x, in the cell's coordinates (any finite value).
+    ///   - y: The point's y (any finite value).
     @inline(__always)
     public func owns(_ x: Double, _ y: Double) -> Bool { x >= minX && x < maxX && y >= minY && y < maxY }
 
