@@ -62,7 +62,9 @@ public struct ViewerLimits: Sendable, Hashable {
 /// - `GET /api/health` → `{"ok": true, "version": …}`
 /// - `GET /api/srs/{wkid}` → the spatial reference's name, unit, area of use and that area as a polygon projected
 ///   into it (the red dashed boundary of page 1)
-/// - `POST /api/contains` `{"wkid"?, "x", "y"}` → `{"inside": Bool}`: whether the point lies in the area of use
+/// - `POST /api/contains` `{"wkid"?, "x", "y"}` → `{"inside": Bool}`: whether the point lies within the spatial
+///   reference's horizon (`GeometryEngine.isGeometry(_:withinHorizonOf:)`: its area of use widened by 5°, where
+///   PROJ's round trip returns the point; the command line's rule)
 /// - `POST /api/buffer` `{"wkid"?, "points": [{"x","y"}], "radiiMiles": [r…], "union"?, "mode"?: "planar"|"geodesic"}`
 ///   → `{"polygons": [{"parts": [{"shell", "holes"}]}], …}` in the spatial reference (EPSG:32038 US feet by default)
 /// - `POST /api/buffer/export` the same plus `"format": "geojson"|"kmz"` → a file download
@@ -140,6 +142,10 @@ public final class ViewerAPI: Sendable {
             return APIError(503, "the computation was stopped: it would take longer than the \(Self.seconds(limits.workSeconds)) "
                 + "allowed for one request (use fewer points, smaller radii or planar mode)")
         }
+        // The engine's geodesic buffer names its own parameter (maxDeviation), which the API does not have.
+        if case .invalidDistance(let message) = error, message.contains("maxDeviation") {
+            return .unprocessable("the geodesic buffer needs too many vertices here: use smaller radii or planar mode")
+        }
         return .unprocessable(error.description)
     }
 
@@ -147,36 +153,79 @@ public final class ViewerAPI: Sendable {
         s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
     }
 
-    private func route(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let segments = r.path.split(separator: "/", omittingEmptySubsequences: true).dropFirst().map(String.init)
-        switch (r.method, segments) {
-        case ("GET", ["health"]), ("HEAD", ["health"]):
-            return .json(["ok": "true", "version": ViewerServer.version])
-        case ("GET", let s) where s.count == 2 && s[0] == "srs":
+    /// One endpoint of the API: the only place a route is declared. 404 (no route has the path) and 405 (routes
+    /// have the path, none the method; `Allow` lists theirs) are derived from the table.
+    struct Route: Sendable {
+        /// The HTTP method, e.g. "POST".
+        let method: String
+        /// The path's segments after `/api/`; `*` matches any one segment (the handler reads it from `segments`).
+        let pattern: [String]
+        /// The largest body accepted, in bytes, from the limits (0: none). A larger one is answered 413.
+        let bodyLimit: @Sendable (ViewerLimits) -> Int
+        /// Answers the request; `segments` are the path's segments after `/api/`.
+        let handler: @Sendable (ViewerAPI, HTTPRequest, _ segments: [String]) throws(APIError) -> HTTPResponse
+
+        /// Whether the path's segments match the pattern.
+        func matches(_ segments: [String]) -> Bool {
+            segments.count == pattern.count && zip(pattern, segments).allSatisfy { $0 == "*" || $0 == $1 }
+        }
+    }
+
+    /// The body limit of every computing (POST) endpoint.
+    private static let requestBody: @Sendable (ViewerLimits) -> Int = { $0.maximumBodySize }
+    /// The body limit of the endpoints that read none.
+    private static let noBody: @Sendable (ViewerLimits) -> Int = { _ in 0 }
+
+    /// Every API endpoint (see the type's documentation for what each answers).
+    static let routes: [Route] = [
+        Route(method: "GET", pattern: ["health"], bodyLimit: noBody) { _, _, _ in health() },
+        Route(method: "HEAD", pattern: ["health"], bodyLimit: noBody) { _, _, _ in health() },
+        Route(method: "GET", pattern: ["srs", "*"], bodyLimit: noBody) { api, _, s throws(APIError) in
             guard let wkid = Int(s[1]), (1...999_999).contains(wkid) else {
                 throw .badRequest("the spatial reference must be a positive number such as 32038, got '\(s[1])'")
             }
-            return try spatialReferenceResponse(wkid: wkid)
-        case ("POST", ["contains"]):
-            return try contains(r)
-        case ("POST", ["buffer"]):
-            return try buffer(r)
-        case ("POST", ["buffer", "export"]):
-            return try exportBuffers(r)
-        case ("GET", ["kml", "palette"]):
-            return .json(PaletteResponse(icons: KMLPalette.icons, colors: KMLPalette.colors))
-        case ("POST", ["kml"]):
-            return try saveKML(r)
-        case ("POST", ["kml", "open"]):
-            return try openKML(r)
-        case (_, ["health"]), (_, ["contains"]), (_, ["buffer"]), (_, ["buffer", "export"]), (_, ["kml", "palette"]),
-            (_, ["kml"]), (_, ["kml", "open"]):
-            throw APIError(405, "\(r.method) is not allowed on \(r.path)")
-        case (_, let s) where s.count == 2 && s[0] == "srs":
-            throw APIError(405, "\(r.method) is not allowed on \(r.path)")
-        default:
-            throw .notFound("no API endpoint \(r.path)")
+            return try api.spatialReferenceResponse(wkid: wkid)
+        },
+        Route(method: "POST", pattern: ["contains"], bodyLimit: requestBody) { api, r, _ throws(APIError) in
+            try api.contains(r)
+        },
+        Route(method: "POST", pattern: ["buffer"], bodyLimit: requestBody) { api, r, _ throws(APIError) in
+            try api.buffer(r)
+        },
+        Route(method: "POST", pattern: ["buffer", "export"], bodyLimit: requestBody) { api, r, _ throws(APIError) in
+            try api.exportBuffers(r)
+        },
+        Route(method: "GET", pattern: ["kml", "palette"], bodyLimit: noBody) { _, _, _ in
+            .json(PaletteResponse(icons: KMLPalette.icons, colors: KMLPalette.colors))
+        },
+        Route(method: "POST", pattern: ["kml"], bodyLimit: requestBody) { api, r, _ throws(APIError) in
+            try api.saveKML(r)
+        },
+        Route(method: "POST", pattern: ["kml", "open"], bodyLimit: requestBody) { api, r, _ throws(APIError) in
+            try api.openKML(r)
+        },
+    ]
+
+    private static func health() -> HTTPResponse {
+        .json(["ok": "true", "version": ViewerServer.version])
+    }
+
+    /// Finds the request's route in `routes` and runs it.
+    private func route(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let segments = r.path.split(separator: "/", omittingEmptySubsequences: true).dropFirst().map(String.init)
+        let candidates = Self.routes.filter { $0.matches(segments) }
+        guard !candidates.isEmpty else { throw .notFound("no API endpoint \(r.path)") }
+        guard let route = candidates.first(where: { $0.method == r.method }) else {
+            var refusal = APIError(405, "\(r.method) is not allowed on \(r.path)").response
+            refusal.headers["Allow"] = candidates.map(\.method).joined(separator: ", ")
+            return refusal
         }
+        let limit = route.bodyLimit(limits)
+        guard r.body.count <= limit else {
+            throw .tooLarge(limit == 0 ? "\(r.method) \(r.path) takes no request body"
+                                      : "request body too large (limit \(limit) bytes)")
+        }
+        return try route.handler(self, r, segments)
     }
 
     // MARK: Decoding
@@ -244,6 +293,8 @@ public final class ViewerAPI: Sendable {
         w.raw(",\"north\":"); w.number(a.north)
         w.raw("},\"boundary\":")
         w.polygon(info.boundary)
+        w.raw(",\"horizon\":")
+        if let horizon = info.horizon { w.polygon(horizon) } else { w.raw("null") }
         if let e = info.boundary.geometry.extent {
             w.raw(",\"extent\":{\"xmin\":"); w.number(e.xMin)
             w.raw(",\"ymin\":"); w.number(e.yMin)
@@ -269,7 +320,8 @@ public final class ViewerAPI: Sendable {
         let info = try spatialReference(wkid: body.wkid ?? Self.defaultWKID)
         let point = Point(x: body.x, y: body.y, spatialReference: info.spatialReference)
         do {
-            return .json(["inside": try GeometryEngine.doesGeometry(info.boundary, contain: point)])
+            // The engine's one rule (the command line's too): the projection's horizon.
+            return .json(["inside": try GeometryEngine.isGeometry(point, withinHorizonOf: info.spatialReference)])
         } catch {
             throw .unprocessable(error.description)
         }
@@ -326,12 +378,11 @@ public final class ViewerAPI: Sendable {
         }
         let points = body.points.map { Point(x: $0.x, y: $0.y, spatialReference: info.spatialReference) }
         do {
+            // The engine's one rule (the command line's too): the projection's horizon.
             let all = Multipoint(points.map(\.coordinate), spatialReference: info.spatialReference)
-            if try !GeometryEngine.doesGeometry(info.boundary, contain: all) {
-                for (i, p) in points.enumerated() where try !GeometryEngine.doesGeometry(info.boundary, contain: p) {
-                    throw APIError.unprocessable(
-                        "point \(i) lies outside the area of use of EPSG:\(info.wkid): tap within the boundary")
-                }
+            if let outside = try GeometryEngine.firstVertexOutsideHorizon([all], of: info.spatialReference) {
+                throw APIError.unprocessable("point \(outside.vertexIndex) \(outside.reasonPhrase(for: info.spatialReference))"
+                                             + ": tap within the projection's horizon")
             }
         } catch let e as APIError {
             throw e
@@ -354,13 +405,27 @@ public final class ViewerAPI: Sendable {
                 throw failure(error)
             }
         case .geodesic:
-            // Geodesic circles on the ellipsoid, expressed in the job's spatial reference for drawing.
-            do {
-                return try GeometryEngine.geodeticBuffer(
-                    around: job.points, distances: job.radiiMiles, distanceUnit: .miles, shouldUnion: job.union)
-            } catch {
-                throw failure(error)
+            // Geodesic circles on the ellipsoid, computed in longitude/latitude as the command line computes them
+            // (split at ±180°, each part within [-180°, 180°]), then projected into the job's spatial reference for
+            // drawing: a buffer written straight in projected coordinates cannot cross the projection's own seam
+            // (Web Mercator's ±20,037,508 m), where its curve would jump from one side of the map to the other.
+            var result: [Polygon] = []
+            for polygon in try geodesicPolygons(for: job) {
+                do { result.append(try GeometryEngine.project(polygon, into: job.info.spatialReference)) } catch {
+                    throw .unprocessable("cannot project the geodesic buffers into EPSG:\(job.info.wkid): \(error)")
+                }
             }
+            return result
+        }
+    }
+
+    /// A geodesic job's buffers in WGS84 longitude/latitude.
+    private func geodesicPolygons(for job: BufferJob) throws(APIError) -> [Polygon] {
+        do {
+            return try GeometryEngine.geodeticBuffer(around: job.points, distances: job.radiiMiles, distanceUnit: .miles,
+                                                     shouldUnion: job.union, outputSpatialReference: .wgs84)
+        } catch {
+            throw failure(error)
         }
     }
 
@@ -407,6 +472,7 @@ public final class ViewerAPI: Sendable {
 
     /// The job's buffers projected to WGS84 longitude/latitude for export.
     func exportPolygons(for job: BufferJob) throws(APIError) -> [Polygon] {
+        if job.mode == .geodesic { return try geodesicPolygons(for: job) }
         var result: [Polygon] = []
         for polygon in try polygons(for: job) {
             do {
@@ -467,6 +533,9 @@ struct SpatialReferenceInfo: Sendable {
     let areaOfUse: AreaOfUse
     /// The area of use (densified along its edges, so its projected sides follow the curved parallels).
     let boundary: Polygon
+    /// The projection's horizon, the area of use widened by `ProjectionHorizon.margin`, drawn the same way; `nil`
+    /// when the widened box cannot be projected (it reaches a pole the projection cannot map).
+    let horizon: Polygon?
 }
 
 /// Caches spatial references and their projected areas of use (PROJ's database look-ups are slow).
@@ -490,7 +559,9 @@ final class SpatialReferenceCache: @unchecked Sendable {
         } catch {
             throw .unprocessable("cannot project the area of use of EPSG:\(wkid): \(error)")
         }
-        let info = SpatialReferenceInfo(wkid: wkid, spatialReference: sr, areaOfUse: area, boundary: projected)
+        let horizon = try? GeometryEngine.horizonPolygon(of: sr, verticesPerEdge: Self.stepsPerEdge)
+        let info = SpatialReferenceInfo(wkid: wkid, spatialReference: sr, areaOfUse: area, boundary: projected,
+                                        horizon: horizon)
         lock.withLock { cache[wkid] = info }
         return info
     }

@@ -14,6 +14,39 @@ extension GeometryEngine {
         guard let area = spatialReference.areaOfUse else {
             throw .proj("PROJ's database has no area of use for \(spatialReference)")
         }
+        return try boxPolygon(area, in: spatialReference, verticesPerEdge: verticesPerEdge)
+    }
+
+    /// The projection's horizon of a spatial reference as a polygon in that spatial reference: the area of use widened
+    /// by ``ProjectionHorizon/margin`` (``ProjectionHorizon/widenedAreaOfUse``), densified and projected like
+    /// ``areaOfUsePolygon(of:verticesPerEdge:)``. It outlines where ``firstVertexOutsideHorizon(_:of:)`` accepts
+    /// points by their longitude and latitude; the rule's round trip may still refuse a point inside it.
+    /// - Parameters:
+    ///   - spatialReference: A spatial reference with a known area of use.
+    ///   - verticesPerEdge: Vertices on each side of the box, 1…10,000 (default 64).
+    /// - Returns: The boundary polygon, counter-clockwise.
+    /// - Throws: `EngineError.projectionFailed` when the widened box cannot be projected (it reaches a pole that the
+    ///   projection cannot map, as Web Mercator's), `.proj` when no area is known.
+    public static func horizonPolygon(of spatialReference: SpatialReference, verticesPerEdge: Int = 64)
+        throws(EngineError) -> Polygon
+    {
+        guard let area = ProjectionHorizon(of: spatialReference).widenedAreaOfUse else {
+            throw .proj("PROJ's database has no area of use for \(spatialReference)")
+        }
+        let polygon = try boxPolygon(area, in: spatialReference, verticesPerEdge: verticesPerEdge)
+        // A vertex beyond the largest projected coordinate is a singularity PROJ did not report (PROJ 9.1 maps Web
+        // Mercator's pole to 2.4e8 m), where the horizon's rule refuses points: there is no outline to draw.
+        let limit = spatialReference.unit.map { maximumProjectedCoordinate / $0.metersPerUnit } ?? maximumProjectedCoordinate
+        for c in polygon.parts[0].shell where !(abs(c.x) <= limit && abs(c.y) <= limit) {
+            throw .projectionFailed("the horizon of \(spatialReference.name) reaches a singularity of its projection")
+        }
+        return polygon
+    }
+
+    /// A WGS84 longitude/latitude box with `verticesPerEdge` vertices on each side, projected into `spatialReference`.
+    private static func boxPolygon(_ area: AreaOfUse, in spatialReference: SpatialReference, verticesPerEdge: Int)
+        throws(EngineError) -> Polygon
+    {
         let n = max(1, min(verticesPerEdge, 10_000))
         let east = area.west <= area.east ? area.east : area.east + 360
         func lerp(_ a: Double, _ b: Double, _ i: Int) -> Double { a + (b - a) * Double(i) / Double(n) }
@@ -29,9 +62,13 @@ extension GeometryEngine {
         return Polygon(parts: [part], spatialReference: spatialReference)
     }
 
-    /// The first geometry with a vertex outside a spatial reference's area of use (PROJ's WGS84 box, edges
-    /// included), for refusing input where a planar operation in that spatial reference is not meaningful. All
-    /// geometries are projected to WGS84 in one PROJ call. A spatial reference with no known area of use accepts all.
+    /// The first geometry with a vertex outside a spatial reference's area of use as PROJ records it (the WGS84 box,
+    /// edges included, with no margin). All geometries are projected to WGS84 in one PROJ call. A spatial reference
+    /// with no known area of use accepts all.
+    ///
+    /// Deprecated: the rule Meridian applies (and the command line and the viewer apply) is the projection's
+    /// horizon, ``firstVertexOutsideHorizon(_:of:)``: the box widened by ``ProjectionHorizon/margin`` (so that the
+    /// published test points of a zone just outside it are accepted), with PROJ's round trip.
     /// - Parameters:
     ///   - geometries: Geometries sharing one spatial reference (any; they are projected to WGS84 to be checked).
     ///   - spatialReference: The spatial reference whose area of use applies.
@@ -39,6 +76,7 @@ extension GeometryEngine {
     ///   `coordinates` (for a multipoint of many input points: which point), and the vertex in degrees; nil when all
     ///   vertices are inside.
     /// - Throws: `EngineError.projectionFailed` or `.spatialReferenceMismatch` from the projection to WGS84.
+    @available(*, deprecated, message: "the box without its margin: use firstVertexOutsideHorizon(_:of:), Meridian's rule")
     public static func firstVertexOutsideAreaOfUse(
         _ geometries: [some GeometryConvertible], of spatialReference: SpatialReference
     ) throws(EngineError) -> (geometryIndex: Int, vertexIndex: Int, longitude: Double, latitude: Double)? {

@@ -42,8 +42,8 @@ extension InternalCommand {
             BinaryRecords.append(ring: chain, to: &pieces)
         }
         try write(pieces, to: out + ".pieces")
-        let projection = try wgs84(from: sr, unless: plan.output.format == "wkt")
-        try OutputFile(out + ".holes").stream(io: .discarding) { holes throws(CommandError) in
+        let projection = try wgs84(from: sr, unless: plan.output.format == .wkt)
+        try OutputFile(path: out + ".holes", format: .text).stream(io: .discarding) { holes throws(CommandError) in
             for (hole, part) in zip(share.holes, share.holeParts) {
                 let text = try ringText(hole, isShell: false, projection)
                 BinaryRecords.append(part, text.count, to: &holes)
@@ -78,7 +78,7 @@ extension InternalCommand {
             for _ in 1..<rings { holes.append(try reader.ring()) }
             parts.append(Polygon.Part(shell: shell, holes: holes))
         }
-        let wkt = plan.output.format == "wkt"
+        let wkt = plan.output.format == .wkt
         let projection = try wgs84(from: sr, unless: wkt)
         var texts = Data()
         for part in parts {
@@ -99,12 +99,14 @@ extension InternalCommand {
     /// into `out`. Engine messages name the features by their labels.
     static func group(_ job: Job) throws(CommandError) -> [String: JSONValue] {
         let plan = try job.plan()
-        let sr = try parseSpatialReference(job.string("srs"))
+        let text = try job.string("srs")
+        let sr: SpatialReference
+        do throws(EngineError) { sr = try SpatialReference(parsing: text) } catch { throw .usage(error.description) }
         var reader = BinaryRecords.Reader(try readFile(job.string("geometries")), name: "geometries")
         var geometries: [Geometry] = [], distances: [Double] = [], labels: [String] = []
         while !reader.atEnd {
             let wkb = try reader.data(try reader.count(atMost: Int(Int32.max)))
-            do { geometries.append(try WKB.decode(wkb, spatialReference: sr)) } catch {
+            do throws(FormatError) { geometries.append(try WKB.decode(wkb, spatialReference: sr)) } catch {
                 throw .failure("geometries: \(error.description)")
             }
             distances += try reader.doubles(1)
@@ -133,13 +135,13 @@ extension InternalCommand {
     /// else GeoJSON polygon coordinate arrays (projected to WGS84 as `BufferOutput.streamUnion` projects them)
     /// separated by commas; or, with `sequence` (a partitioned output), a GeoJSON text sequence of one Polygon
     /// feature per part.
-    private static func writeParts(_ parts: [Polygon.Part], in sr: SpatialReference, format: String, sequence: Bool,
-                                   to path: String) throws(CommandError)
+    private static func writeParts(_ parts: [Polygon.Part], in sr: SpatialReference, format: OutputFormat,
+                                   sequence: Bool, to path: String) throws(CommandError)
     {
-        let projection = format == "wkt" && !sequence ? nil : try engine { () throws(EngineError) in
+        let projection = format == .wkt && !sequence ? nil : try engine { () throws(EngineError) in
             try InterpolatedProjection(from: sr, to: .wgs84)
         }
-        try OutputFile(path).stream(io: .discarding) { out throws(CommandError) in
+        try OutputFile(path: path, format: .text).stream(io: .discarding) { out throws(CommandError) in
             var first = true
             try engine { () throws(EngineError) in
                 guard sequence else {

@@ -1,26 +1,6 @@
 import Foundation
 import Meridian
 
-/// What `meridian buffer` would do with its options, once they are checked (`BufferHooks.plan`).
-struct BufferPlan {
-    /// `--geodesic`.
-    var geodesic: Bool
-    /// `--union`.
-    var union: Bool
-    /// `-o`: the output and its format.
-    var output: OutputFile
-    /// The planar buffer's spatial reference (`--srs`); `nil` for geodesic buffers.
-    var spatialReference: SpatialReference?
-    /// Chords per quarter circle and caps (planar).
-    var parameters: BufferParameters
-    /// `--max-deviation` in meters (geodesic); `nil` for the default.
-    var maxDeviation: Double?
-    /// `--max-vertices` (planar, without `--union`).
-    var maxVertices: Int
-    /// The inputs named (any number: `plan` takes them without reading them).
-    var inputs: [String]
-}
-
 /// What a union's input is once read, checked and projected, instead of the union (`BufferHooks.union`).
 enum BufferUnionInput {
     /// Round buffers around points: centres in the planar spatial reference, one radius for all or one per point
@@ -34,9 +14,6 @@ enum BufferUnionInput {
 /// Ways into `meridian buffer` for the internal jobs of `meridian-dask` (`InternalCommand`): the same parsing,
 /// checks and messages as the command, with the work after them replaced. The command itself runs with none set.
 struct BufferHooks {
-    /// Receives the plan once the options are checked; the command then ends without reading its input (and
-    /// takes any number of inputs).
-    var plan: ((BufferPlan) throws(CommandError) -> Void)?
     /// With `--union`: receives the checked input instead of computing the union.
     var union: ((BufferUnionInput) throws(CommandError) -> Void)?
     /// Called when a union's input has been read, with its feature count (errors before it are errors of reading).

@@ -16,25 +16,29 @@ import Meridian
 /// - `buffer`: buffer one chunk without union into the file `-o` names; result: the estimated vertex count;
 /// - `vertices`: refuse a vertex count above `--max-vertices`, with the command's message;
 /// - `tile`, `format`, `group`: a union's cells, parts and clusters (`InternalCommand+Union.swift`).
-public enum InternalCommand: Command {
+public struct InternalCommand: Command {
     /// The subcommand name.
     public static let name = "internal"
-    /// Not shown by `meridian --help`.
+    /// Not shown by `meridian --help` (`MeridianCommandLine.hiddenCommands`).
     public static let summary = "(internal) a step of meridian-dask"
-    /// The `--help` text.
-    public static let help = """
-        Usage: meridian internal JOB.json
-
+    /// What `--help` says.
+    public static let discussion = """
         Internal: runs one step of meridian-dask (a buffer or union of a large input on a Dask cluster, see
         docs/cluster.md) described by a JSON job file, and prints the step's result as one line of JSON. Not meant
         to be called by hand: job files and results may change with any release.
         """
+    /// None: not for people.
+    public static let examples: [String] = []
+
+    @Argument("JOB", as: .path("JOB"), help: "the job file (JSON)")
+    var path: String
+
+    /// A command with every option at its default.
+    public init() {}
 
     /// Runs the job file's step.
     /// - Throws: `CommandError` from the step (also reported on standard output as JSON).
-    public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
-        let positionals = try arguments.finish(maximumPositionals: 1)
-        guard let path = positionals.first else { throw .usage("give the job file: meridian internal JOB.json") }
+    public func run(io: CommandIO) throws(CommandError) {
         let job = try Job(io.read(path), name: path)
         var state = State()
         do {
@@ -56,15 +60,15 @@ public enum InternalCommand: Command {
         var features: Int?
     }
 
-    private static func run(_ job: Job, state: inout State) throws(CommandError) -> [String: JSONValue] {
+    private func run(_ job: Job, state: inout State) throws(CommandError) -> [String: JSONValue] {
         switch job.step {
-        case "plan": return try planResult(job)
-        case "prepare": return try prepare(job, state: &state)
-        case "buffer": return try bufferChunk(job, state: &state)
-        case "vertices": return try checkVertices(job)
-        case "tile": return try tile(job)
-        case "format": return try format(job)
-        case "group": return try group(job)
+        case "plan": return try Self.planResult(job)
+        case "prepare": return try Self.prepare(job, state: &state)
+        case "buffer": return try Self.bufferChunk(job, state: &state)
+        case "vertices": return try Self.checkVertices(job)
+        case "tile": return try Self.tile(job)
+        case "format": return try Self.format(job)
+        case "group": return try Self.group(job)
         default: throw .usage("unknown job '\(job.step)'")
         }
     }
@@ -106,13 +110,15 @@ public enum InternalCommand: Command {
             throw .usage("\(name): no number \"\(key)\"")
         }
 
-        /// The plan of the job's `meridian buffer` arguments.
+        /// The plan of the job's `meridian buffer` arguments: parsed and checked by `BufferCommand`'s own
+        /// declarations; any number of inputs (positionals) are taken aside first.
         func plan() throws(CommandError) -> BufferPlan {
-            var plan: BufferPlan?
-            var arguments = Arguments(buffer)
-            try BufferCommand.run(&arguments, io: CommandIO.discarding, hooks: BufferHooks(plan: { plan = $0 }))
-            guard let plan else { throw .usage("\(name): the buffer arguments make no plan") }
-            return plan
+            let declarations = Declaration.all(in: BufferCommand()) + Declaration.all(in: GlobalOptions())
+            let inputs = try CommandParser(command: BufferCommand.name, declarations: declarations).positionals(buffer)
+            var rest = buffer
+            for input in inputs { if let i = rest.lastIndex(of: input) { rest.remove(at: i) } }
+            let (command, _) = try MeridianCommandLine.parse(BufferCommand.self, rest)
+            return try BufferPlan(command, inputs: inputs)
         }
 
         /// Runs `meridian buffer` with the job's arguments on the job's chunk of a file (`data`: path, start, end,
@@ -126,8 +132,9 @@ public enum InternalCommand: Command {
                 lineOffset: value["origin"]?["lineOffset"]?.intValue ?? 0,
                 featureOffset: value["origin"]?["featureOffset"]?.intValue ?? 0,
                 lineNumbers: value["origin"]?["lineNumbers"]?.boolValue ?? true)
-            var arguments = Arguments(buffer)
-            try BufferCommand.run(&arguments, io: io, hooks: hooks)
+            var (command, _) = try MeridianCommandLine.parse(BufferCommand.self, buffer)
+            command.hooks = hooks
+            try command.run(io: io)
         }
 
         /// The bytes of the job's chunk.
@@ -161,8 +168,9 @@ public enum InternalCommand: Command {
     /// union `marginPerRadius` (`GeometryEngine.unionTileMarginPerRadius`).
     static func planResult(_ job: Job) throws(CommandError) -> [String: JSONValue] {
         let plan = try job.plan()
+        let format = plan.output.path == nil ? "" : plan.output.format.extensions[0]
         var result: [String: JSONValue] = [
-            "geodesic": .bool(plan.geodesic), "union": .bool(plan.union), "format": .string(plan.output.format),
+            "geodesic": .bool(plan.geodesic), "union": .bool(plan.union), "format": .string(format),
             "maxVertices": .number(Double(plan.maxVertices)), "inputs": .array(plan.inputs.map { .string($0) }),
         ]
         if !plan.geodesic {
@@ -239,9 +247,43 @@ public enum InternalCommand: Command {
 
     /// Writes bytes to a file (atomically).
     static func write(_ data: Data, to path: String) throws(CommandError) {
-        try OutputFile(path).stream(io: .discarding) { out throws(CommandError) in
+        try OutputFile(path: path, format: .text).stream(io: .discarding) { out throws(CommandError) in
             data.withUnsafeBytes { out.append($0) }
         }
+    }
+}
+
+/// What `meridian buffer` does with its arguments, from its parsed command (`InternalCommand.Job.plan()`).
+struct BufferPlan {
+    /// `--geodesic`.
+    let geodesic: Bool
+    /// `--union`.
+    let union: Bool
+    /// `-o`: the output and its format.
+    let output: OutputFile
+    /// The planar buffer's spatial reference (`--srs`); nil for geodesic buffers.
+    let spatialReference: SpatialReference?
+    /// Chords per quarter circle (planar).
+    let parameters: BufferParameters
+    /// `--max-deviation` in meters (geodesic); nil for the default.
+    let maxDeviation: Double?
+    /// `--max-vertices` (planar, without `--union`).
+    let maxVertices: Int
+    /// The inputs named.
+    let inputs: [String]
+
+    /// The plan of a parsed and validated command.
+    init(_ command: BufferCommand, inputs: [String]) throws(CommandError) {
+        geodesic = command.kind == .geodesic
+        union = command.union
+        output = try command.output.file(standardOutput: .geoJSON)
+        spatialReference = geodesic ? nil : command.srs
+        var parameters = BufferParameters.default
+        parameters.segmentsPerQuarterCircle = command.segments
+        self.parameters = parameters
+        maxDeviation = command.maxDeviation?.value(in: .meters)
+        maxVertices = command.maxVertices
+        self.inputs = inputs
     }
 }
 
