@@ -24,6 +24,15 @@ def write_csv(path, x, y, r=None):
     return path
 
 
+def one_and_many(meridian, scheduler, args, tmp_path, *extra):
+    """The union of `args` by meridian and by meridian-dask (with `extra` options and a report): the two
+    geometries and the report's lines."""
+    run_meridian(meridian, args + ["-o", tmp_path / "one.wkt"])
+    run_dask(meridian, args + ["-o", tmp_path / "many.wkt", *extra, "--report", tmp_path / "report"],
+             scheduler=scheduler)
+    return load_union(tmp_path / "one.wkt"), load_union(tmp_path / "many.wkt"), report(tmp_path / "report")
+
+
 def test_clusters_across_cell_edges_and_corners_with_radii_from_a_field(meridian, dask_scheduler, tmp_path):
     # Clusters centred on the corners and edges of a 10 km grid, radii from a field (150-600 m): every kind of
     # piece meets a cell edge, and some cluster holes cross one.
@@ -38,12 +47,8 @@ def test_clusters_across_cell_edges_and_corners_with_radii_from_a_field(meridian
         r += list(rng.uniform(150, 600, n))
     points = write_csv(tmp_path / "p.csv", x, y, r)
     args = [points, *SRS, "--distance-field", "r", "--unit", "m", "--union"]
-    run_meridian(meridian, args + ["-o", tmp_path / "one.wkt"])
-    run_dask(meridian, args + ["-o", tmp_path / "many.wkt", "--cell-size", "10000", "--report",
-                               tmp_path / "report"], scheduler=dask_scheduler)
-    expected, got = load_union(tmp_path / "one.wkt"), load_union(tmp_path / "many.wkt")
+    expected, got, stages = one_and_many(meridian, dask_scheduler, args, tmp_path, "--cell-size", "10000")
     assert_same_union(got, expected, radius=150)
-    stages = report(tmp_path / "report")
     assert len([s for s in stages if s["stage"] == "tile"]) >= 9
     stitches = [s for s in stages if s["stage"] == "stitch"]
     assert stitches, "the cells did not fit together"
@@ -58,12 +63,8 @@ def test_two_points_exactly_2r_apart_across_an_edge(meridian, dask_scheduler, tm
     y = [5_000.0, 5_000.0, 9_500.0, 10_500.0, 19_500.0, 20_500.0]
     points = write_csv(tmp_path / "p.csv", x, y)
     args = [points, *SRS, "--distance", "500", "--union"]
-    run_meridian(meridian, args + ["-o", tmp_path / "one.wkt"])
-    run_dask(meridian, args + ["-o", tmp_path / "many.wkt", "--cell-size", "10000", "--report",
-                               tmp_path / "report"], scheduler=dask_scheduler)
-    expected, got = load_union(tmp_path / "one.wkt"), load_union(tmp_path / "many.wkt")
+    expected, got, stages = one_and_many(meridian, dask_scheduler, args, tmp_path, "--cell-size", "10000")
     assert_same_union(got, expected, radius=500)
-    stages = report(tmp_path / "report")
     assert any(s.get("fallback") for s in stages if s["stage"] == "tile")
     assert [s for s in stages if s["stage"] == "stitch"], "the cells did not fit together"
 
@@ -77,13 +78,9 @@ def test_one_cluster_over_everything_is_split_across_cells(meridian, dask_schedu
     y = (j.ravel() * 1000.0 + rng.uniform(-40, 40, i.size)).tolist()
     points = write_csv(tmp_path / "p.csv", x, y)
     args = [points, *SRS, "--distance", "620", "--union"]
-    run_meridian(meridian, args + ["-o", tmp_path / "one.wkt"])
-    run_dask(meridian, args + ["-o", tmp_path / "many.wkt", "--chunk-bytes", "12000", "--report",
-                               tmp_path / "report"], scheduler=dask_scheduler)
-    expected, got = load_union(tmp_path / "one.wkt"), load_union(tmp_path / "many.wkt")
+    expected, got, stages = one_and_many(meridian, dask_scheduler, args, tmp_path, "--chunk-bytes", "12000")
     assert len(parts(expected)) == 1 and len(expected.interiors) > 1400
     assert_same_union(got, expected, radius=620)
-    stages = report(tmp_path / "report")
     n = len(x)
     tiles = [s for s in stages if s["stage"] == "tile"]
     assert len(tiles) >= 4

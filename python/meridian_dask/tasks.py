@@ -27,6 +27,15 @@ def deliver(path: str, spool: str | None, name: str) -> dict:
         return {"bytes": f.read()}
 
 
+def _hand_over(path: str, sequence_path: str | None, spool: str | None, name: str) -> dict:
+    """A step's output file: moved to `sequence_path` (a part of a partitioned output; nothing to deliver) or
+    delivered (`deliver`)."""
+    if sequence_path:
+        shutil.move(path, sequence_path)
+        return {"bytes": b""}
+    return deliver(path, spool, name)
+
+
 def _sequence_to_members(source: str, target: str) -> None:
     """A GeoJSON text sequence ("\x1e{...}\n" records) as members of a feature collection ("{...},{...}"),
     streamed (a JSON text never holds a raw record separator or line feed)."""
@@ -125,11 +134,7 @@ def tile(meridian: str, arguments: list[str], cell: tuple, sequence_path: str | 
         if sequence_path:
             job["sequence"] = True
         run = run_job(meridian, job)
-        text = {"bytes": b""}
-        if sequence_path:
-            shutil.move(out + ".text", sequence_path)
-        else:
-            text = deliver(out + ".text", spool, f"cell-{os.path.basename(folder)}.text")
+        text = _hand_over(out + ".text", sequence_path, spool, f"cell-{os.path.basename(folder)}.text")
         with open(out + ".pieces", "rb") as f:
             pieces_data = f.read()
         separator = b", " if "union.wkt" in arguments else b","
@@ -203,11 +208,7 @@ def group(meridian: str, arguments: list[str], srs: str, sequence_path: str | No
             run = run_job(meridian, job)
         except MeridianError as e:
             return _failure(e)
-        text = {"bytes": b""}
-        if sequence_path:
-            shutil.move(out, sequence_path)
-        else:
-            text = deliver(out, spool, f"group-{os.path.basename(folder)}.text")
+        text = _hand_over(out, sequence_path, spool, f"group-{os.path.basename(folder)}.text")
     return {"ok": True, "text": text, "stats": dict(run.result, rss=run.peak_rss, seconds=run.seconds)}
 
 
@@ -224,13 +225,9 @@ def buffer(meridian: str, chunk: Chunk, arguments: list[str], extension: str, or
                                      "origin": origin})
         except MeridianError as e:
             return _failure(e)
-        text = {"bytes": b""}
-        if sequence_path:
-            shutil.move(out, sequence_path)
-        else:
-            if collection:
-                _sequence_to_members(out, out + ".members")
-                out += ".members"
-            text = deliver(out, spool, f"chunk-{os.path.basename(folder)}.{extension}")
+        if collection and not sequence_path:
+            _sequence_to_members(out, out + ".members")
+            out += ".members"
+        text = _hand_over(out, sequence_path, spool, f"chunk-{os.path.basename(folder)}.{extension}")
     return {"ok": True, "text": text, "vertices": int(run.result["vertices"]),
             "features": int(run.result["features"]), "rss": run.peak_rss, "seconds": run.seconds}
