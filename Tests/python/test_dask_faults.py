@@ -17,22 +17,22 @@ from test_progress import FRAME, _run_on_pty
 
 @pytest.fixture(scope="module")
 def points(tmp_path_factory):
-    """6,000 overlapping points in Texas (EPSG:5070): one cell's union takes the debug build about a second."""
+    """4,000 overlapping points in Texas (EPSG:5070): one cell's union takes the debug build about a second."""
     folder = tmp_path_factory.mktemp("faults")
     rng = np.random.default_rng(12)
-    x, y = rng.uniform(0, 40_000, 6_000), rng.uniform(1e6, 1.04e6, 6_000)
+    x, y = rng.uniform(0, 30_000, 4_000), rng.uniform(1e6, 1.03e6, 4_000)
     path = folder / "p.csv"
     path.write_text("x,y\n" + "".join(f"{a!r},{b!r}\n" for a, b in zip(x.tolist(), y.tolist())))
     return path
 
 
-def test_a_worker_killed_mid_run_changes_nothing(meridian, points, tmp_path):
+def test_a_worker_killed_mid_run_changes_nothing(meridian, dask_scheduler, points, tmp_path):
     from distributed import Client, LocalCluster
 
-    args = [points, "--srs", "EPSG:5070", "--distance", "300", "--union", "--tile-points", "1500"]
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    args = [points, "--srs", "EPSG:5070", "--distance", "300", "--union", "--tile-points", "1000"]
+    run_dask(meridian, args + ["-o", tmp_path / "calm.geojson"], scheduler=dask_scheduler)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
-        run_dask(meridian, args + ["-o", tmp_path / "calm.geojson"], scheduler=cluster.scheduler_address)
         killed = []
 
         def kill_a_worker_in_a_cell():
@@ -60,7 +60,7 @@ def test_progress_line_on_a_terminal_and_the_dashboard_with_verbose(meridian, da
     out = tmp_path / "u.wkt"
     status, text = _run_on_pty([sys.executable, "-m", "meridian_dask", "buffer", str(points), "--srs", "EPSG:5070",
                                 "--distance", "300", "--union", "-o", str(out), "--meridian", meridian,
-                                "--workers", "1", "--verbose", "--tile-points", "1500"])
+                                "--scheduler", dask_scheduler, "--verbose", "--tile-points", "1000"])
     assert status == 0, text
     assert out.stat().st_size > 0
     frames = [f for f in text.split(FRAME) if f.startswith("meridian-dask buffer: ")]

@@ -91,8 +91,7 @@ def connect(options: Options):
     if options.scheduler:
         return Client(options.scheduler), None
     workers = options.workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=":0" if options.verbose else None)
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
     return Client(cluster), cluster
 
 
