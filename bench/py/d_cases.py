@@ -76,8 +76,9 @@ def gen(out: str) -> None:
         write_csv(path, ("x", "y"), x, y, 3)
 
 
-def timed(command: list[str]) -> tuple[float, int, int]:
-    """Runs a command; returns (seconds, peak RSS in MB, exit status)."""
+def timed(command: list[str]) -> tuple[float, int, int, float]:
+    """Runs a command; returns (seconds, peak RSS in MB, exit status, CPU seconds of it and the processes it
+    waited for: a dask run's workers and their meridian processes)."""
     start = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
@@ -85,7 +86,7 @@ def timed(command: list[str]) -> tuple[float, int, int]:
     err = process.stderr.read().decode(errors="replace")
     if os.waitstatus_to_exitcode(status) != 0:
         print(err, file=sys.stderr)
-    return seconds, usage.ru_maxrss // 1024, os.waitstatus_to_exitcode(status)
+    return seconds, usage.ru_maxrss // 1024, os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
 
 
 def summary(meridian: str, path: str) -> dict:
@@ -133,25 +134,31 @@ def summary(meridian: str, path: str) -> dict:
     return {"parts": parts + 1, "holes": ring_count - parts - 1, "area_m2": area, "perimeter_m": perimeter}
 
 
-def run(case: str, inp: str, out: str, meridian: str, dask: str) -> None:
+def run(case: str, inp: str, out: str, meridian: str, dask: str, single_too: bool = True) -> None:
     os.makedirs(out, exist_ok=True)
     radius = "500m" if case == "D1" else "62m"
     args = [inp, "--srs", "EPSG:5070", "--distance", radius, "--union"]
-    load = os.getloadavg()[0]
-    single = os.path.join(out, f"{case}-single.wkt")
-    seconds, rss, status = timed([meridian, "buffer", *args, "-o", single])
     points = sum(1 for _ in open(inp)) - 1
-    reference = summary(meridian, single) if status == 0 else None
-    print(json.dumps({"case": case, "points": points, "tool": "meridian", "workers": 0, "seconds": seconds,
-                      "rss_mb": rss, "status": status, "load": load, "result": reference}), flush=True)
-    for workers in (1, 2):
-        load = os.getloadavg()[0]
-        path = os.path.join(out, f"{case}-dask{workers}.wkt")
+    name = f"{case}-{points // 1_000_000}M"
+    reference = None
+    if single_too:
+        load = os.getloadavg()
+        single = os.path.join(out, f"{name}-single.wkt")
+        seconds, rss, status, cpu = timed([meridian, "buffer", *args, "-o", single])
+        reference = summary(meridian, single) if status == 0 else None
+        print(json.dumps({"case": case, "points": points, "tool": "meridian", "workers": 0, "seconds": seconds,
+                          "cpu_seconds": cpu, "rss_mb": rss, "status": status, "load_before": load,
+                          "load_after": os.getloadavg(), "result": reference}), flush=True)
+        if os.path.exists(single):
+            os.unlink(single)
+    for workers in (1, 2) if single_too else (2,):
+        load = os.getloadavg()
+        path = os.path.join(out, f"{name}-dask{workers}.wkt")
         report = path + ".report"
-        seconds, rss, status = timed([dask, "buffer", *args, "-o", path, "--workers", str(workers), "--meridian",
-                                      meridian, "--report", report, "--quiet"])
+        seconds, rss, status, cpu = timed([dask, "buffer", *args, "-o", path, "--workers", str(workers),
+                                           "--meridian", meridian, "--report", report, "--quiet"])
         stages = [json.loads(line) for line in open(report)] if status == 0 else []
-        tasks = [s for s in stages if "rss" in s]
+        tasks = [s for s in stages if "rss" in s and s["stage"] != "client"]
         result = summary(meridian, path) if status == 0 else None
         same = None
         if result and reference:
@@ -160,9 +167,12 @@ def run(case: str, inp: str, out: str, meridian: str, dask: str) -> None:
                     and abs(result["perimeter_m"] - reference["perimeter_m"]) <= 1e-9 * reference["perimeter_m"])
         largest = max(tasks, key=lambda s: s["rss"]) if tasks else {}
         client = next((s for s in stages if s["stage"] == "client"), {})
+        if os.path.exists(path):
+            os.unlink(path)
         print(json.dumps({
             "case": case, "points": points, "tool": "meridian-dask", "workers": workers, "seconds": seconds,
-            "rss_mb": rss, "status": status, "load": load, "result": result, "same_as_single": same,
+            "cpu_seconds": cpu, "rss_mb": rss, "status": status, "load_before": load,
+            "load_after": os.getloadavg(), "result": result, "same_as_single": same,
             "tasks": len(tasks), "cells": sum(1 for s in stages if s["stage"] == "tile"),
             "largest_task_rss_mb": largest.get("rss", 0) // (1 << 20), "largest_task": largest.get("stage"),
             "largest_task_circles": max((s.get("circles", 0) for s in tasks), default=0),
@@ -175,4 +185,5 @@ if __name__ == "__main__":
     if sys.argv[1] == "gen":
         gen(sys.argv[2])
     else:
-        run(sys.argv[2], sys.argv[3], sys.argv[4], os.environ["MERIDIAN"], os.environ["MERIDIAN_DASK"])
+        run(sys.argv[2], sys.argv[3], sys.argv[4], os.environ["MERIDIAN"], os.environ["MERIDIAN_DASK"],
+            single_too="--dask-only" not in sys.argv)
