@@ -1,0 +1,87 @@
+import CGDAL
+import MeridianCore
+
+/// The features of a ``FeatureTable`` query (ArcGIS's `FeatureQueryResult`), read one at a time from the source:
+/// memory holds one feature (or one batch) however large the table.
+///
+/// Each feature carries its attributes in ``/MeridianCore/Feature/properties`` (see ``FieldType`` for how values are
+/// represented), its geometry in the table's spatial reference, and its ID in the source (OGR's feature ID: a
+/// GeoPackage's `fid`, a shapefile's record number from 0) as ``/MeridianCore/Feature/id``.
+public final class FeatureQueryResult {
+    private let table: FeatureTable
+    private let parameters: QueryParameters
+    private let generation: Int
+    private var geometryCodec: OGRGeometryCodec
+    private var finished = false
+
+    /// How many features have been returned so far.
+    public private(set) var featuresRead = 0
+
+    init(table: FeatureTable, parameters: QueryParameters, generation: Int) {
+        self.table = table
+        self.parameters = parameters
+        self.generation = generation
+        geometryCodec = OGRGeometryCodec(spatialReference: table.spatialReference ?? .unspecified, limits: table.limits)
+    }
+
+    /// The next feature, or `nil` after the last.
+    /// - Throws: `FeatureDataError.unreadableFeature` naming the source, the table and the feature ID for a record
+    ///   GDAL cannot read, a geometry Meridian cannot hold or a value out of range; `.cannotOpen` when another query
+    ///   of the same table was started since.
+    public func next() throws(FeatureDataError) -> Feature? {
+        try nextBatch(maximumCount: 1).first
+    }
+
+    /// The next features, at most `maximumCount` of them; empty after the last.
+    /// - Parameter maximumCount: The batch size (at least 1).
+    /// - Throws: As ``next()``.
+    public func nextBatch(maximumCount: Int) throws(FeatureDataError) -> [Feature] {
+        guard !finished else { return [] }
+        guard generation == table.queryGeneration else {
+            throw .cannotOpen(source: table.sourceName,
+                              reason: "layer '\(table.tableName)': another query of this table was started; this one stopped")
+        }
+        var wanted = max(1, maximumCount)
+        if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
+        guard wanted > 0 else { finished = true; return [] }
+        return try GDALRuntime.capturing { messages throws(FeatureDataError) in
+            var batch: [Feature] = []
+            batch.reserveCapacity(min(wanted, 65_536))
+            while batch.count < wanted {
+                guard let handle = OGR_L_GetNextFeature(table.layer) else {
+                    if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
+                    finished = true
+                    break
+                }
+                defer { OGR_F_Destroy(handle) }
+                batch.append(try feature(handle))
+                if !messages.failures.isEmpty { throw unreadable(batch.last?.id?.intValue, messages.reason("")) }
+            }
+            featuresRead += batch.count
+            return batch
+        }
+    }
+
+    /// One OGR feature as a Meridian feature.
+    private func feature(_ handle: OGRFeatureH) throws(FeatureDataError) -> Feature {
+        let fid = OGR_F_GetFID(handle)
+        do {
+            let geometry = parameters.returnsGeometry ? try geometryCodec.geometry(of: handle) : nil
+            var properties: [String: JSONValue] = [:]
+            properties.reserveCapacity(table.fieldReaders.count)
+            for (i, reader) in table.fieldReaders.enumerated() {
+                properties[reader.field.name] = try reader.value(of: handle, at: Int32(i))
+            }
+            return Feature(geometry: geometry, properties: properties, id: fid >= 0 ? .number(Double(fid)) : nil)
+        } catch {
+            throw unreadable(fid >= 0 ? Int(fid) : nil, error.reason)
+        }
+    }
+
+    private func unreadable(_ fid: Int?, _ reason: String) -> FeatureDataError {
+        finished = true
+        let clean = GDALDataset.oneLine(table.dataset.location.connection?.scrub(reason) ?? reason)
+        return .unreadableFeature(source: table.sourceName, table: table.tableName, feature: fid,
+                                  reason: clean.isEmpty ? "GDAL could not read it" : clean)
+    }
+}
