@@ -40,7 +40,7 @@ public enum FeatureDataFormat: String, Sendable, Hashable, CaseIterable, CustomS
     /// Recognises a file by its first bytes, never by its name: a GeoPackage by the SQLite header and the GeoPackage
     /// application id (`GPKG`, or `GP10`/`GP11` of GeoPackage 1.0 and 1.1) at byte 68; a shapefile's `.shp` by its
     /// file code 9994 (big-endian) and version 1000 (little-endian); a FlatGeobuf by its magic bytes `fgb`, a major
-    /// version of 3, `fgb` and a zero. A zip archive (a zipped shapefile) is not recognised here: see
+    /// version of 3, `fgb` and a patch version. A zip archive (a zipped shapefile) is not recognised here: see
     /// ``FeatureDataSource``.
     /// - Parameter header: The file's first ``headerLength`` bytes (or all of a shorter file).
     /// - Returns: The format, or `nil` for anything else.
@@ -53,7 +53,7 @@ public enum FeatureDataFormat: String, Sendable, Hashable, CaseIterable, CustomS
         if h.count >= 100, h[0..<4] == [0x00, 0x00, 0x27, 0x0A], h[28..<32] == [0xE8, 0x03, 0x00, 0x00] {
             return .shapefile
         }
-        if h.count >= 8, h[0..<3] == [0x66, 0x67, 0x62], h[3] == 3, h[4..<8] == [0x66, 0x67, 0x62, 0x00] {
+        if h.count >= 8, h[0..<3] == [0x66, 0x67, 0x62], h[3] == 3, h[4..<7] == [0x66, 0x67, 0x62] {
             return .flatGeobuf
         }
         return nil

@@ -98,7 +98,7 @@ extension FeatureTableWriter {
         case .geoPackage:
             ["GEOMETRY_NAME=\(schema.geometryColumn)", "FID=\(schema.fidColumn)", "SPATIAL_INDEX=YES"]
         case .shapefile: ["ENCODING=UTF-8", "SPATIAL_INDEX=NO", "2GB_LIMIT=YES"]
-        case .flatGeobuf: ["SPATIAL_INDEX=YES"]
+        case .flatGeobuf: ["SPATIAL_INDEX=NO"]
         case .postGIS:
             ["GEOMETRY_NAME=\(schema.geometryColumn)", "FID=\(schema.fidColumn)", "LAUNDER=NO", "PRECISION=NO",
              "SPATIAL_INDEX=GIST"]

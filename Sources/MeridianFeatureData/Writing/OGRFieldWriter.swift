@@ -15,7 +15,7 @@ extension OutputSchema.Column {
         }
         switch writtenType {
         case .int16, .int32, .int64:
-            OGR_F_SetFieldInteger64(feature, index, try integer(value))
+            OGR_F_SetFieldInteger64(feature, index, try integer(value, format: format))
         case .boolean:
             guard let b = value.boolValue ?? value.intValue.flatMap({ $0 == 0 || $0 == 1 ? $0 == 1 : nil }) else {
                 throw mismatch(value, "true or false")
@@ -44,14 +44,15 @@ extension OutputSchema.Column {
     }
 
     /// An integer value within the field type's range.
-    private func integer(_ value: JSONValue) throws(FieldValueError) -> Int64 {
+    private func integer(_ value: JSONValue, format: FeatureDataFormat) throws(FieldValueError) -> Int64 {
+        if field.type == .boolean, let b = value.boolValue { return b ? 1 : 0 }
         guard let d = value.doubleValue, d.rounded(.towardZero) == d, let i = Int64(exactly: d) else {
             throw mismatch(value, "an integer")
         }
         let range: ClosedRange<Int64> = switch writtenType {
         case .int16: Int64(Int16.min)...Int64(Int16.max)
         case .int32: Int64(Int32.min)...Int64(Int32.max)
-        default: Int64.min...Int64.max
+        default: format == .shapefile ? -99_999_999_999_999_999...999_999_999_999_999_999 : Int64.min...Int64.max
         }
         guard range.contains(i) else {
             throw FieldValueError("field '\(field.name)' (\(writtenType.rawValue)) cannot hold \(i)")

@@ -5,9 +5,12 @@ import MeridianCore
 /// that format, and notes on what was adapted. What the format cannot hold at all is refused here.
 ///
 /// Shapefile (the `.dbf` of dBase III, as GDAL writes it): names of at most 10 bytes (longer ones are shortened, made
-/// unique, and each renaming noted); integers as numbers of 6, 11 or 20 digits; reals as N(24,15); text of at most
-/// 254 bytes (UTF-8, declared in a `.cpg`); dates without time; date-times, times and JSON as text (noted); booleans
-/// as logical fields; blobs refused; one geometry type. GeoPackage, FlatGeobuf, PostGIS: every type as it is.
+/// unique, and each renaming noted); integers as numbers of 6, 11 or 18 characters (GDAL reads a width of 10 to 18
+/// back as a 64-bit integer, so a 32-bit field returns as `int64`); reals as N(24,15); text of at most 254 bytes
+/// (UTF-8, declared in a `.cpg`); dates without time; date-times and times as text, booleans as 1 and 0 (noted);
+/// blobs refused; one geometry type. GeoPackage and FlatGeobuf: times as text; FlatGeobuf: dates as date-times at
+/// midnight (noted). JSON values are written as their JSON text in every format (noted). PostGIS: every other type
+/// as it is.
 struct OutputSchema {
     /// One field as written.
     struct Column {
@@ -45,40 +48,50 @@ struct OutputSchema {
                 throw FieldValueError("two fields are named '\(field.name)' (names are compared ignoring case)")
             }
         }
-        if format == .shapefile {
-            guard table.geometryType != nil else {
-                throw FieldValueError("a shapefile holds one geometry type (points, multipoints, polylines or polygons); these features have several")
-            }
-            columns = try OutputSchema.shapefileColumns(table.fields, notes: &notes)
-        } else {
-            columns = table.fields.map { Column(field: $0, outputName: $0.name, writtenType: $0.type) }
+        if format == .shapefile, table.geometryType == nil {
+            throw FieldValueError("a shapefile holds one geometry type (points, multipoints, polylines or polygons); these features have several")
         }
+        var columns: [Column] = []
+        var used = Set<String>()
+        for field in table.fields {
+            let written = try OutputSchema.writtenType(field, format: format, notes: &notes)
+            var name = field.name
+            if format == .shapefile {
+                name = OutputSchema.uniqueShortName(field.name, used: used)
+                if name != field.name {
+                    notes.append("field '\(field.name)' is written as '\(name)': shapefile field names are at most 10 bytes")
+                }
+            }
+            used.insert(name.lowercased())
+            columns.append(Column(field: field, outputName: name, writtenType: written))
+        }
+        self.columns = columns
         let names = Set(columns.map { $0.outputName.lowercased() })
         geometryColumn = ["geom", "geometry", "shape", "geom_1"].first { !names.contains($0) } ?? "geom_meridian"
         fidColumn = ["fid", "ogc_fid", "fid_1"].first { !names.contains($0) } ?? "fid_meridian"
         self.notes = notes
     }
 
-    private static func shapefileColumns(_ fields: [Field], notes: inout [String]) throws(FieldValueError) -> [Column] {
-        var used = Set<String>()
-        var columns: [Column] = []
-        for field in fields {
-            let written: FieldType
-            switch field.type {
-            case .blob: throw FieldValueError("field '\(field.name)' holds bytes (a blob), which a shapefile's .dbf cannot")
-            case .date, .timeOnly, .json:
-                written = .text
-                notes.append("field '\(field.name)' (\(field.type.rawValue)) is written as text: a shapefile's .dbf has dates without time and no JSON")
-            default: written = field.type
-            }
-            let name = uniqueShortName(field.name, used: used)
-            used.insert(name.lowercased())
-            if name != field.name {
-                notes.append("field '\(field.name)' is written as '\(name)': shapefile field names are at most 10 bytes")
-            }
-            columns.append(Column(field: field, outputName: name, writtenType: written))
+    /// The type a field is written as in a format: its own where the format has it, else the nearest one that keeps
+    /// the values (noted); a blob in a shapefile is refused.
+    private static func writtenType(_ field: Field, format: FeatureDataFormat, notes: inout [String])
+        throws(FieldValueError) -> FieldType
+    {
+        let adapted: (FieldType, String)?
+        switch (format, field.type) {
+        case (.shapefile, .blob):
+            throw FieldValueError("field '\(field.name)' holds bytes (a blob), which a shapefile's .dbf cannot")
+        case (.shapefile, .date), (.shapefile, .timeOnly):
+            adapted = (.text, "a shapefile's .dbf has dates without time")
+        case (.shapefile, .boolean): adapted = (.int16, "a shapefile's .dbf has no booleans (written as 1 and 0)")
+        case (.geoPackage, .timeOnly), (.flatGeobuf, .timeOnly): adapted = (.text, "the format has no time type")
+        case (.flatGeobuf, .dateOnly): adapted = (.date, "FlatGeobuf has no date type (written as midnight)")
+        case (_, .json): adapted = (.text, "written as its JSON text")
+        default: adapted = nil
         }
-        return columns
+        guard let (type, why) = adapted else { return field.type }
+        notes.append("field '\(field.name)' (\(field.type.rawValue)) is written as \(type.rawValue): \(why)")
+        return type
     }
 
     /// The name cut to 10 bytes at a character boundary, then, if taken, with `_1`, `_2`, … in its last bytes.
@@ -108,7 +121,7 @@ struct OutputSchema {
         case .float32: (OFTReal, OFSTFloat32)
         case .float64: (OFTReal, OFSTNone)
         case .text: (OFTString, OFSTNone)
-        case .json: (OFTString, OFSTJSON)
+        case .json: (OFTString, OFSTNone)
         case .date: (OFTDateTime, OFSTNone)
         case .dateOnly: (OFTDate, OFSTNone)
         case .timeOnly: (OFTTime, OFSTNone)
@@ -120,7 +133,7 @@ struct OutputSchema {
             switch column.writtenType {
             case .int16: OGR_Fld_SetWidth(definition, 6)
             case .int32: OGR_Fld_SetWidth(definition, 11)
-            case .int64: OGR_Fld_SetWidth(definition, 20)
+            case .int64: OGR_Fld_SetWidth(definition, 18)
             case .float32, .float64:
                 OGR_Fld_SetWidth(definition, 24)
                 OGR_Fld_SetPrecision(definition, 15)
