@@ -81,7 +81,7 @@ enum TestSupport {
                 geometry: .polygon(Polygon(parts: parts, spatialReference: texas)),
                 properties: ["name": .string("parcel \(i) – Dallas"), "population": .number(Double(1000 * i - 7)),
                              "big": .number(9_007_199_254_740_000 + Double(i)), "area": .number(1234.5678901234567 * Double(i + 1)),
-                             "founded": i == 2 ? .null : .string("18\(41 + i)-02-0\(i + 1)")])
+                             "founded": i == 2 ? .null : .string("18\(41 + i)-02-\(10 + i % 18)")])
         }
     }
 
@@ -106,21 +106,34 @@ enum TestSupport {
         return (t, features)
     }
 
-    /// What a block writes to the process's standard error (file descriptor 2), captured through a temporary file.
-    static func standardError(during body: () throws -> Void) rethrows -> String {
-        let file = temporaryDirectory().appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-        let saved = dup(2)
-        let fd = open(file.path, O_WRONLY)
-        dup2(fd, 2)
-        close(fd)
-        defer {
-            dup2(saved, 2)
-            close(saved)
+    /// Reads sources in a separate process, the replay tool of the fuzz target `ogr` (`meridian-fuzz ogr FILE...`,
+    /// built with the tests), and returns its exit status and standard error: GDAL must print nothing of its own.
+    /// Each source is packed as the target expects: a GeoPackage or FlatGeobuf as a kind byte and its bytes, a
+    /// shapefile as the kind byte, the lengths of its `.shx` and `.dbf`, then `.shx`, `.dbf` and `.shp`.
+    static func readInSeparateProcess(_ sources: [URL]) throws -> (status: Int32, stderr: String) {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var packed: [String] = []
+        for (i, source) in sources.enumerated() {
+            var bytes: [UInt8]
+            switch source.pathExtension {
+            case "shp":
+                let base = source.deletingPathExtension()
+                let shx = (try? Data(contentsOf: base.appendingPathExtension("shx"))) ?? Data()
+                let dbf = (try? Data(contentsOf: base.appendingPathExtension("dbf"))) ?? Data()
+                bytes = [2, UInt8(shx.count & 0xFF), UInt8(shx.count >> 8), UInt8(dbf.count & 0xFF), UInt8(dbf.count >> 8)]
+                bytes += shx + dbf + (try Data(contentsOf: source))
+            case "fgb": bytes = [1] + (try Data(contentsOf: source))
+            case "zip": bytes = [3] + (try Data(contentsOf: source))
+            default: bytes = [0] + (try Data(contentsOf: source))
+            }
+            let file = dir.appendingPathComponent("input-\(i)")
+            try Data(bytes).write(to: file)
+            packed.append(file.path)
         }
-        try body()
-        fsync(2)
-        return (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        let tool = root.appendingPathComponent(".build/debug/meridian-fuzz").path
+        let r = run(tool, ["ogr"] + packed)
+        return (r.status, r.error)
     }
 }
 

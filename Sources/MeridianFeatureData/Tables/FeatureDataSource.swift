@@ -29,7 +29,7 @@ public final class FeatureDataSource {
     /// - Throws: `FeatureDataError.cannotOpen` (missing, not one of the formats, corrupt),
     ///   `.connectionFailed`, or `.limitExceeded` for more tables than the limits allow.
     public init(path: String, limits: FeatureDataLimits = .default) throws(FeatureDataError) {
-        let location = try SourceLocation.locate(path, limits: limits)
+        let location = try LocatedSource.locate(path, limits: limits)
         let dataset = try GDALDataset(opening: location)
         self.dataset = dataset
         self.limits = limits
@@ -67,10 +67,24 @@ public final class FeatureDataSource {
         }
         switch format {
         case .geoPackage: return try GeoPackageFeatureTable(dataset: dataset, layer: layer, limits: limits)
-        case .shapefile: return try ShapefileFeatureTable(dataset: dataset, layer: layer, limits: limits)
+        case .shapefile:
+            let table = try ShapefileFeatureTable(dataset: dataset, layer: layer, limits: limits)
+            try checkAttributes(of: table)
+            return table
         case .flatGeobuf: return try FlatGeobufFeatureTable(dataset: dataset, layer: layer, limits: limits)
         case .postGIS: return try FeatureTable(dataset: dataset, layer: layer, limits: limits)
         }
+    }
+
+    /// GDAL opens a shapefile whose `.dbf` it cannot read (a corrupt header) as if it had no attributes, without a
+    /// word: a `.dbf` beside the `.shp` must give fields.
+    private func checkAttributes(of table: FeatureTable) throws(FeatureDataError) {
+        guard table.fields.isEmpty, !isZipped else { return }
+        let base = URL(fileURLWithPath: name).deletingPathExtension()
+        let fm = FileManager.default
+        guard let dbf = ["dbf", "DBF"].map({ base.appendingPathExtension($0) }).first(where: { fm.fileExists(atPath: $0.path) })
+        else { return }
+        throw .cannotOpen(source: name, reason: "\(dbf.lastPathComponent) gives no fields: its header is corrupt or it is not a dBase file")
     }
 
     /// Every table of the source.

@@ -50,6 +50,7 @@ public final class FeatureQueryResult {
             while batch.count < wanted {
                 guard let handle = OGR_L_GetNextFeature(table.layer) else {
                     if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
+                    try checkComplete(read: featuresRead + batch.count)
                     finished = true
                     break
                 }
@@ -76,6 +77,15 @@ public final class FeatureQueryResult {
         } catch {
             throw unreadable(fid >= 0 ? Int(fid) : nil, error.reason)
         }
+    }
+
+    /// A shapefile's and a FlatGeobuf's header count their features: a file that ends before that many were read is
+    /// truncated (GDAL stops there without a word). A GeoPackage's or database's count is not checked: it is kept by
+    /// triggers that other tools may have bypassed.
+    private func checkComplete(read: Int) throws(FeatureDataError) {
+        guard parameters.maxFeatures == nil, table.format == .shapefile || table.format == .flatGeobuf,
+              let declared = table.numberOfFeatures, read < declared else { return }
+        throw unreadable(nil, "the file declares \(declared) features but ends after \(read) (it is truncated or corrupt)")
     }
 
     private func unreadable(_ fid: Int?, _ reason: String) -> FeatureDataError {

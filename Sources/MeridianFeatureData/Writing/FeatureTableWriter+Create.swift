@@ -58,7 +58,7 @@ extension FeatureTableWriter {
         throws(FeatureDataError) -> UnsafeMutableRawPointer
     {
         if case .database(let connection) = target {
-            let location = SourceLocation(format: .postGIS, gdalName: connection.openString, displayName: name,
+            let location = LocatedSource(format: .postGIS, gdalName: connection.openString, displayName: name,
                                           connection: connection, isZipped: false)
             let dataset = try GDALDataset(opening: location, update: true)
             let handle = dataset.release()

@@ -3,7 +3,7 @@ import Foundation
 
 /// A feature source located and recognised before GDAL is asked to open it: its format (by content), the name GDAL
 /// opens (a path, `/vsizip/{archive}` for a zipped shapefile, a `PG:` string) and the name messages show.
-struct SourceLocation {
+struct LocatedSource {
     /// The format, recognised from the content (or the `PG:` prefix).
     let format: FeatureDataFormat
     /// What GDAL opens.
@@ -21,9 +21,9 @@ struct SourceLocation {
     ///   - path: A file path or a `PG:` string.
     ///   - limits: Bounds on a zip archive.
     /// - Throws: `FeatureDataError.cannotOpen` saying what is missing or what the file is instead.
-    static func locate(_ path: String, limits: FeatureDataLimits) throws(FeatureDataError) -> SourceLocation {
+    static func locate(_ path: String, limits: FeatureDataLimits) throws(FeatureDataError) -> LocatedSource {
         if let connection = PostGISConnection(path) {
-            return SourceLocation(format: .postGIS, gdalName: connection.openString, displayName: connection.redacted,
+            return LocatedSource(format: .postGIS, gdalName: connection.openString, displayName: connection.redacted,
                                   connection: connection, isZipped: false)
         }
         let fail = { (reason: String) in FeatureDataError.cannotOpen(source: path, reason: reason) }
@@ -33,11 +33,11 @@ struct SourceLocation {
         let header = try readHeader(path)
         if let format = FeatureDataFormat.recognize(header: header) {
             if format == .shapefile { try checkShapefileSiblings(path) }
-            return SourceLocation(format: format, gdalName: path, displayName: path, connection: nil, isZipped: false)
+            return LocatedSource(format: format, gdalName: path, displayName: path, connection: nil, isZipped: false)
         }
         if header.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             try checkZippedShapefile(path, limits: limits)
-            return SourceLocation(format: .shapefile, gdalName: "/vsizip/{\(path)}", displayName: path,
+            return LocatedSource(format: .shapefile, gdalName: "/vsizip/{\(path)}", displayName: path,
                                   connection: nil, isZipped: true)
         }
         if FeatureDataFormat.isPlainSQLite(header: header) {
@@ -113,14 +113,14 @@ final class GDALDataset {
     /// Whether `deinit` closes the handle (a writer takes it over with `release()`).
     private var owns = true
     /// The source it was opened from.
-    let location: SourceLocation
+    let location: LocatedSource
 
     /// Opens a located source with exactly its format's driver.
     /// - Parameters:
     ///   - location: The source.
     ///   - update: Whether to open it for writing (PostGIS destinations).
     /// - Throws: `FeatureDataError.cannotOpen`, or `.connectionFailed` for a database that cannot be reached.
-    init(opening location: SourceLocation, update: Bool = false) throws(FeatureDataError) {
+    init(opening location: LocatedSource, update: Bool = false) throws(FeatureDataError) {
         self.location = location
         let flags = UInt32(GDAL_OF_VECTOR) | UInt32(update ? GDAL_OF_UPDATE : GDAL_OF_READONLY)
             | UInt32(GDAL_OF_VERBOSE_ERROR)

@@ -5,7 +5,7 @@ import Testing
 
 /// Writing a table to each format and reading it back gives the same features: vertices bit for bit, attributes
 /// with their types, the spatial reference; GDAL's own `ogrinfo` sees the declared types and counts.
-@Suite struct RoundTripTests {
+@Suite struct FeatureDataRoundTripTests {
     static let formats: [FeatureDataFormat] = [.geoPackage, .shapefile, .flatGeobuf]
 
     @Test(arguments: formats) func featuresComeBackExactly(format: FeatureDataFormat) throws {
