@@ -129,7 +129,7 @@ enum ISODate {
 
     /// `Z`, `+HH:MM`, `-HH:MM`, or nothing for an unknown or local zone.
     static func zoneSuffix(ogrFlag flag: Int) -> String {
-        guard flag >= 100 else { return "" }
+        guard flag > 1 else { return "" }
         if flag == 100 { return "Z" }
         let quarters = flag - 100
         let minutes = abs(quarters) * 15
