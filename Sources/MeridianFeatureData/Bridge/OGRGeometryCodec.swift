@@ -37,7 +37,7 @@ struct OGRGeometryCodec {
         var linear: OGRGeometryH?
         defer { if let linear { OGR_G_DestroyGeometry(linear) } }
         var source = g
-        if OGR_G_HasCurveGeometry(g, 1) != 0 {
+        if OGR_G_HasCurveGeometry(g, 0) != 0 {
             guard let l = OGR_G_GetLinearGeometry(g, 0, nil) else {
                 throw FieldValueError("its curved geometry cannot be converted to straight segments")
             }
