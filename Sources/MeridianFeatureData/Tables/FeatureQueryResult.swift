@@ -12,6 +12,8 @@ public final class FeatureQueryResult {
     private let parameters: QueryParameters
     private let generation: Int
     private var geometryCodec: OGRGeometryCodec
+    /// The fields read (all, or those of `outFields`), with their index in the layer.
+    private let readers: [(index: Int32, reader: OGRFieldReader)]
     private var finished = false
 
     /// How many features have been returned so far.
@@ -22,6 +24,9 @@ public final class FeatureQueryResult {
         self.parameters = parameters
         self.generation = generation
         geometryCodec = OGRGeometryCodec(spatialReference: table.spatialReference ?? .unspecified, limits: table.limits)
+        readers = table.fieldReaders.enumerated().compactMap { i, reader in
+            parameters.outFields.map { $0.contains(reader.field.name) } ?? true ? (Int32(i), reader) : nil
+        }
     }
 
     /// The next feature, or `nil` after the last.
@@ -69,9 +74,9 @@ public final class FeatureQueryResult {
         do {
             let geometry = parameters.returnsGeometry ? try geometryCodec.geometry(of: handle) : nil
             var properties: [String: JSONValue] = [:]
-            properties.reserveCapacity(table.fieldReaders.count)
-            for (i, reader) in table.fieldReaders.enumerated() {
-                properties[reader.field.name] = try reader.value(of: handle, at: Int32(i))
+            properties.reserveCapacity(readers.count)
+            for (i, reader) in readers {
+                properties[reader.field.name] = try reader.value(of: handle, at: i)
             }
             return Feature(geometry: geometry, properties: properties, id: fid >= 0 ? .number(Double(fid)) : nil)
         } catch {

@@ -80,7 +80,10 @@ public class FeatureTable {
         queryGeneration += 1
         GDALRuntime.capturing { _ in
             OGR_L_ResetReading(layer)
-            let ignored = parameters.returnsGeometry ? [] : ["OGR_GEOMETRY"]
+            var ignored = parameters.returnsGeometry ? [] : ["OGR_GEOMETRY"]
+            if let wanted = parameters.outFields {
+                ignored += fields.map(\.name).filter { !wanted.contains($0) }
+            }
             _ = withCStringList(ignored) { list in
                 OGR_L_SetIgnoredFields(layer, list.mutableConstant)
             }
@@ -119,13 +122,18 @@ public struct QueryParameters: Sendable, Hashable {
     public var maxFeatures: Int?
     /// Whether features come with their geometry (`false` reads attributes only, faster).
     public var returnsGeometry: Bool
+    /// The fields whose values are read (ArcGIS's `outFields`), by name; `nil` for all, empty for none (geometries
+    /// only: the fastest). Fields not read are absent from the features' attributes.
+    public var outFields: [String]?
 
     /// Creates query parameters.
     /// - Parameters:
     ///   - maxFeatures: The most features returned (default all).
     ///   - returnsGeometry: Whether to read geometries (default `true`).
-    public init(maxFeatures: Int? = nil, returnsGeometry: Bool = true) {
+    ///   - outFields: The fields to read (default all).
+    public init(maxFeatures: Int? = nil, returnsGeometry: Bool = true, outFields: [String]? = nil) {
         self.maxFeatures = maxFeatures
         self.returnsGeometry = returnsGeometry
+        self.outFields = outFields
     }
 }
