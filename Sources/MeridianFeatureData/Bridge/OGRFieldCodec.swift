@@ -41,15 +41,8 @@ struct OGRFieldReader {
         switch field.type {
         case .boolean: return .bool(OGR_F_GetFieldAsInteger(feature, index) != 0)
         case .int16, .int32: return .number(Double(OGR_F_GetFieldAsInteger(feature, index)))
-        case .int64:
-            let v = OGR_F_GetFieldAsInteger64(feature, index)
-            guard v.magnitude <= OGRFieldReader.exactIntegerLimit.magnitude else {
-                throw FieldValueError("field '\(field.name)' holds \(v), beyond the ±2^53 that a GeoJSON number carries exactly")
-            }
-            return .number(Double(v))
-        case .float32, .float64:
-            let v = OGR_F_GetFieldAsDouble(feature, index)
-            return v.isFinite ? .number(v) : .null
+        case .int64: return try integer(OGR_F_GetFieldAsInteger64(feature, index))
+        case .float32, .float64: return OGRFieldReader.real(OGR_F_GetFieldAsDouble(feature, index))
         case .text: return .string(String(cString: OGR_F_GetFieldAsString(feature, index)))
         case .date, .dateOnly, .timeOnly: return .string(dateText(feature, index))
         case .blob:
@@ -58,6 +51,22 @@ struct OGRFieldReader {
             return .string(Data(bytes: bytes, count: Int(count)).base64EncodedString())
         case .json: return try jsonValue(feature, index)
         }
+    }
+
+    /// A 64-bit integer as a number, refused beyond ±2^53 (a double would round it).
+    func integer(_ v: Int64) throws(FieldValueError) -> JSONValue {
+        guard v.magnitude <= OGRFieldReader.exactIntegerLimit.magnitude else {
+            throw FieldValueError("field '\(field.name)' holds \(v), beyond the ±2^53 that a GeoJSON number carries exactly")
+        }
+        return .number(Double(v))
+    }
+
+    /// A real as a number; NaN and infinities (no-data markers; JSON has no spelling for them) as null.
+    static func real(_ v: Double) -> JSONValue { v.isFinite ? .number(v) : .null }
+
+    /// `YYYY-MM-DD`.
+    static func dateText(year: Int, month: Int, day: Int) -> String {
+        String(format: "%04d-%02d-%02d", year, month, day)
     }
 
     /// A JSON field's value, or a list field's elements as an array.
@@ -70,16 +79,11 @@ struct OGRFieldReader {
         case OFTInteger64List:
             guard let list = OGR_F_GetFieldAsInteger64List(feature, index, &count) else { return .array([]) }
             var values: [JSONValue] = []
-            for i in 0..<Int(count) {
-                guard list[i].magnitude <= OGRFieldReader.exactIntegerLimit.magnitude else {
-                    throw FieldValueError("field '\(field.name)' holds \(list[i]), beyond the ±2^53 that a GeoJSON number carries exactly")
-                }
-                values.append(.number(Double(list[i])))
-            }
+            for i in 0..<Int(count) { values.append(try integer(list[i])) }
             return .array(values)
         case OFTRealList:
             guard let list = OGR_F_GetFieldAsDoubleList(feature, index, &count) else { return .array([]) }
-            return .array((0..<Int(count)).map { list[$0].isFinite ? .number(list[$0]) : .null })
+            return .array((0..<Int(count)).map { OGRFieldReader.real(list[$0]) })
         case OFTStringList:
             guard let list = OGR_F_GetFieldAsStringList(feature, index) else { return .array([]) }
             var values: [JSONValue] = []
@@ -97,7 +101,7 @@ struct OGRFieldReader {
         var year: Int32 = 0, month: Int32 = 0, day: Int32 = 0, hour: Int32 = 0, minute: Int32 = 0, zone: Int32 = 0
         var second: Float = 0
         _ = OGR_F_GetFieldAsDateTimeEx(feature, index, &year, &month, &day, &hour, &minute, &second, &zone)
-        let date = String(format: "%04d-%02d-%02d", year, month, day)
+        let date = OGRFieldReader.dateText(year: Int(year), month: Int(month), day: Int(day))
         let seconds = Double(second)
         let millis = Int((seconds * 1000).rounded())
         let time = millis % 1000 == 0

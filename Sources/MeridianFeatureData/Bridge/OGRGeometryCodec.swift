@@ -25,7 +25,46 @@ struct OGRGeometryCodec {
 
     /// The geometry of an OGR feature (borrowed; its M values may be dropped in place), or `nil` for none or empty.
     mutating func geometry(of feature: OGRFeatureH) throws(FieldValueError) -> Geometry? {
-        guard let g = OGR_F_GetGeometryRef(feature), OGR_G_IsEmpty(g) == 0 else { return nil }
+        guard let g = OGR_F_GetGeometryRef(feature) else { return nil }
+        return try geometry(ogr: g)
+    }
+
+    /// The geometry of ISO WKB as GDAL's Arrow stream gives it: a point read directly, anything else by MeridianCore's
+    /// WKB reader, or, for what it refuses (M values, curves), through OGR as features are.
+    mutating func geometry(wkb: UnsafeRawBufferPointer) throws(FieldValueError) -> Geometry? {
+        if let point = try OGRGeometryCodec.point(wkb, spatialReference: spatialReference) { return point }
+        guard wkb.count <= limits.maximumGeometryBytes else {
+            throw FieldValueError("its geometry takes \(wkb.count) bytes, more than the limit of \(limits.maximumGeometryBytes)")
+        }
+        if let geometry = try? WKB.decode(Data(wkb), spatialReference: spatialReference) {
+            return geometry.coordinates.isEmpty ? nil : geometry
+        }
+        var g: OGRGeometryH?
+        guard OGR_G_CreateFromWkbEx(wkb.baseAddress, nil, &g, wkb.count) == OGRERR_NONE, let g else {
+            throw FieldValueError("its geometry (WKB) cannot be read")
+        }
+        defer { OGR_G_DestroyGeometry(g) }
+        return try geometry(ogr: g)
+    }
+
+    /// A 2D or 3D little-endian WKB point; `nil` for anything else (an empty point included, which the general path
+    /// reads as no geometry).
+    static func point(_ wkb: UnsafeRawBufferPointer, spatialReference: SpatialReference) throws(FieldValueError) -> Geometry? {
+        guard wkb.count == 21 || wkb.count == 29, wkb[0] == 1 else { return nil }
+        let type = wkb.loadUnaligned(fromByteOffset: 1, as: UInt32.self).littleEndian
+        guard (type == 1 && wkb.count == 21) || (type == 1001 && wkb.count == 29) else { return nil }
+        func double(_ at: Int) -> Double { Double(bitPattern: wkb.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian) }
+        let c = Coordinate(x: double(5), y: double(13), z: type == 1001 ? double(21) : nil)
+        if c.x.isNaN, c.y.isNaN { return nil }
+        guard c.x.isFinite, c.y.isFinite, c.z?.isFinite ?? true else {
+            throw FieldValueError("its point has a coordinate that is not a finite number")
+        }
+        return .point(Point(c, spatialReference: spatialReference))
+    }
+
+    /// An OGR geometry (borrowed; its M values may be dropped in place) as Meridian's, `nil` when empty.
+    private mutating func geometry(ogr g: OGRGeometryH) throws(FieldValueError) -> Geometry? {
+        guard OGR_G_IsEmpty(g) == 0 else { return nil }
         if OGR_GT_Flatten(OGR_G_GetGeometryType(g)) == wkbPoint {
             let c = Coordinate(x: OGR_G_GetX(g, 0), y: OGR_G_GetY(g, 0),
                                z: OGR_G_Is3D(g) != 0 ? OGR_G_GetZ(g, 0) : nil)

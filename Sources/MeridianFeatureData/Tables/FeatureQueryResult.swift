@@ -14,18 +14,29 @@ public final class FeatureQueryResult {
     private var geometryCodec: OGRGeometryCodec
     /// The fields read (all, or those of `outFields`), with their index in the layer.
     private let readers: [(index: Int32, reader: OGRFieldReader)]
+    /// GDAL's Arrow stream of the layer, where the driver has one and it gives the same features (see
+    /// `OGRArrowReader`); features are then taken from `pending`, one Arrow batch at a time.
+    private var arrow: OGRArrowReader?
+    /// Whether the query reads GDAL's Arrow stream (until its end).
+    var usesArrow: Bool { arrow != nil }
+    private var pending: [Feature] = []
+    private var pendingStart = 0
     private var finished = false
 
     /// How many features have been returned so far.
     public private(set) var featuresRead = 0
 
-    init(table: FeatureTable, parameters: QueryParameters, generation: Int) {
+    init(table: FeatureTable, parameters: QueryParameters, generation: Int, allowingArrow: Bool) {
         self.table = table
         self.parameters = parameters
         self.generation = generation
         geometryCodec = OGRGeometryCodec(spatialReference: table.spatialReference ?? .unspecified, limits: table.limits)
         readers = table.fieldReaders.enumerated().compactMap { i, reader in
             parameters.outFields.map { $0.contains(reader.field.name) } ?? true ? (Int32(i), reader) : nil
+        }
+        arrow = !allowingArrow ? nil : GDALRuntime.capturing { _ in
+            OGRArrowReader(layer: table.layer, readers: readers.map(\.reader), returnsGeometry: parameters.returnsGeometry,
+                           batchSize: parameters.maxFeatures ?? 65_536)
         }
     }
 
@@ -49,6 +60,7 @@ public final class FeatureQueryResult {
         var wanted = max(1, maximumCount)
         if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
         guard wanted > 0 else { finished = true; return [] }
+        if arrow != nil { return try nextFromArrow(wanted) }
         return try GDALRuntime.capturing { messages throws(FeatureDataError) in
             var batch: [Feature] = []
             batch.reserveCapacity(min(wanted, 65_536))
@@ -66,6 +78,37 @@ public final class FeatureQueryResult {
             featuresRead += batch.count
             return batch
         }
+    }
+
+    /// The next features from the Arrow stream: what is left of the current Arrow batch, then further batches.
+    private func nextFromArrow(_ wanted: Int) throws(FeatureDataError) -> [Feature] {
+        var batch: [Feature] = []
+        while batch.count < wanted {
+            if pendingStart == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                pendingStart = 0
+                let more = try GDALRuntime.capturing { messages throws(FeatureDataError) -> Bool in
+                    do throws(FieldValueError) {
+                        guard let arrow, try arrow.next(into: &pending, codec: &geometryCodec) else { return false }
+                        return true
+                    } catch {
+                        throw unreadable(nil, messages.failures.first.map { "\(error.reason): \($0)" } ?? error.reason)
+                    }
+                }
+                if !more {
+                    try checkComplete(read: featuresRead + batch.count)
+                    finished = true
+                    arrow = nil
+                    break
+                }
+                continue
+            }
+            let take = min(wanted - batch.count, pending.count - pendingStart)
+            batch.append(contentsOf: pending[pendingStart..<pendingStart + take])
+            pendingStart += take
+        }
+        featuresRead += batch.count
+        return batch
     }
 
     /// One OGR feature as a Meridian feature.

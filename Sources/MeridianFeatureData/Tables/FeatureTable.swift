@@ -77,6 +77,11 @@ public class FeatureTable {
     /// - Parameter parameters: How many features, and whether with their geometry.
     /// - Returns: A forward-only cursor over the features.
     public func queryFeatures(using parameters: QueryParameters = QueryParameters()) -> FeatureQueryResult {
+        queryFeatures(using: parameters, allowingArrow: true)
+    }
+
+    /// A query that may (where the driver has one) or may not use GDAL's Arrow stream; the tests compare the two.
+    func queryFeatures(using parameters: QueryParameters, allowingArrow: Bool) -> FeatureQueryResult {
         queryGeneration += 1
         GDALRuntime.capturing { _ in
             OGR_L_ResetReading(layer)
@@ -88,7 +93,8 @@ public class FeatureTable {
                 OGR_L_SetIgnoredFields(layer, list.mutableConstant)
             }
         }
-        return FeatureQueryResult(table: self, parameters: parameters, generation: queryGeneration)
+        return FeatureQueryResult(table: self, parameters: parameters, generation: queryGeneration,
+                                  allowingArrow: allowingArrow)
     }
 
     /// Meridian's name for an OGR layer geometry type; `nil` for none, unknown, collections and the other types.
