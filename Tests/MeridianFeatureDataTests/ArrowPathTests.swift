@@ -57,6 +57,45 @@ import Testing
         #expect(arrowPaths == 19, "the Arrow path was taken \(arrowPaths) times")
     }
 
+    @Test(arguments: ["gpkg", "fgb", "shp"]) func pointsComeAsCoordinatesInOrder(ext: String) throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("p.\(ext)").path
+        let points = (0..<70_000).map { i in
+            Feature(geometry: .point(Point(x: 2_400_000 + Double(i) * 0.001, y: 450_000 - Double(i % 977) / 3,
+                                           spatialReference: TestSupport.texas)),
+                    properties: ["name": .string("p\(i)")])
+        }
+        let table = TableDescription(name: "p", spatialReference: TestSupport.texas, geometryType: .point,
+                                     fields: [Field(name: "name", type: .text)])
+        try TestSupport.write(points, to: path, table: table)
+        let t = try FeatureDataSource(path: path).featureTable(named: nil)
+        let result = t.queryFeatures(using: QueryParameters(outFields: []))
+        #expect(result.usesArrow == (ext != "shp"))
+        var coordinates: [Coordinate] = []
+        while true {
+            let batch = try result.nextPoints()
+            if batch.isEmpty { break }
+            #expect(batch.count <= 65_536)
+            coordinates += batch
+        }
+        #expect(coordinates == points.map { $0.geometry!.point!.coordinate })
+        let limited = t.queryFeatures(using: QueryParameters(maxFeatures: 10, outFields: []))
+        #expect(try limited.nextPoints().count == 10)
+        #expect(try limited.nextPoints().isEmpty)
+    }
+
+    @Test func pointsOfAPolygonTableAreRefused() throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for ext in ["gpkg", "shp"] {
+            let path = dir.appendingPathComponent("poly.\(ext)").path
+            try TestSupport.write(TestSupport.sampleFeatures(count: 2), to: path)
+            let result = try FeatureDataSource(path: path).featureTable(named: nil).queryFeatures()
+            #expect { try result.nextPoints() } throws: { "\($0)".contains("not a point") }
+        }
+    }
+
     @Test func civilDatesFromDayCounts() {
         // Python's proleptic Gregorian ordinals: date(1970, 1, 1) is 719,163 and date(1, 1, 1) is 1, so day
         // -719,162 is 0001-01-01; 2000-02-29 is 10,957 days (30 years, 7 leap days) + 59 after 1970-01-01.

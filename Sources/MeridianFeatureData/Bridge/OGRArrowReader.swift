@@ -73,6 +73,46 @@ final class OGRArrowReader {
     /// The next batch of features, appended to `features`; `false` at the end of the stream.
     /// - Throws: The stream's error, or a reason naming the feature's ID.
     func next(into features: inout [Feature], codec: inout OGRGeometryCodec) throws(FieldValueError) -> Bool {
+        try withNextBatch { columns, count throws(FieldValueError) in
+            features.reserveCapacity(features.count + count)
+            for row in 0..<count {
+                let fid = fidColumn.flatMap { columns[$0].int64(row) }
+                do throws(FieldValueError) {
+                    var geometry: Geometry?
+                    if let g = geometryColumn, let wkb = columns[g].bytes(row) { geometry = try codec.geometry(wkb: wkb) }
+                    var properties: [String: JSONValue] = [:]
+                    if !fieldColumns.isEmpty { properties.reserveCapacity(fieldColumns.count) }
+                    for (column, reader) in fieldColumns {
+                        properties[reader.field.name] = try columns[column].value(row, reader: reader)
+                    }
+                    features.append(Feature(geometry: geometry, properties: properties, id: fid.map { .number(Double($0)) }))
+                } catch {
+                    throw FieldValueError("feature \(fid.map(String.init) ?? "?"): \(error.reason)")
+                }
+            }
+        }
+    }
+
+    /// The coordinates of the next batch's point geometries, appended to `coordinates`; `false` at the end.
+    /// - Throws: The stream's error, or a reason naming a feature that has no point.
+    func nextPoints(into coordinates: inout [Coordinate]) throws(FieldValueError) -> Bool {
+        try withNextBatch { columns, count throws(FieldValueError) in
+            guard let g = geometryColumn else { throw FieldValueError("the query reads no geometries") }
+            coordinates.reserveCapacity(coordinates.count + count)
+            for row in 0..<count {
+                guard let wkb = columns[g].bytes(row), let c = try OGRGeometryCodec.pointCoordinate(wkb) else {
+                    let fid = fidColumn.flatMap { columns[$0].int64(row) }
+                    throw FieldValueError("feature \(fid.map(String.init) ?? "?"): its geometry is not a point")
+                }
+                coordinates.append(c)
+            }
+        }
+    }
+
+    /// Runs `body` on the next batch's columns and its row count; `false` at the end of the stream.
+    private func withNextBatch(
+        _ body: ([ArrowColumn], Int) throws(FieldValueError) -> Void
+    ) throws(FieldValueError) -> Bool {
         var array = ArrowArray()
         guard let getNext = stream.get_next else { return false }
         guard getNext(&stream, &array) == 0 else {
@@ -81,28 +121,12 @@ final class OGRArrowReader {
         }
         guard array.release != nil else { return false }
         defer { array.release?(&array) }
-        let count = Int(array.length)
         guard Int(array.n_children) == formats.count, let children = array.children else {
             throw FieldValueError("GDAL's Arrow stream gave a batch of another shape than its schema")
         }
         let columns = (0..<formats.count).compactMap { i in children[i].map { ArrowColumn($0.pointee, format: formats[i]) } }
         guard columns.count == formats.count else { throw FieldValueError("GDAL's Arrow stream gave a batch without a column") }
-        features.reserveCapacity(features.count + count)
-        for row in 0..<count {
-            let fid = fidColumn.flatMap { columns[$0].int64(row) }
-            do throws(FieldValueError) {
-                var geometry: Geometry?
-                if let g = geometryColumn, let wkb = columns[g].bytes(row) { geometry = try codec.geometry(wkb: wkb) }
-                var properties: [String: JSONValue] = [:]
-                properties.reserveCapacity(fieldColumns.count)
-                for (column, reader) in fieldColumns {
-                    properties[reader.field.name] = try columns[column].value(row, reader: reader)
-                }
-                features.append(Feature(geometry: geometry, properties: properties, id: fid.map { .number(Double($0)) }))
-            } catch {
-                throw FieldValueError("feature \(fid.map(String.init) ?? "?"): \(error.reason)")
-            }
-        }
+        try body(columns, Int(array.length))
         return true
     }
 

@@ -50,6 +50,11 @@ struct OGRGeometryCodec {
     /// A 2D or 3D little-endian WKB point; `nil` for anything else (an empty point included, which the general path
     /// reads as no geometry).
     static func point(_ wkb: UnsafeRawBufferPointer, spatialReference: SpatialReference) throws(FieldValueError) -> Geometry? {
+        try pointCoordinate(wkb).map { .point(Point($0, spatialReference: spatialReference)) }
+    }
+
+    /// The coordinate of a 2D or 3D little-endian WKB point; `nil` for anything else or an empty point.
+    static func pointCoordinate(_ wkb: UnsafeRawBufferPointer) throws(FieldValueError) -> Coordinate? {
         guard wkb.count == 21 || wkb.count == 29, wkb[0] == 1 else { return nil }
         let type = wkb.loadUnaligned(fromByteOffset: 1, as: UInt32.self).littleEndian
         guard (type == 1 && wkb.count == 21) || (type == 1001 && wkb.count == 29) else { return nil }
@@ -59,7 +64,7 @@ struct OGRGeometryCodec {
         guard c.x.isFinite, c.y.isFinite, c.z?.isFinite ?? true else {
             throw FieldValueError("its point has a coordinate that is not a finite number")
         }
-        return .point(Point(c, spatialReference: spatialReference))
+        return c
     }
 
     /// An OGR geometry (borrowed; its M values may be dropped in place) as Meridian's, `nil` when empty.

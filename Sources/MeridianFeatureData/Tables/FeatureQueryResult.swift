@@ -80,6 +80,48 @@ public final class FeatureQueryResult {
         }
     }
 
+    /// The coordinates of the next point features, up to 65,536 at a time, without building ``/MeridianCore/Feature``
+    /// values (nor reading attributes): the fast way to read a table of points for bulk work such as buffering and
+    /// union. Empty after the last. Query with ``QueryParameters/outFields`` empty to read no attributes at all.
+    /// - Throws: `FeatureDataError.unreadableFeature` for a feature without a point geometry (a multipoint, a line,
+    ///   none), and as ``next()``.
+    public func nextPoints() throws(FeatureDataError) -> [Coordinate] {
+        guard pendingStart == pending.count, arrow != nil else {
+            // Feature by feature (or what an earlier batch left): the points of the next features.
+            let features = try nextBatch(maximumCount: 65_536)
+            var coordinates: [Coordinate] = []
+            coordinates.reserveCapacity(features.count)
+            for f in features {
+                guard let p = f.geometry?.point else {
+                    throw unreadable(f.id?.intValue, "its geometry is \(f.geometry?.typeName ?? "missing"), not a point")
+                }
+                coordinates.append(p.coordinate)
+            }
+            return coordinates
+        }
+        guard !finished else { return [] }
+        var coordinates: [Coordinate] = []
+        let more = try GDALRuntime.capturing { messages throws(FeatureDataError) -> Bool in
+            do throws(FieldValueError) {
+                guard let arrow, try arrow.nextPoints(into: &coordinates) else { return false }
+                return true
+            } catch {
+                throw unreadable(nil, messages.failures.first.map { "\(error.reason): \($0)" } ?? error.reason)
+            }
+        }
+        if let most = parameters.maxFeatures, featuresRead + coordinates.count > most {
+            coordinates.removeLast(featuresRead + coordinates.count - most)
+            finished = true
+        }
+        if !more {
+            try checkComplete(read: featuresRead)
+            finished = true
+            arrow = nil
+        }
+        featuresRead += coordinates.count
+        return coordinates
+    }
+
     /// The next features from the Arrow stream: what is left of the current Arrow batch, then further batches.
     private func nextFromArrow(_ wanted: Int) throws(FeatureDataError) -> [Feature] {
         var batch: [Feature] = []
@@ -104,6 +146,11 @@ public final class FeatureQueryResult {
                 continue
             }
             let take = min(wanted - batch.count, pending.count - pendingStart)
+            if batch.isEmpty, pendingStart == 0, take == pending.count {
+                swap(&batch, &pending)  // a whole Arrow batch: handed over, not copied
+                pendingStart = 0
+                continue
+            }
             batch.append(contentsOf: pending[pendingStart..<pendingStart + take])
             pendingStart += take
         }
@@ -117,7 +164,7 @@ public final class FeatureQueryResult {
         do {
             let geometry = parameters.returnsGeometry ? try geometryCodec.geometry(of: handle) : nil
             var properties: [String: JSONValue] = [:]
-            properties.reserveCapacity(readers.count)
+            if !readers.isEmpty { properties.reserveCapacity(readers.count) }
             for (i, reader) in readers {
                 properties[reader.field.name] = try reader.value(of: handle, at: i)
             }

@@ -1,9 +1,10 @@
 // P6 (issue 27): reading points through GDAL/OGR (MeridianFeatureData) against reading the same points from CSV.
 //
-//   meridian-bench p6-read FILE REPS [--attributes]   every point of a GeoPackage, shapefile or FlatGeobuf (only the
-//                                                     geometries, as `meridian buffer --union` reads them; with
-//                                                     --attributes every field too), or of a CSV with x,y columns
-//                                                     (MeridianCore's CSVRecordReader, as the CLI reads points)
+//   meridian-bench p6-read FILE REPS [--attributes]   every point of a GeoPackage, shapefile or FlatGeobuf into an
+//                                                     array of coordinates (FeatureQueryResult.nextPoints, as a
+//                                                     points-only job reads them; with --attributes every feature
+//                                                     with every field, as Feature values), or of a CSV with x,y
+//                                                     columns (MeridianCore's CSVRecordReader, as the CLI reads points)
 import Foundation
 import Meridian
 
@@ -24,17 +25,30 @@ private func readOGRPoints(_ path: String, attributes: Bool) throws -> (Int, Dou
     let table = try FeatureDataSource(path: path).featureTable(named: nil)
     let result = table.queryFeatures(using: QueryParameters(outFields: attributes ? nil : []))
     var count = 0, sumX = 0.0, sumY = 0.0
-    while true {
-        let batch = try result.nextBatch(maximumCount: 65_536)
-        if batch.isEmpty { break }
-        for feature in batch {
-            guard let p = feature.geometry?.point else { continue }
-            count += 1
-            sumX += p.x
-            sumY += p.y
+    if attributes {
+        while true {
+            let batch = try result.nextBatch(maximumCount: 65_536)
+            if batch.isEmpty { break }
+            for feature in batch {
+                guard let p = feature.geometry?.point else { continue }
+                count += 1
+                sumX += p.x
+                sumY += p.y
+            }
         }
+        return (count, sumX, sumY)
     }
-    return (count, sumX, sumY)
+    var points: [Coordinate] = []
+    while true {
+        let batch = try result.nextPoints()
+        if batch.isEmpty { break }
+        points += batch
+    }
+    for p in points {
+        sumX += p.x
+        sumY += p.y
+    }
+    return (points.count, sumX, sumY)
 }
 
 /// Every x,y row of a CSV file.
