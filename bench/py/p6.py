@@ -49,7 +49,7 @@ def gen(n, folder):
                 if os.path.exists(stale):
                     os.remove(stale)
         options = {"SPATIAL_INDEX": "NO"} if fmt == "fgb" else {}
-        pyogrio.raw.write(path, wkb, ["id"], [ids], geometry_type="Point", crs="EPSG:5070", layer=f"P6-{n}",
+        pyogrio.raw.write(path, wkb, [ids], ["id"], geometry_type="Point", crs="EPSG:5070", layer=f"P6-{n}",
                           driver={"gpkg": "GPKG", "shp": "ESRI Shapefile", "fgb": "FlatGeobuf"}[fmt],
                           layer_options=options)
     with open(os.path.join(folder, f"P6-{n}.csv"), "w") as f:

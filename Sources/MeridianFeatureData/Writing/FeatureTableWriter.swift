@@ -202,7 +202,8 @@ public final class FeatureTableWriter {
             try column.set(feature.properties[column.field.name], on: ogrFeature, at: Int32(i), format: format)
         }
         if let geometry = feature.geometry {
-            let g = try OGRGeometryCodec.make(geometry, promoteToMulti: schema.promotesToMulti)
+            let g = try OGRGeometryCodec.make(geometry, promoteToMulti: schema.promotesToMulti,
+                                              clockwiseShells: format == .shapefile)
             _ = OGR_F_SetGeometryDirectly(ogrFeature, g)
         }
         guard OGR_L_CreateFeature(layer, ogrFeature) == OGRERR_NONE, messages.failures.isEmpty else {
