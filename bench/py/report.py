@@ -77,6 +77,8 @@ def p6_rows(case, rs):
         csv = next((r for r in rs if r["tool"] == "csv" and med(r)), None)
         for r in rs:
             ratio = f"{med(r) / med(csv):.2f} vs CSV" if (csv and med(r) and r is not csv) else "—"
+            if r is not csv and csv and (r.get("sum_x"), r.get("sum_y")) != (csv.get("sum_x"), csv.get("sum_y")):
+                ratio += " (Σx, Σy DIFFER from the CSV's)"
             met = f"≤ 1.5: {'met' if med(r) / med(csv) <= 1.5 else 'NOT met'}" if ratio != "—" else ""
             print(f"| {case} | {r['tool']} | {timing(r)} | {r.get('peak_rss_mb', '—')} | {ratio} | {met} | "
                   f"{r.get('count', '')} points |")

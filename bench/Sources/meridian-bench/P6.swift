@@ -18,8 +18,9 @@ func runP6Read(_ args: [String]) throws {
     let (times, sums) = try timed(reps) { () throws -> (Int, Double, Double) in
         path.hasSuffix(".csv") ? try readCSVPoints(path) : try readOGRPoints(path, attributes: attributes)
     }
-    emit(["tool": "meridian", "times": times, "count": sums.0, "sum_x": sums.1, "sum_y": sums.2,
-          "attributes": attributes])
+    let format = URL(fileURLWithPath: path).pathExtension
+    emit(["tool": format == "csv" ? "csv" : "meridian \(format)", "times": times, "count": sums.0, "sum_x": sums.1,
+          "sum_y": sums.2, "attributes": attributes])
 }
 
 /// Every point of a feature source, a batch at a time.
