@@ -12,12 +12,13 @@
 #   scripts/postgis.sh status    says whether it runs
 #
 # Use: eval "$(scripts/postgis.sh start)"; ...; scripts/postgis.sh stop  (scripts/test.sh does this, with a trap).
-# The folder and the port are derived from this checkout's path, so two checkouts on one machine do not meet;
-# MERIDIAN_PG_PORT overrides the port. As root the server runs as the `postgres` user (PostgreSQL refuses root).
+# The folder and the port are derived from this checkout's path and MERIDIAN_PG_INSTANCE (default "test"; bench/run
+# uses "bench"), so two checkouts, or the tests and the benchmarks, on one machine do not meet; MERIDIAN_PG_PORT
+# overrides the port. As root the server runs as the `postgres` user (PostgreSQL refuses root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=/usr/lib/postgresql/15/bin
-key=$(pwd -P | cksum | cut -d' ' -f1)
+key=$(echo "$(pwd -P) ${MERIDIAN_PG_INSTANCE:-test}" | cksum | cut -d' ' -f1)
 root=/tmp/meridian-postgis-$key
 data=$root/data
 socket=$root/socket

@@ -85,6 +85,22 @@ import Testing
         #expect(try limited.nextPoints().isEmpty)
     }
 
+    @Test(arguments: ["gpkg", "shp"]) func aNewQueryStopsTheOldOne(ext: String) throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("q.\(ext)").path
+        try TestSupport.write(TestSupport.sampleFeatures(count: 5), to: path)
+        let table = try FeatureDataSource(path: path).featureTable(named: nil)
+        let first = table.queryFeatures()
+        #expect(try first.next() != nil)
+        let second = table.queryFeatures()
+        #expect(throws: FeatureDataError.self) { try first.next() }
+        #expect(throws: FeatureDataError.self) { try first.nextPoints() }
+        var count = 0
+        while try second.next() != nil { count += 1 }
+        #expect(count == 5, "the new query reads from the first feature")
+    }
+
     @Test func pointsOfAPolygonTableAreRefused() throws {
         let dir = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

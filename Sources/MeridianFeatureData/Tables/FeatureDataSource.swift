@@ -139,11 +139,7 @@ public final class ShapefileFeatureTable: FeatureTable {
     /// - Throws: `FeatureDataError.cannotOpen` when the file or its `.shx` is missing or corrupt, or it is not a
     ///   shapefile; `.severalTables` for an archive of several.
     public convenience init(fileURL: URL, limits: FeatureDataLimits = .default) throws(FeatureDataError) {
-        let source = try FeatureDataSource(fileURL: fileURL, limits: limits)
-        guard source.format == .shapefile else {
-            throw .cannotOpen(source: fileURL.path, reason: "a \(source.format), not a shapefile")
-        }
-        let table = try source.featureTable(named: nil)
+        let table = try FeatureTable.onlyTable(of: fileURL, format: .shapefile, limits: limits)
         try self.init(dataset: table.dataset, layer: table.layer, limits: limits)
     }
 }
@@ -156,11 +152,21 @@ public final class FlatGeobufFeatureTable: FeatureTable {
     ///   - limits: Bounds on what it may hold.
     /// - Throws: `FeatureDataError.cannotOpen` when the file is missing, corrupt, or not a FlatGeobuf.
     public convenience init(fileURL: URL, limits: FeatureDataLimits = .default) throws(FeatureDataError) {
-        let source = try FeatureDataSource(fileURL: fileURL, limits: limits)
-        guard source.format == .flatGeobuf else {
-            throw .cannotOpen(source: fileURL.path, reason: "a \(source.format), not a FlatGeobuf")
-        }
-        let table = try source.featureTable(named: nil)
+        let table = try FeatureTable.onlyTable(of: fileURL, format: .flatGeobuf, limits: limits)
         try self.init(dataset: table.dataset, layer: table.layer, limits: limits)
+    }
+}
+
+extension FeatureTable {
+    /// The only table of a file that must be of one format, for the initialisers of ``ShapefileFeatureTable`` and
+    /// ``FlatGeobufFeatureTable``.
+    static func onlyTable(of fileURL: URL, format: FeatureDataFormat, limits: FeatureDataLimits)
+        throws(FeatureDataError) -> FeatureTable
+    {
+        let source = try FeatureDataSource(fileURL: fileURL, limits: limits)
+        guard source.format == format else {
+            throw .cannotOpen(source: fileURL.path, reason: "a \(source.format), not a \(format)")
+        }
+        return try source.featureTable(named: nil)
     }
 }

@@ -26,6 +26,10 @@ public final class FeatureQueryResult {
     /// How many features have been returned so far.
     public private(set) var featuresRead = 0
 
+    deinit {
+        arrow = nil  // before the table (and the dataset that owns the layer) can go
+    }
+
     init(table: FeatureTable, parameters: QueryParameters, generation: Int, allowingArrow: Bool) {
         self.table = table
         self.parameters = parameters
@@ -52,11 +56,8 @@ public final class FeatureQueryResult {
     /// - Parameter maximumCount: The batch size (at least 1).
     /// - Throws: As ``next()``.
     public func nextBatch(maximumCount: Int) throws(FeatureDataError) -> [Feature] {
+        try checkCurrent()
         guard !finished else { return [] }
-        guard generation == table.queryGeneration else {
-            throw .cannotOpen(source: table.sourceName,
-                              reason: "layer '\(table.tableName)': another query of this table was started; this one stopped")
-        }
         var wanted = max(1, maximumCount)
         if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
         guard wanted > 0 else { finished = true; return [] }
@@ -86,6 +87,7 @@ public final class FeatureQueryResult {
     /// - Throws: `FeatureDataError.unreadableFeature` for a feature without a point geometry (a multipoint, a line,
     ///   none), and as ``next()``.
     public func nextPoints() throws(FeatureDataError) -> [Coordinate] {
+        try checkCurrent()
         guard pendingStart == pending.count, arrow != nil else {
             // Feature by feature (or what an earlier batch left): the points of the next features.
             let features = try nextBatch(maximumCount: 65_536)
@@ -172,6 +174,21 @@ public final class FeatureQueryResult {
         } catch {
             throw unreadable(fid >= 0 ? Int(fid) : nil, error.reason)
         }
+    }
+
+    /// Throws when another query of the table was started since this one (they share the layer's read position).
+    private func checkCurrent() throws(FeatureDataError) {
+        guard generation == table.queryGeneration else {
+            throw .cannotOpen(source: table.sourceName,
+                              reason: "layer '\(table.tableName)': another query of this table was started; this one stopped")
+        }
+    }
+
+    /// Ends the query: the Arrow stream is released (GDAL allows one per layer), nothing more is read. Called when
+    /// the table starts another query.
+    func stop() {
+        arrow = nil
+        finished = true
     }
 
     /// A shapefile's and a FlatGeobuf's header count their features: a file that ends before that many were read is

@@ -20,6 +20,8 @@ public class FeatureTable {
     let limits: FeatureDataLimits
     /// Incremented by each query: an older query result stops (they share the layer's read position).
     var queryGeneration = 0
+    /// The query reading the layer, stopped when another starts.
+    weak var activeQuery: FeatureQueryResult?
 
     /// The table's (layer's) name: a GeoPackage or PostGIS table, a shapefile's base name.
     public let tableName: String
@@ -82,6 +84,7 @@ public class FeatureTable {
 
     /// A query that may (where the driver has one) or may not use GDAL's Arrow stream; the tests compare the two.
     func queryFeatures(using parameters: QueryParameters, allowingArrow: Bool) -> FeatureQueryResult {
+        activeQuery?.stop()
         queryGeneration += 1
         GDALRuntime.capturing { _ in
             OGR_L_ResetReading(layer)
@@ -93,8 +96,10 @@ public class FeatureTable {
                 OGR_L_SetIgnoredFields(layer, list.mutableConstant)
             }
         }
-        return FeatureQueryResult(table: self, parameters: parameters, generation: queryGeneration,
-                                  allowingArrow: allowingArrow)
+        let result = FeatureQueryResult(table: self, parameters: parameters, generation: queryGeneration,
+                                        allowingArrow: allowingArrow)
+        activeQuery = result
+        return result
     }
 
     /// Meridian's name for an OGR layer geometry type; `nil` for none, unknown, collections and the other types.
