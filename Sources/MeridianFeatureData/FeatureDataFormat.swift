@@ -59,6 +59,19 @@ public enum FeatureDataFormat: String, Sendable, Hashable, CaseIterable, CustomS
         return nil
     }
 
+    /// The format of a source this module reads, recognised as ``FeatureDataSource`` does: a `PG:` string is PostGIS,
+    /// a file is recognised by its first bytes (``recognize(header:)``), a zip archive that holds a `.shp` is a
+    /// shapefile (its directory is listed; nothing is inflated). `nil` for anything else, or a file that cannot be read.
+    /// - Parameter path: A file path or a `PG:` connection string.
+    public static func recognize(source path: String) -> FeatureDataFormat? {
+        if PostGISConnection.isConnectionString(path) { return .postGIS }
+        guard !path.hasPrefix("/vsi"), let header = try? LocatedSource.readHeader(path) else { return nil }
+        if let format = recognize(header: header) { return format }
+        guard header.starts(with: [0x50, 0x4B, 0x03, 0x04]) else { return nil }
+        let names = LocatedSource.zipListing(path, maximumEntries: FeatureDataLimits.default.maximumZipEntries).names
+        return names.contains { $0.lowercased().hasSuffix(".shp") } ? .shapefile : nil
+    }
+
     /// Whether the first bytes are those of an SQLite database that is not a GeoPackage (a SpatiaLite or plain
     /// SQLite file), for a message that says so.
     /// - Parameter header: The file's first bytes.

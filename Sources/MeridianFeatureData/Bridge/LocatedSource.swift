@@ -47,7 +47,7 @@ struct LocatedSource {
     }
 
     /// The first bytes of a regular file.
-    private static func readHeader(_ path: String) throws(FeatureDataError) -> [UInt8] {
+    static func readHeader(_ path: String) throws(FeatureDataError) -> [UInt8] {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw .cannotOpen(source: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -76,23 +76,29 @@ struct LocatedSource {
     }
 
     /// A zip archive is read as a zipped shapefile when it holds a `.shp`, within `limits`.
-    private static func checkZippedShapefile(_ path: String, limits: FeatureDataLimits) throws(FeatureDataError) {
-        let fail = { (reason: String) in FeatureDataError.cannotOpen(source: path, reason: reason) }
-        guard !path.contains("{"), !path.contains("}") else {
-            throw fail("a zip archive whose path contains '{' or '}' cannot be named to GDAL; rename it")
-        }
-        // Names and declared uncompressed sizes from the archive's directory, without inflating anything.
-        let listing: (names: [String], bytes: UInt64) = GDALRuntime.capturing { _ in
+    /// The entry names (at most `maximumEntries` + 1) and the total declared uncompressed size of a zip archive,
+    /// from its directory, without inflating anything; nothing for a file GDAL cannot read as a zip.
+    static func zipListing(_ path: String, maximumEntries: Int) -> (names: [String], bytes: UInt64) {
+        guard !path.contains("{"), !path.contains("}") else { return ([], 0) }
+        return GDALRuntime.capturing { _ in
             guard let directory = VSIOpenDir("/vsizip/{\(path)}", -1, nil) else { return ([], 0) }
             defer { VSICloseDir(directory) }
             var names: [String] = []
             var bytes: UInt64 = 0
-            while let entry = VSIGetNextDirEntry(directory), names.count <= limits.maximumZipEntries {
+            while let entry = VSIGetNextDirEntry(directory), names.count <= maximumEntries {
                 names.append(String(cString: entry.pointee.pszName))
                 if entry.pointee.bSizeKnown != 0 { bytes += UInt64(entry.pointee.nSize) }
             }
             return (names, bytes)
         }
+    }
+
+    private static func checkZippedShapefile(_ path: String, limits: FeatureDataLimits) throws(FeatureDataError) {
+        let fail = { (reason: String) in FeatureDataError.cannotOpen(source: path, reason: reason) }
+        guard !path.contains("{"), !path.contains("}") else {
+            throw fail("a zip archive whose path contains '{' or '}' cannot be named to GDAL; rename it")
+        }
+        let listing = zipListing(path, maximumEntries: limits.maximumZipEntries)
         guard listing.names.count <= limits.maximumZipEntries else {
             throw fail("the zip archive has more than \(limits.maximumZipEntries) entries")
         }

@@ -114,3 +114,51 @@ public struct TableDescription: Sendable, Hashable {
         self.fields = fields
     }
 }
+
+extension Field {
+    /// Fields for features that carry GeoJSON properties without a schema (read from GeoJSON or CSV), so that they can
+    /// be written to a feature table: one field per property name, in alphabetical order (properties are unordered),
+    /// typed by the values the features hold — booleans ``FieldType/boolean``; numbers ``FieldType/int32`` when all
+    /// are whole and within 32 bits, ``FieldType/int64`` when all are whole and within ±2^53, else
+    /// ``FieldType/float64``; text ``FieldType/text``; arrays and objects ``FieldType/json``; a property whose values
+    /// are of several of these kinds ``FieldType/text`` (numbers and booleans then written as their JSON text). Nulls
+    /// count for nothing; a property that is always null is text.
+    /// - Parameter features: The features (all of them, or a first batch taken as representative).
+    /// - Returns: The fields.
+    public static func fields(describing features: some Sequence<Feature>) -> [Field] {
+        var kinds: [String: Set<FieldType>] = [:]
+        for feature in features {
+            for (name, value) in feature.properties {
+                var set = kinds[name, default: []]
+                if let kind = kind(of: value) { set.insert(kind) }
+                kinds[name] = set
+            }
+        }
+        return kinds.keys.sorted().map { name in
+            let set = kinds[name] ?? []
+            let type: FieldType
+            if set.count == 1, let only = set.first {
+                type = only
+            } else if !set.isEmpty, set.isSubset(of: [.int32, .int64, .float64]) {
+                type = set.contains(.float64) ? .float64 : .int64
+            } else {
+                type = .text
+            }
+            return Field(name: name, type: type)
+        }
+    }
+
+    /// The narrowest field type of one value; `nil` for null.
+    private static func kind(of value: JSONValue) -> FieldType? {
+        switch value {
+        case .null: nil
+        case .bool: .boolean
+        case .number(let d):
+            if d.rounded(.towardZero) == d, abs(d) <= 2_147_483_647 { .int32 }
+            else if d.rounded(.towardZero) == d, abs(d) <= 9_007_199_254_740_992 { .int64 }
+            else { .float64 }
+        case .string: .text
+        case .array, .object: .json
+        }
+    }
+}
