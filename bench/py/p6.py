@@ -7,7 +7,7 @@ the contiguous US. The inputs are written by pyogrio (GDAL 3.12 of its wheel), n
     p6.py run TOOL FORMAT N REPS DIR    runs TOOL REPS times on DIR/P6-N.FORMAT, each run a fresh process timed from
                                         start to exit, and prints one JSON line: wall times, the largest peak RSS of
                                         the runs (wait4), and the output's area in m² (read back with pyogrio)
-        TOOL: "meridian BIN" (the CLI: meridian buffer IN --distance 500m --union -o OUT),
+        TOOL: "meridian BIN" (the CLI: meridian buffer IN --srs EPSG:5070 --distance 500m --union -o OUT),
               "meridian-library BENCH" (meridian-bench p6: the same through the library; times split by phase),
               geopandas | geopandas-disjoint (pyogrio read_dataframe, buffer, union_all() or
               union_all(method="disjoint_subset"), write_dataframe)
@@ -62,7 +62,8 @@ def command(tool, fmt, src, out):
     if tool.startswith("meridian-library"):
         return [tool.split(" ", 1)[1], "p6", src, out, repr(R_M), "1"]
     if tool.startswith("meridian"):
-        return [tool.split(" ", 1)[1], "buffer", src, "--distance", f"{R_M}m", "--union", "--quiet", "-o", out]
+        return [tool.split(" ", 1)[1], "buffer", src, "--srs", "EPSG:5070", "--distance", f"{R_M}m", "--union", "--quiet",
+                "-o", out]
     method = "disjoint_subset" if tool == "geopandas-disjoint" else "unary"
     return [sys.executable, os.path.join(HERE, "p6_geopandas.py"), src, out, repr(R_M), method]
 
