@@ -293,6 +293,8 @@ public final class ViewerAPI: Sendable {
         w.raw(",\"north\":"); w.number(a.north)
         w.raw("},\"boundary\":")
         w.polygon(info.boundary)
+        w.raw(",\"horizon\":")
+        if let horizon = info.horizon { w.polygon(horizon) } else { w.raw("null") }
         if let e = info.boundary.geometry.extent {
             w.raw(",\"extent\":{\"xmin\":"); w.number(e.xMin)
             w.raw(",\"ymin\":"); w.number(e.yMin)
@@ -380,7 +382,7 @@ public final class ViewerAPI: Sendable {
             let all = Multipoint(points.map(\.coordinate), spatialReference: info.spatialReference)
             if let outside = try GeometryEngine.firstVertexOutsideHorizon([all], of: info.spatialReference) {
                 throw APIError.unprocessable("point \(outside.vertexIndex) \(outside.reasonPhrase(for: info.spatialReference))"
-                                             + ": tap within the boundary")
+                                             + ": tap within the projection's horizon")
             }
         } catch let e as APIError {
             throw e
@@ -531,6 +533,9 @@ struct SpatialReferenceInfo: Sendable {
     let areaOfUse: AreaOfUse
     /// The area of use (densified along its edges, so its projected sides follow the curved parallels).
     let boundary: Polygon
+    /// The projection's horizon, the area of use widened by `ProjectionHorizon.margin`, drawn the same way; `nil`
+    /// when the widened box cannot be projected (it reaches a pole the projection cannot map).
+    let horizon: Polygon?
 }
 
 /// Caches spatial references and their projected areas of use (PROJ's database look-ups are slow).
@@ -554,7 +559,9 @@ final class SpatialReferenceCache: @unchecked Sendable {
         } catch {
             throw .unprocessable("cannot project the area of use of EPSG:\(wkid): \(error)")
         }
-        let info = SpatialReferenceInfo(wkid: wkid, spatialReference: sr, areaOfUse: area, boundary: projected)
+        let horizon = try? GeometryEngine.horizonPolygon(of: sr, verticesPerEdge: Self.stepsPerEdge)
+        let info = SpatialReferenceInfo(wkid: wkid, spatialReference: sr, areaOfUse: area, boundary: projected,
+                                        horizon: horizon)
         lock.withLock { cache[wkid] = info }
         return info
     }

@@ -57,6 +57,25 @@ import Testing
         #expect(shell.count == 4 * SpatialReferenceCache.stepsPerEdge + 1)
     }
 
+    /// The page draws where taps are accepted: the horizon's outline, the area of use widened by 5°. What it
+    /// encloses is what `/api/contains` accepts: a point between the two outlines (0.5° south of the box) is
+    /// inside, one 5.5° south is not; Web Mercator's widened box reaches the poles it cannot map, so it has none.
+    @Test func theHorizonOutlineEnclosesWhatContainsAccepts() throws {
+        let o = try object(api.handle(HTTPRequest(method: "GET", path: "/api/srs/32038")))
+        let horizon = try #require(o["horizon"] as? [String: Any])
+        let shell = try #require((horizon["parts"] as? [[String: Any]])?.first?["shell"] as? [[Double]])
+        let texas = try SpatialReference(wkid: 32038)
+        let outline = Polygon(shell: shell.map { Coordinate(x: $0[0], y: $0[1]) }, spatialReference: texas)
+        for (latitude, inside) in [(31.72 - 0.5, true), (31.72 - 5.5, false), (34.58 + 4.9, true), (34.58 + 5.1, false)] {
+            let p = try GeometryEngine.project(Point(latitude: latitude, longitude: -98.5), into: texas)
+            #expect(try GeometryEngine.doesGeometry(outline, contain: p) == inside, "latitude \(latitude)")
+            let r = post("/api/contains", #"{"wkid":32038,"x":\#(p.x),"y":\#(p.y)}"#)
+            #expect(try object(r)["inside"] as? Bool == inside, "latitude \(latitude)")
+        }
+        let mercator = try object(api.handle(HTTPRequest(method: "GET", path: "/api/srs/3857")))
+        #expect(mercator["horizon"] is NSNull)
+    }
+
     /// Containment is the engine's horizon (the command line's rule): a polar spatial reference contains its pole
     /// (EPSG:3413, 32661 and 5041 answered 422 "Ring Self-intersection" when the projected box was tested, and
     /// EPSG:3031 called the South Pole outside), Houston (2° south of EPSG:32038's box) is inside, Miami (14° east

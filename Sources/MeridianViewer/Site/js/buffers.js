@@ -15,7 +15,7 @@ const PLAIN_DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/;
 const Status = {
   addPoints: "Tap on the map to add buffers.",
   bufferCreated: "Buffer created.",
-  outOfBoundsTap: "Tap within the boundary to add buffer.",
+  outOfBoundsTap: "Tap within the projection's horizon (dotted: the area of use widened by 5°) to add buffer.",
   invalidInput: "Enter a value between 0 and 300 to create a buffer.",
   tooSmall: "A buffer under 0.01 miles (53 ft) would be too small to see: enter at least 0.01.",
   noPoints: "Add a point to draw the buffers.",
@@ -49,6 +49,12 @@ async function load() {
   try {
     const [, srs] = await Promise.all([basemap.load(), api(`/api/srs/${WKID}`)]);
     $("srs-name").textContent = `${srs.name} (EPSG:${srs.wkid}), ${srs.unit}`;
+    // Where taps are accepted (the engine's rule, the command line's too): the projection's horizon, dotted, around
+    // the area of use, red dashed as in the sample.
+    if (srs.horizon) {
+      const horizonPath = svg("path", { d: ringsPath(polygonRings(srs.horizon)), class: "horizon" }, map.worldLayer("boundary"));
+      horizonPath.id = "horizon";
+    }
     const boundaryPath = svg("path", { d: ringsPath(polygonRings(srs.boundary)), class: "boundary" }, map.worldLayer("boundary"));
     boundaryPath.id = "boundary";
     const e = srs.extent;
