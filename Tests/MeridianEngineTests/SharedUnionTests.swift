@@ -79,7 +79,7 @@ import Testing
             #expect(expected.parts.count > 300 && expected.parts.contains { !$0.holes.isEmpty })
             for threads in [2, 3, 5] {
                 let shared = try PointBufferUnion.union(clusters: clusters[range], of: problem, parameters: .default,
-                                                        in: .webMercator, minimumToShare: 1, threads: threads)
+                                                        in: .webMercator, minimumToShare: 1, threads: threads).0
                 // (A Boolean: Swift Testing would print both polygons to describe a difference.)
                 let same = shared == expected
                 #expect(same, "clusters \(range), \(threads) threads: other parts or another order")
@@ -122,7 +122,7 @@ import Testing
             let same = whole.parts == expected && method == .circleUnion
             #expect(same, "\(threads) threads, the whole problem")
             let batch = try PointBufferUnion.union(clusters: clusters[...], of: problem, parameters: .default,
-                                                   in: .webMercator, minimumToShare: 1, threads: threads)
+                                                   in: .webMercator, minimumToShare: 1, threads: threads).0
             let sameBatch = batch == (try Self.oneThread(clusters[...], of: problem))
             #expect(sameBatch, "\(threads) threads, a batch")
         }
@@ -173,7 +173,7 @@ import Testing
             return
         }
         let shared = try PointBufferUnion.union(clusters: clusters[...], of: problem, parameters: .default,
-                                                in: .webMercator, minimumToShare: 1, threads: 3)
+                                                in: .webMercator, minimumToShare: 1, threads: 3).0
         let same = shared == expected
         #expect(same)
     }

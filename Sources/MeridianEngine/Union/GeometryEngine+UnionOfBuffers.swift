@@ -96,7 +96,7 @@ extension GeometryEngine {
         }
         try LookaheadPipeline.run(count: ends.count, ahead: threads > 1 ? 1 : 0) { [ends] (b: Int) throws(EngineError) in
             try PointBufferUnion.union(clusters: clusters[(b == 0 ? 0 : ends[b - 1])..<ends[b]], of: problem,
-                                       parameters: parameters, in: sr, threads: threads)
+                                       parameters: parameters, in: sr, threads: threads).0
         } consume: { (union: Polygon, b: Int) throws(EngineError) in
             try body(union, done[b])
         }

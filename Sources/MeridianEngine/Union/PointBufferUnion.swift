@@ -106,7 +106,7 @@ enum PointBufferUnion {
     /// (`CircleUnion.mergeInOrder`); or, when one cluster holds most circles, their arcs traced on the threads. The result is the same polygon, parts in the same order, as
     /// `union(x:y:radius:parameters:in:)` of those clusters' circles, which is what runs when there are too few
     /// circles to share, and when any run meets a degenerate configuration (its fallback to GEOS then handles the
-    /// whole set, as it would have).
+    /// whole set, as it would have); so is how it was computed.
     /// - Parameters:
     ///   - clusters: Whole clusters of `problem` (indices into its circles), in `clusters()`'s order.
     ///   - problem: The problem the clusters index.
@@ -117,14 +117,14 @@ enum PointBufferUnion {
     static func union(
         clusters: ArraySlice<[Int]>, of problem: CircleUnion, parameters: BufferParameters,
         in spatialReference: SpatialReference, minimumToShare: Int = 8192, threads: Int = Parallelism.threadCount
-    ) throws(EngineError) -> Polygon {
+    ) throws(EngineError) -> (Polygon, Method) {
         let circles = clusters.reduce(0) { $0 + $1.count }
         guard circles >= minimumToShare, threads > 1,
               let parts = sharedParts(clusters, circles: circles, of: problem, whole: false, threads: threads)
         else {
             return try oneThread(clusters, of: problem, parameters: parameters, in: spatialReference)
         }
-        return Polygon(parts: parts, spatialReference: spatialReference)
+        return (Polygon(parts: parts, spatialReference: spatialReference), .circleUnion)
     }
 
     /// The parts of the union of some of a problem's clusters (of all its clusters: `whole`) on `threads` threads:
@@ -193,10 +193,10 @@ enum PointBufferUnion {
     private static func oneThread(
         _ clusters: ArraySlice<[Int]>, of problem: CircleUnion, parameters: BufferParameters,
         in spatialReference: SpatialReference
-    ) throws(EngineError) -> Polygon {
+    ) throws(EngineError) -> (Polygon, Method) {
         let sub = problem.subproblem(clusters.flatMap { $0 })
         return try union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: parameters, in: spatialReference,
-                         threads: 1).0
+                         threads: 1)
     }
 
     /// GEOS's unary union of the (deduplicated) circle polygons.
