@@ -66,10 +66,54 @@ def checks(m, peer):
     return "; ".join(out)
 
 
+def p6_rows(case, rs):
+    """P6 (issue 27): Meridian (the CLI, else the library pipeline) against geopandas (its faster union) and PostGIS,
+    both targets 0.15; reading against the same points from CSV, target 1.5; streaming: peak RSS by input size."""
+    if case.startswith("P6 stream"):
+        for r in rs:
+            print(f"| {case} | {r['tool']} | {timing(r)} | {r.get('peak_rss_mb', '—')} | — | | {r.get('count', '')} points |")
+        return
+    if case.startswith("P6 read"):
+        csv = next((r for r in rs if r["tool"] == "csv" and med(r)), None)
+        for r in rs:
+            ratio = f"{med(r) / med(csv):.2f} vs CSV" if (csv and med(r) and r is not csv) else "—"
+            if r is not csv and csv and (r.get("sum_x"), r.get("sum_y")) != (csv.get("sum_x"), csv.get("sum_y")):
+                ratio += " (Σx, Σy DIFFER from the CSV's)"
+            met = f"≤ 1.5: {'met' if med(r) / med(csv) <= 1.5 else 'NOT met'}" if ratio != "—" else ""
+            print(f"| {case} | {r['tool']} | {timing(r)} | {r.get('peak_rss_mb', '—')} | {ratio} | {met} | "
+                  f"{r.get('count', '')} points |")
+        return
+    mer = next((r for r in rs if r["tool"] == "meridian" and med(r)), None) \
+        or next((r for r in rs if r["tool"] == "meridian-library" and med(r)), None)
+    gp = [r for r in rs if r["tool"].startswith("geopandas") and med(r)]
+    gp_best = min(gp, key=med) if gp else None
+    pg = next((r for r in rs if r["tool"] == "postgis" and med(r)), None)
+    for r in rs:
+        notes = []
+        if gp_best and "area" in r and r is not gp_best:
+            notes.append(f"Δarea vs {gp_best['tool']} {abs(r['area'] - gp_best['area']) / gp_best['area']:.1e}")
+        for phase in ("read", "union", "write"):
+            if phase in r:
+                notes.append(f"{phase} {statistics.median(r[phase]):.2f} s")
+        ratios, met = [], []
+        if r is mer:
+            for peer in (gp_best, pg):
+                if peer:
+                    q = med(r) / med(peer)
+                    ratios.append(f"{q:.3f} vs {peer['tool']}")
+                    met.append(f"≤ 0.15 vs {peer['tool']}: {'met' if q <= 0.15 else 'NOT met'}")
+        name = f"**{r['tool']}**" if r is mer else r["tool"]
+        print(f"| {case} | {name} | {timing(r)} | {r.get('peak_rss_mb', '—')} | {'; '.join(ratios) or '—'} | "
+              f"{'; '.join(met)} | {'; '.join(notes)} |")
+
+
 print("| Case | Tool | Time s: median [min–max] | Peak RSS MiB | Meridian / peer | Target | Checks |")
 print("|---|---|---|---|---|---|---|")
 for case in cases:
     rs = [r for r in rows if r["case"] == case]
+    if case.startswith("P6"):
+        p6_rows(case, rs)
+        continue
     mer = next((r for r in rs if r["tool"] == "meridian"), None)
     check = next((r for r in rs if r["tool"] == "meridian-geos-check"), None)
     if mer and check and "geos_area" in check:

@@ -45,7 +45,7 @@ public struct MeasureCommand: Command {
     /// Measures every feature of the input and prints one line (or JSON object) per feature.
     /// - Throws: `CommandError.failure` for unreadable input or a feature that cannot be measured.
     public func run(io: CommandIO) throws(CommandError) {
-        let features = try FeatureInput.read(input.path, inputSpatialReference: input.spatialReference,
+        let features = try FeatureInput.read(input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
                                              defaultXYSpatialReference: input.spatialReference ?? .wgs84, io: io)
         var rows: [Row] = []
         for (i, feature) in features.features.enumerated() {

@@ -19,6 +19,9 @@ struct FeatureInput {
     var points: [Coordinate]?
     /// For CSV input read with `CSVOptions.pointsOnly` and a `numericColumn`: each row's value of that column.
     var columnValues: [Double]?
+    /// For a GeoPackage, shapefile, FlatGeobuf or PostGIS input: the table's fields, with their types (the
+    /// properties of `features` are keyed by their names), so that a feature table output keeps them.
+    var fields: [Field]?
 
     /// The number of features (or of points, for CSV read as points only; or of all rows, when read in batches).
     var count: Int { labels.count }
@@ -34,6 +37,9 @@ struct FeatureInput {
         /// Hand the features to `read`'s `batch` closure this many at a time instead of keeping them all (CSV input
         /// is then parsed batch by batch, so only one batch of features is ever held).
         var batchSize: Int?
+        /// Read a point table of a GeoPackage, shapefile, FlatGeobuf or PostGIS input as bare points too (`points`
+        /// and `numericColumn`'s `columnValues`, no features), as `pointsOnly` reads CSV.
+        var featureTablePoints = false
     }
 
     /// Features `first ..< first + count` of the input as their own input (labels keep their numbers).
@@ -47,12 +53,30 @@ struct FeatureInput {
         case geoJSON = "GeoJSON"
         case csv = "CSV"
         case wkt = "WKT"
+        case geoPackage = "GeoPackage"
+        case shapefile = "Shapefile"
+        case flatGeobuf = "FlatGeobuf"
+        case postGIS = "PostGIS"
+
+        /// The format of a GDAL/OGR source.
+        init(_ format: FeatureDataFormat) {
+            switch format {
+            case .geoPackage: self = .geoPackage
+            case .shapefile: self = .shapefile
+            case .flatGeobuf: self = .flatGeobuf
+            case .postGIS: self = .postGIS
+            }
+        }
+
+        /// Whether the input is a feature table read through GDAL/OGR (typed fields, its own spatial reference).
+        var isFeatureTable: Bool { [.geoPackage, .shapefile, .flatGeobuf, .postGIS].contains(self) }
     }
 
     /// Reads GeoJSON, CSV or WKT from a path or stdin (`-`/nil), recognised by its content (`InputFormat`), never
-    /// by its file name.
+    /// by its file name; or a GeoPackage, shapefile, FlatGeobuf or PostGIS table (`FeatureDataInput`).
     /// - Parameters:
-    ///   - path: A file path, `-` or nil for stdin.
+    ///   - path: A file path, a `PG:` connection string, `-` or nil for stdin.
+    ///   - layer: `--layer`: the layer of a source that has several.
     ///   - inputSpatialReference: `--in-srs`/`--from`: the spatial reference of CSV/WKT coordinates.
     ///   - defaultXYSpatialReference: Used for CSV `x,y` columns and WKT when `inputSpatialReference` is nil.
     ///   - io: The command's streams.
@@ -64,10 +88,17 @@ struct FeatureInput {
     ///   feature, has no feature with a non-empty geometry (nothing to work on is an error, never success), or
     ///   has a latitude beyond ±90° in longitude/latitude coordinates.
     static func read(
-        _ path: String?, inputSpatialReference: SpatialReference?, defaultXYSpatialReference: SpatialReference?,
-        io: CommandIO, csv: CSVOptions = CSVOptions(), progress: ProgressLine? = nil,
-        batch: (FeatureInput) throws(CommandError) -> Void = { _ throws(CommandError) in }
+        _ path: String?, layer: String? = nil, inputSpatialReference: SpatialReference?,
+        defaultXYSpatialReference: SpatialReference?, io: CommandIO, csv: CSVOptions = CSVOptions(),
+        progress: ProgressLine? = nil, batch: (FeatureInput) throws(CommandError) -> Void = { _ throws(CommandError) in }
     ) throws(CommandError) -> FeatureInput {
+        if let path, FeatureDataInput.format(of: path) != nil {
+            return try FeatureDataInput.read(path, layer: layer, inputSpatialReference: inputSpatialReference,
+                                             options: csv, progress: progress, batch: batch)
+        }
+        if layer != nil {
+            throw .usage("--layer chooses a layer of a GeoPackage, a zip of shapefiles or a PostGIS database, not of \(path ?? "standard input")")
+        }
         let name = (path == nil || path == "-") ? "stdin" : path!
         progress?.begin("reading")
         let data = try io.read(path)
@@ -118,6 +149,8 @@ struct FeatureInput {
             throw .failure("\(name) is KML/KMZ, which this command does not read (GeoJSON, CSV or WKT); convert it first: meridian kml convert \(name) OUT.geojson")
         case .unrecognized(let found):
             throw .failure("\(name): not GeoJSON, CSV or WKT: found \(found)")
+        case .featureTable(let table):
+            throw .failure("\(name) is a \(table.rawValue), which is read from its file (GDAL reads it in place), not from standard input: give its path")
         case .geoJSON: format = .geoJSON
         case .wkt: format = .wkt
         case .csv: format = .csv
@@ -141,6 +174,8 @@ struct FeatureInput {
                     throw CommandError.usage("WKT input needs its spatial reference: give --in-srs")
                 }
                 return try readWKT(data, name: name, spatialReference: sr)
+            case .geoPackage, .shapefile, .flatGeobuf, .postGIS:
+                throw CommandError.failure("\(name): \(format.rawValue) is read through GDAL, from a file")  // not sniffed here
             }
         } catch let error as CommandError {
             throw error

@@ -41,9 +41,22 @@ enum BufferOutput {
             }
         case .geoJSON:
             try writeUnion(buffers.first, count: inputs.count, to: output, io: io)
+        case .geoPackage, .shapefile, .flatGeobuf, .postGIS:
+            guard let sr = buffers.first?.spatialReference else { throw .failure("no buffers to write") }
+            try writeUnionTable(buffers.first, count: inputs.count, in: sr, to: output, io: io)
         case .geoJSONSequence, .csv, .text:
             throw .usage("\(output.format.name) is written a feature at a time, not as a union")
         }
+    }
+
+    /// Writes a union to a feature table (GeoPackage, shapefile, FlatGeobuf, PostGIS): one polygon feature with a
+    /// `count` field, as GeoJSON's, in the buffers' spatial reference.
+    static func writeUnionTable(_ union: Polygon?, count: Int, in sr: SpatialReference, to output: OutputFile,
+                                io: CommandIO) throws(CommandError)
+    {
+        let feature = Feature(geometry: union.map { .polygon($0) }, properties: ["count": .number(Double(count))])
+        try FeatureTableOutput.write([feature], to: output, spatialReference: sr, geometryType: .polygon,
+                                     fields: [Field(name: "count", type: .int64)], io: io)
     }
 
     /// Circles unioned at once by `streamUnion` (clusters are not split): bounds the union's memory to about a

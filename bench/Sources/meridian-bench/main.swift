@@ -12,6 +12,9 @@
 //   meridian-bench p4 --available                         exit 0 (MeridianKML is built in)
 //   meridian-bench p5-write FILE.wkt REPS                 time writing the (multi)polygon of a WKT file as WKT and
 //                                                         as a GeoJSON feature into memory (the writers alone)
+//   meridian-bench p6-read FILE REPS [--attributes]      read every point of a GeoPackage/shapefile/FlatGeobuf or CSV
+//   meridian-bench p6 IN OUT RADIUS REPS                  read points, union of their buffers, write (P6, library)
+//   meridian-bench p6-stream IN OUT RADIUS                buffer points a batch at a time, write each (peak memory)
 //   meridian-bench decimal COUNT REPS [KIND ...]          ns per double of the shortest round-trip formatter, by kind
 //   meridian-bench decimal-check COUNT SEED               the formatter against Double.description on COUNT doubles
 //                                                         of each kind (status 2 at the first difference)
@@ -170,6 +173,12 @@ do {
         emit(["tool": "meridian", "times": times, "count": output.count, "sum_x": sumX, "sum_y": sumY], rss: rss)
     case "p4":
         try runP4(Array(args.dropFirst(2)))
+    case "p6-read":
+        try runP6Read(Array(args.dropFirst(2)))
+    case "p6":
+        try runP6(Array(args.dropFirst(2)))
+    case "p6-stream":
+        try runP6Stream(Array(args.dropFirst(2)))
     case "geo":
         try runGeodesicCase(Array(args.dropFirst(2)))
     case "p2":

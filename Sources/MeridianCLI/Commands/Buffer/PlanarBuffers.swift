@@ -27,8 +27,9 @@ struct PlanarBuffers {
             return
         }
         // A union needs only the centres and radii: CSV input is then read as points, without features.
-        let csvOptions = FeatureInput.CSVOptions(pointsOnly: union, numericColumn: union ? job.distance.field : nil)
-        let features = try FeatureInput.read(input.path, inputSpatialReference: input.spatialReference,
+        let csvOptions = FeatureInput.CSVOptions(pointsOnly: union, numericColumn: union ? job.distance.field : nil,
+                                                 featureTablePoints: union)
+        let features = try FeatureInput.read(input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
                                              defaultXYSpatialReference: job.sr, io: io, csv: csvOptions, progress: progress)
         if let points = features.points {
             try PointUnion(job: job, output: output).run(points, of: features, io: io, progress: progress)
@@ -51,12 +52,16 @@ struct StreamedBuffers {
 
     /// Reads, buffers and writes batch by batch.
     func run(_ input: InputOptions, io: CommandIO, progress: ProgressLine?) throws(CommandError) {
+        if output.format.isFeatureTable {
+            try runIntoTable(input, io: io, progress: progress)
+            return
+        }
         var writer = try FeatureStreamWriter(format: output.format, buffersIn: job.sr)
         try output.stream(io: io) { out throws(CommandError) in
             var vertices = 0
             writer.begin(&out)
             _ = try FeatureInput.read(
-                input.path, inputSpatialReference: input.spatialReference, defaultXYSpatialReference: job.sr, io: io,
+                input.path, layer: input.layer, inputSpatialReference: input.spatialReference, defaultXYSpatialReference: job.sr, io: io,
                 csv: FeatureInput.CSVOptions(keepTable: output.format == .csv, batchSize: FeatureEncoding.batchSize),
                 progress: progress
             ) { batch throws(CommandError) in
@@ -65,5 +70,24 @@ struct StreamedBuffers {
             }
             writer.end(&out)
         }
+    }
+
+    /// Reads, buffers and writes batch by batch into a feature table: each buffer keeps its feature's attributes,
+    /// with their types when the input is a feature table too.
+    private func runIntoTable(_ input: InputOptions, io: CommandIO, progress: ProgressLine?) throws(CommandError) {
+        var table = FeatureTableOutput(output, spatialReference: job.sr, geometryType: .polygon)
+        var vertices = 0
+        _ = try FeatureInput.read(
+            input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
+            defaultXYSpatialReference: job.sr, io: io, csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize),
+            progress: progress
+        ) { batch throws(CommandError) in
+            let (buffers, _) = try job.buffers(of: batch, union: false, verticesSoFar: &vertices)
+            let features = zip(batch.features, buffers).map {
+                Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id)
+            }
+            try table.add(features, fields: batch.fields, io: io)
+        }
+        try table.finish(io: io)
     }
 }

@@ -87,6 +87,9 @@ struct PointUnion {
                             progress: ProgressLine?) throws(CommandError) {
         if output.format.streamsUnion {
             try BufferOutput.writeUnion(polygon, count: input.count, to: output, io: io, progress: progress)
+        } else if output.format.isFeatureTable {
+            progress?.begin("writing")
+            try BufferOutput.writeUnionTable(polygon, count: input.count, in: job.sr, to: output, io: io)
         } else {
             let centres = points.map { Geometry.point(Point($0, spatialReference: input.spatialReference)) }
             try BufferOutput.write(

@@ -15,7 +15,7 @@ struct KMLCreate {
         }
         let style = try command.style.sharedStyle()
         let path = command.input.path ?? "-"
-        let input = try FeatureInput.read(path, inputSpatialReference: command.input.spatialReference,
+        let input = try FeatureInput.read(path, layer: command.input.layer, inputSpatialReference: command.input.spatialReference,
                                           defaultXYSpatialReference: nil, io: io, progress: progress)
         let inputName = path == "-" ? "stdin" : URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let document = try KMLFiles.document(named: command.style.documentName ?? inputName, from: input, style: style,

@@ -79,7 +79,7 @@ public struct OperationCommand: Command {
     var pattern: String?
 
     var output = OutputOptions(
-        use: .operation, help: ".wkt (in the input's spatial reference; the standard output default) or .geojson (WGS84)",
+        use: .operation, help: ".wkt (in the input's spatial reference; the standard output default), .geojson (WGS84), or .gpkg, .shp, .fgb or PG:… (in the input's spatial reference, with its attributes)",
         modes: Operation.writingGeometries)
 
     /// A command with every option at its default.
@@ -90,7 +90,7 @@ public struct OperationCommand: Command {
     ///   operation failed, or for unreadable input or an unwritable output.
     public func run(io: CommandIO) throws(CommandError) {
         let file = try output.file(standardOutput: .wkt)
-        let features = try FeatureInput.read(input.path, inputSpatialReference: input.spatialReference,
+        let features = try FeatureInput.read(input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
                                              defaultXYSpatialReference: input.spatialReference ?? .wgs84, io: io)
         let task = GeometryOperation(command: self, other: try otherGeometry(in: features.spatialReference),
                                      spatialReference: features.spatialReference)
@@ -100,6 +100,15 @@ public struct OperationCommand: Command {
             return
         }
         let results = try task.results(for: features)
+        if file.format.isFeatureTable {
+            try FeatureTableOutput.write(
+                results, to: file,
+                spatialReference: results.lazy.compactMap(\.geometry).first?.spatialReference ?? features.spatialReference,
+                geometryType: FeatureTableOutput.geometryType(of: results),
+                hasZ: results.contains { $0.geometry?.coordinates.contains { $0.z != nil } ?? false },
+                fields: features.fields, io: io)
+            return
+        }
         try file.stream(io: io) { out throws(CommandError) in
             if file.format == .wkt {
                 FeatureEncoding.writeWKT(results.compactMap(\.geometry), to: &out)

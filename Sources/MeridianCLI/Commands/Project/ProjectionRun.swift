@@ -16,7 +16,7 @@ struct ProjectionRun {
     func run(input options: InputOptions, output: OutputOptions, io: CommandIO) throws(CommandError) {
         let progress = io.progress(ProjectCommand.name)
         defer { progress?.finish() }
-        let input = try FeatureInput.read(options.path, inputSpatialReference: options.spatialReference,
+        let input = try FeatureInput.read(options.path, layer: options.layer, inputSpatialReference: options.spatialReference,
                                           defaultXYSpatialReference: nil, io: io,
                                           csv: FeatureInput.CSVOptions(keepTable: true, pointsOnly: true),
                                           progress: progress)
@@ -38,21 +38,24 @@ struct ProjectionRun {
     }
 
     /// The output file, refused before any work when the input cannot be written as it: CSV in is CSV out;
-    /// GeoJSON/WKT in is .geojson (WGS84 targets only) or .wkt, WKT on standard output for any other target.
+    /// GeoJSON, WKT or a feature table in is .geojson (WGS84 targets only), .wkt or a feature table (.gpkg, .shp, .fgb,
+    /// PG:…), WKT on standard output for any target but WGS84.
     func outputFile(_ output: OutputOptions, for input: FeatureInput.Format) throws(CommandError) -> OutputFile {
         let standardOutput: OutputFormat = input == .csv ? .csv : target == .wgs84 ? .geoJSON : .wkt
         let file = try output.file(standardOutput: standardOutput)
         let ext = file.path.flatMap(OutputFormat.fileExtension) ?? ""
         switch (input, file.format) {
-        case (.csv, .csv), (.csv, .text), (.geoJSON, .wkt), (.wkt, .wkt):
+        case (.csv, .csv), (.csv, .text):
             return file
         case (.csv, _):
             throw .usage("CSV input is written as CSV (the coordinate columns replaced); use -o OUT.csv, not '.\(ext)'")
+        case (_, .wkt), (_, .geoPackage), (_, .shapefile), (_, .flatGeobuf), (_, .postGIS):
+            return file
         case (_, .geoJSON):
             guard target == .wgs84 else { throw .usage("GeoJSON output is WGS84 only (RFC 7946); write .wkt for \(target.name)") }
             return file
         default:
-            throw .usage("unknown output format '.\(ext)' for \(input.rawValue) input (use .geojson or .wkt)")
+            throw .usage("unknown output format '.\(ext)' for \(input.rawValue) input (use .geojson, .wkt, .gpkg, .shp, .fgb or PG:…)")
         }
     }
 
@@ -96,7 +99,8 @@ struct ProjectionRun {
         return operations
     }
 
-    /// GeoJSON or WKT input: feature by feature, written as WKT or GeoJSON.
+    /// GeoJSON, WKT or feature table input: feature by feature, written as WKT, GeoJSON or a feature table (with the
+    /// input's attributes).
     private func projectFeatures(
         _ input: FeatureInput, transformation chosen: DatumTransformation?, to file: OutputFile, io: CommandIO,
         progress: ProgressLine?
@@ -129,6 +133,14 @@ struct ProjectionRun {
         try refuseOutsideDomain(original, result, from: input.spatialReference, transformation: chosen) { k in
             guard let f = firstVertex.last(where: { $0.start <= k }) else { return "vertex \(k)" }
             return "\(input.labels[f.feature]) vertex \(k - f.start)"
+        }
+        if file.format.isFeatureTable {
+            progress?.begin("writing")
+            try FeatureTableOutput.write(
+                projected, to: file, spatialReference: target, geometryType: FeatureTableOutput.geometryType(of: projected),
+                hasZ: projected.contains { $0.geometry?.coordinates.contains { $0.z != nil } ?? false },
+                fields: input.fields, io: io)
+            return operations
         }
         try file.stream(io: io, progress: progress) { out throws(CommandError) in
             if file.format == .wkt {
