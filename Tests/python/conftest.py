@@ -35,3 +35,14 @@ def viewer(meridian):
     yield v
     status, err = v.stop()
     assert status == 0, err
+
+
+@pytest.fixture(scope="session")
+def dask_scheduler():
+    """The address of a LocalCluster of two single-threaded worker processes that the meridian-dask tests share
+    (test_dask_faults.py starts its own, to kill its workers)."""
+    from distributed import LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+    yield cluster.scheduler_address
+    cluster.close()

@@ -6,7 +6,7 @@ import re
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "Tests" / "Fixtures"
-CHECKED = ["Sources", "Tests", "scripts", "bench", ".ci", "Package.swift"]
+CHECKED = ["Sources", "Tests", "scripts", "bench", "python", ".ci", "Package.swift"]
 # The one documented exception: the basemap generator reads its source outside the repository and is not part of
 # the build or the tests (its output is committed under Sources/MeridianViewer/Site/data/).
 ALLOWED = {ROOT / "scripts" / "make-basemap.py", pathlib.Path(__file__).resolve()}  # this file names the patterns

@@ -5,8 +5,10 @@ import Meridian
 /// properties, or only its point (and one numeric column) for commands that need no more, handed over in batches
 /// when the caller asks for them.
 struct CSVFeatureReader {
+    /// The input's name and the numbers of its first line and feature, for messages.
+    let origin: InputOrigin
     /// The input's name, for messages.
-    let name: String
+    var name: String { origin.name }
     /// The header record.
     let header: [String]
     /// The coordinate columns.
@@ -29,7 +31,7 @@ struct CSVFeatureReader {
     /// - Parameter capacity: How many rows to make room for.
     /// - Throws: `CommandError.failure` for a header without coordinate columns, `.usage` for x,y columns without
     ///   a spatial reference.
-    init(header: [String], name: String, inputSpatialReference: SpatialReference?,
+    init(header: [String], origin: InputOrigin, inputSpatialReference: SpatialReference?,
          defaultXYSpatialReference: SpatialReference?, options: FeatureInput.CSVOptions, capacity: Int) throws(CommandError) {
         let lower = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let pairs: [(String, String, Bool)] = [("lon", "lat", true), ("longitude", "latitude", true),
@@ -37,7 +39,7 @@ struct CSVFeatureReader {
         guard let (xName, yName, geographic) = pairs.first(where: { lower.contains($0.0) && lower.contains($0.1) }),
               let xi = lower.firstIndex(of: xName), let yi = lower.firstIndex(of: yName)
         else {
-            throw .failure("\(name): line 1: the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has \(header.joined(separator: ","))")
+            throw .failure("\(origin.name): line 1: the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has \(header.joined(separator: ","))")
         }
         if let given = inputSpatialReference {
             spatialReference = given
@@ -48,7 +50,7 @@ struct CSVFeatureReader {
         } else {
             throw .usage("CSV x,y columns need their spatial reference: give --in-srs (or --from)")
         }
-        (self.name, self.header, x, y, self.options) = (name, header, xi, yi, options)
+        (self.origin, self.header, x, y, self.options) = (origin, header, xi, yi, options)
         valueColumn = options.numericColumn.flatMap { header.firstIndex(of: $0) }
         if options.pointsOnly { points.reserveCapacity(capacity) } else { features.reserveCapacity(capacity) }
     }
@@ -63,10 +65,10 @@ struct CSVFeatureReader {
         rowCount += 1
         if row & 4095 == 0 { progress?.update(reader.offset) }
         guard let px = reader.number(x), let py = reader.number(y) else {
-            throw CommandError.failure("\(name): line \(line): '\(try reader.string(x))','\(try reader.string(y))' is not a finite coordinate pair")
+            throw CommandError.failure("\(name): \(origin.place(feature: nil, line: line)): '\(try reader.string(x))','\(try reader.string(y))' is not a finite coordinate pair")
         }
         if spatialReference.isGeographic, !(abs(py) <= 90) {
-            throw CommandError.failure("\(name): feature \(row) (line \(line)): latitude \(py) is outside -90…90")
+            throw CommandError.failure("\(name): \(origin.place(feature: row, line: line)): latitude \(py) is outside -90…90")
         }
         lines.append(line)
         if options.keepTable { rows.append(try reader.strings()) }
@@ -78,10 +80,10 @@ struct CSVFeatureReader {
         points.append(Coordinate(x: px, y: py))
         if let column = options.numericColumn {
             guard let c = valueColumn else {
-                throw CommandError.failure("\(name): feature \(row) (line \(line)) has no '\(column)' property")
+                throw CommandError.failure("\(name): \(origin.place(feature: row, line: line)) has no '\(column)' property")
             }
             guard let v = reader.number(c) else {
-                throw CommandError.failure("\(name): feature \(row) (line \(line)): '\(column)' is '\(try reader.string(c))', not a number")
+                throw CommandError.failure("\(name): \(origin.place(feature: row, line: line)): '\(column)' is '\(try reader.string(c))', not a number")
             }
             values.append(v)
         }
@@ -105,7 +107,7 @@ struct CSVFeatureReader {
         guard !lines.isEmpty else { return }
         let part = FeatureInput(
             features: features, spatialReference: spatialReference,
-            labels: FeatureLabels(name: name, count: lines.count, lines: lines, first: batchStart), format: .csv,
+            labels: origin.labels(count: lines.count, lines: lines, first: batchStart), format: .csv,
             table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
             coordinateColumns: (x, y))
         try batch(part)
@@ -119,12 +121,12 @@ struct CSVFeatureReader {
     mutating func finish(batch: (FeatureInput) throws(CommandError) -> Void) throws -> FeatureInput {
         if options.batchSize != nil {
             if !lines.isEmpty { try handOver(batch) }
-            return FeatureInput(features: [], spatialReference: spatialReference, labels: FeatureLabels(name: name, count: rowCount),
+            return FeatureInput(features: [], spatialReference: spatialReference, labels: origin.labels(count: rowCount, lines: nil),
                                 format: .csv, table: nil, coordinateColumns: (x, y))
         }
         var input = FeatureInput(
             features: features, spatialReference: spatialReference,
-            labels: FeatureLabels(name: name, count: lines.count, lines: lines),
+            labels: origin.labels(count: lines.count, lines: lines),
             format: .csv, table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
             coordinateColumns: (x, y))
         if options.pointsOnly {

@@ -99,11 +99,13 @@ struct FeatureInput {
         if layer != nil {
             throw .usage("--layer chooses a layer of a GeoPackage, a zip of shapefiles or a PostGIS database, not of \(path ?? "standard input")")
         }
-        let name = (path == nil || path == "-") ? "stdin" : path!
+        let stdin = path == nil || path == "-"
+        let origin = stdin ? io.inputOrigin ?? InputOrigin(name: "stdin") : InputOrigin(name: path!)
+        let name = origin.name
         progress?.begin("reading")
         let data = try io.read(path)
         progress?.begin("parsing", unit: "bytes", total: data.count)
-        var input = try parse(data, name: name, inputSpatialReference: inputSpatialReference,
+        var input = try parse(data, origin: origin, inputSpatialReference: inputSpatialReference,
                               defaultXYSpatialReference: defaultXYSpatialReference, csv: csv, progress: progress,
                               batch: batch)
         guard input.count > 0 else { throw .failure("\(name): the input has no features") }
@@ -136,10 +138,11 @@ struct FeatureInput {
     }
 
     private static func parse(
-        _ data: Data, name: String, inputSpatialReference: SpatialReference?,
+        _ data: Data, origin: InputOrigin, inputSpatialReference: SpatialReference?,
         defaultXYSpatialReference: SpatialReference?, csv: CSVOptions, progress: ProgressLine?,
         batch: (FeatureInput) throws(CommandError) -> Void
     ) throws(CommandError) -> FeatureInput {
+        let name = origin.name
         guard !data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
             throw .failure("\(name): the input is empty")
         }
@@ -161,36 +164,52 @@ struct FeatureInput {
                 if let sr = inputSpatialReference, sr != .wgs84 {
                     throw CommandError.usage("GeoJSON coordinates are WGS84 longitude/latitude (RFC 7946); --in-srs \(sr.definition) does not apply")
                 }
-                let features = try GeoJSON.decodeFeatures(data)
+                let (features, lines) = try readGeoJSON(data)
                 return FeatureInput(
                     features: features, spatialReference: .wgs84,
-                    labels: FeatureLabels(name: name, count: features.count), format: .geoJSON)
+                    labels: origin.labels(count: features.count, lines: lines), format: .geoJSON)
             case .csv:
-                return try readCSV(data, name: name, inputSpatialReference: inputSpatialReference,
+                return try readCSV(data, origin: origin, inputSpatialReference: inputSpatialReference,
                                    defaultXYSpatialReference: defaultXYSpatialReference, options: csv,
                                    progress: progress, batch: batch)
             case .wkt:
                 guard let sr = inputSpatialReference ?? defaultXYSpatialReference else {
                     throw CommandError.usage("WKT input needs its spatial reference: give --in-srs")
                 }
-                return try readWKT(data, name: name, spatialReference: sr)
+                return try readWKT(data, origin: origin, spatialReference: sr)
             case .geoPackage, .shapefile, .flatGeobuf, .postGIS:
                 throw CommandError.failure("\(name): \(format.rawValue) is read through GDAL, from a file")  // not sniffed here
             }
         } catch let error as CommandError {
             throw error
         } catch let error as FormatError {
-            throw .failure("\(name): \(error.description)")
+            throw .failure("\(name): \(origin.relocated(error).description)")
         } catch {
             throw .failure("\(name): \(error)")
         }
     }
 
+    /// A GeoJSON document, or a GeoJSON text sequence (`GeoJSONSequence`): the features and, for a sequence, the
+    /// line each feature's record starts on.
+    private static func readGeoJSON(_ data: Data) throws(FormatError) -> (features: [Feature], lines: [Int]?) {
+        if GeoJSONSequence.startsWithSeparator(data) {
+            let (features, lines) = try GeoJSONSequence.decode(data, newlineDelimited: false)
+            return (features, lines)
+        }
+        do {
+            return (try GeoJSON.decodeFeatures(data), nil)
+        } catch where GeoJSONSequence.isNewlineDelimited(error) {
+            let (features, lines) = try GeoJSONSequence.decode(data, newlineDelimited: true)
+            return (features, lines)
+        }
+    }
+
     /// One geometry per line, parsed straight from the bytes (no `String` per line); blank lines are skipped, white
     /// space around a geometry is ignored.
-    private static func readWKT(_ data: Data, name: String, spatialReference sr: SpatialReference)
+    private static func readWKT(_ data: Data, origin: InputOrigin, spatialReference sr: SpatialReference)
         throws(CommandError) -> FeatureInput
     {
+        let name = origin.name
         let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<FeatureInput, CommandError> in
             let bytes = raw.bindMemory(to: UInt8.self)
             func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
@@ -212,31 +231,31 @@ struct FeatureInput {
                         // Located in the file: the decoder saw one trimmed line, so its line is always 1.
                         let located = FormatError(format: error.format, message: error.message, line: line,
                                                   column: error.column.map { $0 + a - start })
-                        return .failure(.failure("\(name): \(located.description)"))
+                        return .failure(.failure("\(name): \(origin.relocated(located).description)"))
                     }
                     lines.append(line)
                 }
                 start = end + 1
             }
             return .success(FeatureInput(features: features, spatialReference: sr,
-                                         labels: FeatureLabels(name: name, count: features.count, lines: lines),
+                                         labels: origin.labels(count: features.count, lines: lines),
                                          format: .wkt))
         }
         return try result.get()
     }
 
     private static func readCSV(
-        _ data: Data, name: String, inputSpatialReference: SpatialReference?,
+        _ data: Data, origin: InputOrigin, inputSpatialReference: SpatialReference?,
         defaultXYSpatialReference: SpatialReference?, options: CSVOptions, progress: ProgressLine?,
         batch: (FeatureInput) throws(CommandError) -> Void
     ) throws -> FeatureInput {
         try data.withUnsafeBytes { raw throws -> FeatureInput in
             var reader = CSVRecordReader(raw.bindMemory(to: UInt8.self))
             guard try reader.next() else {
-                throw FormatError(format: "CSV", message: "empty input (no header record)", line: 1)
+                throw FormatError(format: "CSV", message: "empty input (no header record)", line: 1 - origin.lineOffset)
             }
             var csv = try CSVFeatureReader(
-                header: try reader.strings(), name: name, inputSpatialReference: inputSpatialReference,
+                header: try reader.strings(), origin: origin, inputSpatialReference: inputSpatialReference,
                 defaultXYSpatialReference: defaultXYSpatialReference, options: options,
                 capacity: options.batchSize ?? raw.count / 24)  // rows of a few numbers
             while try reader.next() { try csv.read(&reader, progress: progress, batch: batch) }
@@ -257,19 +276,21 @@ struct FeatureLabels {
     var lines: [Int]?
     /// The number of the first feature (for a batch of a larger input).
     var first = 0
+    /// Added to `lines` (for a piece of a larger file, see `InputOrigin`).
+    var lineOffset = 0
 
     /// The valid indices.
     var indices: Range<Int> { 0..<count }
 
     /// The label of feature `i` (0 ..< count).
     subscript(i: Int) -> String {
-        if let lines, lines.indices.contains(i) { return "\(name): feature \(first + i) (line \(lines[i]))" }
+        if let lines, lines.indices.contains(i) { return "\(name): feature \(first + i) (line \(lines[i] + lineOffset))" }
         return "\(name): feature \(first + i)"
     }
 
     /// The labels of features `range` (indices of this set), keeping their numbers.
     func slice(_ range: Range<Int>) -> FeatureLabels {
         FeatureLabels(name: name, count: range.count, lines: lines.map { Array($0[range]) },
-                      first: first + range.lowerBound)
+                      first: first + range.lowerBound, lineOffset: lineOffset)
     }
 }

@@ -9,7 +9,7 @@ enum InputFormat: Equatable {
     case kmz
     /// XML whose root element is `<kml>`.
     case kml
-    /// JSON text (an object or an array): GeoJSON.
+    /// JSON text (an object or an array), or a GeoJSON text sequence (records starting with 0x1E): GeoJSON.
     case geoJSON
     /// Text starting with a WKT geometry keyword.
     case wkt
@@ -61,7 +61,7 @@ enum InputFormat: Equatable {
             }
             let local = root.split(separator: ":").last.map(String.init) ?? root
             return local == "kml" ? .kml : .unrecognized("XML whose root element is <\(root.prefix(40))>")
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
+        case UInt8(ascii: "{"), UInt8(ascii: "["), 0x1E:  // 0x1E: a GeoJSON text sequence (RFC 8142)
             return .geoJSON
         default:
             var word = ""

@@ -26,6 +26,13 @@ struct CommandParser {
         return mode
     }
 
+    /// The positional arguments of `arguments`: what is not an option or an option's value (for `meridian
+    /// internal`'s `plan`, which takes any number of inputs). Records the named options as `parse` does, so it is
+    /// for declarations that are not parsed again.
+    func positionals(_ arguments: [String]) throws(CommandError) -> [String] {
+        try sortNamed(arguments)
+    }
+
     /// Records every named option's values (`--name VALUE`, `--name=VALUE`, `--flag`) and returns the positionals:
     /// `-` and negative numbers are positionals, and so is everything after `--`. A spelling some option answers to
     /// only after another was given (`Declaration.spellingAfter`: `--layer` after `-o`) goes to that option then.

@@ -92,7 +92,7 @@ extension GeometryEngine {
         }
         try LookaheadPipeline.run(count: ends.count, ahead: overlapped ? 1 : 0) { [ends] (b: Int) throws(EngineError) in
             try PointBufferUnion.union(clusters: clusters[(b == 0 ? 0 : ends[b - 1])..<ends[b]], of: problem,
-                                       parameters: parameters, in: sr, minimumToShare: overlapped ? 8192 : .max)
+                                       parameters: parameters, in: sr, minimumToShare: overlapped ? 8192 : .max).0
         } consume: { (union: Polygon, b: Int) throws(EngineError) in
             try body(union, done[b])
         }

@@ -98,7 +98,8 @@ enum PointBufferUnion {
     /// and the parts merged in the order one `CircleUnion` of all these clusters gives (`CircleUnion.mergeInOrder`).
     /// The result is the same polygon, parts in the same order, as `union(x:y:radius:parameters:in:)` of those
     /// clusters' circles, which is what runs when there are too few circles to share, and when either half meets a
-    /// degenerate configuration (its fallback to GEOS then handles the whole set, as it would have).
+    /// degenerate configuration (its fallback to GEOS then handles the whole set, as it would have); so is how it
+    /// was computed.
     /// - Parameters:
     ///   - clusters: Whole clusters of `problem` (indices into its circles), in `clusters()`'s order.
     ///   - problem: The problem the clusters index.
@@ -108,7 +109,7 @@ enum PointBufferUnion {
     static func union(
         clusters: ArraySlice<[Int]>, of problem: CircleUnion, parameters: BufferParameters,
         in spatialReference: SpatialReference, minimumToShare: Int = 8192
-    ) throws(EngineError) -> Polygon {
+    ) throws(EngineError) -> (Polygon, Method) {
         let circles = clusters.reduce(0) { $0 + $1.count }
         guard circles >= minimumToShare, clusters.count >= 2 else {
             return try oneThread(clusters, of: problem, parameters: parameters, in: spatialReference)
@@ -125,7 +126,8 @@ enum PointBufferUnion {
         guard case .success(let (a, partsA)) = first, case .success(let (b, partsB)) = second else {
             return try oneThread(clusters, of: problem, parameters: parameters, in: spatialReference)
         }
-        return Polygon(parts: CircleUnion.mergeInOrder(a, partsA, b, partsB), spatialReference: spatialReference)
+        return (Polygon(parts: CircleUnion.mergeInOrder(a, partsA, b, partsB), spatialReference: spatialReference),
+                .circleUnion)
     }
 
     /// Where `union(clusters:of:parameters:in:minimumToShare:)` splits clusters (two or more, `circles` circles in
@@ -144,9 +146,9 @@ enum PointBufferUnion {
     private static func oneThread(
         _ clusters: ArraySlice<[Int]>, of problem: CircleUnion, parameters: BufferParameters,
         in spatialReference: SpatialReference
-    ) throws(EngineError) -> Polygon {
+    ) throws(EngineError) -> (Polygon, Method) {
         let sub = problem.subproblem(clusters.flatMap { $0 })
-        return try union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: parameters, in: spatialReference).0
+        return try union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: parameters, in: spatialReference)
     }
 
     /// GEOS's unary union of the (deduplicated) circle polygons.

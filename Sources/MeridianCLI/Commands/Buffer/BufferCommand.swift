@@ -74,6 +74,9 @@ public struct BufferCommand: Command {
             modes: .of(Kind.geodesic))
     var maxDeviation: Distance?
 
+    /// Ways into the command for `meridian internal` (none for the command itself; not an option).
+    var hooks = BufferHooks()
+
     var output = OutputOptions(use: .buffer, help: ".geojson or .json (WGS84; the standard output default), .geojsons (a GeoJSON text sequence, one feature per record), .wkt (in --srs, WGS84 for --geodesic; one geometry per line), .csv (the input's columns and a wkt column, in the .wkt spatial reference), .svg (a picture, with the area of use as a red dashed outline), .kml or .kmz (styled like the sample)")
 
     /// A command with every option at its default.
@@ -104,7 +107,7 @@ public struct BufferCommand: Command {
         var parameters = BufferParameters.default
         parameters.segmentsPerQuarterCircle = segments
         let job = PlanarBufferJob(sr: srs, srUnit: unit, distance: distance, parameters: parameters,
-                                  allowOutside: allowOutsideArea, maxVertices: maxVertices)
-        try PlanarBuffers(job: job, input: input, union: union, output: file).run(io: io)
+                                  allowOutside: allowOutsideArea, maxVertices: hooks.vertices != nil ? .max : maxVertices)
+        try PlanarBuffers(job: job, input: input, union: union, output: file, hooks: hooks).run(io: io)
     }
 }

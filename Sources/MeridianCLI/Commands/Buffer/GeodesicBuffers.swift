@@ -17,6 +17,7 @@ struct GeodesicBuffers {
         let input = try FeatureInput.read(options.path, layer: options.layer, inputSpatialReference: options.spatialReference,
                                           defaultXYSpatialReference: options.spatialReference ?? .wgs84, io: io,
                                           csv: FeatureInput.CSVOptions(keepTable: output.format == .csv))
+        command.hooks.read?(input.count)
         var geometries: [Geometry] = []
         var distances: [Double] = []
         for (i, feature) in input.features.enumerated() {
@@ -25,6 +26,10 @@ struct GeodesicBuffers {
             if let d = try command.distance.fieldDistance(of: feature, label: label, in: .meters) { distances.append(d) }
         }
         if let fixed = command.distance.fixed { distances = [fixed.value(in: .meters)] }
+        if command.union, let emit = command.hooks.union {
+            try emit(.geometries(geometries, distances: distances, labels: input.labels))
+            return
+        }
         let buffers = try buffer(geometries, distances: distances, labels: input.labels)
         guard !command.union, output.format.isStreamable else {
             try BufferOutput.write(buffers: buffers, inputs: geometries, areaOfUse: nil, to: output, io: io)

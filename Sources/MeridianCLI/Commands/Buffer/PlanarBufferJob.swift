@@ -23,6 +23,21 @@ struct PlanarBufferJob {
     func buffers(of input: FeatureInput, union: Bool, verticesSoFar: inout Int) throws(CommandError)
         -> ([Polygon], [Geometry])
     {
+        let (geometries, distances) = try checked(input, union: union, verticesSoFar: &verticesSoFar)
+        do {
+            let buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
+                                                    parameters: parameters)
+            return (buffers, geometries)
+        } catch let error {
+            throw .failure(relabel(error.description, "geometry", labels: input.labels))
+        }
+    }
+
+    /// The input's geometries projected to `sr` and their distances in its unit (one for all, or one per
+    /// geometry), with every check `buffers(of:union:verticesSoFar:)` makes before it buffers.
+    func checked(_ input: FeatureInput, union: Bool, verticesSoFar: inout Int) throws(CommandError)
+        -> (geometries: [Geometry], distances: [Double])
+    {
         var inputs: [Geometry] = []
         var distances: [Double] = []
         for (i, feature) in input.features.enumerated() {
@@ -38,7 +53,8 @@ struct PlanarBufferJob {
             let (total, overflow) = verticesSoFar.addingReportingOverflow(estimate)
             verticesSoFar = overflow ? Int.max : total
             guard verticesSoFar <= maxVertices else {
-                throw .failure("the buffers would have about \(verticesSoFar) vertices (\(input.labels.first + input.count) features, --segments \(parameters.segmentsPerQuarterCircle)), more than the limit of \(maxVertices); use fewer --segments or --union, or raise --max-vertices")
+                throw .failure(vertexLimitMessage(vertices: verticesSoFar, features: input.labels.first + input.count,
+                                                  segments: parameters.segmentsPerQuarterCircle, limit: maxVertices))
             }
         }
         // Polygons checked in the input's own coordinates, so that the place GEOS names is where the user looks.
@@ -51,12 +67,16 @@ struct PlanarBufferJob {
         if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
         try refuseUnusableDistances(distances, count: geometries.count, isAreal: { geometries[$0].isAreal },
                                     metersPerUnit: srUnit.metersPerUnit, label: { input.labels[$0] })
-        do {
-            let buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
-                                                    parameters: parameters)
-            return (buffers, geometries)
-        } catch let error {
-            throw .failure(relabel(error.description, "geometry", labels: input.labels))
-        }
+        return (geometries, distances)
     }
+}
+
+/// Why buffers are refused for `--max-vertices`.
+/// - Parameters:
+///   - vertices: The estimated vertex count so far.
+///   - features: The features read so far.
+///   - segments: `--segments`.
+///   - limit: `--max-vertices`.
+func vertexLimitMessage(vertices: Int, features: Int, segments: Int, limit: Int) -> String {
+    "the buffers would have about \(vertices) vertices (\(features) features, --segments \(segments)), more than the limit of \(limit); use fewer --segments or --union, or raise --max-vertices"
 }

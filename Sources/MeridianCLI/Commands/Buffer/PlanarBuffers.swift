@@ -17,13 +17,16 @@ struct PlanarBuffers {
     let union: Bool
     /// Where to write.
     let output: OutputFile
+    /// `meridian internal`'s ways in (none for the command).
+    var hooks = BufferHooks()
 
     /// Buffers the input into the output.
     func run(io: CommandIO) throws(CommandError) {
         let progress = io.progress(BufferCommand.name)
         defer { progress?.finish() }
         if !union, output.format.isStreamable {
-            try StreamedBuffers(job: job, output: output).run(input, io: io, progress: progress)
+            try StreamedBuffers(job: job, output: output, vertices: hooks.vertices).run(input, io: io,
+                                                                                         progress: progress)
             return
         }
         // A union needs only the centres and radii: CSV input is then read as points, without features.
@@ -31,12 +34,20 @@ struct PlanarBuffers {
                                                  featureTablePoints: union)
         let features = try FeatureInput.read(input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
                                              defaultXYSpatialReference: job.sr, io: io, csv: csvOptions, progress: progress)
+        hooks.read?(features.count)
         if let points = features.points {
-            try PointUnion(job: job, output: output).run(points, of: features, io: io, progress: progress)
+            try PointUnion(job: job, output: output, emit: hooks.union).run(points, of: features, io: io,
+                                                                            progress: progress)
             return
         }
         var vertices = 0
+        if union, let emit = hooks.union {
+            let (geometries, distances) = try job.checked(features, union: true, verticesSoFar: &vertices)
+            try emit(BufferUnionInput(geometries, distances: distances, labels: features.labels))
+            return
+        }
         let (buffers, geometries) = try job.buffers(of: features, union: union, verticesSoFar: &vertices)
+        hooks.vertices?(vertices, features.count)
         try BufferOutput.write(buffers: buffers, inputs: geometries,
                                areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: job.sr), to: output, io: io)
     }
@@ -49,6 +60,8 @@ struct StreamedBuffers {
     let job: PlanarBufferJob
     /// Where to write: a per-feature format.
     let output: OutputFile
+    /// Receives the estimated vertex count of all the buffers and the feature count (`BufferHooks.vertices`).
+    var vertices: ((_ vertices: Int, _ features: Int) -> Void)?
 
     /// Reads, buffers and writes batch by batch.
     func run(_ input: InputOptions, io: CommandIO, progress: ProgressLine?) throws(CommandError) {
@@ -60,8 +73,9 @@ struct StreamedBuffers {
         try output.stream(io: io) { out throws(CommandError) in
             var vertices = 0
             writer.begin(&out)
-            _ = try FeatureInput.read(
-                input.path, layer: input.layer, inputSpatialReference: input.spatialReference, defaultXYSpatialReference: job.sr, io: io,
+            let read = try FeatureInput.read(
+                input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
+                defaultXYSpatialReference: job.sr, io: io,
                 csv: FeatureInput.CSVOptions(keepTable: output.format == .csv, batchSize: FeatureEncoding.batchSize),
                 progress: progress
             ) { batch throws(CommandError) in
@@ -69,6 +83,7 @@ struct StreamedBuffers {
                 try writer.write(buffers, of: batch, to: &out)
             }
             writer.end(&out)
+            self.vertices?(vertices, read.count)
         }
     }
 

@@ -9,6 +9,8 @@ struct PointUnion {
     let job: PlanarBufferJob
     /// Where to write.
     let output: OutputFile
+    /// `meridian internal`: receives the projected centres and radii instead of the union (`BufferHooks.union`).
+    var emit: ((BufferUnionInput) throws(CommandError) -> Void)?
 
     /// Buffers and unions the points.
     /// - Parameters:
@@ -37,6 +39,11 @@ struct PointUnion {
                 _ = try GeometryEngine.project(&projected, from: input.spatialReference, into: sr)
             } catch {
                 throw .failure(relabel(error.description, "vertex", labels: input.labels))
+            }
+            if let emit {
+                try areaCheck.wait()
+                try emit(.circles(centres: projected, radii: distances, spatialReference: sr, features: input.count))
+                return
             }
             if output.format.streamsUnion, projected.count > BufferOutput.unionBatchSize {
                 try BufferOutput.streamUnion(of: projected, distances: distances, in: sr, parameters: job.parameters,
