@@ -75,3 +75,36 @@ extension WorkBudget {
         }
     }
 }
+
+extension WorkBudget {
+    /// `ForkJoin.forEach` with every piece under the calling thread's budget (handed over to the helper threads).
+    /// - Parameters:
+    ///   - count: How many pieces.
+    ///   - threads: The most threads to use (the calling thread among them).
+    ///   - body: Piece k.
+    /// - Throws: The error of the first piece (in order) that threw.
+    static func forEach(count: Int, threads: Int, _ body: @escaping @Sendable (Int) throws(EngineError) -> Void)
+        throws(EngineError)
+    {
+        _ = try map(count: count, threads: threads, body)
+    }
+
+    /// `forEach` collecting a result per piece, in order.
+    /// - Parameters:
+    ///   - count: How many pieces.
+    ///   - threads: The most threads to use (the calling thread among them).
+    ///   - body: Makes piece k's result.
+    /// - Returns: The results, piece 0 first.
+    /// - Throws: The error of the first piece (in order) that threw.
+    static func map<T: Sendable>(count: Int, threads: Int, _ body: @escaping @Sendable (Int) throws(EngineError) -> T)
+        throws(EngineError) -> [T]
+    {
+        let budget = current
+        return try ForkJoin.map(count: count, threads: threads) { (k: Int) throws(EngineError) -> T in
+            guard let budget else { return try body(k) }
+            return try budget.run { () -> Result<T, EngineError> in
+                do throws(EngineError) { return .success(try body(k)) } catch { return .failure(error) }
+            }.get()
+        }
+    }
+}

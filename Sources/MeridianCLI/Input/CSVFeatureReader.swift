@@ -71,7 +71,7 @@ struct CSVFeatureReader {
             throw CommandError.failure("\(name): \(origin.place(feature: row, line: line)): latitude \(py) is outside -90…90")
         }
         lines.append(line)
-        if options.keepTable { rows.append(try reader.strings()) }
+        if options.keepTable { rows.append(options.tableWithoutCoordinates ? try otherFields(reader) : try reader.strings()) }
         guard options.pointsOnly else {
             features.append(Feature(geometry: .point(Point(x: px, y: py, spatialReference: spatialReference)),
                                     properties: try properties(reader), id: nil))
@@ -87,6 +87,20 @@ struct CSVFeatureReader {
             }
             values.append(v)
         }
+    }
+
+    /// The record's fields but the coordinates (none, without an allocation, for a CSV of coordinates only).
+    private func otherFields(_ reader: CSVRecordReader) throws -> [String] {
+        guard header.count > 2 else { return [] }
+        return try header.indices.filter { $0 != x && $0 != y }.map { try reader.string($0) }
+    }
+
+    /// The table kept (`options.keepTable`): every column, or the columns other than the coordinates.
+    private func table() -> CSVTable? {
+        guard options.keepTable else { return nil }
+        let columns = options.tableWithoutCoordinates ? header.indices.filter { $0 != x && $0 != y }.map { header[$0] }
+            : header
+        return CSVTable(header: columns, rows: rows, lineNumbers: lines)
     }
 
     /// The other columns of the record as properties: numbers where they read as numbers, else text.
@@ -108,8 +122,7 @@ struct CSVFeatureReader {
         let part = FeatureInput(
             features: features, spatialReference: spatialReference,
             labels: origin.labels(count: lines.count, lines: lines, first: batchStart), format: .csv,
-            table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
-            coordinateColumns: (x, y))
+            table: table(), coordinateColumns: (x, y), header: header)
         try batch(part)
         features.removeAll(keepingCapacity: true)
         rows.removeAll(keepingCapacity: true)
@@ -127,8 +140,7 @@ struct CSVFeatureReader {
         var input = FeatureInput(
             features: features, spatialReference: spatialReference,
             labels: origin.labels(count: lines.count, lines: lines),
-            format: .csv, table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
-            coordinateColumns: (x, y))
+            format: .csv, table: table(), coordinateColumns: (x, y), header: header)
         if options.pointsOnly {
             input.points = points
             if options.numericColumn != nil { input.columnValues = values }

@@ -15,6 +15,9 @@ struct FeatureInput {
     var table: CSVTable?
     /// For CSV input: the indices of the coordinate columns.
     var coordinateColumns: (x: Int, y: Int)?
+    /// For CSV input read with `CSVOptions.tableWithoutCoordinates`: every column's name (`table` then holds the
+    /// other columns only).
+    var header: [String]? = nil
     /// For CSV input read with `CSVOptions.pointsOnly`: each row's coordinates (and `features` is empty).
     var points: [Coordinate]?
     /// For CSV input read with `CSVOptions.pointsOnly` and a `numericColumn`: each row's value of that column.
@@ -30,6 +33,9 @@ struct FeatureInput {
     struct CSVOptions {
         /// Keep the rows' text (`table`), for outputs that copy the other columns.
         var keepTable = false
+        /// With `keepTable`: leave the coordinate columns out of `table` (for outputs that write new coordinates in
+        /// their place: their text is never made), and give every column's name in `header`.
+        var tableWithoutCoordinates = false
         /// Keep only the coordinates (`points`) and `numericColumn`'s values, no features and no properties.
         var pointsOnly = false
         /// With `pointsOnly`: a column read as numbers into `columnValues` (e.g. `--distance-field`).

@@ -142,3 +142,19 @@ struct DistanceOptions: OptionGroup {
         return (fieldUnit ?? unit).convert(d, to: unit)
     }
 }
+
+/// `--threads N`: how many threads a command working on many features may use (`Parallelism.threadCount`: the
+/// union's clusters, per-feature buffers and operations, projection, writing); every processor by default. The
+/// output is byte-identical for every N: the work is cut into pieces fixed by the input and put back in order.
+struct ThreadOptions: OptionGroup {
+    /// `--threads`: nil for every processor.
+    @Option("--threads", as: .wholeNumber(1...Parallelism.maximumThreads), help: "how many threads to use (default: every processor this process may run on); the output is the same for every N")
+    var count: Int?
+
+    /// Runs a command's work with its thread count (the process-wide default when `--threads` is not given).
+    /// - Parameter body: The command's work.
+    /// - Throws: What `body` throws.
+    func run(_ body: () throws(CommandError) -> Void) throws(CommandError) {
+        try Parallelism.withThreadCount(count ?? Parallelism.threadCount, body)
+    }
+}

@@ -118,7 +118,7 @@ extension GeometryEngine {
         }
         var share = UnionTileShare()
         guard !x.isEmpty else { return share }
-        // The cell's clusters on two threads when there are enough circles (`PointBufferUnion.union(clusters:…)`):
+        // The cell's clusters on the threads (Parallelism.threadCount) when there are enough circles (`PointBufferUnion.union(clusters:…)`):
         // the same polygon as one thread gives.
         let circle = UnitCircle(segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
         let problem = CircleUnion(circle: circle, x: x, y: y, radius: radius)

@@ -4,6 +4,7 @@
 //   meridian-bench p1 INPUT.xy RADIUS REPS [--time-only|--geos-check]
 //       buffer + union of points in EPSG:32038 (64-gon circles); --geos-check compares with GEOS's own path instead
 //   meridian-bench p3 INPUT.xy EPSG REPS [OUT.xy]       project lon/lat (EPSG:4326) points to EPSG
+//   (any case) --threads N                                Meridian's thread count (default: every processor)
 //   meridian-bench p2 INPUT.xy REPS                       geodesic 10 km buffers of WGS84 points
 //   meridian-bench p4 write INPUTDIR OUTDIR REPS          write 100k placemarks as .kml and .kmz
 //   meridian-bench p4 read FILE.kml REPS                  read a KML file and count its coordinates
@@ -94,7 +95,13 @@ func polygonStats(_ p: Polygon) -> [String: Any] {
     ]
 }
 
-let args = CommandLine.arguments
+// `--threads N` anywhere: Meridian's thread count (`Parallelism.threadCount`; default: every processor).
+var args = CommandLine.arguments
+if let t = args.firstIndex(of: "--threads") {
+    guard t + 1 < args.count, let n = Int(args[t + 1]), n >= 1 else { fail("--threads expects a positive number") }
+    Parallelism.threadCount = n
+    args.removeSubrange(t...(t + 1))
+}
 guard args.count >= 2 else { fail("usage: meridian-bench p1|p3 …") }
 do {
     switch args[1] {

@@ -21,8 +21,10 @@ public struct BufferCommand: Command {
         feature's properties, and GeoJSON, .geojsons, .wkt and .csv are written as they are computed, a few thousand
         features at a time (memory does not grow with the input). With --union a large input is unioned and written
         a batch of separate clusters at a time. GeoJSON vertices go to WGS84 through interpolants checked against
-        PROJ, within 1e-11 degrees (about 1 micrometre) of PROJ's own results, where the projection is one analytic
-        step (EPSG:5070, UTM, ...).
+        PROJ, within 1e-11 degrees (about 1 micrometre) of PROJ's own results, wherever PROJ's operation is smooth
+        (projections and Helmert datum shifts: EPSG:32038, EPSG:5070, UTM, ...; grid shifts run in PROJ).
+        --threads N shares the union, the buffers, the projection and the writing between N threads; the output is
+        the same for every N.
 
         Geodesic (--geodesic): every output vertex at the requested distance on the ellipsoid of the input's datum
         (within 1 mm), every edge (straight in longitude/latitude) within --max-deviation of the true curve. Works
@@ -74,6 +76,7 @@ public struct BufferCommand: Command {
             modes: .of(Kind.geodesic))
     var maxDeviation: Distance?
 
+    var threads = ThreadOptions()
     /// Ways into the command for `meridian internal` (none for the command itself; not an option).
     var hooks = BufferHooks()
 
@@ -99,15 +102,18 @@ public struct BufferCommand: Command {
     ///   output.
     public func run(io: CommandIO) throws(CommandError) {
         let file = try output.file(standardOutput: .geoJSON)
-        guard kind == .planar else {
-            try GeodesicBuffers(command: self, output: file).run(io: io)
-            return
+        try threads.run { () throws(CommandError) in
+            guard kind == .planar else {
+                try GeodesicBuffers(command: self, output: file).run(io: io)
+                return
+            }
+            guard let srs, let unit = srs.unit else { throw .usage("a planar buffer needs --srs SRS") }
+            var parameters = BufferParameters.default
+            parameters.segmentsPerQuarterCircle = segments
+            let job = PlanarBufferJob(sr: srs, srUnit: unit, distance: distance, parameters: parameters,
+                                      allowOutside: allowOutsideArea,
+                                      maxVertices: hooks.vertices != nil ? .max : maxVertices)
+            try PlanarBuffers(job: job, input: input, union: union, output: file, hooks: hooks).run(io: io)
         }
-        guard let srs, let unit = srs.unit else { throw .usage("a planar buffer needs --srs SRS") }
-        var parameters = BufferParameters.default
-        parameters.segmentsPerQuarterCircle = segments
-        let job = PlanarBufferJob(sr: srs, srUnit: unit, distance: distance, parameters: parameters,
-                                  allowOutside: allowOutsideArea, maxVertices: hooks.vertices != nil ? .max : maxVertices)
-        try PlanarBuffers(job: job, input: input, union: union, output: file, hooks: hooks).run(io: io)
     }
 }

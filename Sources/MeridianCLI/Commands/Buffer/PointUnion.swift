@@ -20,11 +20,11 @@ struct PointUnion {
         let sr = job.sr
         progress?.begin("checking the area of use")
         // The area-of-use check (every point projected to WGS84) runs on a second thread while the distances are
-        // checked and the union begins; its error still comes first, and a streamed union stops at its next
-        // batch once the check has failed and leaves no output.
+        // checked and the union begins (first, on this thread, with --threads 1); its error still comes first, and
+        // a streamed union stops at its next batch once the check has failed and leaves no output.
         let labels = input.labels
         let all = job.allowOutside ? [] : [Geometry.multipoint(Multipoint(points, spatialReference: input.spatialReference))]
-        let areaCheck = BackgroundTask { () throws(CommandError) in
+        let areaCheck = BackgroundTask(inline: Parallelism.threadCount == 1) { () throws(CommandError) in
             guard !all.isEmpty else { return }
             try refuseOutsideAreaOfUse(all, of: sr, label: { _, vertex in labels[vertex] },
                                        override: "--allow-outside-area", verb: "buffer")

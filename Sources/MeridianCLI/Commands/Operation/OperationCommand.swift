@@ -78,6 +78,8 @@ public struct OperationCommand: Command {
             required: .of(Operation.relate))
     var pattern: String?
 
+    var threads = ThreadOptions()
+
     var output = OutputOptions(
         use: .operation, help: ".wkt (in the input's spatial reference; the standard output default), .geojson (WGS84), or .gpkg, .shp, .fgb or PG:… (in the input's spatial reference, with its attributes)",
         modes: Operation.writingGeometries)
@@ -89,6 +91,11 @@ public struct OperationCommand: Command {
     /// - Throws: `CommandError.usage` for a `--with` geometry of the wrong kind, `.failure` naming the feature whose
     ///   operation failed, or for unreadable input or an unwritable output.
     public func run(io: CommandIO) throws(CommandError) {
+        try threads.run { () throws(CommandError) in try apply(io: io) }
+    }
+
+    /// `run(io:)` with the thread count set.
+    private func apply(io: CommandIO) throws(CommandError) {
         let file = try output.file(standardOutput: .wkt)
         let features = try FeatureInput.read(input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
                                              defaultXYSpatialReference: input.spatialReference ?? .wgs84, io: io)
