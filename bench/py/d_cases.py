@@ -89,7 +89,7 @@ def timed(command: list[str]) -> tuple[float, int, int, float]:
     return seconds, usage.ru_maxrss // 1024, os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
 
 
-def summary(meridian: str, path: str) -> dict:
+def summary(meridian: str, path: str, block_size: int = 1 << 26) -> dict:
     """Parts, holes, area and perimeter of a WKT multipolygon, read with numpy a block of rings at a time (an
     independent reading of the output: neither meridian nor GEOS): rings are the runs of numbers between "(" and
     ")", parts are separated by ")), ((", and each ring's area is its shoelace about its first vertex."""
@@ -99,7 +99,7 @@ def summary(meridian: str, path: str) -> dict:
     with open(path, "rb") as f:
         rest = b""
         while True:
-            block = f.read(1 << 26)
+            block = f.read(block_size)
             data = rest + block
             if block:
                 cut = data.rfind(b"), (")  # a ring boundary: the rest waits for the next block
