@@ -22,7 +22,8 @@ def load_d_cases():
 
 def test_summary_counts_do_not_depend_on_the_block_size(tmp_path):
     # Parts with and without holes, in an order that mixes them: rings of 12 circles (one hole each) and lone
-    # circles, written as Meridian writes WKT (", " between rings and parts, full-precision doubles).
+    # circles, written as Meridian writes WKT (shells counter-clockwise, holes clockwise, ", " between rings and
+    # parts, full-precision doubles).
     rng = np.random.default_rng(28)
     pieces = []
     for k in range(12):
@@ -33,7 +34,8 @@ def test_summary_counts_do_not_depend_on_the_block_size(tmp_path):
             angles = np.linspace(0, 2 * np.pi, 13)[:-1]
             ring = [shapely.Point(cx + 1_500 * np.cos(a), cy + 1_500 * np.sin(a)).buffer(500, 16) for a in angles]
             pieces.append(shapely.union_all(ring))
-    union = shapely.MultiPolygon([p for g in pieces for p in getattr(g, "geoms", [g])])
+    union = shapely.MultiPolygon([shapely.geometry.polygon.orient(p, 1.0)
+                                  for g in pieces for p in getattr(g, "geoms", [g])])
     text = shapely.to_wkt(union, rounding_precision=-1, trim=True)
     path = tmp_path / "u.wkt"
     path.write_text(text + "\n")
@@ -42,7 +44,8 @@ def test_summary_counts_do_not_depend_on_the_block_size(tmp_path):
     holes = sum(len(p.interiors) for p in parts)
     assert len(parts) == 12 and holes == 8  # the figure is what the test means it to be
     d_cases = load_d_cases()
-    for block in list(range(40, 400)) + [1 << 12, 1 << 26]:
+    # Blocks shorter than a ring (up to 400 bytes) and longer (up to the whole file, about 0.2 MB).
+    for block in list(range(40, 400)) + list(range(400, len(text) + 2_000, 397)) + [1 << 26]:
         got = d_cases.summary("unused", str(path), block_size=block)
         assert (got["parts"], got["holes"]) == (len(parts), holes), f"block size {block}"
         # Area and perimeter: the same sums in another order (relative rounding far below 1e-12).
