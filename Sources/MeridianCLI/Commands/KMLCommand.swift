@@ -163,7 +163,7 @@ public enum KMLCommand: Command {
             }
         }
         progress?.begin("writing")
-        try save(KMLDataset(rootNode: document), to: output, overwrite: overwrite)
+        try save(KMLDataset(rootNode: document), to: output, overwrite: overwrite, io: io, progress: progress)
         progress?.finish()
         io.note("wrote \(input.features.count) placemark(s) to \(output)")
     }
@@ -173,9 +173,14 @@ public enum KMLCommand: Command {
         guard ext == "kml" || ext == "kmz" else { throw .usage("the output must end in .kmz or .kml, got '\(path)'") }
     }
 
-    static func save(_ dataset: KMLDataset, to path: String, overwrite: Bool) throws(CommandError) {
+    /// Saves a dataset, then (the progress line finished) prints a warning for each icon kept as a link.
+    static func save(_ dataset: KMLDataset, to path: String, overwrite: Bool, io: CommandIO, progress: ProgressLine?)
+        throws(CommandError)
+    {
         do {
-            try dataset.save(to: URL(fileURLWithPath: path), overwrite: overwrite)
+            let warnings = try dataset.save(to: URL(fileURLWithPath: path), overwrite: overwrite)
+            progress?.finish()
+            for warning in warnings { io.note("warning: \(warning)") }
         } catch .fileExists(let p) {
             throw .failure("\(p) already exists (add --overwrite to replace it)")
         } catch {
@@ -340,7 +345,7 @@ public enum KMLCommand: Command {
             let dataset = try read(inPath, io: io)
             if kmlExtensions.contains(outExt) {
                 progress?.begin("writing")
-                try save(dataset, to: outPath, overwrite: overwrite)
+                try save(dataset, to: outPath, overwrite: overwrite, io: io, progress: progress)
                 progress?.finish()
                 io.note("wrote \(outPath)")
                 return
@@ -377,7 +382,7 @@ public enum KMLCommand: Command {
                 }
             }
             progress?.begin("writing")
-            try save(KMLDataset(rootNode: document), to: outPath, overwrite: overwrite)
+            try save(KMLDataset(rootNode: document), to: outPath, overwrite: overwrite, io: io, progress: progress)
             progress?.finish()
             io.note("wrote \(input.features.count) placemark(s) to \(outPath)")
         }

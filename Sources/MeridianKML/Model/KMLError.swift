@@ -29,8 +29,9 @@ public enum KMLError: Error, Sendable, Hashable, CustomStringConvertible {
     case fileExists(path: String)
     /// The file name has an extension other than `.kml` or `.kmz`.
     case unsupportedExtension(path: String)
-    /// A local icon file referenced by the document does not exist or cannot be read.
-    case missingResource(href: String)
+    /// A local icon file named by a document built in code (a `file:` or absolute href) cannot be packed into a
+    /// KMZ: it does not exist, is not a regular file, cannot be read or is larger than the limit; `reason` says which.
+    case missingResource(href: String, reason: String)
     /// A geometry could not be turned into KML (empty, non-finite, or not projectable to WGS84).
     case invalidGeometry(String)
 
@@ -52,7 +53,7 @@ public enum KMLError: Error, Sendable, Hashable, CustomStringConvertible {
         case .io(let p, let r): "\(p): \(r)"
         case .fileExists(let p): "\(p) already exists (overwriting was not requested)"
         case .unsupportedExtension(let p): "\(p): expected a .kml or .kmz file name"
-        case .missingResource(let h): "the icon file \(h) does not exist or cannot be read"
+        case .missingResource(let h, let r): "the icon file \(h) cannot be packed: \(r)"
         case .invalidGeometry(let m): "invalid geometry: \(m)"
         }
     }

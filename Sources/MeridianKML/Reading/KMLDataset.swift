@@ -18,8 +18,12 @@ public struct KMLDataset: Sendable {
     public var resources: [String: Data]
     /// What was tolerated while reading (bad coordinates kept as XML, unsafe archive entries ignored, …).
     public var warnings: [String]
-    /// The file read, if any: relative local icon paths are resolved against its folder when saving a KMZ.
+    /// The file read, if any.
     public var sourceURL: URL?
+    /// Which files of the disk saving a KMZ may pack as icons: `.anywhere` for a document built in code,
+    /// `.insideFolder` (the file's own folder) for one read from a KML file, `.none` for one read from a KMZ or
+    /// from bytes. Set it to pack icons from another folder you trust.
+    public var localIconAccess: KMLLocalIconAccess
 
     /// Creates a dataset around a document (ArcGIS's `KMLDataset(rootNode:)`).
     /// - Parameter rootNode: The root document.
@@ -30,6 +34,7 @@ public struct KMLDataset: Sendable {
         resources = [:]
         warnings = []
         sourceURL = nil
+        localIconAccess = .anywhere
     }
 
     /// Reads a KML or KMZ file (ArcGIS's `KMLDataset(url:)`; KMZ recognised by its ZIP signature or `.kmz`
@@ -43,6 +48,7 @@ public struct KMLDataset: Sendable {
         let source = try KMLSource(url: url, limits: limits)
         try self.init(source: source, limits: limits)
         sourceURL = url
+        if source.archive == nil { localIconAccess = .insideFolder(url.deletingLastPathComponent()) }
     }
 
     /// Reads KML text or KMZ bytes held in memory.
@@ -67,6 +73,7 @@ public struct KMLDataset: Sendable {
             throw .malformedXML(message: "\(error)", line: 0, column: 0)
         }
         self.init(rootNode: builder.rootDocument())
+        localIconAccess = .none
         rootAttributes = builder.rootAttributes
         rootUnmodeledElements = builder.rootUnmodeled
         warnings = source.skippedEntries.map { "ignored archive entry with an unsafe path: \($0)" }

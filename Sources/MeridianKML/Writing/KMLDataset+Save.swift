@@ -16,38 +16,45 @@ extension KMLDataset {
     /// file in chunks (for a KMZ, into a temporary `doc.kml` beside the archive that libzip deflates from), so
     /// memory does not grow with the document's text.
     ///
-    /// Icon hrefs that are `file://` URLs or absolute paths must exist; relative hrefs are resolved against the
-    /// folder of `sourceURL` (or the current directory) and packed when the file exists, kept as they are
-    /// otherwise (they may point into the archive's `resources`).
+    /// Which local files may be packed is `localIconAccess`: any file for a document built in code (a `file:` or
+    /// absolute href must then name a readable regular file), only regular files inside its own folder (after
+    /// resolving `..` and symbolic links) for a document read from a KML file, none for one read from a KMZ or
+    /// from bytes. A local href that is not packed stays a link, and a warning says why.
     /// - Parameters:
     ///   - url: The target file, ending in `.kmz` or `.kml`.
     ///   - overwrite: Whether an existing file may be replaced (default `false`).
+    /// - Returns: One line per local icon href kept as a link instead of being packed (none for `.kml`).
     /// - Throws: `KMLError.fileExists`, `.unsupportedExtension`, `.missingResource`, `.io`.
-    public func save(to url: URL, overwrite: Bool = false) throws(KMLError) {
+    @discardableResult
+    public func save(to url: URL, overwrite: Bool = false) throws(KMLError) -> [String] {
         try save(to: url, overwrite: overwrite, packingLocalIcons: true)
     }
 
     /// Writes the dataset as `save(to:overwrite:)` does, choosing whether local icon files are packed.
     ///
-    /// With `packingLocalIcons` `false` no file outside the dataset is read: every icon href is written as it is
-    /// (the archive's own `resources` are still written). A server saving a document it was sent uses this, so that
-    /// a `file://`, absolute or `../` href can neither pull a file of the server's disk into the archive nor make
-    /// the save fail because it is missing there.
+    /// With `packingLocalIcons` `false` no file outside the dataset is read, whatever `localIconAccess` says:
+    /// every icon href is written as it is (the archive's own `resources` are still written). A server saving a
+    /// document it was sent uses this, so that a `file://`, absolute or `../` href can neither pull a file of the
+    /// server's disk into the archive nor make the save fail because it is missing there.
     /// - Parameters:
     ///   - url: The target file, ending in `.kmz` or `.kml`.
     ///   - overwrite: Whether an existing file may be replaced.
     ///   - packingLocalIcons: Whether icon hrefs naming local files are packed under `files/` (as
     ///     `save(to:overwrite:)` does) or written as they are.
+    /// - Returns: One line per local icon href kept as a link instead of being packed (none when not packing).
     /// - Throws: `KMLError.fileExists`, `.unsupportedExtension`, `.missingResource` (only when packing), `.io`.
-    public func save(to url: URL, overwrite: Bool, packingLocalIcons: Bool) throws(KMLError) {
+    @discardableResult
+    public func save(to url: URL, overwrite: Bool, packingLocalIcons: Bool) throws(KMLError) -> [String] {
         let ext = url.pathExtension.lowercased()
         guard ext == "kml" || ext == "kmz" else { throw .unsupportedExtension(path: url.path) }
         if !overwrite && FileManager.default.fileExists(atPath: url.path) { throw .fileExists(path: url.path) }
+        var warnings: [String] = []
         do {
             if ext == "kml" {
                 try AtomicFile.stream(to: url, overwrite: overwrite) { out in KMLEncoder.write(self, to: &out) }
             } else {
                 let icons = try packedIcons(packingLocalIcons)
+                warnings = icons.warnings
                 try AtomicFile.write(to: url, overwrite: overwrite) { archive in try writeKMZ(to: archive, icons: icons) }
             }
         } catch KMLError.io(_, let reason) {
@@ -61,6 +68,7 @@ extension KMLDataset {
         } catch {
             throw .io(path: url.path, reason: AtomicFile.reason(for: error))
         }
+        return warnings
     }
 
     /// The entries of the KMZ `save(to:)` writes: `doc.kml` first, then packed icons, then `resources`.
@@ -70,7 +78,8 @@ extension KMLDataset {
 
     /// The entries of the KMZ `save(to:overwrite:packingLocalIcons:)` writes: `doc.kml` first, then packed icons
     /// (none when `packingLocalIcons` is `false`: no file outside the dataset is read), then `resources`.
-    /// - Parameter packingLocalIcons: Whether icon hrefs naming local files are packed.
+    /// - Parameter packingLocalIcons: Whether icon hrefs naming local files are packed (as `localIconAccess`
+    ///   allows).
     public func kmzEntries(packingLocalIcons: Bool) throws(KMLError) -> [(name: String, data: Data)] {
         let icons = try packedIcons(packingLocalIcons)
         var kml = ByteBuffer(capacity: 64 << 10)
@@ -83,9 +92,7 @@ extension KMLDataset {
     /// - Parameters:
     ///   - archive: The archive file to create.
     ///   - icons: The icons to pack (`packedIcons(_:)`).
-    private func writeKMZ(to archive: URL, icons: (hrefs: [String: String], entries: [(name: String, data: Data)]))
-        throws
-    {
+    private func writeKMZ(to archive: URL, icons: PackedIcons) throws {
         let doc = archive.deletingLastPathComponent().appendingPathComponent(".\(archive.lastPathComponent).doc.kml")
         defer { try? FileManager.default.removeItem(at: doc) }
         do {
@@ -103,45 +110,19 @@ extension KMLDataset {
         resources.filter { $0.key != "doc.kml" }.sorted { $0.key < $1.key }.map { (name: $0.key, data: $0.value) }
     }
 
-    /// The local icon files to pack under `files/` (sorted by entry name) and the hrefs to rewrite to them; none
-    /// when `packing` is `false`.
+    /// The icons a KMZ packs: hrefs rewritten to entries, the entries, and why local hrefs stay links.
+    private typealias PackedIcons = (hrefs: [String: String], entries: [(name: String, data: Data)], warnings: [String])
+
+    /// The local icon files to pack under `files/` (sorted by entry name), as `localIconAccess` allows, the hrefs
+    /// to rewrite to them and one warning per local href kept as a link; nothing when `packing` is `false`.
     /// - Parameter packing: Whether icon hrefs naming local files are packed.
-    /// - Throws: `KMLError.missingResource` for a `file://` or absolute href naming no readable file.
-    private func packedIcons(_ packing: Bool) throws(KMLError)
-        -> (hrefs: [String: String], entries: [(name: String, data: Data)])
-    {
-        let packingLocalIcons = packing
-        var packed: [(name: String, data: Data)] = []
-        var hrefs: [String: String] = [:]
-        var used = Set(resources.keys).union(["doc.kml"])
-        let base = sourceURL?.deletingLastPathComponent()
-            ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
-        var entryForPath: [String: String] = [:]
-        for href in Set(iconHrefs).sorted() where packingLocalIcons && hrefs[href] == nil && resources[href] == nil {
-            guard let file = Self.localFile(href, base: base) else { continue }
-            if let entry = entryForPath[file.url.path] {  // the same file under another spelling
-                hrefs[href] = entry
-                continue
-            }
-            guard let data = try? Data(contentsOf: file.url) else {
-                if file.mustExist { throw .missingResource(href: href) }
-                continue
-            }
-            let name = file.url.lastPathComponent.isEmpty ? "icon" : file.url.lastPathComponent
-            var entry = "files/\(name)"
-            var k = 1
-            while used.contains(entry) {
-                let stem = (name as NSString).deletingPathExtension, ext = (name as NSString).pathExtension
-                entry = "files/\(stem)-\(k)\(ext.isEmpty ? "" : "." + ext)"
-                k += 1
-            }
-            used.insert(entry)
-            packed.append((entry, data))
-            hrefs[href] = entry
-            entryForPath[file.url.path] = entry
-        }
-        packed.sort { $0.name < $1.name }
-        return (hrefs, packed)
+    /// - Throws: `KMLError.missingResource` for a `file://` or absolute href of a document built in code naming no
+    ///   readable regular file.
+    private func packedIcons(_ packing: Bool) throws(KMLError) -> PackedIcons {
+        guard packing else { return ([:], [], []) }
+        var packer = KMZIconPacker(access: localIconAccess, limits: .default, taken: Set(resources.keys))
+        for href in Set(iconHrefs).sorted() where resources[href] == nil { try packer.pack(href) }
+        return (packer.hrefs, packer.entries.sorted { $0.name < $1.name }, packer.warnings)
     }
 
     /// Every icon href of the document's styles (shared and inline, style-map pairs included).
@@ -170,24 +151,6 @@ extension KMLDataset {
         visit(document)
         return out
     }
-
-    /// The local file an href designates: `file://` URLs and absolute paths (which must exist), or a relative
-    /// path under `base` (packed only if it exists); `nil` for remote URLs.
-    static func localFile(_ href: String, base: URL) -> (url: URL, mustExist: Bool)? {
-        if href.hasPrefix("file:") { return URL(string: href).map { ($0, true) } }
-        if href.hasPrefix("/") { return (URL(fileURLWithPath: href), true) }
-        if let colon = href.firstIndex(of: ":"), href[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
-           href.distance(from: href.startIndex, to: colon) > 1 {
-            return nil  // a URL scheme: http:, https:, data:, …
-        }
-        if href.hasPrefix("#") || href.isEmpty { return nil }
-        let url = URL(fileURLWithPath: href, relativeTo: base).standardizedFileURL
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            return nil
-        }
-        return (url, false)
-    }
 }
 
 extension KMLDocument {
@@ -196,8 +159,10 @@ extension KMLDocument {
     /// - Parameters:
     ///   - url: The target file, ending in `.kmz` or `.kml`.
     ///   - overwrite: Whether an existing file may be replaced (default `false`).
+    /// - Returns: One line per local icon href kept as a link (see `KMLDataset.save(to:overwrite:)`).
     /// - Throws: `KMLError`.
-    public func save(to url: URL, overwrite: Bool = false) throws(KMLError) {
+    @discardableResult
+    public func save(to url: URL, overwrite: Bool = false) throws(KMLError) -> [String] {
         try KMLDataset(rootNode: self).save(to: url, overwrite: overwrite)
     }
 }
