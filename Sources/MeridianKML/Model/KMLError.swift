@@ -40,6 +40,8 @@ public enum KMLError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A local icon file named by a document built in code (a `file:` or absolute href) cannot be packed into a
     /// KMZ: it does not exist, is not a regular file, cannot be read or is larger than the limit; `reason` says which.
     case missingResource(href: String, reason: String)
+    /// Reading was stopped by the caller's `WorkBudget` (its deadline passed or it was cancelled).
+    case interrupted(String)
     /// A geometry could not be turned into KML (empty, non-finite, or not projectable to WGS84).
     case invalidGeometry(String)
 
@@ -68,6 +70,7 @@ public enum KMLError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupportedExtension(let p): "\(p): expected a .kml or .kmz file name"
         case .missingResource(let h, let r): "the icon file \(h) cannot be packed: \(r)"
         case .invalidGeometry(let m): "invalid geometry: \(m)"
+        case .interrupted(let m): "reading was stopped: \(m)"
         }
     }
 }

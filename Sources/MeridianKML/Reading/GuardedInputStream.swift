@@ -1,8 +1,12 @@
 import Foundation
+import MeridianEngine
 
 /// An input stream for `XMLParser` that pulls bytes from a reader function (a file, a buffer, a ZIP entry) and
 /// refuses, before the parser sees a byte of them, documents whose prolog declares entities or attribute defaults
 /// or names an encoding Meridian does not read (see `XMLPrologGuard`), and chunks `MarkupScanner` refuses.
+///
+/// Each chunk also checks the caller's `WorkBudget` (if any): a server reading a document under a deadline stops
+/// within one chunk's parsing of it, however long the whole parse would take.
 final class GuardedInputStream: InputStream {
     /// Reads up to `count` bytes into the buffer; returns the count read, 0 at the end, or throws.
     typealias Reader = (UnsafeMutablePointer<UInt8>, Int) throws(KMLError) -> Int
@@ -88,6 +92,7 @@ final class GuardedInputStream: InputStream {
         guard failure == nil else { return -1 }
         if stopped { return 0 }
         do throws(KMLError) {
+            do { try WorkBudget.check() } catch { throw .interrupted(error.description) }
             let n = try deliver(buffer, maxLength: min(len, Self.maximumChunkBytes))
             try markup.scan(buffer, count: n)
             if validator != nil {
