@@ -538,12 +538,12 @@ final class StoppedJobs: @unchecked Sendable {
     /// Requests stopped at their budget's deadline.
     var atDeadline: Int { lock.withLock { deadlineCount } }
 
-    /// Counts a request answered 503 after its work ran: cancelled if its client is gone, stopped at the deadline
-    /// if that has passed (neither: an engine's own 503, not counted).
+    /// Counts a request answered 503 after its work ran: stopped at the deadline if that has passed, else
+    /// cancelled if its client is gone (neither: an engine's own 503, not counted).
     func count(clientGone: Bool, budget: WorkBudget) {
         let late = DispatchTime.now().uptimeNanoseconds > budget.deadline
         lock.withLock {
-            if clientGone { cancelledCount += 1 } else if late { deadlineCount += 1 }
+            if late { deadlineCount += 1 } else if clientGone { cancelledCount += 1 }
         }
     }
 }
