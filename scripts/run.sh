@@ -7,7 +7,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build -c release --product meridian 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]' || true
+# The release build also writes each module's symbol graph for the documentation (scripts/docs.sh --symbol-graphs),
+# so that the documentation needs no second (debug) build.
+graphs=.build/symbolgraph-release
+symbol_graph_flags=(-Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs"
+                    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public -Xswiftc -emit-extension-block-symbols)
+mkdir -p "$graphs"
+echo "Building Meridian (release; a few minutes the first time; log: .build/run-build.log)"
+if ! swift build -c release --product meridian "${symbol_graph_flags[@]}" > .build/run-build.log 2>&1; then
+    grep -E 'error' .build/run-build.log | head -20 >&2
+    echo "run.sh: the release build failed (full log: .build/run-build.log)" >&2
+    exit 1
+fi
 bin="$(swift build -c release --show-bin-path)/meridian"
 mkdir -p examples/output
 "$bin" --version
@@ -18,9 +29,9 @@ done
 "$bin" buffer examples/seed-points.csv --srs EPSG:32038 --distance-field radius_mi --unit mi --union \
     -o examples/output/buffers-union.svg
 echo "Wrote examples/output/buffers.geojson, buffers.svg and buffers-union.svg"
-# The documentation (docc from the toolchain; dump-symbol-graph builds the modules in debug the first time).
+# The documentation (docc from the toolchain), from the symbol graphs of the release build above.
 mkdir -p artifacts
-if ! scripts/docs.sh > artifacts/docs.log 2>&1; then
+if ! scripts/docs.sh --symbol-graphs "$graphs" > artifacts/docs.log 2>&1; then
     tail -5 artifacts/docs.log >&2
     echo "run.sh: building the documentation failed (full log: artifacts/docs.log)" >&2
     exit 1

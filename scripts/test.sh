@@ -2,7 +2,9 @@
 # Runs every test: installs what is missing, builds (failing on any compiler warning), builds the documentation
 # (scripts/docs.sh --analyze, failing on any docc warning), runs the Swift tests
 # (unit, reference and CLI end-to-end), each fuzz target briefly (scripts/fuzz.sh), then the Python harness
-# (peer-library comparisons, GDAL/XSD interop and headless-browser tests of the viewer). Idempotent.
+# (peer-library comparisons, GDAL/XSD interop and headless-browser tests of the viewer), and last the README's main
+# command on a fresh clone of this commit (scripts/first-run-check.sh: scripts/run.sh with nothing built, until the
+# viewer and its documentation answer). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --browser
@@ -27,3 +29,5 @@ grep -E 'Test run with|Executed [0-9]+ tests' artifacts/swift-test.log | tail -2
 # Every fuzz target for 15 s under AddressSanitizer (6 targets: 90 s), so that a reader regression shows here.
 scripts/fuzz.sh all 15
 MERIDIAN_BIN="$(swift build --show-bin-path)/meridian" .venv/bin/python -m pytest -q Tests/python
+# The README's main command, as a newcomer runs it: a fresh clone, nothing built (a release build from nothing).
+scripts/first-run-check.sh

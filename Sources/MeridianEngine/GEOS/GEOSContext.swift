@@ -1,6 +1,10 @@
 import CGEOS
 import MeridianCore
 
+// The GEOS bridge: the only files of MeridianEngine that import CGEOS (GEOS/, one file per operation family). The
+// rest of the engine works with `GEOSContext` and `GEOSGeometryRef` through the typed functions these files declare
+// and never touches a GEOS handle or pointer (Tests/MeridianEngineTests/EngineLayoutTests.swift checks both).
+
 /// Owns one GEOS context handle: created in `init`, finished in `deinit`. GEOS's error messages are collected
 /// and put into the thrown `EngineError.geos`. Not shared between threads: each engine call makes its own.
 final class GEOSContext {
@@ -18,6 +22,9 @@ final class GEOSContext {
     }
 
     deinit { GEOS_finish_r(handle) }
+
+    /// The GEOS library version, e.g. "3.11.1-CAPI-1.17.1".
+    static var version: String { String(cString: GEOSversion()) }
 
     /// The error to throw after a GEOS call failed.
     func error(_ operation: String) -> EngineError {

@@ -79,6 +79,32 @@ extension GEOSContext {
         return try own(made, "create collection")
     }
 
+    /// A geometry collection of `members` (GEOS takes ownership of them).
+    func collection(_ members: [GEOSGeometryRef]) throws(EngineError) -> GEOSGeometryRef {
+        try collection(GEOS_GEOMETRYCOLLECTION, members)
+    }
+
+    /// GEOS's empty polygon.
+    func emptyPolygon(_ operation: String) throws(EngineError) -> GEOSGeometryRef {
+        try own(GEOSGeom_createEmptyPolygon_r(handle), operation)
+    }
+
+    /// A line string through `coordinates` as they are: no finiteness or vertex-count check (callers that build
+    /// their own coordinates; `make(_:)` checks outside input).
+    func lineString(_ coordinates: [Coordinate]) throws(EngineError) -> GEOSGeometryRef {
+        try own(GEOSGeom_createLineString_r(handle, try sequence(coordinates)), "create line")
+    }
+
+    /// A polygon without holes from its closed shell given as interleaved x, y (`2 × vertices` values, the first
+    /// vertex repeated at the end), built in one copy with no checks (for rings the caller constructed itself).
+    func polygon(closedShell xy: [Double], _ operation: String) throws(EngineError) -> GEOSGeometryRef {
+        guard let seq = GEOSCoordSeq_copyFromBuffer_r(handle, xy, UInt32(xy.count / 2), 0, 0),
+            let ring = GEOSGeom_createLinearRing_r(handle, seq),
+            let polygon = GEOSGeom_createPolygon_r(handle, ring, nil, 0)
+        else { throw error(operation) }
+        return GEOSGeometryRef(context: self, pointer: polygon)
+    }
+
     /// A coordinate sequence copied in one call from an interleaved buffer.
     func sequence(_ coordinates: [Coordinate]) throws(EngineError) -> OpaquePointer {
         let hasZ = coordinates.contains { $0.z != nil }
@@ -102,6 +128,13 @@ extension GEOSContext {
         }
     }
 
+    /// A GEOS operation from one geometry to another, its result converted back into the operand's spatial reference.
+    func unary(_ g: Geometry, _ op: (GEOSGeometryRef) throws(EngineError) -> GEOSGeometryRef)
+        throws(EngineError) -> Geometry
+    {
+        try geometry(try op(try make(g)), in: g.spatialReference)
+    }
+
     // MARK: GEOS → Meridian
 
     /// Reads the vertices of a GEOS coordinate sequence.
@@ -120,6 +153,12 @@ extension GEOSContext {
             result.append(Coordinate(x: buffer[i * dims], y: buffer[i * dims + 1], z: z.isNaN ? nil : z))
         }
         return result
+    }
+
+    /// The vertices of a point, line string or linear ring (2D).
+    func lineCoordinates(_ ref: GEOSGeometryRef, _ operation: String) throws(EngineError) -> [Coordinate] {
+        guard let seq = GEOSGeom_getCoordSeq_r(handle, ref.pointer) else { throw error(operation) }
+        return try coordinates(of: seq, hasZ: false)
     }
 
     private func coordinates(ofSimple g: OpaquePointer) throws(EngineError) -> [Coordinate] {
@@ -210,5 +249,37 @@ extension GEOSContext {
             if dimension == 1 { return .polyline(Polyline(parts: parts, spatialReference: sr)) }
             return .multipoint(Multipoint(points, spatialReference: sr))
         }
+    }
+}
+
+extension GEOSContext {
+    /// A GEOS geometry split by dimension, lowest first, leaving out empty members: the points as one
+    /// ``/MeridianCore/Multipoint``, the lines as one ``/MeridianCore/Polyline``, the areas as one ``/MeridianCore/Polygon``.
+    func geometriesByDimension(_ ref: GEOSGeometryRef, in sr: SpatialReference) throws(EngineError) -> [Geometry] {
+        var points: [Coordinate] = [], lines: [[Coordinate]] = [], hasArea = false
+        func walk(_ g: OpaquePointer) throws(EngineError) {
+            guard GEOSisEmpty_r(handle, g) == 0 else { return }
+            switch GEOSGeomTypeId_r(handle, g) {
+            case Int32(GEOS_MULTIPOINT.rawValue), Int32(GEOS_MULTILINESTRING.rawValue),
+                Int32(GEOS_MULTIPOLYGON.rawValue), Int32(GEOS_GEOMETRYCOLLECTION.rawValue):
+                let n = GEOSGetNumGeometries_r(handle, g)
+                if n > 0 { for i in 0..<n { try walk(GEOSGetGeometryN_r(handle, g, i)!) } }
+            case Int32(GEOS_POLYGON.rawValue):
+                hasArea = true
+            default:
+                let clone = try own(GEOSGeom_clone_r(handle, g), "clone")
+                switch try geometry(clone, in: sr) {
+                case .point(let p): points.append(p.coordinate)
+                case .polyline(let l): lines += l.parts
+                default: break
+                }
+            }
+        }
+        try walk(ref.pointer)
+        var result: [Geometry] = []
+        if !points.isEmpty { result.append(.multipoint(Multipoint(points, spatialReference: sr))) }
+        if !lines.isEmpty { result.append(.polyline(Polyline(parts: lines, spatialReference: sr))) }
+        if hasArea { result.append(.polygon(try polygon(ref, in: sr))) }
+        return result
     }
 }

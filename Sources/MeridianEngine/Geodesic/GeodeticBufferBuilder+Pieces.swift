@@ -1,4 +1,3 @@
-import CGEOS
 import MeridianCore
 
 /// One geodesic segment of a line or polygon being buffered, with its azimuths at both ends (degrees).
@@ -45,9 +44,7 @@ extension GeodeticBufferBuilder {
         }
         let (polygon, generatedByBackground) = second
         generated.formUnion(generatedByBackground)
-        let other = try context.make(.polygon(polygon))
-        let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, [first, other])
-        return try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+        return try context.unaryUnion(of: [first, try context.make(.polygon(polygon))])
     }
 
     /// `piecesUnion` on the calling thread, for some of the segments.
@@ -80,8 +77,7 @@ extension GeodeticBufferBuilder {
             ring += arcA.dropFirst()
             pieces += try piece(ring)
         }
-        if pieces.isEmpty { return try context.own(GEOSGeom_createEmptyPolygon_r(context.handle), "empty") }
-        let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, pieces)
-        return try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+        if pieces.isEmpty { return try context.emptyPolygon("empty") }
+        return try context.unaryUnion(of: pieces)
     }
 }

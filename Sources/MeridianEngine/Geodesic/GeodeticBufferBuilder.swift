@@ -1,4 +1,3 @@
-import CGEOS
 import Foundation
 import MeridianCore
 
@@ -69,28 +68,6 @@ func normalizedAngle(_ a: Double) -> Double {
     if r < 0 { r += 360 }
     if r >= 360 { r -= 360 }
     return r
-}
-
-/// A polygon prepared for fast point-in-polygon tests.
-final class PreparedArea {
-    let context: GEOSContext
-    let geometry: GEOSGeometryRef
-    let prepared: OpaquePointer
-
-    init(_ geometry: GEOSGeometryRef) throws(EngineError) {
-        context = geometry.context
-        self.geometry = geometry
-        guard let p = GEOSPrepare_r(context.handle, geometry.pointer) else { throw context.error("prepare") }
-        prepared = p
-    }
-
-    deinit { GEOSPreparedGeom_destroy_r(context.handle, prepared) }
-
-    func contains(_ c: Coordinate) -> Bool {
-        guard let point = GEOSGeom_createPointFromXY_r(context.handle, c.x, c.y) else { return false }
-        defer { GEOSGeom_destroy_r(context.handle, point) }
-        return GEOSPreparedIntersects_r(context.handle, prepared, point) == 1
-    }
 }
 
 /// Builds the geodesic buffer of one geometry as a GEOS polygon in output coordinates.
@@ -413,10 +390,7 @@ final class GeodeticBufferBuilder {
             let world = try context.make(.envelope(Envelope(xMin: -180, yMin: -90, xMax: 180, yMax: 90,
                                                             spatialReference: frame.outputSR)))
             guard !loop.isEmpty else { return [world] }
-            let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, loop)
-            let hole = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
-            let rest = try context.own(GEOSDifference_r(context.handle, world.pointer, hole.pointer), "difference")
-            return [rest]
+            return [try world.difference(try context.unaryUnion(of: loop))]
         }
         guard area > 0 else { throw .geos("geodesic buffer: a boundary ring has the wrong orientation") }
         let region = polygon
@@ -442,16 +416,14 @@ final class GeodeticBufferBuilder {
     }
 
     private func valid(_ ref: GEOSGeometryRef) throws(EngineError) -> GEOSGeometryRef {
-        if GEOSisValid_r(context.handle, ref.pointer) == 1 { return ref }
-        return try context.own(GEOSMakeValid_r(context.handle, ref.pointer), "make valid")
+        if ref.isValid { return ref }
+        return try ref.madeValid()
     }
 
     /// Cuts a region in unwrapped longitudes into the [-180, 180] tiles and shifts each piece into [-180, 180].
     func tiles(_ region: GEOSGeometryRef) throws(EngineError) -> [GEOSGeometryRef] {
-        var xmin = 0.0, xmax = 0.0
-        guard GEOSisEmpty_r(context.handle, region.pointer) == 0 else { return [] }
-        GEOSGeom_getXMin_r(context.handle, region.pointer, &xmin)
-        GEOSGeom_getXMax_r(context.handle, region.pointer, &xmax)
+        guard !region.isEmpty else { return [] }
+        let (xmin, xmax) = region.xRange
         if xmin >= -180 && xmax <= 180 {
             record(region)
             return [region]
@@ -462,7 +434,7 @@ final class GeodeticBufferBuilder {
             let shift = 360 * Double(t)
             let box = try context.make(.envelope(Envelope(xMin: shift - 180, yMin: -90, xMax: shift + 180, yMax: 90,
                                                           spatialReference: frame.outputSR)))
-            let clipped = try context.own(GEOSIntersection_r(context.handle, region.pointer, box.pointer), "clip")
+            let clipped = try region.intersection(box, "clip")
             let polygon = try context.polygon(clipped, in: frame.outputSR)
             guard !polygon.parts.isEmpty else { continue }
             let shifted = Geometry.polygon(polygon).mapCoordinates(into: frame.outputSR) { c in

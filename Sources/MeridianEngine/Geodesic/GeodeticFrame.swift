@@ -1,41 +1,5 @@
-import CPROJ
 import Foundation
 import MeridianCore
-
-extension SpatialReference {
-    /// The geographic (longitude/latitude) spatial reference of this one's datum: itself when geographic, else
-    /// its base geographic CRS as PROJ reports it (e.g. EPSG:4267 NAD27 for EPSG:32038).
-    /// - Throws: `EngineError.unknownSpatialReference` when PROJ cannot tell.
-    func geographicBase() throws(EngineError) -> SpatialReference {
-        if isUnspecified { throw .spatialReferenceRequired(operation: "a geodesic operation") }
-        if isGeographic { return self }
-        let context = PROJContext()
-        guard let created = proj_create(context.handle, definition) else {
-            throw .unknownSpatialReference(definition, reason: context.lastMessage())
-        }
-        var crs = PROJObject(created, context: context)
-        if proj_get_type(crs.pointer) == PJ_TYPE_BOUND_CRS, let base = proj_get_source_crs(context.handle, crs.pointer) {
-            crs = PROJObject(base, context: context)
-        }
-        guard let geodetic = proj_crs_get_geodetic_crs(context.handle, crs.pointer) else {
-            throw .unknownSpatialReference(definition, reason: "no geodetic datum: \(context.lastMessage())")
-        }
-        let base = PROJObject(geodetic, context: context)
-        if let auth = proj_get_id_auth_name(base.pointer, 0), let code = proj_get_id_code(base.pointer, 0) {
-            let text = "\(String(cString: auth)):\(String(cString: code))"
-            if text == "EPSG:4326" { return .wgs84 }
-            if let sr = try? SpatialReference(code: text), sr.isGeographic { return sr }
-        }
-        guard let wkt = proj_as_wkt(context.handle, base.pointer, PJ_WKT2_2019, nil) else {
-            throw .unknownSpatialReference(definition, reason: "its geographic CRS cannot be written as WKT")
-        }
-        let sr = try SpatialReference(wkt: String(cString: wkt))
-        guard sr.isGeographic else {
-            throw .unknownSpatialReference(definition, reason: "its datum's CRS is not geographic (\(sr.kind.rawValue))")
-        }
-        return sr
-    }
-}
 
 /// Where a geodetic operation computes and where it writes: the ellipsoid and longitude/latitude of the input's
 /// datum ("compute" coordinates, x = longitude, y = latitude in degrees), and the output spatial reference.

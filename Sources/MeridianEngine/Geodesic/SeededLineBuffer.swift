@@ -1,4 +1,3 @@
-import CGEOS
 import Foundation
 import MeridianCore
 
@@ -190,8 +189,7 @@ enum SeededLineBuffer {
         guard length <= 4 * (extent + 2 * d) else { return .failure(.notApplicable) }
         let quarterSegments = min(256, max(8, Int((Double.pi / 4 / acos(1 - 0.5 * tolerance / d)).rounded(.up))))
         let planarLine = try planarBuffer(seedLine, distance: d, quarterSegments: quarterSegments, context: context)
-        let simplified = try context.own(GEOSTopologyPreserveSimplify_r(context.handle, planarLine.pointer,
-                                                                       0.45 * tolerance), "simplify")
+        let simplified = try planarLine.topologyPreservingSimplified(0.45 * tolerance)
         let polygon = try context.polygon(simplified, in: outputSpatialReference)
         guard polygon.parts.count == 1, polygon.parts[0].holes.isEmpty, polygon.parts[0].shell.count >= 4 else {
             return .failure(.seedShape)
@@ -360,11 +358,8 @@ enum SeededLineBuffer {
     private static func simplifiedLine(_ points: [(x: Double, y: Double)], tolerance: Double,
                                        context: GEOSContext) throws(EngineError) -> [(x: Double, y: Double)]
     {
-        let sequence = try context.sequence(points.map { Coordinate(x: $0.x, y: $0.y) })
-        let line = try context.own(GEOSGeom_createLineString_r(context.handle, sequence), "create line")
-        let simple = try context.own(GEOSSimplify_r(context.handle, line.pointer, tolerance), "simplify")
-        guard let seq = GEOSGeom_getCoordSeq_r(context.handle, simple.pointer) else { throw context.error("simplify") }
-        let cs = try context.coordinates(of: seq, hasZ: false)
+        let line = try context.lineString(points.map { Coordinate(x: $0.x, y: $0.y) })
+        let cs = try context.lineCoordinates(try line.simplified(tolerance), "simplify")
         return cs.count >= 2 ? cs.map { ($0.x, $0.y) } : points
     }
 
@@ -372,11 +367,8 @@ enum SeededLineBuffer {
     private static func planarBuffer(_ points: [(x: Double, y: Double)], distance: Double, quarterSegments: Int,
                                      context: GEOSContext) throws(EngineError) -> GEOSGeometryRef
     {
-        let sequence = try context.sequence(points.map { Coordinate(x: $0.x, y: $0.y) })
-        let line = try context.own(GEOSGeom_createLineString_r(context.handle, sequence), "create line")
-        return try context.own(GEOSBufferWithStyle_r(context.handle, line.pointer, distance, Int32(quarterSegments),
-                                                     Int32(GEOSBUF_CAP_ROUND.rawValue),
-                                                     Int32(GEOSBUF_JOIN_ROUND.rawValue), 5), "buffer")
+        let line = try context.lineString(points.map { Coordinate(x: $0.x, y: $0.y) })
+        return try line.roundBuffer(distance, quarterSegments: quarterSegments)
     }
 
     /// Whether a GEOS polygon or multipolygon is one polygon without holes.

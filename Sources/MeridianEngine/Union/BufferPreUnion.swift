@@ -1,4 +1,3 @@
-import CGEOS
 import MeridianCore
 
 /// The polygons of a buffer union merged before buffering (issue 16), for geodesic and planar buffers alike: for
@@ -105,10 +104,10 @@ struct BufferPreUnion {
     static func coverageUnion(_ polygons: [Polygon], context: GEOSContext) -> Polygon? {
         guard let sr = polygons.first?.spatialReference,
               let members = try? polygons.map({ p throws(EngineError) in try context.make(.polygon(p)) }),
-              members.allSatisfy({ GEOSisValid_r(context.handle, $0.pointer) == 1 }),
-              let collection = try? context.collection(GEOS_GEOMETRYCOLLECTION, members),
-              let unioned = try? context.own(GEOSCoverageUnion_r(context.handle, collection.pointer), "coverage union"),
-              GEOSisValid_r(context.handle, unioned.pointer) == 1,
+              members.allSatisfy(\.isValid),
+              let collection = try? context.collection(members),
+              let unioned = try? collection.coverageUnion(),
+              unioned.isValid,
               let merged = try? context.polygon(unioned, in: sr), !merged.parts.isEmpty
         else { return nil }
         var chain = EdgeChain()

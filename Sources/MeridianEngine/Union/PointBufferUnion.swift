@@ -1,4 +1,3 @@
-import CGEOS
 import MeridianCore
 
 /// The fast path of `GeometryEngine.buffer(around:distances:shouldUnion:parameters:)` for unioned buffers of points:
@@ -154,9 +153,7 @@ enum PointBufferUnion {
     static func geosUnion(_ problem: CircleUnion, in spatialReference: SpatialReference) throws(EngineError) -> Polygon
     {
         let context = try GEOSContext()
-        let polygons = try circlePolygons(problem, context: context)
-        let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, polygons)
-        let unioned = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+        let unioned = try context.unaryUnion(of: try circlePolygons(problem, context: context))
         return try context.polygon(unioned, in: spatialReference)
     }
 
@@ -172,11 +169,7 @@ enum PointBufferUnion {
                 buffer[2 * k] = x
                 buffer[2 * k + 1] = y
             }
-            guard let seq = GEOSCoordSeq_copyFromBuffer_r(context.handle, buffer, UInt32(n + 1), 0, 0),
-                let ring = GEOSGeom_createLinearRing_r(context.handle, seq),
-                let polygon = GEOSGeom_createPolygon_r(context.handle, ring, nil, 0)
-            else { throw context.error("create circle polygon") }
-            result.append(GEOSGeometryRef(context: context, pointer: polygon))
+            result.append(try context.polygon(closedShell: buffer, "create circle polygon"))
         }
         return result
     }

@@ -292,7 +292,7 @@ extension ElementCoverageTests {
         let context = try GEOSContext()
         let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: 200)
         let (ref, group) = try builder.buffer(.polyline(Polyline(path, spatialReference: .wgs84)), distance: 100_000)
-        let polygon = try GeometryEngine.finish(ref, groups: [group], generated: builder.generated, frame: frame,
+        let polygon = try GeodeticBufferPipeline.finish(ref, groups: [group], generated: builder.generated, frame: frame,
                                                 context: context, placement: .crossings)
         #expect(try GeometryEngine.invalidityReason(polygon) == nil)
         #expect(polygon.parts.count == 1)

@@ -114,7 +114,7 @@ import Testing
         let square = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 0), Coordinate(x: 1, y: 1),
                                      Coordinate(x: 0, y: 1), Coordinate(x: 0, y: 0)], spatialReference: .wgs84)
         var attempts: [String] = []
-        let repaired = try GeometryEngine.validRefinement { scale, placement throws(EngineError) in
+        let repaired = try GeodeticBufferPipeline.validRefinement { scale, placement throws(EngineError) in
             attempts.append("\(scale) \(placement)")
             if scale == 1 && placement == .crossings { throw .geos("union: TopologyException: side location conflict") }
             return placement == .asIs ? square : bowtie
@@ -122,11 +122,11 @@ import Testing
         #expect(repaired == square)
         #expect(attempts == ["1.0 crossings", "1.0 projections", "0.25 crossings", "0.0625 crossings", "1.0 asIs"])
         #expect(throws: EngineError.self) {
-            try GeometryEngine.validRefinement { _, _ throws(EngineError) in bowtie }
+            try GeodeticBufferPipeline.validRefinement { _, _ throws(EngineError) in bowtie }
         }
         attempts = []
         #expect(throws: EngineError.self) {  // not a GEOS failure: no retry
-            try GeometryEngine.validRefinement { scale, placement throws(EngineError) in
+            try GeodeticBufferPipeline.validRefinement { scale, placement throws(EngineError) in
                 attempts.append("\(scale) \(placement)")
                 throw .invalidDistance("no")
             }

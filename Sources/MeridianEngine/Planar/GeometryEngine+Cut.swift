@@ -1,4 +1,3 @@
-import CGEOS
 import Foundation
 import MeridianCore
 
@@ -36,19 +35,16 @@ extension GeometryEngine {
             throw .invalidArgument("a cut needs a polyline or a polygon, got a \(g.typeName.lowercased())")
         case .polyline:
             let ref = try context.make(g)
-            let noded = try context.own(GEOSUnion_r(context.handle, ref.pointer, cutterRef.pointer), "cut")
+            let noded = try ref.union(cutterRef, "cut")
             guard case .polyline(let all) = try context.geometry(noded, in: sr) else { return [] }
             // The pieces of the line: noded parts whose first segment's midpoint lies on the line.
-            guard let prepared = GEOSPrepare_r(context.handle, ref.pointer) else { throw context.error("cut") }
-            defer { GEOSPreparedGeom_destroy_r(context.handle, prepared) }
+            let prepared = try GEOSPreparedGeometry(ref, "cut")
             let scale = max(1, g.extent.map { max($0.width, $0.height) } ?? 1)
             var pieces: [[Coordinate]] = []
             for part in all.parts where part.count >= 2 {
                 let mid = Coordinate(x: (part[0].x + part[1].x) / 2, y: (part[0].y + part[1].y) / 2)
                 let point = try context.make(.point(Point(mid, spatialReference: sr)))
-                var d = 0.0
-                guard GEOSPreparedDistance_r(context.handle, prepared, point.pointer, &d) == 1 else { throw context.error("cut") }
-                if d <= 1e-9 * scale { pieces.append(part) }
+                if try prepared.distance(to: point, "cut") <= 1e-9 * scale { pieces.append(part) }
             }
             guard pieces.count >= 2 else { return [] }
             var left: [[Coordinate]] = [], right: [[Coordinate]] = []
@@ -59,24 +55,20 @@ extension GeometryEngine {
             func merged(_ parts: [[Coordinate]]) throws(EngineError) -> Geometry {
                 guard !parts.isEmpty else { return .polyline(Polyline(parts: [], spatialReference: sr)) }
                 let r = try context.make(.polyline(Polyline(parts: parts, spatialReference: sr)))
-                return try context.geometry(try context.own(GEOSLineMerge_r(context.handle, r.pointer), "cut"), in: sr)
+                return try context.geometry(try r.lineMerged("cut"), in: sr)
             }
             return [try merged(left), try merged(right)]
         case .polygon, .envelope:
             let ref = try context.make(g)
             try context.requireValid(ref, g)
-            let boundary = try context.own(GEOSBoundary_r(context.handle, ref.pointer), "cut")
-            let noded = try context.own(GEOSUnion_r(context.handle, boundary.pointer, cutterRef.pointer), "cut")
-            var input: OpaquePointer? = noded.pointer
-            let faces = try context.own(GEOSPolygonize_r(context.handle, &input, 1), "cut")
+            let noded = try ref.boundary("cut").union(cutterRef, "cut")
+            let faces = try noded.polygonized("cut")
             guard case .polygon(let all) = try context.geometry(faces, in: sr) else { return [] }
-            guard let prepared = GEOSPrepare_r(context.handle, ref.pointer) else { throw context.error("cut") }
-            defer { GEOSPreparedGeom_destroy_r(context.handle, prepared) }
+            let prepared = try GEOSPreparedGeometry(ref, "cut")
             var inside: [Polygon.Part] = []
             for face in all.parts {
                 let faceRef = try context.make(.polygon(Polygon(parts: [face], spatialReference: sr)))
-                let point = try context.own(GEOSPointOnSurface_r(context.handle, faceRef.pointer), "cut")
-                if GEOSPreparedContains_r(context.handle, prepared, point.pointer) == 1 { inside.append(face) }
+                if prepared.contains(try faceRef.pointOnSurface("cut")) == true { inside.append(face) }
             }
             guard inside.count >= 2 else { return [] }
             let scale = max(1, g.extent.map { max($0.width, $0.height) } ?? 1)

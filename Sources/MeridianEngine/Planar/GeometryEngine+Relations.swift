@@ -1,4 +1,3 @@
-import CGEOS
 import MeridianCore
 
 // MARK: - Spatial relationships (DE-9IM), under ArcGIS's names
@@ -12,7 +11,7 @@ extension GeometryEngine {
     public static func doesGeometry(_ geometry1: some GeometryConvertible, contain geometry2: some GeometryConvertible)
         throws(EngineError) -> Bool
     {
-        try predicate(geometry1, geometry2, "contains") { GEOSContains_r($0, $1, $2) }
+        try predicate(geometry1, geometry2, "contains", .contains)
     }
 
     /// Whether `geometry1` lies within `geometry2` (the converse of ``doesGeometry(_:contain:)``).
@@ -20,7 +19,7 @@ extension GeometryEngine {
     public static func isGeometry(_ geometry1: some GeometryConvertible, within geometry2: some GeometryConvertible)
         throws(EngineError) -> Bool
     {
-        try predicate(geometry1, geometry2, "within") { GEOSWithin_r($0, $1, $2) }
+        try predicate(geometry1, geometry2, "within", .within)
     }
 
     /// Whether the two geometries share at least one point (the opposite of ``isGeometry(_:disjointWith:)``).
@@ -28,7 +27,7 @@ extension GeometryEngine {
     public static func isGeometry(_ geometry1: some GeometryConvertible, intersecting geometry2: some GeometryConvertible)
         throws(EngineError) -> Bool
     {
-        try predicate(geometry1, geometry2, "intersects") { GEOSIntersects_r($0, $1, $2) }
+        try predicate(geometry1, geometry2, "intersects", .intersects)
     }
 
     /// Whether the two geometries share no point at all.
@@ -36,7 +35,7 @@ extension GeometryEngine {
     public static func isGeometry(_ geometry1: some GeometryConvertible, disjointWith geometry2: some GeometryConvertible)
         throws(EngineError) -> Bool
     {
-        try predicate(geometry1, geometry2, "disjoint") { GEOSDisjoint_r($0, $1, $2) }
+        try predicate(geometry1, geometry2, "disjoint", .disjoint)
     }
 
     /// Whether the two geometries meet only on their boundaries: they share a point, but no interior point.
@@ -44,7 +43,7 @@ extension GeometryEngine {
     public static func isGeometry(_ geometry1: some GeometryConvertible, touching geometry2: some GeometryConvertible)
         throws(EngineError) -> Bool
     {
-        try predicate(geometry1, geometry2, "touches") { GEOSTouches_r($0, $1, $2) }
+        try predicate(geometry1, geometry2, "touches", .touches)
     }
 
     /// Whether the geometries cross: their interiors meet in a geometry of lower dimension than the higher of the
@@ -53,7 +52,7 @@ extension GeometryEngine {
     public static func isGeometry(_ geometry1: some GeometryConvertible, crossing geometry2: some GeometryConvertible)
         throws(EngineError) -> Bool
     {
-        try predicate(geometry1, geometry2, "crosses") { GEOSCrosses_r($0, $1, $2) }
+        try predicate(geometry1, geometry2, "crosses", .crosses)
     }
 
     /// Whether two geometries of the same dimension overlap: their interiors share part of that dimension, and each
@@ -62,7 +61,7 @@ extension GeometryEngine {
     public static func isGeometry(_ geometry1: some GeometryConvertible, overlapping geometry2: some GeometryConvertible)
         throws(EngineError) -> Bool
     {
-        try predicate(geometry1, geometry2, "overlaps") { GEOSOverlaps_r($0, $1, $2) }
+        try predicate(geometry1, geometry2, "overlaps", .overlaps)
     }
 
     /// Whether the two geometries occupy the same space (topological equality, GEOS `equalsTopo`): vertex order,
@@ -71,7 +70,7 @@ extension GeometryEngine {
     public static func isGeometry(_ geometry1: some GeometryConvertible, equivalentTo geometry2: some GeometryConvertible)
         throws(EngineError) -> Bool
     {
-        try predicate(geometry1, geometry2, "equals") { GEOSEquals_r($0, $1, $2) }
+        try predicate(geometry1, geometry2, "equals", .equals)
     }
 
     /// Whether the DE-9IM intersection matrix of the two geometries matches a pattern (ArcGIS
@@ -91,7 +90,7 @@ extension GeometryEngine {
             throw .invalidArgument(
                 "a DE-9IM relation is 9 characters from T, F, *, 0, 1, 2 (e.g. T*F**F***), got '\(relation.prefix(40))'")
         }
-        return try predicate(geometry1, geometry2, "relate") { GEOSRelatePattern_r($0, $1, $2, pattern) }
+        return try predicate(geometry1, geometry2, "relate", .relate(pattern: pattern))
     }
 
     /// Whether a geometry is simple in ArcGIS's sense: a polygon (or envelope) is topologically valid by the OGC
@@ -102,29 +101,19 @@ extension GeometryEngine {
         let g = geometry.geometry
         let context = try GEOSContext()
         let ref = try context.make(g)
-        let answer: CChar
         switch g {
-        case .polygon, .envelope: answer = GEOSisValid_r(context.handle, ref.pointer)
-        case .point, .multipoint, .polyline: answer = GEOSisSimple_r(context.handle, ref.pointer)
-        }
-        switch answer {
-        case 1: return true
-        case 0: return false
-        default: throw context.error("is simple")
+        case .polygon, .envelope: return try ref.checkValid("is simple")
+        case .point, .multipoint, .polyline: return try ref.checkSimple("is simple")
         }
     }
 
     static func predicate(
         _ a: some GeometryConvertible, _ b: some GeometryConvertible, _ name: String,
-        _ op: (GEOSContextHandle_t, OpaquePointer, OpaquePointer) -> CChar
+        _ relation: GEOSPredicate
     ) throws(EngineError) -> Bool {
         let (ga, gb) = (a.geometry, b.geometry)
         let context = try GEOSContext()
         let (ra, rb) = try context.validPair(ga, gb)
-        switch op(context.handle, ra.pointer, rb.pointer) {
-        case 1: return true
-        case 0: return false
-        default: throw context.error(name)
-        }
+        return try ra.satisfies(relation, rb, name)
     }
 }

@@ -1,4 +1,3 @@
-import CGEOS
 import MeridianCore
 
 // MARK: - Overlay
@@ -35,8 +34,7 @@ extension GeometryEngine {
         guard let top = refs.map(\.dimension).max() else {
             return gs.max { $0.dimension < $1.dimension }!  // all empty: the empty geometry of the highest dimension
         }
-        let collection = try context.collection(GEOS_GEOMETRYCOLLECTION, refs.filter { $0.dimension == top }.map(\.ref))
-        let result = try context.own(GEOSUnaryUnion_r(context.handle, collection.pointer), "union")
+        let result = try context.unaryUnion(of: refs.filter { $0.dimension == top }.map(\.ref))
         try context.requireSingleDimension(result, "union")
         return try context.geometry(result, in: sr)
     }
@@ -44,12 +42,12 @@ extension GeometryEngine {
     /// The part common to both geometries, of the highest dimension present: where two polygons also touch along
     /// an edge or at a point, those lower-dimension contacts are left out (OverlayNG's strict-mode semantics).
     public static func intersection(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Geometry {
-        try binary(a, b, "intersection") { GEOSIntersection_r($0, $1, $2) }
+        try binary(a, b, "intersection") { a, b throws(EngineError) in try a.intersection(b) }
     }
 
     /// The part of `a` not in `b`.
     public static func difference(_ a: some GeometryConvertible, _ b: some GeometryConvertible) throws(EngineError) -> Geometry {
-        try binary(a, b, "difference") { GEOSDifference_r($0, $1, $2) }
+        try binary(a, b, "difference") { a, b throws(EngineError) in try a.difference(b) }
     }
 
     /// The parts in exactly one of the two geometries (ArcGIS `symmetricDifference(_:_:)`).
@@ -60,56 +58,33 @@ extension GeometryEngine {
     public static func symmetricDifference(_ a: some GeometryConvertible, _ b: some GeometryConvertible)
         throws(EngineError) -> Geometry
     {
-        try binary(a, b, "symmetric difference", singleDimension: true) { GEOSSymDifference_r($0, $1, $2) }
+        try binary(a, b, "symmetric difference", singleDimension: true) { a, b throws(EngineError) in try a.symmetricDifference(b) }
     }
 
     /// Whether a geometry is topologically valid (OGC rules), and GEOS's reason when not.
     /// - Returns: `nil` when valid, else GEOS's diagnosis (e.g. "Self-intersection[1 1]").
     public static func invalidityReason(_ geometry: some GeometryConvertible) throws(EngineError) -> String? {
         let context = try GEOSContext()
-        let ref = try context.make(geometry.geometry)
-        guard GEOSisValid_r(context.handle, ref.pointer) != 1 else { return nil }
-        guard let r = GEOSisValidReason_r(context.handle, ref.pointer) else { return "not valid" }
-        defer { GEOSFree_r(context.handle, r) }
-        return String(cString: r)
+        return try context.make(geometry.geometry).invalidityReason()
     }
 
     /// Repairs an invalid geometry (GEOS's MakeValid): a self-intersecting ring becomes a multi-part polygon.
     public static func makeValid(_ geometry: some GeometryConvertible) throws(EngineError) -> Geometry {
         let g = geometry.geometry
         let context = try GEOSContext()
-        let ref = try context.make(g)
-        return try context.geometry(try context.own(GEOSMakeValid_r(context.handle, ref.pointer), "make valid"),
-                                    in: g.spatialReference)
+        return try context.geometry(try context.make(g).madeValid(), in: g.spatialReference)
     }
 
     private static func binary(
         _ a: some GeometryConvertible, _ b: some GeometryConvertible, _ name: String, singleDimension: Bool = false,
-        _ op: (GEOSContextHandle_t, OpaquePointer, OpaquePointer) -> OpaquePointer?
+        _ op: (GEOSGeometryRef, GEOSGeometryRef) throws(EngineError) -> GEOSGeometryRef
     ) throws(EngineError) -> Geometry {
         let (ga, gb) = (a.geometry, b.geometry)
         let context = try GEOSContext()
         let (ra, rb) = try context.validPair(ga, gb)
-        let result = try context.own(op(context.handle, ra.pointer, rb.pointer), name)
+        let result = try op(ra, rb)
         if singleDimension { try context.requireSingleDimension(result, name) }
         return try context.geometry(result, in: ga.spatialReference)
-    }
-}
-
-extension GEOSContext {
-    /// Refuses a result whose non-empty members have different dimensions: `geometry(_:in:)` keeps only the
-    /// highest dimension of such a collection, which for a union or symmetric difference would lose data.
-    func requireSingleDimension(_ ref: GEOSGeometryRef, _ operation: String) throws(EngineError) {
-        guard GEOSGeomTypeId_r(handle, ref.pointer) == Int32(GEOS_GEOMETRYCOLLECTION.rawValue) else { return }
-        var dimensions = Set<Int32>()
-        let n = GEOSGetNumGeometries_r(handle, ref.pointer)
-        if n > 0 {
-            for i in 0..<n {
-                guard let member = GEOSGetGeometryN_r(handle, ref.pointer, i), GEOSisEmpty_r(handle, member) == 0 else { continue }
-                dimensions.insert(GEOSGeom_getDimensions_r(handle, member))
-            }
-        }
-        guard dimensions.count <= 1 else { throw .mixedDimensionResult(operation: operation) }
     }
 }
 
@@ -120,14 +95,14 @@ extension GeometryEngine {
     /// - Throws: `.geographicCoordinatesRefused` for degree coordinates (use `geodeticArea`), `.invalidGeometry` for
     ///   invalid polygons (a self-intersecting ring's signed parts cancel: a bow tie would measure 0).
     public static func area(of geometry: some GeometryConvertible) throws(EngineError) -> Double {
-        try measure(geometry, "a planar area", requireValid: true) { GEOSArea_r($0, $1, $2) }
+        try measure(geometry, "a planar area", requireValid: true) { ref, name throws(EngineError) in try ref.area(name) }
     }
 
     /// The planar length (perimeter for polygons: the length of all rings, holes included) in the spatial
     /// reference's unit. It depends only on the rings, so it is measured even for an invalid polygon.
     /// - Throws: `.geographicCoordinatesRefused` for degree coordinates (use `geodeticLength`).
     public static func length(of geometry: some GeometryConvertible) throws(EngineError) -> Double {
-        try measure(geometry, "a planar length", requireValid: false) { GEOSLength_r($0, $1, $2) }
+        try measure(geometry, "a planar length", requireValid: false) { ref, name throws(EngineError) in try ref.length(name) }
     }
 
     /// The smallest planar distance between two geometries in their spatial reference's unit (0 when they meet).
@@ -145,23 +120,19 @@ extension GeometryEngine {
         let ra = try context.make(ga), rb = try context.make(gb)
         try context.requireValid(ra, ga)
         try context.requireValid(rb, gb)
-        var d = 0.0
-        guard GEOSDistance_r(context.handle, ra.pointer, rb.pointer, &d) == 1 else { throw context.error("distance") }
-        return d
+        return try ra.distance(to: rb, "distance")
     }
 
     private static func measure(
         _ geometry: some GeometryConvertible, _ name: String, requireValid: Bool,
-        _ op: (GEOSContextHandle_t, OpaquePointer, UnsafeMutablePointer<Double>) -> Int32
+        _ op: (GEOSGeometryRef, String) throws(EngineError) -> Double
     ) throws(EngineError) -> Double {
         let g = geometry.geometry
         guard !g.spatialReference.isGeographic else { throw .geographicCoordinatesRefused(operation: name) }
         let context = try GEOSContext()
         let ref = try context.make(g)
         if requireValid { try context.requireValid(ref, g) }
-        var value = 0.0
-        guard op(context.handle, ref.pointer, &value) == 1 else { throw context.error(name) }
-        return value
+        return try op(ref, name)
     }
 }
 
@@ -169,7 +140,7 @@ extension GeometryEngine {
 
 extension GeometryEngine {
     /// The GEOS library version, e.g. "3.11.1-CAPI-1.17.1".
-    public static var geosVersion: String { String(cString: GEOSversion()) }
+    public static var geosVersion: String { GEOSContext.version }
     /// The PROJ library version, e.g. "9.1.1".
     public static var projVersion: String { PROJInfo.version }
 }

@@ -1,4 +1,3 @@
-import CGEOS
 import MeridianCore
 
 // MARK: - Similarity
@@ -34,13 +33,6 @@ extension GeometryEngine {
         }
         let context = try GEOSContext()
         let ra = try context.make(ga), rb = try context.make(gb)
-        var d = 0.0
-        let status = if let f = densifyFraction {
-            GEOSHausdorffDistanceDensify_r(context.handle, ra.pointer, rb.pointer, f, &d)
-        } else {
-            GEOSHausdorffDistance_r(context.handle, ra.pointer, rb.pointer, &d)
-        }
-        guard status == 1 else { throw context.error("Hausdorff distance") }
-        return d
+        return try ra.hausdorffDistance(to: rb, densifyFraction: densifyFraction, "Hausdorff distance")
     }
 }

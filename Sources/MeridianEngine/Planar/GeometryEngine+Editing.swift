@@ -1,4 +1,3 @@
-import CGEOS
 import Foundation
 import MeridianCore
 
@@ -233,29 +232,20 @@ extension GeometryEngine {
         let lineParts = newBoundaries.flatMap(\.parts)
         guard !lineParts.isEmpty else { return [] }
         let lines = try context.make(.polyline(Polyline(parts: lineParts, spatialReference: sr)))
-        guard let preparedLines = GEOSPrepare_r(context.handle, lines.pointer) else { throw context.error("autoComplete") }
-        defer { GEOSPreparedGeom_destroy_r(context.handle, preparedLines) }
+        let preparedLines = try GEOSPreparedGeometry(lines, "autoComplete")
         var boundaries: [GEOSGeometryRef] = []
         var polygons: [GEOSGeometryRef] = []
         for p in existingBoundaries where !p.parts.isEmpty {
             let ref = try context.make(.polygon(p))
             try context.requireValid(ref, .polygon(p))
-            guard GEOSPreparedIntersects_r(context.handle, preparedLines, ref.pointer) == 1 else { continue }
-            boundaries.append(try context.own(GEOSBoundary_r(context.handle, ref.pointer), "autoComplete"))
+            guard preparedLines.intersects(ref) == true else { continue }
+            boundaries.append(try ref.boundary("autoComplete"))
             polygons.append(ref)
         }
         guard !polygons.isEmpty else { return [] }
         // All the linework noded at once (one unary union), as GEOS's own noding would split it.
-        let allLines = try context.collection(GEOS_GEOMETRYCOLLECTION,
-                                              [try context.own(GEOSGeom_clone_r(context.handle, lines.pointer), "autoComplete")]
-                                                  + boundaries)
-        let linework = try context.own(GEOSUnaryUnion_r(context.handle, allLines.pointer), "autoComplete")
-        var cutsPointer: OpaquePointer?, danglesPointer: OpaquePointer?, invalidPointer: OpaquePointer?
-        let facesPointer = GEOSPolygonize_full_r(context.handle, linework.pointer, &cutsPointer, &danglesPointer,
-                                                 &invalidPointer)
-        let faces = try context.own(facesPointer, "autoComplete")
-        let cuts = try context.own(cutsPointer, "autoComplete"), dangles = try context.own(danglesPointer, "autoComplete")
-        _ = try context.own(invalidPointer, "autoComplete")
+        let linework = try context.unaryUnion(of: [try lines.clone("autoComplete")] + boundaries, "autoComplete")
+        let (faces, cuts, dangles, _) = try linework.polygonizedFully("autoComplete")
         guard case .polygon(let all) = try context.geometry(faces, in: sr) else { return [] }
         // Lines inside a face are the edges polygonize could not use: cut edges and dangles.
         var strays: [Coordinate] = []
@@ -274,25 +264,19 @@ extension GeometryEngine {
         var result: [Polygon] = []
         for face in all.parts {
             let faceRef = try context.make(.polygon(Polygon(parts: [face], spatialReference: sr)))
-            let inside = try context.own(GEOSPointOnSurface_r(context.handle, faceRef.pointer), "autoComplete")
+            let inside = try faceRef.pointOnSurface("autoComplete")
             var covered = false
-            for p in polygons {
-                let r = GEOSCovers_r(context.handle, p.pointer, inside.pointer)
-                guard r != 2 else { throw context.error("autoComplete") }
-                if r == 1 { covered = true }
-            }
+            for p in polygons { if try p.satisfies(.covers, inside, "autoComplete") { covered = true } }
             if covered { continue }
-            guard let preparedFace = GEOSPrepare_r(context.handle, faceRef.pointer) else { throw context.error("autoComplete") }
-            defer { GEOSPreparedGeom_destroy_r(context.handle, preparedFace) }
+            let preparedFace = try GEOSPreparedGeometry(faceRef, "autoComplete")
             // A stray midpoint inside the face: all of them tested at once first, one by one only when some meet it.
             if let strayPoints {
-                let r = GEOSPreparedIntersects_r(context.handle, preparedFace, strayPoints.pointer)
-                guard r != 2 else { throw context.error("autoComplete") }
+                guard let meets = preparedFace.intersects(strayPoints) else { throw context.error("autoComplete") }
                 var crossed = false
-                if r == 1 {
+                if meets {
                     for m in strays where !crossed {
                         let point = try context.make(.point(Point(m, spatialReference: sr)))
-                        crossed = GEOSPreparedContains_r(context.handle, preparedFace, point.pointer) == 1
+                        crossed = preparedFace.contains(point) == true
                     }
                 }
                 if crossed { continue }
@@ -302,11 +286,7 @@ extension GeometryEngine {
                 for (a, b) in zip(ring, ring.dropFirst()) where !along {
                     let point = try context.make(.point(Point(Coordinate(x: (a.x + b.x) / 2, y: (a.y + b.y) / 2),
                                                               spatialReference: sr)))
-                    var d = 0.0
-                    guard GEOSPreparedDistance_r(context.handle, preparedLines, point.pointer, &d) == 1 else {
-                        throw context.error("autoComplete")
-                    }
-                    along = d <= tolerance
+                    along = try preparedLines.distance(to: point, "autoComplete") <= tolerance
                 }
             }
             if along { result.append(Polygon(parts: [GEOSContext.oriented(face)], spatialReference: sr)) }

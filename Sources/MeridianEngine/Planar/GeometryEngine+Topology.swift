@@ -1,4 +1,3 @@
-import CGEOS
 import Foundation
 import MeridianCore
 
@@ -29,7 +28,7 @@ extension GeometryEngine {
         let (a, b) = (geometry1.geometry, geometry2.geometry)
         let context = try GEOSContext()
         let (ra, rb) = try context.validPair(a, b)
-        let result = try context.own(GEOSIntersection_r(context.handle, ra.pointer, rb.pointer), "intersections")
+        let result = try ra.intersection(rb, "intersections")
         return try context.geometriesByDimension(result, in: a.spatialReference)
     }
 
@@ -43,9 +42,7 @@ extension GeometryEngine {
         let context = try GEOSContext()
         let ref = try context.make(g)
         try context.requireValid(ref, g)
-        let clipped = try context.own(
-            GEOSClipByRect_r(context.handle, ref.pointer, envelope.xMin, envelope.yMin, envelope.xMax, envelope.yMax),
-            "clip")
+        let clipped = try ref.clipped(to: envelope)
         return try context.geometry(clipped, in: g.spatialReference)
     }
 
@@ -73,12 +70,12 @@ extension GeometryEngine {
         let empty = Geometry.polygon(Polygon(parts: [], spatialReference: sr))
         let context = try GEOSContext()
         func hull(_ ref: GEOSGeometryRef) throws(EngineError) -> Geometry {
-            try context.geometry(try context.own(GEOSConvexHull_r(context.handle, ref.pointer), "convex hull"), in: sr)
+            try context.geometry(try ref.convexHull(), in: sr)
         }
         if shouldMerge {
             var refs: [GEOSGeometryRef] = []
             for g in gs where !g.coordinates.isEmpty { refs.append(try context.make(g)) }
-            return [refs.isEmpty ? empty : try hull(try context.collection(GEOS_GEOMETRYCOLLECTION, refs))]
+            return [refs.isEmpty ? empty : try hull(try context.collection(refs))]
         }
         var result: [Geometry] = []
         for g in gs { result.append(g.coordinates.isEmpty ? empty : try hull(try context.make(g))) }
@@ -95,7 +92,7 @@ extension GeometryEngine {
         case .point, .multipoint: return .multipoint(Multipoint([], spatialReference: g.spatialReference))
         default: break
         }
-        let result = try GEOSContext().unary(g, "boundary") { GEOSBoundary_r($0, $1) }
+        let result = try GEOSContext().unary(g) { ref throws(EngineError) in try ref.boundary() }
         // A polyline's boundary is points: GEOS returns an empty line for an empty polygon, a point set otherwise.
         if case .point(let p) = result { return .multipoint(Multipoint([p.coordinate], spatialReference: g.spatialReference)) }
         return result
@@ -110,7 +107,7 @@ extension GeometryEngine {
         let g = Geometry.polygon(polygon)
         let ref = try context.make(g)
         try context.requireValid(ref, g)
-        let p = try context.own(GEOSPointOnSurface_r(context.handle, ref.pointer), "label point")
+        let p = try ref.pointOnSurface("label point")
         guard case .point(let point) = try context.geometry(p, in: polygon.spatialReference) else {
             throw .geos("label point: GEOS returned no point")
         }
@@ -145,7 +142,7 @@ extension GeometryEngine {
         case .point, .multipoint: return g
         default: break
         }
-        return try GEOSContext().unary(g, "densify") { GEOSDensify_r($0, $1, maxSegmentLength) }
+        return try GEOSContext().unary(g) { ref throws(EngineError) in try ref.densified(maxSegmentLength) }
     }
 
     /// Removes vertices with the Douglas–Peucker algorithm (ArcGIS `generalize(_:maxDeviation:removeDegenerateParts:)`;
@@ -191,7 +188,7 @@ extension GeometryEngine {
         case .point, .multipoint: return g
         default: break
         }
-        let result = try GEOSContext().unary(g, "generalize") { GEOSSimplify_r($0, $1, maxDeviation) }
+        let result = try GEOSContext().unary(g) { ref throws(EngineError) in try ref.simplified(maxDeviation, "generalize") }
         guard removeDegenerateParts, case .polyline(let line) = result else { return result }
         let parts = line.parts.filter { part in part.contains { $0.x != part[0].x || $0.y != part[0].y } }
         return .polyline(Polyline(parts: parts, spatialReference: line.spatialReference))
@@ -229,10 +226,8 @@ extension GeometryEngine {
         case .polygon, .envelope:
             let context = try GEOSContext()
             let ref = try context.make(g)
-            if GEOSisValid_r(context.handle, ref.pointer) == 1 {
-                return .polygon(try context.polygon(ref, in: g.spatialReference))
-            }
-            let valid = try context.own(GEOSMakeValid_r(context.handle, ref.pointer), "simplify")
+            if ref.isValid { return .polygon(try context.polygon(ref, in: g.spatialReference)) }
+            let valid = try ref.madeValid("simplify")
             return .polygon(try context.polygon(valid, in: g.spatialReference))
         }
     }
@@ -269,11 +264,11 @@ extension GeometryEngine {
         guard flattenError > 0, flattenError.isFinite else { throw .invalidArgument("the flatten error must be positive, got \(flattenError)") }
         // Chords per quarter circle so that r·(1 − cos(π/(4q))) ≤ flattenError, capped at 1000.
         let ratio = min(1, flattenError / abs(distance))
-        let quadrantSegments = Int32(min(1000, max(1, (Double.pi / (4 * acos(1 - ratio))).rounded(.up))))
-        let join: GEOSBufJoinStyles = switch offsetType {
-        case .rounded: GEOSBUF_JOIN_ROUND
-        case .bevelled: GEOSBUF_JOIN_BEVEL
-        case .mitered, .squared: GEOSBUF_JOIN_MITRE
+        let quadrantSegments = Int(min(1000, max(1, (Double.pi / (4 * acos(1 - ratio))).rounded(.up))))
+        let join: JoinStyle = switch offsetType {
+        case .rounded: .round
+        case .bevelled: .bevel
+        case .mitered, .squared: .mitre
         }
         let mitreLimit = offsetType == .squared ? 2.0.squareRoot() : bevelRatio
         let context = try GEOSContext()
@@ -284,21 +279,19 @@ extension GeometryEngine {
             var parts: [[Coordinate]] = []
             for part in line.parts {
                 let ref = try context.make(.polyline(Polyline(parts: [part], spatialReference: line.spatialReference)))
-                let curve = try context.own(
-                    GEOSOffsetCurve_r(context.handle, ref.pointer, -distance, quadrantSegments, Int32(join.rawValue), mitreLimit),
-                    "offset")
+                let curve = try ref.offsetCurve(-distance, quarterSegments: quadrantSegments, join: join,
+                                                mitreLimit: mitreLimit)
                 if case .polyline(let l) = try context.geometry(curve, in: line.spatialReference) { parts += l.parts }
             }
             return .polyline(Polyline(parts: parts, spatialReference: line.spatialReference))
         case .polygon, .envelope:
             let ref = try context.make(g)
             try context.requireValid(ref, g)
-            guard let params = GEOSBufferParams_create_r(context.handle) else { throw context.error("offset") }
-            defer { GEOSBufferParams_destroy_r(context.handle, params) }
-            GEOSBufferParams_setQuadrantSegments_r(context.handle, params, quadrantSegments)
-            GEOSBufferParams_setJoinStyle_r(context.handle, params, Int32(join.rawValue))
-            GEOSBufferParams_setMitreLimit_r(context.handle, params, mitreLimit)
-            let grown = try context.own(GEOSBufferWithParams_r(context.handle, ref.pointer, params, distance), "offset")
+            // (GEOS's default end cap is round: the parameters are GEOS's defaults but for these three.)
+            let params = try GEOSBufferParameters(
+                BufferParameters(segmentsPerQuarterCircle: quadrantSegments, joinStyle: join, mitreLimit: mitreLimit),
+                context: context, "offset")
+            let grown = try ref.buffer(distance, params, "offset")
             return .polygon(try context.polygon(grown, in: g.spatialReference))
         }
     }
@@ -555,36 +548,4 @@ extension GeometryEngine {
 extension Envelope {
     /// The centre of the rectangle.
     var center: Coordinate { Coordinate(x: (xMin + xMax) / 2, y: (yMin + yMax) / 2) }
-}
-
-extension GEOSContext {
-    /// A GEOS geometry split by dimension, lowest first, leaving out empty members: the points as one
-    /// ``/MeridianCore/Multipoint``, the lines as one ``/MeridianCore/Polyline``, the areas as one ``/MeridianCore/Polygon``.
-    func geometriesByDimension(_ ref: GEOSGeometryRef, in sr: SpatialReference) throws(EngineError) -> [Geometry] {
-        var points: [Coordinate] = [], lines: [[Coordinate]] = [], hasArea = false
-        func walk(_ g: OpaquePointer) throws(EngineError) {
-            guard GEOSisEmpty_r(handle, g) == 0 else { return }
-            switch GEOSGeomTypeId_r(handle, g) {
-            case Int32(GEOS_MULTIPOINT.rawValue), Int32(GEOS_MULTILINESTRING.rawValue),
-                Int32(GEOS_MULTIPOLYGON.rawValue), Int32(GEOS_GEOMETRYCOLLECTION.rawValue):
-                let n = GEOSGetNumGeometries_r(handle, g)
-                if n > 0 { for i in 0..<n { try walk(GEOSGetGeometryN_r(handle, g, i)!) } }
-            case Int32(GEOS_POLYGON.rawValue):
-                hasArea = true
-            default:
-                let clone = try own(GEOSGeom_clone_r(handle, g), "clone")
-                switch try geometry(clone, in: sr) {
-                case .point(let p): points.append(p.coordinate)
-                case .polyline(let l): lines += l.parts
-                default: break
-                }
-            }
-        }
-        try walk(ref.pointer)
-        var result: [Geometry] = []
-        if !points.isEmpty { result.append(.multipoint(Multipoint(points, spatialReference: sr))) }
-        if !lines.isEmpty { result.append(.polyline(Polyline(parts: lines, spatialReference: sr))) }
-        if hasArea { result.append(.polygon(try polygon(ref, in: sr))) }
-        return result
-    }
 }

@@ -1,0 +1,170 @@
+import Foundation
+import MeridianCore
+
+// MARK: - Buffers
+
+/// How the ends of buffered lines are drawn.
+public enum EndCapStyle: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A half circle (the default).
+    case round
+    /// Cut square at the line's end.
+    case flat
+    /// A square extending `distance` past the end.
+    case square
+}
+
+/// How buffered lines and polygons turn at their vertices.
+public enum JoinStyle: String, Sendable, Hashable, Codable, CaseIterable {
+    /// An arc (the default).
+    case round
+    /// A sharp corner, cut at the mitre limit.
+    case mitre
+    /// A straight cut across the corner.
+    case bevel
+}
+
+/// How a buffer's curves are approximated.
+///
+/// Each quarter circle becomes `segmentsPerQuarterCircle` (q) straight chords, with the vertices on the circle.
+/// A chord spanning π/(2q) deviates from the arc by at most r·(1 − cos(π/(4q))): with the default q = 16 that is
+/// 0.12% of the radius (6.4 ft for a 1-mile buffer), and a point's buffer, a regular 4q-gon, has
+/// (2q/π)·sin(π/(2q)) = 0.99839 of the circle's area (0.16% less).
+public struct BufferParameters: Sendable, Hashable, Codable {
+    /// Chords per quarter circle, q ≥ 1. Default 16 (64 vertices on a point's buffer).
+    public var segmentsPerQuarterCircle: Int
+    /// End caps of buffered lines.
+    public var endCapStyle: EndCapStyle
+    /// Joins of buffered lines and polygons.
+    public var joinStyle: JoinStyle
+    /// For mitre joins: the largest ratio of mitre length to distance before the corner is bevelled (default 5).
+    public var mitreLimit: Double
+
+    /// Creates buffer parameters.
+    /// - Parameters:
+    ///   - segmentsPerQuarterCircle: Chords per quarter circle, 1…1000 (default 16).
+    ///   - endCapStyle: Line end caps (default round).
+    ///   - joinStyle: Vertex joins (default round).
+    ///   - mitreLimit: Mitre ratio limit (default 5).
+    public init(segmentsPerQuarterCircle: Int = 16, endCapStyle: EndCapStyle = .round, joinStyle: JoinStyle = .round,
+                mitreLimit: Double = 5) {
+        self.segmentsPerQuarterCircle = segmentsPerQuarterCircle
+        self.endCapStyle = endCapStyle
+        self.joinStyle = joinStyle
+        self.mitreLimit = mitreLimit
+    }
+
+    /// The defaults: 16 chords per quarter circle, round caps and joins.
+    public static let `default` = BufferParameters()
+
+    /// The largest distance between a true circular arc of radius 1 and its chords: 1 − cos(π/(4q)).
+    public var relativeChordError: Double { 1 - cos(Double.pi / (4 * Double(segmentsPerQuarterCircle))) }
+}
+
+extension GeometryEngine {
+    /// The largest buffer distance accepted, in meters: half the Earth's equatorial circumference. No planar
+    /// projection is meaningful beyond it.
+    public static let maximumBufferDistance = 20_037_508.342789244
+
+    /// Buffers one geometry in its own (projected) spatial reference (ArcGIS's `buffer(around:distance:)`).
+    /// - Parameters:
+    ///   - geometry: A point, multipoint, polyline, polygon or envelope in a projected spatial reference.
+    ///   - distance: The buffer distance, in `distanceUnit` or, when that is `nil`, in the spatial reference's unit
+    ///     (US survey feet for EPSG:32038). Negative shrinks polygons; zero or negative gives points and lines an
+    ///     empty polygon (as GEOS, JTS and ArcGIS do). Its size in meters must not exceed `maximumBufferDistance`.
+    ///   - distanceUnit: The unit of `distance`; `nil` (default) for the spatial reference's own unit, as ArcGIS.
+    ///   - parameters: Segments per quarter circle, end caps and joins.
+    /// - Returns: The buffer polygon (possibly empty, e.g. a polygon shrunk to nothing).
+    /// - Throws: `EngineError.geographicCoordinatesRefused` for degree coordinates (use `geodeticBuffer`),
+    ///   `.spatialReferenceRequired` for a `distanceUnit` with an unspecified spatial reference,
+    ///   `.invalidDistance`, `.invalidGeometry` for self-intersecting polygons, `.badGeometry`.
+    public static func buffer(
+        around geometry: some GeometryConvertible, distance: Double, distanceUnit: LinearUnit? = nil,
+        parameters: BufferParameters = .default
+    ) throws(EngineError) -> Polygon {
+        try buffer(around: [geometry.geometry], distances: [distance], distanceUnit: distanceUnit, shouldUnion: false,
+                   parameters: parameters)[0]
+    }
+
+    /// Buffers several geometries, one distance each, and returns one polygon per geometry or one unioned polygon
+    /// (ArcGIS's `buffer(around:distances:shouldUnion:)`).
+    ///
+    /// Distance rule: give exactly one distance per geometry, or a single distance for all of them; any other count
+    /// is an error (`distanceCountMismatch`), never silently padded or truncated.
+    /// - Parameters:
+    ///   - geometries: Geometries in one projected spatial reference.
+    ///   - distances: Distances in `distanceUnit` or, when that is `nil`, in the spatial reference's unit (see
+    ///     `buffer(around:distance:distanceUnit:parameters:)`).
+    ///   - distanceUnit: The unit of `distances`; `nil` (default) for the spatial reference's own unit, as ArcGIS.
+    ///   - shouldUnion: `true` to dissolve all buffers into one (multi-part) polygon.
+    ///   - parameters: Segments per quarter circle, end caps and joins.
+    /// - Returns: `geometries.count` polygons, or one polygon when `shouldUnion` (none when `geometries` is empty).
+    public static func buffer(
+        around geometries: [some GeometryConvertible], distances: [Double], distanceUnit: LinearUnit? = nil,
+        shouldUnion: Bool, parameters: BufferParameters = .default
+    ) throws(EngineError) -> [Polygon] {
+        let gs = geometries.map(\.geometry)
+        guard let sr = gs.first?.spatialReference else { return [] }
+        guard distances.count == gs.count || distances.count == 1 else {
+            throw .distanceCountMismatch(geometries: gs.count, distances: distances.count)
+        }
+        if let other = gs.first(where: { $0.spatialReference != sr }) {
+            throw .spatialReferenceMismatch(sr, other.spatialReference)
+        }
+        var distances = distances
+        if let distanceUnit {
+            if sr.isUnspecified {
+                throw .spatialReferenceRequired(operation: "a buffer distance with a unit (give a plain number, in the coordinates' unit)")
+            }
+            guard let unit = sr.unit, sr.isProjected else { throw .geographicCoordinatesRefused(operation: "a planar buffer") }
+            distances = distances.map { distanceUnit.convert($0, to: unit) }
+        }
+        guard !sr.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar buffer") }
+        guard (1...1000).contains(parameters.segmentsPerQuarterCircle) else {
+            throw .invalidDistance("segments per quarter circle must be in 1…1000, got \(parameters.segmentsPerQuarterCircle)")
+        }
+        let metersPerUnit = sr.unit?.metersPerUnit ?? 1
+        for (i, g) in gs.enumerated() {
+            let d = distances.count == 1 ? distances[0] : distances[i]
+            try validate(distance: d, for: g, index: i, metersPerUnit: metersPerUnit)
+        }
+        if shouldUnion, let c = PointBufferUnion.circles(gs, distances: distances, parameters: parameters) {
+            // Point buffers: built directly and unioned by CircleUnion (GEOS only for degenerate configurations).
+            return [try PointBufferUnion.union(x: c.x, y: c.y, radius: c.radius, parameters: parameters, in: sr).0]
+        }
+        let context = try GEOSContext()
+        let params = try GEOSBufferParameters(parameters, context: context)
+        var merged = BufferPreUnion(geometries: gs,
+                                    distances: gs.indices.map { distances.count == 1 ? distances[0] : distances[$0] },
+                                    tolerances: Array(repeating: 0, count: gs.count))
+        if shouldUnion && parameters.joinStyle == .round {
+            // Polygons at the same positive distance are merged first where that is exact (`BufferPreUnion`).
+            // Not with mitred or bevelled joins: a corner of one polygon that the union fills would stick out.
+            merged = try BufferPreUnion(merged.geometries, distances: merged.distances, tolerances: merged.tolerances,
+                                        context: context)
+        }
+        var buffers: [GEOSGeometryRef] = []
+        buffers.reserveCapacity(merged.geometries.count)
+        for (k, g) in merged.geometries.enumerated() {
+            let i = merged.indices[k], d = merged.distances[k]
+            let input = try context.make(g)
+            do { try context.requireValid(input, g) } catch .invalidGeometry(let reason) {
+                throw .invalidGeometry(reason: "geometry \(i): \(reason)")
+            }
+            buffers.append(try input.buffer(d, params))
+        }
+        if shouldUnion {
+            return [try context.polygon(try context.unaryUnion(of: buffers), in: sr)]
+        }
+        var result: [Polygon] = []
+        result.reserveCapacity(buffers.count)
+        for b in buffers { result.append(try context.polygon(b, in: sr)) }
+        return result
+    }
+
+    static func validate(distance d: Double, for g: Geometry, index: Int, metersPerUnit: Double) throws(EngineError) {
+        guard d.isFinite else { throw .invalidDistance("geometry \(index): distance \(d) is not a finite number") }
+        guard abs(d) * metersPerUnit <= maximumBufferDistance else {
+            throw .invalidDistance("geometry \(index): distance \(d) exceeds half the Earth's circumference")
+        }
+    }
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The README's main command on a fresh clone, as a newcomer runs it: clones the repository's current commit into an
+# empty temporary folder, runs scripts/run.sh there (nothing built before it) with the viewer on a free port, waits
+# until the viewer's first page and the documentation's landing page both answer 200, then stops it and removes the
+# clone. scripts/test.sh runs it, so CI proves the first run works.
+#
+#   scripts/first-run-check.sh [TIMEOUT_SECONDS]   (default 1500: a release build from nothing on 2 cores)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+timeout_s="${1:-1500}"
+repo="$PWD"
+work="$(mktemp -d)"
+log="$work/run.log"
+pid=""
+cleanup() {
+    if [ -n "$pid" ]; then kill -- -"$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+git clone -q "$repo" "$work/meridian"
+# Uncommitted changes are not part of the check: it runs what a clone of this commit runs.
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+( cd "$work/meridian" && exec setsid scripts/run.sh --port "$port" ) >"$log" 2>&1 &
+pid=$!
+started=$SECONDS
+answers() { [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port$1")" = 200 ]; }
+until answers / && answers /docs/documentation/meridian/; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+        tail -20 "$log" >&2
+        echo "first-run-check: scripts/run.sh ended before the viewer answered (log above)" >&2
+        exit 1
+    fi
+    if (( SECONDS - started > timeout_s )); then
+        tail -20 "$log" >&2
+        echo "first-run-check: the viewer did not answer within ${timeout_s} s (log above)" >&2
+        exit 1
+    fi
+    sleep 2
+done
+echo "first-run-check: scripts/run.sh on a fresh clone serves / and /docs/documentation/meridian/ after $((SECONDS - started)) s"
