@@ -104,6 +104,8 @@ public struct KMLPlacemarkRecord: Sendable {
     public var effectiveStyle: KMLStyle?
     /// 0-based position among the file's placemarks.
     public var index: Int
+    /// The 1-based line of the file (of the KML inside a KMZ) where the placemark's start tag ends, for messages.
+    public var line: Int
 }
 
 extension KMLDataset {
@@ -147,7 +149,7 @@ extension KMLDataset {
                 case .endContainer:
                     path.removeLast()
                     named.removeLast()
-                case .child(let e):
+                case .child(let e, let line):
                     if e.isKML("name"), let last = named.indices.last, !named[last] {
                         path[last] = KMLDecoder.content(e)
                         named[last] = true
@@ -158,7 +160,8 @@ extension KMLDataset {
                     } else if e.isKML("Placemark") {
                         let p = decoder.placemark(e)
                         let record = KMLPlacemarkRecord(placemark: p, folderPath: Array(path.dropFirst()),
-                                                        effectiveStyle: resolver.effectiveStyle(for: p), index: index)
+                                                        effectiveStyle: resolver.effectiveStyle(for: p), index: index,
+                                                        line: line)
                         index += 1
                         return try body(record)
                     }
@@ -205,7 +208,7 @@ struct TreeBuilder {
                 f.id = e.attribute("id")
                 stack.append(.folder(f))
             }
-        case .child(let e):
+        case .child(let e, _):
             guard var top = stack.popLast() else {
                 if e.isKML("Placemark") {
                     rootFeatures.append(.placemark(decoder.placemark(e)))

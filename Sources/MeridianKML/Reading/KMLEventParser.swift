@@ -9,8 +9,9 @@ import FoundationXML
 enum KMLParseEvent {
     /// A container starts; the element carries its name and attributes only.
     case beginContainer(KMLElement)
-    /// A complete direct child of the current container (a `Placemark`, `Style`, `name`, `NetworkLink`, …).
-    case child(KMLElement)
+    /// A complete direct child of the current container (a `Placemark`, `Style`, `name`, `NetworkLink`, …), with the
+    /// 1-based line its start tag ends on.
+    case child(KMLElement, line: Int)
     /// The current container ends.
     case endContainer
 }
@@ -28,6 +29,8 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
     private struct Frame {
         var element: KMLElement
         var isContainer: Bool
+        /// The line the element's start tag ends on (where the parser reports it).
+        var line = 0
         var text = ""
         var hasText = false
         var isSynthetic = false
@@ -198,7 +201,7 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
             isContainer = parentIsContainer && namespace == KMLNamespace.kml22
                 && (elementName == "Document" || elementName == "Folder")
         }
-        stack.append(Frame(element: element, isContainer: isContainer))
+        stack.append(Frame(element: element, isContainer: isContainer, line: parser.lineNumber))
         if isContainer { emit(.beginContainer(element)) }
     }
 
@@ -210,7 +213,7 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
             emit(.endContainer)
         } else if let parent = stack.indices.last {
             if stack[parent].isContainer {
-                emit(.child(frame.element))
+                emit(.child(frame.element, line: frame.line))
             } else {
                 stack[parent].element.children.append(.element(frame.element))
             }
