@@ -1,18 +1,32 @@
 import Dispatch
+import Foundation
 import MeridianCore
 
-/// A bound on how long engine work may run: a deadline and a cancellation test, checked cooperatively by the
-/// engine's long loops (one check per buffered geometry and per refinement pass of geodesic buffers and unions).
+/// A bound on engine work: how long it may run (a deadline and a cancellation test) and how many vertices it may
+/// make, checked cooperatively by the engine.
 ///
-/// Work run inside `run(_:)` throws `EngineError.interrupted` at the first check after the deadline has passed or
-/// after `isCancelled` has returned `true`; work outside any budget is never interrupted. The budget is a task
-/// local, so it follows the calling thread's synchronous work and never leaks to other requests.
+/// Time: work run inside `run(_:)` throws `EngineError.interrupted` at the first check after the deadline has
+/// passed or after `isCancelled` has returned `true` (one check per buffered geometry, per refinement pass of
+/// geodesic buffers and unions, per 64 KiB of KML read).
+///
+/// Vertices: every operation that can multiply vertices — planar and geodesic buffers, offsets, densify,
+/// generalize and simplify, geodesic shapes — first estimates what it will make and asks `admit(vertices:for:)`,
+/// which refuses with `EngineError.limitExceeded` when that is more than the budget has left, and then counts
+/// what it makes with `produce(vertices:by:)` while it works, which stops it as soon as the total passes
+/// `maximumVertices`. So no input can make such an operation exhaust memory: a 157 km line buffered by 1 m, a
+/// square densified every micrometre, a buffer of a million segments per quarter circle are refused before or
+/// while they grow. The command line runs every command under a budget of `--max-vertices` (default 5 million),
+/// the viewer every request under one of `ViewerLimits.maximumWorkVertices`.
+///
+/// Work outside any budget is neither interrupted nor bounded. The budget is a task local, so it follows the
+/// calling thread's synchronous work (and is handed to the engine's second thread by `forkJoin`), and never
+/// leaks to other requests.
 ///
 /// ```swift
-/// let budget = WorkBudget(seconds: 20, isCancelled: { clientClosedTheConnection() })
+/// let budget = WorkBudget(seconds: 20, maximumVertices: 5_000_000, isCancelled: { clientClosedTheConnection() })
 /// let polygons = try budget.run { try GeometryEngine.geodeticBuffer(around: points, distances: [r], shouldUnion: true) }
 /// ```
-public final class WorkBudget: Sendable {
+public final class WorkBudget: @unchecked Sendable {
     /// The budget of the work running on this thread, if any.
     @TaskLocal public static var current: WorkBudget?
 
@@ -20,18 +34,27 @@ public final class WorkBudget: Sendable {
     public let deadline: UInt64
     /// The seconds the budget allowed when created.
     public let seconds: Double
+    /// The most vertices the work may make in all (`Int.max`: no bound).
+    public let maximumVertices: Int
     private let isCancelled: @Sendable () -> Bool
+    private let lock = NSLock()
+    private var produced = 0  // guarded by lock
 
     /// Creates a budget.
     /// - Parameters:
-    ///   - seconds: Wall-clock seconds from now, > 0 (at most about 292 years).
+    ///   - seconds: Wall-clock seconds from now, > 0 (at most about 292 years; `.infinity`: no deadline).
+    ///   - maximumVertices: The most vertices the work may make in all, > 0 (default: no bound).
     ///   - isCancelled: Polled at each check; `true` stops the work (e.g. the client went away). Default: never.
-    public init(seconds: Double, isCancelled: @escaping @Sendable () -> Bool = { false }) {
+    public init(seconds: Double, maximumVertices: Int = .max, isCancelled: @escaping @Sendable () -> Bool = { false }) {
         self.seconds = seconds
+        self.maximumVertices = max(1, maximumVertices)
         let span = seconds.isFinite ? UInt64(max(0, min(seconds, 9e9)) * 1e9) : UInt64.max / 2
         deadline = DispatchTime.now().uptimeNanoseconds &+ span
         self.isCancelled = isCancelled
     }
+
+    /// The vertices counted so far by `produce(vertices:by:)`.
+    public var verticesProduced: Int { lock.withLock { produced } }
 
     /// Runs `body` under this budget (it becomes `WorkBudget.current` for the engine calls `body` makes).
     /// - Parameter body: The work.
@@ -48,6 +71,52 @@ public final class WorkBudget: Sendable {
             throw .interrupted("the work took longer than its budget of \(budget.seconds) s")
         }
         if budget.isCancelled() { throw .interrupted("the work was cancelled") }
+    }
+
+    /// Refuses work estimated to make more vertices than the current budget (if any) has left, before it starts.
+    /// - Parameters:
+    ///   - estimate: The vertices the work will make (an estimate at least as large as a typical result; a
+    ///     `Double`, so that an absurd request is said as it is rather than overflowing).
+    ///   - operation: What the work is, for the message (e.g. "densify").
+    /// - Throws: `EngineError.limitExceeded` naming the estimate and the limit.
+    public static func admit(vertices estimate: Double, for operation: String) throws(EngineError) {
+        guard let budget = current, budget.maximumVertices != .max else { return }
+        let left = Double(budget.maximumVertices - budget.verticesProduced)
+        guard estimate <= left else {
+            throw .limitExceeded("\(operation) would make about \(Self.count(estimate)) vertices, more than the "
+                + "\(Self.count(Double(budget.maximumVertices))) the work may make")
+        }
+    }
+
+    /// Counts vertices the work has made; stops it once the total passes the current budget's (if any).
+    /// - Parameters:
+    ///   - vertices: The vertices just made, ≥ 0.
+    ///   - operation: What made them, for the message.
+    /// - Throws: `EngineError.limitExceeded` naming the limit.
+    public static func produce(vertices: Int, by operation: String) throws(EngineError) {
+        guard let budget = current, budget.maximumVertices != .max else { return }
+        let total = budget.lock.withLock { () -> Int in
+            budget.produced = budget.produced.addingReportingOverflow(max(0, vertices)).overflow ? .max
+                : budget.produced + max(0, vertices)
+            return budget.produced
+        }
+        guard total <= budget.maximumVertices else {
+            throw .limitExceeded("\(operation) made more than the \(Self.count(Double(budget.maximumVertices))) "
+                + "vertices the work may make")
+        }
+    }
+
+    /// A vertex count for messages: grouped digits up to a trillion, then scientific notation.
+    static func count(_ n: Double) -> String {
+        guard n.isFinite else { return "infinitely many" }
+        guard n < 1e12 else { return String(format: "%.2g", n) }
+        let digits = String(Int64(n.rounded(.up)))
+        var grouped = ""
+        for (i, c) in digits.reversed().enumerated() {
+            if i > 0 && i % 3 == 0 { grouped.append(",") }
+            grouped.append(c)
+        }
+        return String(grouped.reversed())
     }
 }
 
