@@ -88,13 +88,24 @@ public final class WorkBudget: @unchecked Sendable {
         }
     }
 
+    /// Whether `produce(vertices:by:)` counts: false inside `uncounted(_:)`.
+    @TaskLocal static var counting = true
+
+    /// Runs work whose intermediate vertices are not counted: a union, whose pieces are dissolved as it goes and
+    /// whose inputs were each admitted on their own (its result is counted by the caller).
+    static func uncounted<T>(_ body: () throws(EngineError) -> T) throws(EngineError) -> T {
+        try $counting.withValue(false) { () -> Result<T, EngineError> in
+            do throws(EngineError) { return .success(try body()) } catch { return .failure(error) }
+        }.get()
+    }
+
     /// Counts vertices the work has made; stops it once the total passes the current budget's (if any).
     /// - Parameters:
     ///   - vertices: The vertices just made, ≥ 0.
     ///   - operation: What made them, for the message.
     /// - Throws: `EngineError.limitExceeded` naming the limit.
     public static func produce(vertices: Int, by operation: String) throws(EngineError) {
-        guard let budget = current, budget.maximumVertices != .max else { return }
+        guard let budget = current, budget.maximumVertices != .max, counting else { return }
         let total = budget.lock.withLock { () -> Int in
             budget.produced = budget.produced.addingReportingOverflow(max(0, vertices)).overflow ? .max
                 : budget.produced + max(0, vertices)
@@ -122,7 +133,7 @@ public final class WorkBudget: @unchecked Sendable {
 
 extension WorkBudget {
     /// `foreground` on the calling thread and `background` on another (`ForkJoin`), both under the calling thread's
-    /// budget (a task local, which a new thread does not inherit: it is handed over explicitly); with `parallel`
+    /// budget and counting (task locals, which a new thread does not inherit: they are handed over explicitly); with `parallel`
     /// false, both on the calling thread, `foreground` first.
     /// - Parameters:
     ///   - parallel: Whether to use a second thread (false when the work is too small to pay for one).
@@ -135,11 +146,13 @@ extension WorkBudget {
         background: @escaping @Sendable () throws(EngineError) -> B
     ) throws(EngineError) -> (A, B) {
         guard parallel else { return (try foreground(), try background()) }
-        let budget = current
+        let budget = current, isCounting = counting
         return try ForkJoin.run(foreground) { () throws(EngineError) in
             guard let budget else { return try background() }
             return try budget.run { () -> Result<B, EngineError> in
-                do throws(EngineError) { return .success(try background()) } catch { return .failure(error) }
+                $counting.withValue(isCounting) { () -> Result<B, EngineError> in
+                    do throws(EngineError) { return .success(try background()) } catch { return .failure(error) }
+                }
             }.get()
         }
     }

@@ -230,6 +230,7 @@ extension GeometryEngine {
                 guard budget > 0 else {
                     throw .invalidDistance("a maximum segment length of \(maxSegmentLength) \(lengthUnit) would create more than 10 million vertices")
                 }
+                try WorkBudget.produce(vertices: n, by: "geodesic densify")
                 var added: [Coordinate] = []
                 for k in 1..<n {
                     var c = line.position(line.length * Double(k) / Double(n)).coordinate

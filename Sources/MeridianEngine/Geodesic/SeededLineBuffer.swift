@@ -264,6 +264,7 @@ enum SeededLineBuffer {
         func placed(_ seeds: ArraySlice<Coordinate>) throws(EngineError)
             -> (ring: [BoundaryVertex], largestMove: Double)?
         {
+            try WorkBudget.produce(vertices: seeds.count, by: "the geodesic buffer")
             var ring: [BoundaryVertex] = []
             ring.reserveCapacity(seeds.count)
             var largestMove = 0.0

@@ -142,7 +142,29 @@ extension GeometryEngine {
         case .point, .multipoint: return g
         default: break
         }
-        return try GEOSContext().unary(g) { ref throws(EngineError) in try ref.densified(maxSegmentLength) }
+        try WorkBudget.admit(vertices: densifiedVertexCount(g, maxSegmentLength: maxSegmentLength), for: "densify")
+        let result = try GEOSContext().unary(g) { ref throws(EngineError) in try ref.densified(maxSegmentLength) }
+        try WorkBudget.produce(vertices: result.coordinates.count, by: "densify")
+        return result
+    }
+
+    /// The vertices `densify` makes: each segment becomes ⌈length / maxSegmentLength⌉ pieces (as GEOS splits it),
+    /// counted in floating point so that an absurd request is said as it is.
+    static func densifiedVertexCount(_ g: Geometry, maxSegmentLength: Double) -> Double {
+        let paths: [[Coordinate]] = switch g {
+        case .polyline(let l): l.parts
+        case .polygon(let p): p.parts.flatMap(\.rings)
+        case .envelope(let e): e.polygon.parts.flatMap(\.rings)
+        case .point, .multipoint: [g.coordinates]
+        }
+        var total = 0.0
+        for path in paths {
+            total += 1
+            for (a, b) in zip(path, path.dropFirst()) {
+                total += max(1, (hypot(b.x - a.x, b.y - a.y) / maxSegmentLength).rounded(.up))
+            }
+        }
+        return total
     }
 
     /// Removes vertices with the Douglas–Peucker algorithm (ArcGIS `generalize(_:maxDeviation:removeDegenerateParts:)`;
@@ -189,6 +211,7 @@ extension GeometryEngine {
         default: break
         }
         let result = try GEOSContext().unary(g) { ref throws(EngineError) in try ref.simplified(maxDeviation, "generalize") }
+        try WorkBudget.produce(vertices: result.coordinates.count, by: "generalize")
         guard removeDegenerateParts, case .polyline(let line) = result else { return result }
         let parts = line.parts.filter { part in part.contains { $0.x != part[0].x || $0.y != part[0].y } }
         return .polyline(Polyline(parts: parts, spatialReference: line.spatialReference))
@@ -211,6 +234,7 @@ extension GeometryEngine {
     }
 
     private static func simplified(_ g: Geometry) throws(EngineError) -> Geometry {
+        try WorkBudget.produce(vertices: g.coordinates.count, by: "simplify")  // it makes at most as many
         switch g {
         case .point: return g
         case .multipoint(let m):
@@ -260,6 +284,10 @@ extension GeometryEngine {
     ) throws(EngineError) -> Geometry {
         let g = geometry.geometry
         guard distance != 0, distance.isFinite else { throw .invalidArgument("the offset distance must be non-zero and finite, got \(distance)") }
+        // As for buffers: no planar distance beyond half the Earth's circumference (1e300 gave a pentagon).
+        guard abs(distance) * (g.spatialReference.unit?.metersPerUnit ?? 1) <= maximumBufferDistance else {
+            throw .invalidArgument("the offset distance \(distance) exceeds half the Earth's circumference")
+        }
         guard bevelRatio >= 1, bevelRatio.isFinite else { throw .invalidArgument("the bevel ratio must be at least 1, got \(bevelRatio)") }
         guard flattenError > 0, flattenError.isFinite else { throw .invalidArgument("the flatten error must be positive, got \(flattenError)") }
         // Chords per quarter circle so that r·(1 − cos(π/(4q))) ≤ flattenError, capped at 1000.
@@ -271,6 +299,8 @@ extension GeometryEngine {
         case .mitered, .squared: .mitre
         }
         let mitreLimit = offsetType == .squared ? 2.0.squareRoot() : bevelRatio
+        try WorkBudget.admit(vertices: Double(estimatedBufferVertices([g], segmentsPerQuarterCircle: quadrantSegments)),
+                             for: "the offset")
         let context = try GEOSContext()
         switch g {
         case .point, .multipoint:
@@ -283,6 +313,7 @@ extension GeometryEngine {
                                                 mitreLimit: mitreLimit)
                 if case .polyline(let l) = try context.geometry(curve, in: line.spatialReference) { parts += l.parts }
             }
+            try WorkBudget.produce(vertices: parts.reduce(0) { $0 + $1.count }, by: "the offset")
             return .polyline(Polyline(parts: parts, spatialReference: line.spatialReference))
         case .polygon, .envelope:
             let ref = try context.make(g)
@@ -291,8 +322,9 @@ extension GeometryEngine {
             let params = try GEOSBufferParameters(
                 BufferParameters(segmentsPerQuarterCircle: quadrantSegments, joinStyle: join, mitreLimit: mitreLimit),
                 context: context, "offset")
-            let grown = try ref.buffer(distance, params, "offset")
-            return .polygon(try context.polygon(grown, in: g.spatialReference))
+            let grown = try context.polygon(try ref.buffer(distance, params, "offset"), in: g.spatialReference)
+            try WorkBudget.produce(vertices: grown.vertexCount, by: "the offset")
+            return .polygon(grown)
         }
     }
 }
