@@ -3,9 +3,11 @@
 # graph comes from the compiler (given with --symbol-graphs, as scripts/run.sh does from its release build) or from
 # `swift package dump-symbol-graph`; the toolchain's own `docc` converts each module's catalog
 # (Sources/<Module>/<Module>.docc) into an archive, and `docc merge` combines them into one site. Only the library
-# modules below are needed: nothing else has to be built first.
+# modules below are needed, and the `meridian` executable for the command reference: the article
+# CommandReference.md is made from the commands' declarations (`meridian --reference`) into a copy of
+# Sources/Meridian/Meridian.docc, so that a new command or option appears in the documentation by itself.
 #
-#   scripts/docs.sh [--analyze] [-o DIR] [--hosting-base-path PATH] [--symbol-graphs DIR]
+#   scripts/docs.sh [--analyze] [-o DIR] [--hosting-base-path PATH] [--symbol-graphs DIR] [--meridian BIN]
 #
 #   --analyze               also report docc's notes; any warning fails the build (scripts/test.sh uses this)
 #   -o DIR                  the site's folder (default .build/docs); it is replaced
@@ -14,6 +16,8 @@
 #   --symbol-graphs DIR     use the symbol graphs the compiler wrote into DIR (swiftc -emit-symbol-graph
 #                           -emit-symbol-graph-dir DIR -symbol-graph-minimum-access-level public
 #                           -emit-extension-block-symbols) instead of running dump-symbol-graph
+#   --meridian BIN          the `meridian` executable that writes the command reference (default: the debug build's,
+#                           built first if it is missing; scripts/run.sh passes its release build's)
 #
 # Modules are converted in dependency order; each archive is a link dependency of the later ones, so articles
 # link across modules with absolute symbol links (``/MeridianCore/Point``). Any docc warning fails the script.
@@ -21,6 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 analyze=()
 graphs=""
+meridian=""
 out=.build/docs
 base=docs
 while [ $# -gt 0 ]; do
@@ -29,7 +34,8 @@ while [ $# -gt 0 ]; do
         -o) out="$2"; shift ;;
         --hosting-base-path) base="$2"; shift ;;
         --symbol-graphs) graphs="$2"; shift ;;
-        *) echo "docs.sh: unknown option '$1' (usage: scripts/docs.sh [--analyze] [-o DIR] [--hosting-base-path PATH] [--symbol-graphs DIR])" >&2
+        --meridian) meridian="$2"; shift ;;
+        *) echo "docs.sh: unknown option '$1' (usage: scripts/docs.sh [--analyze] [-o DIR] [--hosting-base-path PATH] [--symbol-graphs DIR] [--meridian BIN])" >&2
            exit 2 ;;
     esac
     shift
@@ -69,6 +75,22 @@ for module in "${modules[@]}"; do
     fi
 done
 
+# The command reference, from the commands' declarations, into a copy of the Meridian catalog.
+if [ -z "$meridian" ]; then
+    meridian="$(swift build --show-bin-path)/meridian"
+    if [ ! -x "$meridian" ] && ! swift build --product meridian >"$work/meridian-build.log" 2>&1; then
+        grep -E 'error' "$work/meridian-build.log" | head -20 >&2
+        echo "docs.sh: building meridian for the command reference failed (log: $work/meridian-build.log)" >&2
+        exit 1
+    fi
+fi
+mkdir -p "$work/catalogs"
+cp -R Sources/Meridian/Meridian.docc "$work/catalogs/"
+if ! "$meridian" --reference >"$work/catalogs/Meridian.docc/CommandReference.md"; then
+    echo "docs.sh: $meridian --reference failed" >&2
+    exit 1
+fi
+
 dependencies=()
 archives=()
 for module in "${modules[@]}"; do
@@ -77,7 +99,9 @@ for module in "${modules[@]}"; do
     cp "$graphs/$module.symbols.json" "$work/graphs/$module/"
     cp "$graphs/$module"@*.symbols.json "$work/graphs/$module/" 2>/dev/null || true
     archive="$work/$module.doccarchive"
-    if ! "$docc" convert "Sources/$module/$module.docc" \
+    catalog="Sources/$module/$module.docc"
+    [ -d "$work/catalogs/$module.docc" ] && catalog="$work/catalogs/$module.docc"
+    if ! "$docc" convert "$catalog" \
         --additional-symbol-graph-dir "$work/graphs/$module" \
         --output-path "$archive" \
         --fallback-display-name "$module" --fallback-bundle-identifier "$module" \

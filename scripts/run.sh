@@ -31,7 +31,7 @@ done
 echo "Wrote examples/output/buffers.geojson, buffers.svg and buffers-union.svg"
 # The documentation (docc from the toolchain), from the symbol graphs of the release build above.
 mkdir -p artifacts
-if ! scripts/docs.sh --symbol-graphs "$graphs" > artifacts/docs.log 2>&1; then
+if ! scripts/docs.sh --symbol-graphs "$graphs" --meridian "$bin" > artifacts/docs.log 2>&1; then
     tail -5 artifacts/docs.log >&2
     echo "run.sh: building the documentation failed (full log: artifacts/docs.log)" >&2
     exit 1

@@ -3,11 +3,8 @@ import Meridian
 
 /// Entry point of the `meridian` command line.
 public enum MeridianCommandLine {
-    /// Meridian's version.
-    public static let version = "0.1.0"
-
-    /// Every subcommand, in the order `--help` lists them. Commands from other modules (the viewer's `serve`)
-    /// are added by the executable through `run(_:extraCommands:io:)`.
+    /// Every subcommand, in the order `--help` and the reference page list them. A new verb is one file under
+    /// `Commands/` and one line here.
     public static var commands: [any Command.Type] {
         [
             BufferCommand.self, ProjectCommand.self, SpatialReferenceCommand.self, MeasureCommand.self, OperationCommand.self,
@@ -18,46 +15,53 @@ public enum MeridianCommandLine {
     /// Runs the command line and returns the exit status: 0 success, 1 failure, 2 usage error.
     /// - Parameters:
     ///   - arguments: The arguments without the program name.
-    ///   - extraCommands: Commands defined outside this module.
     ///   - io: The standard streams.
-    public static func run(_ arguments: [String], extraCommands: [any Command.Type] = [], io: CommandIO = .standard)
-        -> Int32
-    {
-        let all = commands + extraCommands
+    public static func run(_ arguments: [String], io: CommandIO = .standard) -> Int32 {
         guard let first = arguments.first else {
-            io.note("meridian: missing command: \(all.map { $0.name }.joined(separator: ", ")) (see meridian --help)")
+            io.note("meridian: missing command: \(commands.map { $0.name }.joined(separator: ", ")) (see meridian --help)")
             return 2
         }
-        if first == "--version" || first == "version" {
-            io.print("meridian \(version) (GEOS \(GeometryEngine.geosVersion), PROJ \(GeometryEngine.projVersion))")
+        switch first {
+        case "--version", "version":
+            io.print("meridian \(MeridianVersion.string) (GEOS \(GeometryEngine.geosVersion), PROJ \(GeometryEngine.projVersion))")
             return finish(0, command: "--version", io: io)
-        }
-        if first == "--help" || first == "-h" || first == "help" {
-            io.print(overview(all))
+        case "--help", "-h", "help":
+            io.print(HelpText.overview(commands))
             return finish(0, command: "--help", io: io)
+        case "--reference":
+            io.print(ReferencePage.markdown(commands))
+            return finish(0, command: "--reference", io: io)
+        default: break
         }
-        guard let command = all.first(where: { $0.name == first }) else {
+        guard let command = commands.first(where: { $0.name == first }) else {
             io.note("meridian: unknown command '\(TerminalText.escaped(first))' (see meridian --help)")
             return 2
         }
-        // --quiet (any command): no progress line on the terminal.
-        var remaining = Array(arguments.dropFirst())
-        if let q = remaining.firstIndex(of: "--quiet") {
-            remaining.remove(at: q)
-            io.quiet = true
-        }
-        var rest = Arguments(remaining)
-        if rest.wantsHelp {
-            io.print(command.help)
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            io.print(HelpText.help(for: command))
             return finish(0, command: command.name, io: io)
         }
         do {
-            try command.run(&rest, io: io)
+            try execute(command, rest, io: io)
             return finish(0, command: command.name, io: io)
         } catch {
             io.note("meridian \(command.name): \(TerminalText.escaped(error.description))")
             return finish(error.exitStatus, command: command.name, io: io)
         }
+    }
+
+    /// Parses the arguments into a new command (`CommandParser`), validates its option groups and then the command,
+    /// and runs it.
+    static func execute(_ type: any Command.Type, _ arguments: [String], io: CommandIO) throws(CommandError) {
+        var command = type.init()
+        let global = GlobalOptions()
+        let declarations = Declaration.all(in: command) + Declaration.all(in: global)
+        let mode = try CommandParser(command: type.name, declarations: declarations).parse(arguments)
+        io.quiet = global.quiet
+        for group in Declaration.groups(in: command) { try group.validate(mode: mode) }
+        try command.validate()
+        try command.run(io: io)
     }
 
     /// The exit status once standard output has been checked: a failed write makes a successful run a failure
@@ -66,17 +70,6 @@ public enum MeridianCommandLine {
         guard let failure = io.outputFailure else { return status }
         if failure.code != EPIPE { io.note("meridian \(command): cannot write standard output: \(failure)") }
         return status == 0 ? 1 : status
-    }
-
-    static func overview(_ commands: [any Command.Type]) -> String {
-        var lines = ["meridian \(version): geometry engine and KML toolkit", "",
-                     "Usage: meridian COMMAND [OPTIONS]", "", "Commands:"]
-        for c in commands { lines.append("  " + c.name.padding(toLength: 10, withPad: " ", startingAt: 0) + c.summary) }
-        lines += ["", "  --version  print the versions of Meridian, GEOS and PROJ",
-                  "  --quiet    (with any command) no progress line; one is drawn on a terminal when a command runs",
-                  "             longer than about a second, and never when standard error is not a terminal",
-                  "Run 'meridian COMMAND --help' for a command's options."]
-        return lines.joined(separator: "\n")
     }
 
     /// Flushes and exits.

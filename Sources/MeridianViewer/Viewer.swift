@@ -10,8 +10,8 @@ import Meridian
 /// viewer.stop()
 /// ```
 public final class ViewerServer: Sendable {
-    /// The viewer's version, reported by `/api/health`.
-    public static let version = "0.1.0"
+    /// The viewer's version, reported by `/api/health`: Meridian's (`MeridianVersion`).
+    public static let version = MeridianVersion.string
 
     /// The API and page.
     public let api: ViewerAPI

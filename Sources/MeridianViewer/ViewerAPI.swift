@@ -63,7 +63,9 @@ public struct ViewerLimits: Sendable, Hashable {
 ///   computing requests stopped because their client went away and because their work budget ran out
 /// - `GET /api/srs/{wkid}` → the spatial reference's name, unit, area of use and that area as a polygon projected
 ///   into it (the red dashed boundary of page 1)
-/// - `POST /api/contains` `{"wkid"?, "x", "y"}` → `{"inside": Bool}`: whether the point lies in the area of use
+/// - `POST /api/contains` `{"wkid"?, "x", "y"}` → `{"inside": Bool}`: whether the point lies within the spatial
+///   reference's horizon (`GeometryEngine.isGeometry(_:withinHorizonOf:)`: its area of use widened by 5°, where
+///   PROJ's round trip returns the point; the command line's rule)
 /// - `POST /api/buffer` `{"wkid"?, "points": [{"x","y"}], "radiiMiles": [r…], "union"?, "mode"?: "planar"|"geodesic"}`
 ///   → `{"polygons": [{"parts": [{"shell", "holes"}]}], …}` in the spatial reference (EPSG:32038 US feet by default)
 /// - `POST /api/buffer/export` the same plus `"format": "geojson"|"kmz"` → a file download
@@ -168,6 +170,10 @@ public final class ViewerAPI: Sendable {
         if case .interrupted = error {
             return APIError(503, "\(work.words.stopped): it would take longer than the \(Self.seconds(limits.workSeconds)) "
                 + "allowed for one request (\(work.words.advice))")
+        }
+        // The engine's geodesic buffer names its own parameter (maxDeviation), which the API does not have.
+        if case .invalidDistance(let message) = error, message.contains("maxDeviation") {
+            return .unprocessable("the geodesic buffer needs too many vertices here: use smaller radii or planar mode")
         }
         return .unprocessable(error.description)
     }
@@ -299,7 +305,8 @@ public final class ViewerAPI: Sendable {
         let info = try spatialReference(wkid: body.wkid ?? Self.defaultWKID)
         let point = Point(x: body.x, y: body.y, spatialReference: info.spatialReference)
         do {
-            return .json(["inside": try GeometryEngine.doesGeometry(info.boundary, contain: point)])
+            // The engine's one rule (the command line's too): the projection's horizon.
+            return .json(["inside": try GeometryEngine.isGeometry(point, withinHorizonOf: info.spatialReference)])
         } catch {
             throw .unprocessable(error.description)
         }
@@ -356,12 +363,11 @@ public final class ViewerAPI: Sendable {
         }
         let points = body.points.map { Point(x: $0.x, y: $0.y, spatialReference: info.spatialReference) }
         do {
+            // The engine's one rule (the command line's too): the projection's horizon.
             let all = Multipoint(points.map(\.coordinate), spatialReference: info.spatialReference)
-            if try !GeometryEngine.doesGeometry(info.boundary, contain: all) {
-                for (i, p) in points.enumerated() where try !GeometryEngine.doesGeometry(info.boundary, contain: p) {
-                    throw APIError.unprocessable(
-                        "point \(i) lies outside the area of use of EPSG:\(info.wkid): tap within the boundary")
-                }
+            if let outside = try GeometryEngine.firstVertexOutsideHorizon([all], of: info.spatialReference) {
+                throw APIError.unprocessable("point \(outside.vertexIndex) \(outside.reasonPhrase(for: info.spatialReference))"
+                                             + ": tap within the boundary")
             }
         } catch let e as APIError {
             throw e
@@ -384,13 +390,27 @@ public final class ViewerAPI: Sendable {
                 throw failure(error)
             }
         case .geodesic:
-            // Geodesic circles on the ellipsoid, expressed in the job's spatial reference for drawing.
-            do {
-                return try GeometryEngine.geodeticBuffer(
-                    around: job.points, distances: job.radiiMiles, distanceUnit: .miles, shouldUnion: job.union)
-            } catch {
-                throw failure(error)
+            // Geodesic circles on the ellipsoid, computed in longitude/latitude as the command line computes them
+            // (split at ±180°, each part within [-180°, 180°]), then projected into the job's spatial reference for
+            // drawing: a buffer written straight in projected coordinates cannot cross the projection's own seam
+            // (Web Mercator's ±20,037,508 m), where its curve would jump from one side of the map to the other.
+            var result: [Polygon] = []
+            for polygon in try geodesicPolygons(for: job) {
+                do { result.append(try GeometryEngine.project(polygon, into: job.info.spatialReference)) } catch {
+                    throw .unprocessable("cannot project the geodesic buffers into EPSG:\(job.info.wkid): \(error)")
+                }
             }
+            return result
+        }
+    }
+
+    /// A geodesic job's buffers in WGS84 longitude/latitude.
+    private func geodesicPolygons(for job: BufferJob) throws(APIError) -> [Polygon] {
+        do {
+            return try GeometryEngine.geodeticBuffer(around: job.points, distances: job.radiiMiles, distanceUnit: .miles,
+                                                     shouldUnion: job.union, outputSpatialReference: .wgs84)
+        } catch {
+            throw failure(error)
         }
     }
 
@@ -437,6 +457,7 @@ public final class ViewerAPI: Sendable {
 
     /// The job's buffers projected to WGS84 longitude/latitude for export.
     func exportPolygons(for job: BufferJob) throws(APIError) -> [Polygon] {
+        if job.mode == .geodesic { return try geodesicPolygons(for: job) }
         var result: [Polygon] = []
         for polygon in try polygons(for: job) {
             do {

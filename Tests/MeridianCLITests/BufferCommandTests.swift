@@ -59,7 +59,8 @@ import Meridian
     }
 
     @Test func pointsOutsideTheAreaOfUseAreRefusedByName() throws {
-        let csv = "name,lon,lat\nDallas,-96.797,32.7767\nHouston,-95.3698,29.7604\n"
+        // Miami is 13.8° east of the zone's area of use, beyond the horizon's 5° margin.
+        let csv = "name,lon,lat\nDallas,-96.797,32.7767\nMiami,-80.1918,25.7617\n"
         let r = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "10mi"], stdin: csv)
         #expect(r.status == 1)
         #expect(r.stderr.contains("feature 1 (line 3)"))
@@ -67,6 +68,25 @@ import Meridian
         #expect(r.stdout.isEmpty)
         let allowed = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "10mi", "--allow-outside-area"], stdin: csv)
         #expect(allowed.status == 0)
+        // Houston, 2° south of the area of use, is within the horizon (its area widened by 5°): buffered.
+        let houston = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "10mi"],
+                                 stdin: "name,lon,lat\nHouston,-95.3698,29.7604\n")
+        #expect(houston.status == 0, "\(houston.stderr)")
+    }
+
+    /// NGS's l176 test point GP4 of NAD27 Alaska zone 1 (−129.5417, 54.5417; PROJ's test suite), 30 km outside EPSG's
+    /// box, is buffered and projected without `--allow-outside-area`, to PROJ's published 3561180.429, 1015414.284 ft
+    /// (within 0.01 ft: EPSG's parameters of the zone differ from PROJ's old nad27 file's by 0.004 ft here).
+    @Test func anNGSTestPointOutsideTheBoxIsWithinTheHorizon() throws {
+        let gp4 = "lon,lat\n-129.541666666666667,54.541666666666667\n"
+        let projected = runCommand(["project", "-", "--from", "EPSG:4267", "--to", "EPSG:26731"], stdin: gp4)
+        #expect(projected.status == 0, "\(projected.stderr)")
+        let fields = projected.stdout.split(whereSeparator: \.isNewline).last.map { $0.split(separator: ",") } ?? []
+        let (x, y) = (Double(fields.first ?? "") ?? 0, Double(fields.last ?? "") ?? 0)
+        #expect(abs(x - 3561180.429) < 0.01 && abs(y - 1015414.284) < 0.01, "\(projected.stdout)")
+        let buffered = runCommand(["buffer", "--srs", "EPSG:26731", "--in-srs", "EPSG:4267", "--distance", "1mi"],
+                                  stdin: gp4.replacingOccurrences(of: "lon,lat", with: "x,y"))
+        #expect(buffered.status == 0, "\(buffered.stderr)")
     }
 
     /// With --allow-outside-area, a buffer PROJ cannot take to WGS84 for GeoJSON is named by its feature and line
@@ -147,7 +167,7 @@ import Meridian
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("never.geojson")
-        let r = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "-o", out.path], stdin: "lon,lat\n-95.37,29.76\n")
+        let r = runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1mi", "-o", out.path], stdin: "lon,lat\n-80.19,25.76\n")
         #expect(r.status == 1)
         #expect(!FileManager.default.fileExists(atPath: out.path))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)

@@ -129,9 +129,9 @@ import Testing
         let o = runCommand(["project", "-", "--to", "EPSG:32038", "--allow-outside-area"],
                            stdin: "lon,lat\n-97,32.5\n-90,30\n")
         #expect(o.status == 0, "\(o.stderr)")
-        // Poles into Web Mercator: outside its area of use.
+        // Poles into Web Mercator: within its area of use widened by 5°, but PROJ cannot project them.
         let pole = runCommand(["project", "-", "--to", "EPSG:3857"], stdin: #"{"type":"Point","coordinates":[0,90]}"#)
-        Self.expectOneLine(pole, status: 1, "meridian project: stdin: feature 0 at longitude 0.000000, latitude 90.000000 is outside the area of use of WGS 84 / Pseudo-Mercator")
+        Self.expectOneLine(pole, status: 1, "meridian project: stdin: feature 0 at longitude 0.000000, latitude 90.000000 cannot be projected into WGS 84 / Pseudo-Mercator")
     }
 
     @Test func projectRefusesPointsOutsideTheProjectionsDomainEvenWhenAllowed() {

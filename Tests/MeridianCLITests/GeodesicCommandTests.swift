@@ -68,4 +68,42 @@ import Meridian
         let text = runCommand(["measure", "--geodesic"], stdin: octant)
         #expect(text.status == 0 && text.stdout.contains("Polygon"))
     }
+
+    /// The geodesic mode declares its options: planar-only ones are usage errors there (--allow-outside-area was
+    /// silently ignored), and its per-feature outputs are the formats their names say (.csv and .geojsons were
+    /// a GeoJSON FeatureCollection under those names).
+    @Test func geodesicOptionsAndPerFeatureFormats() throws {
+        for args in [["--allow-outside-area"], ["--srs", "EPSG:32038"], ["--segments", "4"], ["--max-vertices", "9"]] {
+            let r = runCommand(["buffer", "--geodesic", "--distance", "10km"] + args, stdin: input)
+            #expect(r.status == 2 && r.stdout.isEmpty, "\(args)")
+            #expect(r.stderr == "meridian buffer: \(args[0]) does not apply to a --geodesic buffer (it applies to a planar buffer)\n")
+        }
+        #expect(runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1", "--max-deviation", "1m"], stdin: input).status == 2)
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let csvPath = folder.appendingPathComponent("b.csv").path
+        let csvInput = "name,lon,lat,r\nA,-97,32.5,10\nB,-96.5,33,20\n"
+        #expect(runCommand(["buffer", "--geodesic", "--distance-field", "r", "--unit", "km", "-o", csvPath], stdin: csvInput).status == 0)
+        let rows = try CSV.decode(Data(contentsOf: URL(fileURLWithPath: csvPath)))
+        #expect(rows.header == ["name", "lon", "lat", "r", "wkt"])
+        #expect(rows.rows.map { $0[0] } == ["A", "B"])
+        for (row, centre) in zip(rows.rows, [(-97.0, 32.5), (-96.5, 33.0)]) {
+            let g = try WKT.decode(row[4], spatialReference: .wgs84)
+            let radius = try #require(Double(row[3])) * 1000
+            for v in g.coordinates {
+                let d = try GeometryEngine.geodeticDistance(from: Point(latitude: centre.1, longitude: centre.0),
+                                                            to: Point(latitude: v.y, longitude: v.x))
+                #expect(abs(d.distance - radius) < 1e-3)  // the geodesic buffer's 1 mm, WKT with 17 digits
+            }
+        }
+        let seqPath = folder.appendingPathComponent("b.geojsons").path
+        #expect(runCommand(["buffer", "--geodesic", "--distance", "5km", "-o", seqPath], stdin: input).status == 0)
+        let records = try String(contentsOfFile: seqPath, encoding: .utf8).split(separator: "\u{1E}")
+        #expect(records.count == 2)
+        for (record, name) in zip(records, ["fiji", "pole"]) {
+            let feature = try GeoJSON.decodeFeatures(Data(record.utf8))
+            #expect(feature.count == 1 && feature[0].properties["name"] == .string(name))
+        }
+        #expect(runCommand(["buffer", "--geodesic", "--distance", "5km", "--union", "-o", seqPath], stdin: input).status == 2)
+    }
 }

@@ -29,8 +29,8 @@ import Testing
         let url = folder.appendingPathComponent("u-\(overlapped)-\(UUID().uuidString).\(format)")
         let io = CommandIO(readInput: { Data() }, writeOutput: { _ in }, writeError: { _ in })
         try BufferOutput.streamUnion(
-            of: points, distances: [200], in: try parseSpatialReference("EPSG:32038"), parameters: .default,
-            labels: FeatureLabels(name: "test", count: points.count), to: OutputFile(url.path), io: io,
+            of: points, distances: [200], in: try SpatialReference(parsing: "EPSG:32038"), parameters: .default,
+            labels: FeatureLabels(name: "test", count: points.count), to: OutputFile(path: url.path, format: format == "wkt" ? .wkt : .geoJSON), io: io,
             progress: nil, batchSize: batchSize, overlapped: overlapped)
         return try Data(contentsOf: url)
     }
@@ -42,7 +42,7 @@ import Testing
         var batches = 0, parts = 0
         out.append(format == "wkt" ? "MULTIPOLYGON (" : "{\"features\":[{\"geometry\":{\"coordinates\":[")
         try GeometryEngine.unionOfBuffers(
-            aroundPoints: points, distances: [200], in: try parseSpatialReference("EPSG:32038"), batchSize: batchSize
+            aroundPoints: points, distances: [200], in: try SpatialReference(parsing: "EPSG:32038"), batchSize: batchSize
         ) { (batch: Polygon, _: Int) throws(EngineError) in
             var polygon = batch
             if format != "wkt" { try GeometryEngine.project(&polygon, into: .wgs84) }
@@ -78,7 +78,7 @@ import Testing
         // The second thread of `appendParts` only works when a batch has two chunks or more.
         var vertices = 0, batches = 0
         try GeometryEngine.unionOfBuffers(
-            aroundPoints: Self.points(), distances: [200], in: try parseSpatialReference("EPSG:32038"),
+            aroundPoints: Self.points(), distances: [200], in: try SpatialReference(parsing: "EPSG:32038"),
             batchSize: Self.batchSize
         ) { (batch: Polygon, _: Int) throws(EngineError) in
             vertices = batches == 0 ? batch.vertexCount : min(vertices, batch.vertexCount)

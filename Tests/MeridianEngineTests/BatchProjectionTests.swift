@@ -38,19 +38,21 @@ import MeridianCore
     }
 }
 
-/// The area-of-use check against the seed's box for EPSG:32038 (W −103.07, S 31.72, E −94.0, N 34.58).
+/// The horizon check against the seed's box for EPSG:32038 (W −103.07, S 31.72, E −94.0, N 34.58), widened by
+/// `ProjectionHorizon.margin` (5°).
 @Suite struct AreaOfUseCheckTests {
     @Test func firstGeometryOutsideIsNamedWithItsVertex() throws {
         let texas = try SpatialReference(wkid: 32038)
         let dallas = Geometry.point(Point(latitude: 32.7767, longitude: -96.797))
-        let line = Geometry.polyline(Polyline([Coordinate(x: -97, y: 32), Coordinate(x: -95.37, y: 29.76)],
-                                              spatialReference: .wgs84))  // ends in Houston, south of 31.72
-        #expect(try GeometryEngine.firstVertexOutsideAreaOfUse([dallas], of: texas) == nil)
-        let outside = try #require(try GeometryEngine.firstVertexOutsideAreaOfUse([dallas, line], of: texas))
-        #expect(outside.geometryIndex == 1 && outside.vertexIndex == 1)
-        #expect(outside.longitude == -95.37 && outside.latitude == 29.76)
-        // Projected input is checked in WGS84 too: Dallas projected into EPSG:32038 is still inside.
+        let line = Geometry.polyline(Polyline([Coordinate(x: -97, y: 32), Coordinate(x: -80.19, y: 25.76)],
+                                              spatialReference: .wgs84))  // ends in Miami, 13.8° east of −94
+        #expect(try GeometryEngine.firstVertexOutsideHorizon([dallas], of: texas) == nil)
+        let outside = try #require(try GeometryEngine.firstVertexOutsideHorizon([dallas, line], of: texas))
+        #expect(outside.geometryIndex == 1 && outside.vertexIndex == 1 && outside.reason == .outsideAreaOfUse)
+        // Longitude/latitude on the zone's datum (NAD27): within 0.001° of the WGS84 input.
+        #expect(abs(outside.longitude + 80.19) < 1e-3 && abs(outside.latitude - 25.76) < 1e-3)
+        // Projected input is checked too: Dallas projected into EPSG:32038 is still inside.
         let projected = try GeometryEngine.project(dallas, into: texas)
-        #expect(try GeometryEngine.firstVertexOutsideAreaOfUse([projected], of: texas) == nil)
+        #expect(try GeometryEngine.firstVertexOutsideHorizon([projected], of: texas) == nil)
     }
 }

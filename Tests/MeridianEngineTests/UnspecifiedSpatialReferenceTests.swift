@@ -25,7 +25,7 @@ struct UnspecifiedSpatialReferenceTests {
         let b = GeometryEngine.move(a, deltaX: 0.5, deltaY: 0)
         #expect(abs(try GeometryEngine.area(of: try GeometryEngine.intersection(a, b)) - 0.5) < 1e-12)
         #expect(try GeometryEngine.isGeometry(a, overlapping: b))
-        #expect(try GeometryEngine.firstVertexOutsideAreaOfUse([a], of: Self.sr) == nil)
+        #expect(try GeometryEngine.firstVertexOutsideHorizon([a], of: Self.sr) == nil)
         #expect(try WKT.decode("POINT (1 2)", spatialReference: Self.sr).spatialReference.isUnspecified)
     }
 

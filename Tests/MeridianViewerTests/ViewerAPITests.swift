@@ -57,6 +57,39 @@ import Testing
         #expect(shell.count == 4 * SpatialReferenceCache.stepsPerEdge + 1)
     }
 
+    /// Containment is the engine's horizon (the command line's rule): a polar spatial reference contains its pole
+    /// (EPSG:3413, 32661 and 5041 answered 422 "Ring Self-intersection" when the projected box was tested, and
+    /// EPSG:3031 called the South Pole outside), Houston (2° south of EPSG:32038's box) is inside, Miami (14° east
+    /// of it) is not.
+    @Test func containmentIsTheProjectionHorizon() throws {
+        for wkid in [3413, 32661, 5041, 3031] {
+            let sr = try SpatialReference(wkid: wkid)
+            let pole = try GeometryEngine.project(Point(latitude: wkid == 3031 ? -90 : 90, longitude: 0), into: sr)
+            let r = post("/api/contains", #"{"wkid": \#(wkid), "x": \#(pole.x), "y": \#(pole.y)}"#)
+            #expect(r.status == 200, "EPSG:\(wkid): \(String(decoding: r.body, as: UTF8.self))")
+            #expect(try object(r)["inside"] as? Bool == true, "EPSG:\(wkid)")
+        }
+        let texas = try SpatialReference(wkid: 32038)
+        for (lat, lon, inside) in [(29.7604, -95.3698, true), (25.7617, -80.1918, false)] {
+            let p = try GeometryEngine.project(Point(latitude: lat, longitude: lon), into: texas)
+            let r = post("/api/contains", #"{"x": \#(p.x), "y": \#(p.y)}"#)
+            #expect(r.status == 200)
+            #expect(try object(r)["inside"] as? Bool == inside, "\(lat), \(lon)")
+        }
+    }
+
+    /// A geodesic buffer on ±180° in Web Mercator is computed (it answered 422 "needs more than 200,000 vertices…
+    /// raise maxDeviation" at x = +20037508), and no engine message naming maxDeviation, a field the API does not
+    /// have, reaches the client.
+    @Test func geodesicBuffersAtTheAntimeridianAndNoFieldTheAPIDoesNotHave() throws {
+        for x in [20_037_508.342789244, -20_037_508.342789244] {
+            let r = post("/api/buffer", #"{"wkid": 3857, "points": [{"x": \#(x), "y": 0}], "radiiMiles": [10], "mode": "geodesic"}"#)
+            #expect(r.status == 200, "\(x): \(String(decoding: r.body, as: UTF8.self))")
+        }
+        let error = api.failure(.invalidDistance("the buffer needs more than 200,000 vertices on one curve; raise maxDeviation"))
+        #expect(error.status == 422 && !error.message.contains("maxDeviation"), "\(error)")
+    }
+
     @Test func unknownAndMalformedSpatialReferences() throws {
         #expect(api.handle(HTTPRequest(method: "GET", path: "/api/srs/999999")).status == 404)
         #expect(api.handle(HTTPRequest(method: "GET", path: "/api/srs/abc")).status == 400)
@@ -131,7 +164,7 @@ import Testing
         #expect(try error(tooMany).contains("limit 50"))
         let outside = post("/api/buffer", #"{"points":[{"x":1700000,"y":400000},{"x":3000000,"y":-2000000}],"radiiMiles":[1]}"#)
         #expect(outside.status == 422)
-        #expect(try error(outside).contains("point 1 lies outside"))
+        #expect(try error(outside).contains("point 1 is outside the area of use of NAD27 / Texas North Central"))
         let counts = post("/api/buffer", #"{"points":[{"x":1700000,"y":400000}],"radiiMiles":[1,2]}"#)
         #expect(counts.status == 422)
         let none = post("/api/buffer", #"{"points":[],"radiiMiles":[1]}"#)

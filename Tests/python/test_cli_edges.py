@@ -100,10 +100,15 @@ def test_output_file_is_complete_or_absent(meridian, tmp_path):
     with open("/dev/full", "wb") as full:
         r = _run(meridian, ["--help"], stdout=full, stderr=subprocess.PIPE)
     assert r.returncode == 1
-    r = _run(meridian, ["buffer", "-", "--srs", "EPSG:32038", "--distance", "1mi", "-o", "/dev/full"],
+    # The output's name says its format (a name that says none is a usage error), so /dev/full is reached through
+    # a link named like a GeoJSON file.
+    full_geojson = tmp_path / "full.geojson"
+    full_geojson.symlink_to("/dev/full")
+    r = _run(meridian, ["buffer", "-", "--srs", "EPSG:32038", "--distance", "1mi", "-o", str(full_geojson)],
              input=POINTS.encode(), capture_output=True)
     assert r.returncode == 1, r.stderr
-    assert r.stderr.decode().startswith("meridian buffer: cannot write /dev/full: No space left on device"), r.stderr
+    assert r.stderr.decode() == f"meridian buffer: cannot write {full_geojson}: No space left on device\n", r.stderr
+    full_geojson.unlink()
     r = _run(meridian, ["buffer", "-", "--srs", "EPSG:32038", "--distance", "1mi", "-o", str(out)],
              input=POINTS.encode(), capture_output=True)
     assert r.returncode == 0, r.stderr

@@ -178,8 +178,8 @@ def test_usage_errors_are_one_line(meridian):
         return r.stderr
     line = "LINESTRING (0 0, 1 1)\n"
     assert "relocate-ends" in run(["extend", "--with", "LINESTRING (5 0, 5 9)", "--extend-options", "bogus"], line, 2)
-    assert "--extend-options applies to extend" in run(["reshape", "--with", "LINESTRING (5 0, 5 9)",
-                                                         "--extend-options", "relocate-ends"], line, 2)
+    assert "--extend-options does not apply to reshape (it applies to extend)" in run(["reshape", "--with", "LINESTRING (5 0, 5 9)",
+                                                                                  "--extend-options", "relocate-ends"], line, 2)
     assert "one path" in run(["reshape", "--with", "MULTILINESTRING ((0 0, 1 0), (2 0, 3 0))"], line, 2)
     assert "needs a line --with" in run(["auto-complete", "--with", "POINT (1 1)"], "POLYGON ((0 0, 1 0, 1 1, 0 0))\n", 2)
     assert "keepEndAttributes" in run(["extend", "--with", "LINESTRING (5 0, 5 9)", "--extend-options",

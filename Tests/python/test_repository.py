@@ -111,3 +111,87 @@ def test_each_system_library_names_a_homebrew_provider():
     assert len(libraries) == 4
     for declaration in libraries:
         assert ".apt([" in declaration and ".brew([" in declaration, declaration
+
+
+# --- Short functions in the command line (issue 26): no function, initialiser or closure-free body in
+# Sources/MeridianCLI longer than MAX_FUNCTION_LINES, counted from its `func`/`init` line to its closing brace.
+MAX_FUNCTION_LINES = 60
+
+
+def swift_code_only(source):
+    """The source with comments and string literals (plain, multi-line, raw; interpolations included) blanked,
+    newlines kept, so that braces in them do not count and line numbers stay."""
+    out, i, n = [], 0, len(source)
+    blank = lambda text: re.sub(r"[^\n]", " ", text)  # noqa: E731
+    while i < n:
+        if source.startswith("//", i):
+            j = source.find("\n", i)
+            j = n if j < 0 else j
+        elif source.startswith("/*", i):
+            j = source.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        else:
+            opening = re.match(r'(#*)("""|")', source[i:])
+            if not opening or (not opening.group(1) and source[i] != '"'):
+                out.append(source[i])
+                i += 1
+                continue
+            hashes, quote = opening.group(1), opening.group(2)
+            j = i + len(opening.group(0))
+            while j < n:
+                if source.startswith("\\" + hashes + "(", j):  # an interpolation: to its closing parenthesis
+                    j, depth = j + len(hashes) + 2, 1
+                    while j < n and depth:
+                        depth += {"(": 1, ")": -1}.get(source[j], 0)
+                        j += 1
+                    continue
+                if not hashes and source[j] == "\\":
+                    j += 2
+                    continue
+                if source.startswith(quote + hashes, j):
+                    j += len(quote + hashes)
+                    break
+                j += 1
+        out.append(blank(source[i:j]))
+        i = j
+    return "".join(out)
+
+
+def function_lengths(source):
+    """(name, first line, lines) of every function, initialiser and deinitialiser with a body."""
+    code = swift_code_only(source)
+    found = []
+    for m in re.finditer(r"\b(func\s+[\w<>]+|init\??|deinit)\b", code):
+        brace = code.find("{", m.end())
+        signature = code[m.end():brace]
+        # A requirement without a body (a protocol's) runs into the next declaration before any brace.
+        if brace < 0 or re.search(r"\b(func|var|let|case|struct|enum|class|protocol|extension)\b|\n\s*\n", signature):
+            continue
+        depth, k = 0, brace
+        while k < len(code):
+            depth += {"{": 1, "}": -1}.get(code[k], 0)
+            if depth == 0:
+                break
+            k += 1
+        first = code.count("\n", 0, m.start()) + 1
+        found.append((m.group(1), first, code.count("\n", m.start(), k) + 1))
+    return found
+
+
+def test_no_command_line_function_is_longer_than_60_lines():
+    files = sorted((ROOT / "Sources" / "MeridianCLI").rglob("*.swift"))
+    assert len(files) > 20
+    lengths = [(path, *f) for path in files for f in function_lengths(path.read_text(encoding="utf-8"))]
+    assert len(lengths) > 150, f"only {len(lengths)} functions found: the scan is broken"
+    long = [f"{p.relative_to(ROOT)}:{line}: {name} is {count} lines" for p, name, line, count in lengths
+            if count > MAX_FUNCTION_LINES]
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines (split them into named steps):\n" + "\n".join(long)
+
+
+def test_the_function_scan_counts_bodies_not_strings():
+    body = "\n".join(f"    let x{i} = \"}}\" // {{" for i in range(59))
+    source = (f"protocol P {{\n    func required() throws\n    var v: Int {{ get }}\n}}\n"
+              f"struct S {{\n    func long(_ a: Int) -> String {{\n{body}\n        return \"\"\"\n    {{\n    \"\"\"\n"
+              f"    }}\n    init() {{ let s = \"\\(f({{ 1 }}))\"; _ = #\"{{\"# }}\n}}\n")
+    lengths = {name: count for name, _, count in function_lengths(source)}
+    assert lengths == {"func long": 64, "init": 1}, lengths

@@ -118,8 +118,12 @@ def test_area_of_use_boundary_agrees_with_pyproj(viewer):
         assert boundary.exterior.distance(Point(x, y)) < 30, (lon, lat)
     dallas = to_ft.transform(-96.797, 32.7767)
     assert viewer.post_json("/api/contains", {"x": dallas[0], "y": dallas[1]})[1]["inside"] is True
+    # The rule is the projection's horizon (the area of use widened by 5°): Houston, 2° south of the box, is inside;
+    # Miami, 13.8° east of it, is not.
     houston = to_ft.transform(-95.3698, 29.7604)
-    assert viewer.post_json("/api/contains", {"x": houston[0], "y": houston[1]})[1]["inside"] is False
+    assert viewer.post_json("/api/contains", {"x": houston[0], "y": houston[1]})[1]["inside"] is True
+    miami = to_ft.transform(-80.1918, 25.7617)
+    assert viewer.post_json("/api/contains", {"x": miami[0], "y": miami[1]})[1]["inside"] is False
 
 
 def test_round_trip_of_a_1000_point_buffer_request(viewer):

@@ -126,11 +126,17 @@ def test_page1_buffers_union_clear_and_messages(browser, viewer, extent):
     assert count(d, ".city") > 100
     shot(d, "page1-start")
 
-    # Out of bounds: below the red dashed boundary.
-    click_world(d, *at(extent, 0.5, -0.06))
+    # Out of bounds: beyond the spatial reference's horizon, the area of use widened by 5° (about 26.0°N, 0.7°
+    # beyond it, twice the boundary's height below it): the map zoomed out to show it, then back.
+    zoom = {t: d.find_element(By.CSS_SELECTOR, f"#zoom button[title='{t}']") for t in ("Zoom in", "Zoom out")}
+    for _ in range(4):
+        zoom["Zoom out"].click()
+    click_world(d, *at(extent, 0.5, -2.0))
     wait(d, lambda d: status(d) == STATUS["outside"], message="out-of-bounds status")
     shot(d, "page1-out-of-bounds")
     assert d.find_element(By.ID, "radius-dialog").get_attribute("open") is None
+    for _ in range(4):
+        zoom["Zoom in"].click()
 
     # Three overlapping points around Dallas–Fort Worth.
     for i, (fx, fy, r) in enumerate([(0.70, 0.50, 40), (0.76, 0.52, 35), (0.73, 0.58, 30)], start=1):

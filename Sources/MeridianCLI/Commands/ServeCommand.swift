@@ -11,54 +11,40 @@ import Darwin
 #endif
 
 /// `meridian serve`: the local web viewer (buffers around points; create and save KML).
-public enum ServeCommand: Command {
+public struct ServeCommand: Command {
     /// "serve".
     public static let name = "serve"
     /// One line for `meridian --help`.
     public static let summary = "serve the local web map (buffers around points; create and save KML)"
-    /// The `--help` text.
-    public static let help = """
-        Usage: meridian serve [--host ADDRESS] [--port PORT] [--docs FOLDER]
-
+    /// What `--help` says before the options.
+    public static let discussion = """
         Serves the viewer's pages and JSON API on libmicrohttpd until Ctrl-C (SIGINT) or SIGTERM.
         Page 1 creates buffers around points (EPSG:32038, Texas); page 2 sketches placemarks and saves them as KMZ.
         Everything works offline: the page, its scripts and its basemap ship with Meridian.
 
-        Options:
-          --host ADDRESS  the IP address to listen on (default 127.0.0.1, loopback only; ::1 for IPv6)
-          --port PORT     the TCP port (default 8080; 0 picks a free port)
-          --docs FOLDER   also serve the documentation built by scripts/docs.sh (.build/docs) at /docs/
-
         Prints one line, "Meridian viewer: http://HOST:PORT/", once the server is listening.
-
-        Example:
-          meridian serve --port 8080     then open http://127.0.0.1:8080/
         """
+    /// Examples for `--help`.
+    public static let examples = ["meridian serve --port 8080     then open http://127.0.0.1:8080/"]
+
+    @Option("--host", as: .text("ADDRESS", summary: "an IP address"),
+            help: "the IP address to listen on (127.0.0.1 is loopback only; ::1 for IPv6)")
+    var host = "127.0.0.1"
+
+    @Option("--port", "-p", as: .wholeNumber(0...65535, placeholder: "PORT"), help: "the TCP port (0 picks a free port)")
+    var port = 8080
+
+    @Option("--docs", as: .path("FOLDER"), help: "also serve the documentation built by scripts/docs.sh (.build/docs) at /docs/")
+    var docsFolder: String?
+
+    /// A command with every option at its default.
+    public init() {}
 
     /// Starts the viewer, prints its URL and serves until SIGINT or SIGTERM, then stops it cleanly.
-    /// - Parameters:
-    ///   - arguments: `--host`, `--port`.
-    ///   - io: The standard streams (the URL goes to standard output, progress notes to standard error).
-    /// - Throws: `CommandError.usage` for bad options, `.failure` when the site is missing or the port is busy.
-    public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
-        let host = try arguments.option("--host") ?? "127.0.0.1"
-        let portText = try arguments.option("--port", "-p") ?? "8080"
-        let docsFolder = try arguments.option("--docs")
-        _ = try arguments.finish(maximumPositionals: 0)
-        guard let port = Int(portText), (0...65535).contains(port) else {
-            throw .usage("--port expects a number in 0…65535, got '\(portText)'")
-        }
-        var docs: StaticSite?
-        if let docsFolder {
-            let folder = URL(fileURLWithPath: docsFolder)
-            guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("index.html").path) else {
-                throw .failure("--docs \(TerminalText.escaped(docsFolder)): no documentation site there "
-                    + "(no index.html); build it with scripts/docs.sh")
-            }
-            do { docs = try StaticSite(folder: folder) } catch {
-                throw .failure("--docs \(TerminalText.escaped(docsFolder)): \(TerminalText.escaped(error.description))")
-            }
-        }
+    /// - Parameter io: The standard streams (the URL goes to standard output, progress notes to standard error).
+    /// - Throws: `CommandError.failure` when the site or the documentation is missing or the port is busy.
+    public func run(io: CommandIO) throws(CommandError) {
+        let docs = try documentation()
         // Block SIGINT and SIGTERM before any thread starts (libmicrohttpd's and Dispatch's threads inherit the
         // mask): a signal arriving before the dispatch sources below are registered then stays pending instead of
         // being lost, and the sources (signalfd-based on Linux) still receive it.
@@ -95,5 +81,19 @@ public enum ServeCommand: Command {
         viewer.stop()
         for source in sources { source.cancel() }
         io.note("Stopped.")
+    }
+
+    /// The documentation site of `--docs`, if given.
+    /// - Throws: `CommandError.failure` when the folder holds no site.
+    private func documentation() throws(CommandError) -> StaticSite? {
+        guard let docsFolder else { return nil }
+        let folder = URL(fileURLWithPath: docsFolder)
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("index.html").path) else {
+            throw .failure("--docs \(TerminalText.escaped(docsFolder)): no documentation site there "
+                + "(no index.html); build it with scripts/docs.sh")
+        }
+        do { return try StaticSite(folder: folder) } catch {
+            throw .failure("--docs \(TerminalText.escaped(docsFolder)): \(TerminalText.escaped(error.description))")
+        }
     }
 }

@@ -2,24 +2,27 @@ import Foundation
 import Meridian
 
 /// `meridian srs SRS [--json]`: describes a spatial reference as PROJ's database knows it.
-public enum SpatialReferenceCommand: Command {
-    /// The subcommand name.
+public struct SpatialReferenceCommand: Command {
+    /// "srs".
     public static let name = "srs"
     /// One line for `meridian --help`.
     public static let summary = "describe a spatial reference: name, unit, area of use"
-    /// The `--help` text.
-    public static let help = """
-        Usage: meridian srs SRS [--json]
-
+    /// What `--help` says before the options.
+    public static let discussion = """
         Describes a spatial reference: its name, whether it is projected or geographic, its unit with the exact
         meters per unit, its ellipsoid and its area of use (a WGS84 box and a name), as PROJ's database records them.
-
-        SRS      EPSG:n, ESRI:n, a bare number (EPSG, then ESRI), WKT, or a PROJ string (+proj=...)
-        --json   print a JSON object: name, definition, wkid, isProjected, isGeographic, unit, metersPerUnit,
-                 ellipsoid {semiMajorAxis, inverseFlattening}, areaOfUse {west, south, east, north, name}
-
-        Example: meridian srs EPSG:32038
         """
+    /// Examples for `--help`.
+    public static let examples = ["meridian srs EPSG:32038"]
+
+    @Argument("SRS", as: .spatialReference, help: "EPSG:n, ESRI:n, a bare number (EPSG, then ESRI), WKT, or a PROJ string (+proj=...)")
+    var spatialReference: SpatialReference
+
+    @Flag("--json", help: "print a JSON object: name, definition, wkid, isProjected, isGeographic, unit, metersPerUnit, ellipsoid {semiMajorAxis, inverseFlattening}, areaOfUse {west, south, east, north, name}")
+    var json: Bool
+
+    /// A command with every option at its default.
+    public init() {}
 
     /// The JSON shape of `--json`.
     struct Description: Encodable {
@@ -42,21 +45,17 @@ public enum SpatialReferenceCommand: Command {
         let areaOfUse: Area?
     }
 
-    /// Looks the spatial reference up and prints its description (text, or JSON with `--json`).
-    /// - Throws: `CommandError.usage` for bad options, `.failure` for an unknown spatial reference.
-    public static func run(_ arguments: inout Arguments, io: CommandIO) throws(CommandError) {
-        let json = arguments.flag("--json")
-        let positionals = try arguments.finish(maximumPositionals: 1)
-        guard let text = positionals.first else { throw .usage("missing SRS (e.g. EPSG:32038)") }
-        let sr = try parseSpatialReference(text)
-        let unitName = sr.unit?.name ?? (sr.isGeographic ? "degree" : "unknown")
+    /// Prints the description (text, or JSON with `--json`).
+    /// - Throws: `CommandError.failure` when the JSON cannot be encoded.
+    public func run(io: CommandIO) throws(CommandError) {
+        let sr = spatialReference
         let f = sr.ellipsoid.flattening
-        let description = Description(
-            name: sr.name, definition: sr.definition, wkid: sr.wkid, isProjected: sr.isProjected,
-            isGeographic: sr.isGeographic, unit: unitName, metersPerUnit: sr.unit?.metersPerUnit,
-            ellipsoid: .init(semiMajorAxis: sr.ellipsoid.semiMajorAxis, inverseFlattening: f == 0 ? 0 : 1 / f),
-            areaOfUse: sr.areaOfUse.map { .init(west: $0.west, south: $0.south, east: $0.east, north: $0.north, name: $0.name) })
         if json {
+            let description = Description(
+                name: sr.name, definition: sr.definition, wkid: sr.wkid, isProjected: sr.isProjected,
+                isGeographic: sr.isGeographic, unit: unitName, metersPerUnit: sr.unit?.metersPerUnit,
+                ellipsoid: .init(semiMajorAxis: sr.ellipsoid.semiMajorAxis, inverseFlattening: f == 0 ? 0 : 1 / f),
+                areaOfUse: sr.areaOfUse.map { .init(west: $0.west, south: $0.south, east: $0.east, north: $0.north, name: $0.name) })
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             guard let data = try? encoder.encode(description) else { throw .failure("could not encode JSON") }
@@ -79,9 +78,9 @@ public enum SpatialReferenceCommand: Command {
         }
         io.print(lines.joined(separator: "\n"))
     }
-}
 
-/// Parses a spatial reference given on the command line, turning engine errors into usage errors.
-func parseSpatialReference(_ text: String) throws(CommandError) -> SpatialReference {
-    do { return try SpatialReference(parsing: text) } catch { throw .usage(error.description) }
+    /// The unit's name: "degree" for a geographic spatial reference without one.
+    private var unitName: String {
+        spatialReference.unit?.name ?? (spatialReference.isGeographic ? "degree" : "unknown")
+    }
 }

@@ -200,100 +200,12 @@ struct FeatureInput {
             guard try reader.next() else {
                 throw FormatError(format: "CSV", message: "empty input (no header record)", line: 1)
             }
-            let header = try reader.strings()
-            let lower = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            let pairs: [(String, String, Bool)] = [("lon", "lat", true), ("longitude", "latitude", true),
-                                                   ("lng", "lat", true), ("x", "y", false)]
-            guard let (xName, yName, geographic) = pairs.first(where: { lower.contains($0.0) && lower.contains($0.1) }),
-                  let xi = lower.firstIndex(of: xName), let yi = lower.firstIndex(of: yName)
-            else {
-                throw CommandError.failure("\(name): line 1: the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has \(header.joined(separator: ","))")
-            }
-            let sr: SpatialReference
-            if let given = inputSpatialReference {
-                sr = given
-            } else if geographic {
-                sr = .wgs84
-            } else if let fallback = defaultXYSpatialReference {
-                sr = fallback
-            } else {
-                throw CommandError.usage("CSV x,y columns need their spatial reference: give --in-srs (or --from)")
-            }
-            let valueColumn = options.numericColumn.flatMap { header.firstIndex(of: $0) }
-            var features: [Feature] = []
-            var points: [Coordinate] = []
-            var values: [Double] = []
-            var rows: [[String]] = []
-            var lines: [Int] = []
-            let batchSize = options.batchSize
-            var rowCount = 0, batchStart = 0
-            func handOver() throws {
-                guard !lines.isEmpty else { return }
-                let part = FeatureInput(
-                    features: features, spatialReference: sr,
-                    labels: FeatureLabels(name: name, count: lines.count, lines: lines, first: batchStart), format: .csv,
-                    table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
-                    coordinateColumns: (xi, yi))
-                try batch(part)
-                features.removeAll(keepingCapacity: true)
-                rows.removeAll(keepingCapacity: true)
-                lines.removeAll(keepingCapacity: true)
-                batchStart = rowCount
-            }
-            let estimate = batchSize ?? raw.count / 24  // rows of a few numbers
-            if options.pointsOnly { points.reserveCapacity(estimate) } else { features.reserveCapacity(estimate) }
-            while try reader.next() {
-                try reader.requireFieldCount(header.count)
-                let line = reader.recordLine
-                if let batchSize, lines.count == batchSize { try handOver() }  // (batchStart = this row)
-                let row = rowCount
-                rowCount += 1
-                if row & 4095 == 0 { progress?.update(reader.offset) }
-                guard let x = reader.number(xi), let y = reader.number(yi) else {
-                    throw CommandError.failure("\(name): line \(line): '\(try reader.string(xi))','\(try reader.string(yi))' is not a finite coordinate pair")
-                }
-                if sr.isGeographic, !(abs(y) <= 90) {
-                    throw CommandError.failure("\(name): feature \(row) (line \(line)): latitude \(y) is outside -90…90")
-                }
-                lines.append(line)
-                if options.keepTable { rows.append(try reader.strings()) }
-                if options.pointsOnly {
-                    points.append(Coordinate(x: x, y: y))
-                    if options.numericColumn != nil {
-                        guard let c = valueColumn else {
-                            throw CommandError.failure("\(name): feature \(row) (line \(line)) has no '\(options.numericColumn!)' property")
-                        }
-                        guard let v = reader.number(c) else {
-                            throw CommandError.failure("\(name): feature \(row) (line \(line)): '\(options.numericColumn!)' is '\(try reader.string(c))', not a number")
-                        }
-                        values.append(v)
-                    }
-                    continue
-                }
-                var properties: [String: JSONValue] = [:]
-                for (c, column) in header.enumerated() where c != xi && c != yi {
-                    if let d = reader.number(c) {
-                        properties[column] = .number(d)
-                    } else {
-                        properties[column] = .string(try reader.string(c))
-                    }
-                }
-                features.append(Feature(geometry: .point(Point(x: x, y: y, spatialReference: sr)), properties: properties, id: nil))
-            }
-            if batchSize != nil {
-                if !lines.isEmpty { try handOver() }
-                return FeatureInput(features: [], spatialReference: sr, labels: FeatureLabels(name: name, count: rowCount),
-                                    format: .csv, table: nil, coordinateColumns: (xi, yi))
-            }
-            var input = FeatureInput(
-                features: features, spatialReference: sr, labels: FeatureLabels(name: name, count: lines.count, lines: lines),
-                format: .csv, table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
-                coordinateColumns: (xi, yi))
-            if options.pointsOnly {
-                input.points = points
-                if options.numericColumn != nil { input.columnValues = values }
-            }
-            return input
+            var csv = try CSVFeatureReader(
+                header: try reader.strings(), name: name, inputSpatialReference: inputSpatialReference,
+                defaultXYSpatialReference: defaultXYSpatialReference, options: options,
+                capacity: options.batchSize ?? raw.count / 24)  // rows of a few numbers
+            while try reader.next() { try csv.read(&reader, progress: progress, batch: batch) }
+            return try csv.finish(batch: batch)
         }
     }
 }

@@ -3,39 +3,23 @@ import Meridian
 
 /// Writes the result of `meridian buffer` (planar or geodesic) in the format the output's extension names.
 enum BufferOutput {
-    /// Extensions `meridian buffer` writes ("" is standard output, GeoJSON).
-    static let formats = ["", "geojson", "json", "geojsons", "wkt", "csv", "svg", "kml", "kmz"]
-
-    /// Formats written a feature at a time (buffers without --union are then streamed: see
-    /// `BufferCommand.streamBuffers`).
-    static let streamedFormats = ["", "geojson", "json", "geojsons", "wkt", "csv"]
-
-    /// Refuses an unknown output extension before any work is done.
-    static func check(_ output: OutputFile) throws(CommandError) {
-        guard formats.contains(output.format) else {
-            throw .usage("unknown output format '.\(output.format)' (use .geojson, .geojsons, .wkt, .csv, .svg, .kml or .kmz)")
-        }
-    }
-
-    /// Writes buffers: GeoJSON (WGS84, one feature per input keeping its properties, or one feature with a `count`
-    /// when unioned), WKT (in the buffers' spatial reference), SVG (a picture with the area of use when given),
-    /// KML/KMZ (styled like the sample: yellow 60% fill, green outline, red inputs).
+    /// Writes buffers made whole (a union, or a picture or document of every buffer): WKT (in the buffers' spatial
+    /// reference), SVG (a picture with the area of use when given), KML/KMZ (styled like the sample: yellow 60%
+    /// fill, green outline, red inputs), or GeoJSON for a union (one feature with a `count`). Buffers without
+    /// `--union` in a per-feature format are written by `FeatureStreamWriter` instead.
     /// - Parameters:
-    ///   - buffers: One polygon per input, or one when `union`.
+    ///   - buffers: One polygon per input, or the union.
     ///   - inputs: The buffered geometries, in any spatial reference.
-    ///   - features: The input features (for their properties).
-    ///   - union: Whether the buffers were dissolved.
     ///   - areaOfUse: The planar spatial reference's area of use, drawn in the SVG.
     ///   - output: Where to write.
     ///   - io: The command's streams.
     static func write(
-        buffers: [Polygon], inputs: [Geometry], features: [Feature], union: Bool, areaOfUse: Polygon?,
-        to output: OutputFile, io: CommandIO
+        buffers: [Polygon], inputs: [Geometry], areaOfUse: Polygon?, to output: OutputFile, io: CommandIO
     ) throws(CommandError) {
         switch output.format {
-        case "wkt":
+        case .wkt:
             try output.stream(io: io) { out throws(CommandError) in FeatureEncoding.writeWKT(buffers.map(\.geometry), to: &out) }
-        case "svg":
+        case .svg:
             guard let sr = buffers.first?.spatialReference else { throw .failure("no buffers to draw") }
             var picture = SVGPicture()
             picture.buffers = buffers
@@ -47,7 +31,7 @@ enum BufferOutput {
             picture.areaOfUse = areaOfUse
             picture.title = "Buffers in \(sr.name)"
             try output.stream(io: io) { out throws(CommandError) in picture.render(to: &out) }
-        case "kml", "kmz":
+        case .kml, .kmz:
             guard let path = output.path else { throw .usage("KML output needs a file name (-o out.kmz)") }
             do {
                 let document = try KMLDocument.bufferDocument(inputs: inputs, buffers: buffers, name: "Buffers")
@@ -55,13 +39,10 @@ enum BufferOutput {
             } catch {
                 throw .failure(error.description)
             }
-        default:
-            if union {
-                try writeUnion(buffers.first, count: inputs.count, to: output, io: io)
-                return
-            }
-            let out = zip(features, buffers).map { Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id) }
-            try output.stream(io: io) { o throws(CommandError) in try FeatureEncoding.writeGeoJSON(out, to: &o) }
+        case .geoJSON:
+            try writeUnion(buffers.first, count: inputs.count, to: output, io: io)
+        case .geoJSONSequence, .csv, .text:
+            throw .usage("\(output.format.name) is written a feature at a time, not as a union")
         }
     }
 
@@ -81,7 +62,7 @@ enum BufferOutput {
     ///   - sr: The planar spatial reference.
     ///   - parameters: The buffer parameters.
     ///   - labels: How messages name the points.
-    ///   - output: .wkt, or GeoJSON ("", .geojson, .json).
+    ///   - output: WKT or GeoJSON.
     ///   - io: The command's streams.
     ///   - progress: Where to show how many circles are done.
     ///   - batchSize: Circles per batch (`unionBatchSize`; smaller in tests).
@@ -95,7 +76,7 @@ enum BufferOutput {
         batchSize: Int = unionBatchSize, overlapped: Bool = true, stop: () -> Bool = { false },
         finish: () throws(CommandError) -> Void = {}
     ) throws(CommandError) {
-        let wkt = output.format == "wkt"
+        let wkt = output.format == .wkt
         let projection = wkt ? nil : try engine { () throws(EngineError) in
             try InterpolatedProjection(from: sr, to: .wgs84)
         }
@@ -192,13 +173,13 @@ enum BufferOutput {
     /// - Parameters:
     ///   - union: The unioned polygon (nil writes a feature without geometry).
     ///   - count: How many buffers it unites.
-    ///   - output: Where to write (.wkt, or GeoJSON for "", .geojson, .json).
+    ///   - output: Where to write: WKT, or GeoJSON.
     ///   - io: The command's streams.
     ///   - progress: Where to show the phases.
     static func writeUnion(_ union: consuming Polygon?, count: Int, to output: OutputFile, io: CommandIO,
                            progress: ProgressLine? = nil) throws(CommandError)
     {
-        if output.format == "wkt" {
+        if output.format == .wkt {
             guard let union else { return }
             try output.stream(io: io, progress: progress) { out throws(CommandError) in FeatureEncoding.writeWKT([union.geometry], to: &out) }
             return
@@ -219,17 +200,4 @@ enum BufferOutput {
             out.append(UInt8(ascii: "\n"))
         }
     }
-}
-
-/// Engine messages name items by index ("geometry 3", "vertex 3"); users know them by the input's labels
-/// ("feature 3 (line 5)"). Replaces the first such mention.
-/// - Parameters:
-///   - message: The engine's message.
-///   - word: "geometry" or "vertex".
-///   - labels: The input's labels by index.
-func relabel(_ message: String, _ word: String, labels: FeatureLabels) -> String {
-    guard let range = message.range(of: word + #" \d+"#, options: .regularExpression),
-          let index = Int(message[range].dropFirst(word.count + 1)), labels.indices.contains(index)
-    else { return message }
-    return message.replacingCharacters(in: range, with: labels[index])
 }

@@ -1,19 +1,47 @@
 import Foundation
 import Meridian
 
-/// Where a command's result goes: a file (written atomically) or standard output.
+/// Where a command's result goes, a file (written atomically) or standard output, and in which format.
 struct OutputFile {
     /// The path, or nil for standard output.
     let path: String?
+    /// The format: the one the path's name says, or the command's default for standard output.
+    let format: OutputFormat
 
-    /// The lower-cased extension ("geojson", "wkt", "svg", "kml", "kmz", "csv"), or "" for stdout.
-    var format: String {
-        guard let path else { return "" }
-        return URL(fileURLWithPath: path).pathExtension.lowercased()
+    /// An output whose format is known.
+    init(path: String?, format: OutputFormat) {
+        self.path = path
+        self.format = format
     }
 
-    /// Creates an output from `-o`; `-` or nil means standard output.
-    init(_ path: String?) { self.path = (path == "-") ? nil : path }
+    /// The output `-o` names for a command: standard output for `-` or nil, else a file whose name must say a
+    /// format the command writes.
+    /// - Parameters:
+    ///   - text: `-o`'s value.
+    ///   - use: Where it is written (which formats are accepted).
+    ///   - standardOutput: The format written to standard output; nil when the command needs a file.
+    /// - Throws: `CommandError.usage` naming the path and the formats accepted when its name says none of them.
+    init(_ text: String?, use: OutputFormat.Use, standardOutput: OutputFormat?) throws(CommandError) {
+        let accepted = OutputFormat.accepted(by: use)
+        let list = OutputFormat.extensionList(accepted)
+        guard let text, text != "-" else {
+            guard let standardOutput else {
+                throw .usage("\(use.title) writes a file, not standard output: name one ending in \(list)")
+            }
+            self.init(path: nil, format: standardOutput)
+            return
+        }
+        guard let format = OutputFormat(path: text) else {
+            if let ext = OutputFormat.fileExtension(text) {
+                throw .usage("unknown output format '.\(ext)' of '\(text)' (use \(list))")
+            }
+            throw .usage("cannot tell the output format of '\(text)' from its name: end it in \(list)")
+        }
+        guard accepted.contains(format) else {
+            throw .usage("\(use.title) does not write \(format.name) ('\(text)'); use \(list)")
+        }
+        self.init(path: text, format: format)
+    }
 
     /// Streams the result: `body` writes into a buffer that goes out in 1 MiB chunks (whenever a writer calls
     /// `flushIfFull()`), atomically to the file (a temporary file renamed at the end; a failure leaves nothing), or
@@ -91,9 +119,4 @@ enum FeatureEncoding {
 
     /// Features projected (and written) per batch: bounds the projected copies held at once.
     static let batchSize = 4096
-}
-
-/// Runs engine work, turning its errors into command failures.
-func engine<T>(_ body: () throws(EngineError) -> T) throws(CommandError) -> T {
-    do { return try body() } catch { throw .failure(error.description) }
 }

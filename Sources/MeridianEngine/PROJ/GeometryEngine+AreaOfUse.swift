@@ -29,9 +29,13 @@ extension GeometryEngine {
         return Polygon(parts: [part], spatialReference: spatialReference)
     }
 
-    /// The first geometry with a vertex outside a spatial reference's area of use (PROJ's WGS84 box, edges
-    /// included), for refusing input where a planar operation in that spatial reference is not meaningful. All
-    /// geometries are projected to WGS84 in one PROJ call. A spatial reference with no known area of use accepts all.
+    /// The first geometry with a vertex outside a spatial reference's area of use as PROJ records it (the WGS84 box,
+    /// edges included, with no margin). All geometries are projected to WGS84 in one PROJ call. A spatial reference
+    /// with no known area of use accepts all.
+    ///
+    /// Deprecated: the rule Meridian applies (and the command line and the viewer apply) is the projection's
+    /// horizon, ``firstVertexOutsideHorizon(_:of:)``: the box widened by ``ProjectionHorizon/margin`` (so that the
+    /// published test points of a zone just outside it are accepted), with PROJ's round trip.
     /// - Parameters:
     ///   - geometries: Geometries sharing one spatial reference (any; they are projected to WGS84 to be checked).
     ///   - spatialReference: The spatial reference whose area of use applies.
@@ -39,6 +43,7 @@ extension GeometryEngine {
     ///   `coordinates` (for a multipoint of many input points: which point), and the vertex in degrees; nil when all
     ///   vertices are inside.
     /// - Throws: `EngineError.projectionFailed` or `.spatialReferenceMismatch` from the projection to WGS84.
+    @available(*, deprecated, message: "the box without its margin: use firstVertexOutsideHorizon(_:of:), Meridian's rule")
     public static func firstVertexOutsideAreaOfUse(
         _ geometries: [some GeometryConvertible], of spatialReference: SpatialReference
     ) throws(EngineError) -> (geometryIndex: Int, vertexIndex: Int, longitude: Double, latitude: Double)? {

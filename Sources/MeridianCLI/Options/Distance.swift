@@ -8,9 +8,17 @@ struct Distance: Equatable {
     /// The unit, or nil for "the spatial reference's unit".
     var unit: LinearUnit?
 
+    /// The unit symbols a distance may end with.
+    static let units = ["m", "km", "ft", "us-ft", "mi", "us-mi", "nmi"]
+    /// The symbols as a list for messages and help: "m, km, ft, us-ft, mi, us-mi or nmi".
+    static var unitList: String { HelpText.list(units, conjunction: "or") }
+
     /// Parses `NUMBER[UNIT]`; units: m, km, ft, us-ft, mi, us-mi, nmi.
-    /// - Throws: `CommandError.usage` naming the problem.
-    init(parsing text: String) throws(CommandError) {
+    /// - Parameters:
+    ///   - text: The option's value.
+    ///   - option: The option's name, for messages.
+    /// - Throws: `CommandError.usage` naming the option and the problem.
+    init(parsing text: String, option: String) throws(CommandError) {
         let t = text.trimmingCharacters(in: .whitespaces)
         var end = t.startIndex
         let numberCharacters = Set("0123456789+-.eE")
@@ -22,8 +30,8 @@ struct Distance: Equatable {
             }
             end = t.index(after: end)
         }
-        guard let number = Double(t[..<end]), number.isFinite else {
-            throw .usage("'\(text)' is not a distance (expected a number with an optional unit: m, km, ft, us-ft, mi, nmi)")
+        guard let number = NumberText.finite(String(t[..<end])) else {
+            throw .usage("\(option) expects a number with an optional unit (\(Self.unitList)), got '\(text)'")
         }
         let suffix = t[end...].trimmingCharacters(in: .whitespaces)
         if suffix.isEmpty {
@@ -31,7 +39,7 @@ struct Distance: Equatable {
         } else if let u = LinearUnit(symbol: suffix) {
             unit = u
         } else {
-            throw .usage("unknown unit '\(suffix)' in '\(text)' (use m, km, ft, us-ft, mi, us-mi or nmi)")
+            throw .usage("\(option): unknown unit '\(suffix)' in '\(text)' (use \(Self.unitList))")
         }
         value = number
     }

@@ -1,0 +1,28 @@
+import Foundation
+import Meridian
+
+/// `kml create`: a styled KML or KMZ document of placemarks from GeoJSON, CSV or WKT.
+struct KMLCreate {
+    /// The command's options.
+    let command: KMLCommand
+
+    /// Reads the input and saves the document.
+    /// - Throws: `CommandError.usage` for a bad `--icon`, `.failure` for unreadable input, a feature with no KML
+    ///   equivalent or an unwritable output.
+    func run(io: CommandIO, progress: ProgressLine?) throws(CommandError) {
+        guard let target = try command.output.file(standardOutput: nil).path else {
+            throw .usage("kml create needs -o OUT.kmz or OUT.kml")
+        }
+        let style = try command.style.sharedStyle()
+        let path = command.input.path ?? "-"
+        let input = try FeatureInput.read(path, inputSpatialReference: command.input.spatialReference,
+                                          defaultXYSpatialReference: nil, io: io, progress: progress)
+        let inputName = path == "-" ? "stdin" : URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let document = try KMLFiles.document(named: command.style.documentName ?? inputName, from: input, style: style,
+                                             numbering: true, progress: progress)
+        progress?.begin("writing")
+        try KMLFiles.save(KMLDataset(rootNode: document), to: target, overwrite: command.overwrite, io: io, progress: progress)
+        progress?.finish()
+        io.note("wrote \(input.features.count) placemark(s) to \(target)")
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Meridian
+
+/// `meridian op`: one planar `GeometryEngine` operation applied to every feature of the input, in the input's own
+/// coordinates: the topology operations, the overlays and edits with one other geometry, the relational predicates
+/// and the geodesic shapes around points.
+public struct OperationCommand: Command {
+    /// "op".
+    public static let name = "op"
+    /// One line for `meridian --help`.
+    public static let summary = "planar geometry operations and predicates (convex-hull, clip, simplify, touches, ...)"
+    /// What `--help` says before the options.
+    public static let discussion = """
+        Applies one planar GeometryEngine operation to every feature of INPUT, in the input's own coordinates and
+        unit (degrees for longitude/latitude input: project it first for distances in meters). Operations with one
+        other geometry take it as --with WKT, in the input's spatial reference; predicates print true or false, one
+        line per feature. The geodesic shapes (ellipse, sector) are made around each point feature on its spatial
+        reference's ellipsoid: lengths in meters, angles in degrees (0 is east, growing clockwise, as in ArcGIS),
+        output in the input's spatial reference.
+        """
+    /// Examples for `--help`.
+    public static let examples = [
+        "meridian op clip parcels.wkt --in-srs EPSG:32038 --envelope 2200000,390000,2210000,400000",
+        "meridian op sector cities.csv --semi-axis-1 50000 --semi-axis-2 20000 --sector-angle 90 -o sectors.geojson",
+    ]
+
+    @Mode(argument: "OPERATION", help: "the operation (below)")
+    var operation: Operation
+
+    var input = InputOptions()
+
+    @Option("--with", as: .text("WKT", summary: "a WKT geometry in the input's spatial reference"),
+            help: "the other geometry, in WKT in the input's spatial reference", modes: Operation.withOther,
+            required: Operation.withOther)
+    var other: String?
+
+    @Flag("--merge", help: "one hull around all features", modes: .of(Operation.convexHull))
+    var merge: Bool
+
+    @Option("--max-segment-length", as: .number(placeholder: "L"), help: "the longest segment (ellipse and sector: the longest edge, by default set by --max-point-count)",
+            modes: .of(Operation.densify, .ellipse, .sector), required: .of(Operation.densify))
+    var maxSegmentLength: Double?
+
+    @Option("--max-deviation", as: .number(placeholder: "D"), help: "the largest distance of a removed vertex from the result",
+            modes: .of(Operation.generalize), required: .of(Operation.generalize))
+    var maxDeviation: Double?
+
+    @Flag("--remove-degenerate-parts", help: "drop parts that collapse", modes: .of(Operation.generalize))
+    var removeDegenerateParts: Bool
+
+    @Option("--distance", as: .number(placeholder: "D"), help: "the offset distance, in the input's unit",
+            modes: .of(Operation.offset), required: .of(Operation.offset))
+    var distance: Double?
+
+    @Option("--type", as: .choice(OffsetType.self), help: "the corners of the offset", modes: .of(Operation.offset))
+    var offsetType = OffsetType.mitered
+
+    @Option("--bevel-ratio", as: .number(placeholder: "R"), help: "how far a mitered corner may reach, in distances",
+            modes: .of(Operation.offset))
+    var bevelRatio = 10.0
+
+    @Option("--flatten-error", as: .number(placeholder: "E"), help: "the largest error of the curves (default |D|/1000)",
+            modes: .of(Operation.offset))
+    var flattenError: Double?
+
+    @Option("--envelope", as: .envelope, help: "the rectangle, in the input's spatial reference", modes: .of(Operation.clip),
+            required: .of(Operation.clip))
+    var envelope: EnvelopeBounds?
+
+    var shape = ShapeOptions()
+
+    @Option("--extend-options", as: .extendOptions, help: "how the ends are extended (ArcGIS's extend options)",
+            modes: .of(Operation.extend))
+    var extendOptions: GeometryEngine.ExtendOptions = []
+
+    @Option("--pattern", as: .text("DE9IM", summary: "a DE-9IM pattern of 9 characters: T, F, *, 0, 1, 2"),
+            help: "the DE-9IM pattern, e.g. T*F**F*** (the feature first)", modes: .of(Operation.relate),
+            required: .of(Operation.relate))
+    var pattern: String?
+
+    var output = OutputOptions(
+        use: .operation, help: ".wkt (in the input's spatial reference; the standard output default) or .geojson (WGS84)",
+        modes: Operation.writingGeometries)
+
+    /// A command with every option at its default.
+    public init() {}
+
+    /// Applies the operation to every feature and writes the results (or true/false lines).
+    /// - Throws: `CommandError.usage` for a `--with` geometry of the wrong kind, `.failure` naming the feature whose
+    ///   operation failed, or for unreadable input or an unwritable output.
+    public func run(io: CommandIO) throws(CommandError) {
+        let file = try output.file(standardOutput: .wkt)
+        let features = try FeatureInput.read(input.path, inputSpatialReference: input.spatialReference,
+                                             defaultXYSpatialReference: input.spatialReference ?? .wgs84, io: io)
+        let task = GeometryOperation(command: self, other: try otherGeometry(in: features.spatialReference),
+                                     spatialReference: features.spatialReference)
+        if operation.isPredicate {
+            let answers = try task.answers(for: features)
+            io.output(Data(answers.map { $0 ? "true\n" : "false\n" }.joined().utf8))
+            return
+        }
+        let results = try task.results(for: features)
+        try file.stream(io: io) { out throws(CommandError) in
+            if file.format == .wkt {
+                FeatureEncoding.writeWKT(results.compactMap(\.geometry), to: &out)
+            } else {
+                try FeatureEncoding.writeGeoJSON(results, to: &out)
+            }
+        }
+    }
+
+    /// `--with`, decoded in the input's spatial reference and checked against what the operation needs.
+    private func otherGeometry(in sr: SpatialReference) throws(CommandError) -> Geometry? {
+        guard let other else { return nil }
+        let geometry: Geometry
+        do { geometry = try WKT.decode(other, spatialReference: sr) } catch { throw .usage("--with: \(error.description)") }
+        if operation.needsLine, geometry.polyline == nil {
+            throw .usage("\(operation.rawValue) needs a line --with (LINESTRING or MULTILINESTRING), got a \(geometry.typeName.lowercased())")
+        }
+        if operation == .reshape, let parts = geometry.polyline?.parts.count, parts != 1 {
+            throw .usage("reshape needs a line with one path --with (a LINESTRING), got \(parts) paths")
+        }
+        return geometry
+    }
+}
+
+/// The options of the geodesic shapes, `op ellipse` and `op sector`.
+struct ShapeOptions: OptionGroup {
+    @Option("--semi-axis-1", as: .number(placeholder: "A"), help: "one semi-axis, in meters", modes: Operation.shapes,
+            required: Operation.shapes)
+    var semiAxis1: Double?
+
+    @Option("--semi-axis-2", as: .number(placeholder: "B"), help: "the other semi-axis, in meters", modes: Operation.shapes,
+            required: Operation.shapes)
+    var semiAxis2: Double?
+
+    @Option("--axis-direction", as: .number(placeholder: "D"), help: "the direction of the major axis, in degrees",
+            modes: Operation.shapes)
+    var axisDirection = 0.0
+
+    @Option("--max-point-count", as: .wholeNumber(1...10_000_000), help: "the most vertices", modes: Operation.shapes)
+    var maxPointCount = 10_000
+
+    @Option("--geometry-type", as: .choice(ShapeType.self), help: "what to make", modes: Operation.shapes)
+    var geometryType = ShapeType.polygon
+
+    @Option("--sector-angle", as: .number(placeholder: "S"), help: "the angle the sector sweeps clockwise, in degrees",
+            modes: .of(Operation.sector), required: .of(Operation.sector))
+    var sectorAngle: Double?
+
+    @Option("--start-direction", as: .number(placeholder: "T"), help: "where the sector starts, in degrees from the major axis",
+            modes: .of(Operation.sector))
+    var startDirection = 0.0
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Meridian
+
+/// CSV input read record by record (`FeatureInput.read`): each row a point feature with the other columns as
+/// properties, or only its point (and one numeric column) for commands that need no more, handed over in batches
+/// when the caller asks for them.
+struct CSVFeatureReader {
+    /// The input's name, for messages.
+    let name: String
+    /// The header record.
+    let header: [String]
+    /// The coordinate columns.
+    let x: Int, y: Int
+    /// The coordinates' spatial reference.
+    let spatialReference: SpatialReference
+    /// What to keep.
+    let options: FeatureInput.CSVOptions
+    /// The column of `options.numericColumn`, if the header has it.
+    private let valueColumn: Int?
+    private var features: [Feature] = []
+    private var points: [Coordinate] = []
+    private var values: [Double] = []
+    private var rows: [[String]] = []
+    private var lines: [Int] = []
+    private var rowCount = 0, batchStart = 0
+
+    /// Finds the coordinate columns in the header (lon,lat, longitude,latitude, lng,lat or x,y) and their spatial
+    /// reference: the one given, WGS84 for longitude/latitude columns, else the command's default for x,y.
+    /// - Parameter capacity: How many rows to make room for.
+    /// - Throws: `CommandError.failure` for a header without coordinate columns, `.usage` for x,y columns without
+    ///   a spatial reference.
+    init(header: [String], name: String, inputSpatialReference: SpatialReference?,
+         defaultXYSpatialReference: SpatialReference?, options: FeatureInput.CSVOptions, capacity: Int) throws(CommandError) {
+        let lower = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let pairs: [(String, String, Bool)] = [("lon", "lat", true), ("longitude", "latitude", true),
+                                               ("lng", "lat", true), ("x", "y", false)]
+        guard let (xName, yName, geographic) = pairs.first(where: { lower.contains($0.0) && lower.contains($0.1) }),
+              let xi = lower.firstIndex(of: xName), let yi = lower.firstIndex(of: yName)
+        else {
+            throw .failure("\(name): line 1: the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has \(header.joined(separator: ","))")
+        }
+        if let given = inputSpatialReference {
+            spatialReference = given
+        } else if geographic {
+            spatialReference = .wgs84
+        } else if let fallback = defaultXYSpatialReference {
+            spatialReference = fallback
+        } else {
+            throw .usage("CSV x,y columns need their spatial reference: give --in-srs (or --from)")
+        }
+        (self.name, self.header, x, y, self.options) = (name, header, xi, yi, options)
+        valueColumn = options.numericColumn.flatMap { header.firstIndex(of: $0) }
+        if options.pointsOnly { points.reserveCapacity(capacity) } else { features.reserveCapacity(capacity) }
+    }
+
+    /// Reads the record the reader is on (after handing over a full batch).
+    mutating func read(_ reader: inout CSVRecordReader, progress: ProgressLine?,
+                       batch: (FeatureInput) throws(CommandError) -> Void) throws {
+        try reader.requireFieldCount(header.count)
+        let line = reader.recordLine
+        if let batchSize = options.batchSize, lines.count == batchSize { try handOver(batch) }  // (batchStart = this row)
+        let row = rowCount
+        rowCount += 1
+        if row & 4095 == 0 { progress?.update(reader.offset) }
+        guard let px = reader.number(x), let py = reader.number(y) else {
+            throw CommandError.failure("\(name): line \(line): '\(try reader.string(x))','\(try reader.string(y))' is not a finite coordinate pair")
+        }
+        if spatialReference.isGeographic, !(abs(py) <= 90) {
+            throw CommandError.failure("\(name): feature \(row) (line \(line)): latitude \(py) is outside -90…90")
+        }
+        lines.append(line)
+        if options.keepTable { rows.append(try reader.strings()) }
+        guard options.pointsOnly else {
+            features.append(Feature(geometry: .point(Point(x: px, y: py, spatialReference: spatialReference)),
+                                    properties: try properties(reader), id: nil))
+            return
+        }
+        points.append(Coordinate(x: px, y: py))
+        if let column = options.numericColumn {
+            guard let c = valueColumn else {
+                throw CommandError.failure("\(name): feature \(row) (line \(line)) has no '\(column)' property")
+            }
+            guard let v = reader.number(c) else {
+                throw CommandError.failure("\(name): feature \(row) (line \(line)): '\(column)' is '\(try reader.string(c))', not a number")
+            }
+            values.append(v)
+        }
+    }
+
+    /// The other columns of the record as properties: numbers where they read as numbers, else text.
+    private func properties(_ reader: CSVRecordReader) throws -> [String: JSONValue] {
+        var properties: [String: JSONValue] = [:]
+        for (c, column) in header.enumerated() where c != x && c != y {
+            if let d = reader.number(c) {
+                properties[column] = .number(d)
+            } else {
+                properties[column] = .string(try reader.string(c))
+            }
+        }
+        return properties
+    }
+
+    /// Hands the rows read since the last batch to `batch`, as an input of their own (labels keep their numbers).
+    private mutating func handOver(_ batch: (FeatureInput) throws(CommandError) -> Void) throws {
+        guard !lines.isEmpty else { return }
+        let part = FeatureInput(
+            features: features, spatialReference: spatialReference,
+            labels: FeatureLabels(name: name, count: lines.count, lines: lines, first: batchStart), format: .csv,
+            table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
+            coordinateColumns: (x, y))
+        try batch(part)
+        features.removeAll(keepingCapacity: true)
+        rows.removeAll(keepingCapacity: true)
+        lines.removeAll(keepingCapacity: true)
+        batchStart = rowCount
+    }
+
+    /// The input read: every row (or, read in batches, the last batch handed over and only the count kept).
+    mutating func finish(batch: (FeatureInput) throws(CommandError) -> Void) throws -> FeatureInput {
+        if options.batchSize != nil {
+            if !lines.isEmpty { try handOver(batch) }
+            return FeatureInput(features: [], spatialReference: spatialReference, labels: FeatureLabels(name: name, count: rowCount),
+                                format: .csv, table: nil, coordinateColumns: (x, y))
+        }
+        var input = FeatureInput(
+            features: features, spatialReference: spatialReference,
+            labels: FeatureLabels(name: name, count: lines.count, lines: lines),
+            format: .csv, table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
+            coordinateColumns: (x, y))
+        if options.pointsOnly {
+            input.points = points
+            if options.numericColumn != nil { input.columnValues = values }
+        }
+        return input
+    }
+}

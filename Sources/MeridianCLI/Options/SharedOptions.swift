@@ -1,0 +1,121 @@
+import Foundation
+import Meridian
+
+// The option groups several commands take, each declared once. A command stores a group as a plain property
+// (`var output = OutputOptions(use: .operation)`), choosing the modes it applies to where that differs. A new shared
+// option (`--threads N`, `--layer NAME`) is a new group here, or a new member of the group it belongs with, taken by
+// the commands it applies to.
+
+/// Options every command takes (the parser adds them; commands do not declare them).
+struct GlobalOptions: OptionGroup {
+    @Flag("--quiet", help: "no progress line (one is drawn on a terminal when a command runs longer than about a second, never when standard error is not a terminal)")
+    var quiet: Bool
+}
+
+/// The input: a file or standard input, and the spatial reference of coordinates whose format does not say it.
+struct InputOptions: OptionGroup {
+    /// The input's path, or nil (or `-`) for standard input.
+    @Argument var path: String?
+    /// `--in-srs`: the spatial reference of CSV x,y columns and WKT input.
+    @Option var spatialReference: SpatialReference?
+
+    /// The input of a command.
+    /// - Parameters:
+    ///   - srsNames: The spellings of the spatial reference option (`--in-srs`; `project` calls it `--from`).
+    ///   - srsHelp: Its help: what it defaults to differs between commands.
+    ///   - pathModes: The modes that read an input (all by default).
+    ///   - srsModes: The modes that take the spatial reference (all by default).
+    ///   - pathRequired: The modes in which INPUT must be given (standard input by default).
+    ///   - srsRequired: The modes in which the spatial reference must be given.
+    init(srsNames: [String] = ["--in-srs"],
+         srsHelp: String = "the spatial reference of CSV x,y columns and WKT input (default WGS84)",
+         pathModes: Modes = .all, srsModes: Modes = .all, pathRequired: Modes = .none, srsRequired: Modes = .none) {
+        let help = "a path or - (standard input): GeoJSON (WGS84 longitude/latitude, RFC 7946), CSV with a header naming lon,lat (or longitude,latitude) or x,y columns and any others, or WKT (one geometry per line); recognised by its content, not its name"
+        _path = Argument("INPUT", as: .path("INPUT"), help: help + (pathRequired.isNone ? "; standard input when not given" : ""),
+                         modes: pathModes, required: pathRequired)
+        _spatialReference = Option(names: srsNames, as: .spatialReference, help: srsHelp, modes: srsModes,
+                                   required: srsRequired)
+    }
+}
+
+/// Where the result goes: `-o PATH`, its format told by its name, or standard output.
+struct OutputOptions: OptionGroup {
+    /// Where it is written, which decides the formats accepted.
+    let use: OutputFormat.Use
+
+    /// `-o`'s value as given.
+    @Option var path: String?
+
+    /// The output of a command.
+    /// - Parameters:
+    ///   - use: The command (which formats it writes).
+    ///   - help: What the formats hold for this command.
+    ///   - modes: The modes that write a file.
+    ///   - required: The modes that need `-o` (they write no standard output).
+    init(use: OutputFormat.Use, help: String, modes: Modes = .all, required: Modes = .none) {
+        self.use = use
+        _path = Option("-o", "--output", as: .path("OUTPUT"), help: help, modes: modes, required: required)
+    }
+
+    /// Refuses, before any work, a path whose name says no format the command writes.
+    func validate(mode: String?) throws(CommandError) {
+        if path != nil { _ = try file(standardOutput: .geoJSON) }
+    }
+
+    /// The output file.
+    /// - Parameter standardOutput: The format written to standard output (nil: the command needs a file).
+    /// - Throws: `CommandError.usage` when the path's name says no format the command writes.
+    func file(standardOutput: OutputFormat?) throws(CommandError) -> OutputFile {
+        try OutputFile(path, use: use, standardOutput: standardOutput)
+    }
+}
+
+/// How far to buffer: one distance for every feature, or each feature's own from a property or column.
+struct DistanceOptions: OptionGroup {
+    /// `--distance`.
+    @Option("--distance", as: .distance(), help: "one distance for every feature: a number with an optional unit (m, km, ft, us-ft, mi, us-mi, nmi); a bare number is in the --srs unit (planar) or meters (--geodesic)")
+    var fixed: Distance?
+
+    /// `--distance-field`: the property or column holding each feature's distance.
+    @Option("--distance-field", as: .text("NAME"), help: "take each feature's distance from this property or column")
+    var field: String?
+
+    /// `--unit`: the unit of the field's values; nil for the command's default unit.
+    @Option("--unit", as: .linearUnit, help: "the unit of --distance-field values (default: the --srs unit, or meters for --geodesic)")
+    var fieldUnit: LinearUnit?
+
+    var synopsis: String? { "(--distance D | --distance-field NAME [--unit U])" }
+
+    /// Checks that exactly one of `--distance` and `--distance-field` is given, and `--unit` only with
+    /// `--distance-field`.
+    func validate(mode: String?) throws(CommandError) {
+        switch (fixed, field) {
+        case (nil, nil): throw .usage("give --distance D or --distance-field NAME")
+        case (.some, .some): throw .usage("give either --distance or --distance-field, not both")
+        default: break
+        }
+        if fieldUnit != nil && field == nil { throw .usage("--unit applies to --distance-field values") }
+    }
+
+    /// One feature's distance from `--distance-field`, converted to `unit`; `nil` when `--distance` was given.
+    /// - Parameters:
+    ///   - feature: The feature whose property holds the distance (a number, or a string holding one).
+    ///   - label: How errors name the feature, e.g. "feature 3".
+    ///   - unit: The unit wanted; field values are in `--unit`, or already in this unit without it.
+    /// - Throws: `CommandError.failure` when the property is missing, not a number, or not finite.
+    func fieldDistance(of feature: Feature, label: String, in unit: LinearUnit) throws(CommandError) -> Double? {
+        guard let field else { return nil }
+        guard let value = feature.properties[field] else { throw .failure("\(label) has no '\(field)' property") }
+        let d: Double
+        switch value {
+        case .number(let n): d = n
+        case .string(let s):
+            guard let n = Double(s.trimmingCharacters(in: .whitespaces)), n.isFinite else {
+                throw .failure("\(label): '\(field)' is '\(s)', not a number")
+            }
+            d = n
+        default: throw .failure("\(label): '\(field)' is not a number")
+        }
+        return (fieldUnit ?? unit).convert(d, to: unit)
+    }
+}

@@ -1,0 +1,140 @@
+/// The formats the commands write, beside `InputFormat` for what they read: what each can do, in one place. A
+/// command never compares extension strings; it asks its `OutputFile` for the format and the format for what it can
+/// do. The format is told by the output's name (`-o buffers.wkt`); standard output (`-o -` or no `-o`) gets the
+/// command's default (GeoJSON for buffers, WKT for `op`).
+///
+/// To add a format: a case, its row in each property below, and where it is written (`FeatureStreamWriter` for a
+/// per-feature format, `BufferOutput.write` for a whole picture or document). A format named by a prefix rather than
+/// an extension (a database connection string such as `PG:dbname=…`) is recognised first in `init(path:)`.
+enum OutputFormat: CaseIterable, Sendable {
+    /// A GeoJSON FeatureCollection (RFC 7946: WGS84 longitude/latitude).
+    case geoJSON
+    /// A GeoJSON text sequence (RFC 8142): one feature per record.
+    case geoJSONSequence
+    /// One WKT geometry per line, in the spatial reference the work was done in.
+    case wkt
+    /// The input's CSV columns and a `wkt` column (buffer), or the input's CSV with its coordinates replaced (project).
+    case csv
+    /// Text of the one kind a command writes: `project` writes CSV input back as CSV under this name too.
+    case text
+    /// A picture of the buffers, their inputs and the area of use.
+    case svg
+    /// A KML document.
+    case kml
+    /// A zipped KML document with its icons.
+    case kmz
+
+    /// Where a format may be written: each command, or each mode of one, accepts its own formats.
+    enum Use: Sendable {
+        /// `buffer`, planar or geodesic.
+        case buffer
+        /// `op`.
+        case operation
+        /// `project` (which of these fits the input is checked once the input is read).
+        case project
+        /// `kml create`.
+        case kmlCreate
+        /// `kml convert`.
+        case kmlConvert
+
+        /// The command as messages name it.
+        var title: String {
+            switch self {
+            case .buffer: "buffer"
+            case .operation: "op"
+            case .project: "project"
+            case .kmlCreate: "kml create"
+            case .kmlConvert: "kml convert"
+            }
+        }
+    }
+
+    /// The file name extensions, lower case, the first as help names the format.
+    var extensions: [String] {
+        switch self {
+        case .geoJSON: ["geojson", "json"]
+        case .geoJSONSequence: ["geojsons"]
+        case .wkt: ["wkt"]
+        case .csv: ["csv"]
+        case .text: ["txt"]
+        case .svg: ["svg"]
+        case .kml: ["kml"]
+        case .kmz: ["kmz"]
+        }
+    }
+
+    /// How messages name the format.
+    var name: String {
+        switch self {
+        case .geoJSON: "GeoJSON"
+        case .geoJSONSequence: "a GeoJSON text sequence"
+        case .wkt: "WKT"
+        case .csv: "CSV"
+        case .text: "text"
+        case .svg: "SVG"
+        case .kml: "KML"
+        case .kmz: "KMZ"
+        }
+    }
+
+    /// The formats `use` accepts, in the order help lists them.
+    static func accepted(by use: Use) -> [OutputFormat] {
+        switch use {
+        case .buffer: [.geoJSON, .geoJSONSequence, .wkt, .csv, .svg, .kml, .kmz]
+        case .operation: [.wkt, .geoJSON]
+        case .project: [.geoJSON, .wkt, .csv, .text]
+        case .kmlCreate: [.kmz, .kml]
+        case .kmlConvert: [.kml, .kmz, .geoJSON]
+        }
+    }
+
+    /// Whether features are written one at a time as they are made, so memory does not grow with the input.
+    var isStreamable: Bool {
+        switch self {
+        case .geoJSON, .geoJSONSequence, .wkt, .csv: true
+        case .text, .svg, .kml, .kmz: false
+        }
+    }
+
+    /// Whether coordinates are written in WGS84 longitude/latitude whatever the work was done in (otherwise in the
+    /// spatial reference the work was done in: a planar buffer's `--srs`, `op`'s input, `project`'s `--to`).
+    var isWGS84: Bool {
+        switch self {
+        case .geoJSON, .geoJSONSequence, .kml, .kmz: true
+        case .wkt, .csv, .text, .svg: false
+        }
+    }
+
+    /// Whether a union (one dissolved polygon, `buffer --union`) can be written.
+    var allowsUnion: Bool {
+        switch self {
+        case .geoJSON, .wkt, .svg, .kml, .kmz: true
+        case .geoJSONSequence, .csv, .text: false
+        }
+    }
+
+    /// Whether a large union of buffers around points is written a batch of parts at a time
+    /// (`BufferOutput.streamUnion`), rather than made whole first.
+    var streamsUnion: Bool { self == .geoJSON || self == .wkt }
+
+    /// The format a path's name says, or nil when it says none or an unknown one.
+    init?(path: String) {
+        guard let ext = Self.fileExtension(path),
+              let format = Self.allCases.first(where: { $0.extensions.contains(ext) })
+        else { return nil }
+        self = format
+    }
+
+    /// The lower-cased extension of the path's last component, or nil when it has none (`out`, `.wkt`, `out.`).
+    static func fileExtension(_ path: String) -> String? {
+        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex, name.index(after: dot) != name.endIndex
+        else { return nil }
+        return name[name.index(after: dot)...].lowercased()
+    }
+
+    /// ".geojson, .json, .wkt": the extensions of some formats, as messages list them.
+    static func extensionList(_ formats: [OutputFormat]) -> String {
+        HelpText.list(formats.flatMap(\.extensions).map { "." + $0 }, conjunction: "or")
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Meridian
+
+/// Runs engine work, turning its errors into command failures.
+func engine<T>(_ body: () throws(EngineError) -> T) throws(CommandError) -> T {
+    do { return try body() } catch { throw .failure(error.description) }
+}
+
+/// Engine messages name items by index ("geometry 3", "vertex 3"); users know them by the input's labels
+/// ("feature 3 (line 5)"). Replaces the first such mention.
+/// - Parameters:
+///   - message: The engine's message.
+///   - word: "geometry" or "vertex".
+///   - labels: The input's labels by index.
+func relabel(_ message: String, _ word: String, labels: FeatureLabels) -> String {
+    guard let range = message.range(of: word + #" \d+"#, options: .regularExpression),
+          let index = Int(message[range].dropFirst(word.count + 1)), labels.indices.contains(index)
+    else { return message }
+    return message.replacingCharacters(in: range, with: labels[index])
+}
+
+/// Projects geometries of one spatial reference in a single PROJ call; when a vertex cannot be projected, the error
+/// names its feature.
+func projectEach(_ geometries: [Geometry], into target: SpatialReference, labels: FeatureLabels) throws(CommandError)
+    -> [Geometry]
+{
+    do {
+        return try GeometryEngine.project(geometries, into: target)
+    } catch {
+        for (i, g) in geometries.enumerated() {
+            do { _ = try GeometryEngine.project(g, into: target) } catch { throw .failure("\(labels[i]): \(error.description)") }
+        }
+        throw .failure(error.description)
+    }
+}
