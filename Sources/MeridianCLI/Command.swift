@@ -27,11 +27,15 @@ public protocol Command {
     /// - Parameter io: Standard input, output and error.
     /// - Throws: `CommandError` (usage → exit 2, failure → exit 1).
     func run(io: CommandIO) throws(CommandError)
+    /// The most vertices the command's work may make (its `WorkBudget`; `--max-vertices` where it has one).
+    var maximumVertices: Int { get }
 }
 
 extension Command {
     /// Nothing to check beyond the declarations.
     public mutating func validate() throws(CommandError) {}
+    /// The default work bound, 5 million vertices.
+    public var maximumVertices: Int { defaultMaximumVertices }
 }
 
 /// The command's standard streams, replaceable in tests.

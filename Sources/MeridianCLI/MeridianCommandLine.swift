@@ -52,7 +52,7 @@ public enum MeridianCommandLine {
     }
 
     /// Parses the arguments into a new command (`CommandParser`), validates its option groups and then the command,
-    /// and runs it.
+    /// and runs it under a `WorkBudget` of its `maximumVertices` (no deadline).
     static func execute(_ type: any Command.Type, _ arguments: [String], io: CommandIO) throws(CommandError) {
         var command = type.init()
         let global = GlobalOptions()
@@ -61,7 +61,11 @@ public enum MeridianCommandLine {
         io.quiet = global.quiet
         for group in Declaration.groups(in: command) { try group.validate(mode: mode) }
         try command.validate()
-        try command.run(io: io)
+        let budget = WorkBudget(seconds: .infinity, maximumVertices: command.maximumVertices)
+        let ran = budget.run { [command] () -> Result<Void, CommandError> in
+            do throws(CommandError) { return .success(try command.run(io: io)) } catch { return .failure(error) }
+        }
+        try ran.get()
     }
 
     /// The exit status once standard output has been checked: a failed write makes a successful run a failure

@@ -45,4 +45,37 @@ import Meridian
         #expect(r.stderr == "meridian kml: the icon file /dev/zero cannot be packed: it is not a regular file (a character device)\n")
         #expect(!FileManager.default.fileExists(atPath: out))
     }
+
+    /// A geodesic buffer of a polygon whose hole lies outside its shell names the file, the feature and its line
+    /// (it said only "invalid geometry: Hole lies outside shell[-90 10]", item 10); nothing is written.
+    @Test func anInvalidPolygonIsNamedInAGeodesicBufferToo() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let holes = folder.appendingPathComponent("holes.geojson")
+        try Data(("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"properties\":{},\"geometry\":"
+            + "{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[10,0],[10,10],[0,10],[0,0]],"
+            + "[[-90,10],[-80,10],[-80,20],[-90,10]]]}}]}").utf8).write(to: holes)
+        let out = folder.appendingPathComponent("o.geojson").path
+        let r = runCommand(["buffer", holes.path, "--geodesic", "--distance", "1km", "-o", out])
+        #expect(r.status == 1)
+        #expect(r.stderr == "meridian buffer: \(holes.path): feature 0 (line 2): invalid polygon: Hole lies outside shell[-90 10] (GeometryEngine.makeValid can repair it)\n")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    /// Work that would multiply vertices beyond `--max-vertices` is refused before it runs, naming the feature and
+    /// the limit (`op densify` of a 10 × 10 square every micrometre used 3.1 GB; item 7), and nothing is written;
+    /// an offset by 1e300 is refused (it gave a pentagon; item 9).
+    @Test func operationsThatWouldMultiplyVerticesAreBounded() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("o.wkt").path
+        let square = "POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0))\n"
+        let densify = runCommand(["op", "densify", "-", "--max-segment-length", "1e-6", "-o", out], stdin: square)
+        #expect(densify.status == 1 && !FileManager.default.fileExists(atPath: out))
+        #expect(densify.stderr == "meridian op: stdin: feature 0 (line 1): too large: densify would make about 40,000,001 vertices, more than the 5,000,000 the work may make (--max-vertices; raise it to allow more)\n")
+        let raised = runCommand(["op", "densify", "-", "--max-segment-length", "0.01", "--max-vertices", "4001"], stdin: square)
+        #expect(raised.status == 0 && raised.stdout.split(separator: ",").count == 4001, "\(raised.stderr)")
+        let offset = runCommand(["op", "offset", "-", "--distance", "1e300"], stdin: square)
+        #expect(offset.status == 1 && offset.stderr.contains("the offset distance 1e+300 exceeds half the Earth's circumference"))
+    }
 }

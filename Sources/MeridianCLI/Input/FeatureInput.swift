@@ -128,10 +128,10 @@ struct FeatureInput {
                 if let sr = inputSpatialReference, sr != .wgs84 {
                     throw CommandError.usage("GeoJSON coordinates are WGS84 longitude/latitude (RFC 7946); --in-srs \(sr.definition) does not apply")
                 }
-                let features = try GeoJSON.decodeFeatures(data)
+                let (features, lines) = try GeoJSON.decodeFeaturesWithLines(data)
                 return FeatureInput(
                     features: features, spatialReference: .wgs84,
-                    labels: FeatureLabels(name: name, count: features.count), format: .geoJSON)
+                    labels: FeatureLabels(name: name, count: features.count, lines: lines), format: .geoJSON)
             case .csv:
                 return try readCSV(data, name: name, inputSpatialReference: inputSpatialReference,
                                    defaultXYSpatialReference: defaultXYSpatialReference, options: csv,

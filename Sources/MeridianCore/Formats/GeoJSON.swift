@@ -29,10 +29,21 @@ public enum GeoJSON {
     /// - Returns: The features in document order.
     /// - Throws: `FormatError` with line/column (and feature index when inside a FeatureCollection).
     public static func decodeFeatures(_ data: Data) throws(FormatError) -> [Feature] {
-        switch try read(data) {
-        case .features(let f): return f
-        case .feature(let f): return [f]
-        case .geometry(let g, _): return [Feature(geometry: g)]
+        try decodeFeaturesWithLines(data).features
+    }
+
+    /// Reads features as `decodeFeatures(_:)` does, with the 1-based line where each feature's object starts (for
+    /// messages that name a feature's place; 1 for a single Feature or a bare geometry at the top).
+    /// - Parameter data: A UTF-8 GeoJSON document.
+    /// - Returns: The features in document order, and their lines.
+    /// - Throws: `FormatError` with line/column (and feature index when inside a FeatureCollection).
+    public static func decodeFeaturesWithLines(_ data: Data) throws(FormatError) -> (features: [Feature], lines: [Int]) {
+        let (document, offsets) = try read(data)
+        switch document {
+        case .features(let f):
+            return (f, data.withUnsafeBytes { TextPosition.lines(ofOffsets: offsets, in: $0.bindMemory(to: UInt8.self)) })
+        case .feature(let f): return ([f], [1])
+        case .geometry(let g, _): return ([Feature(geometry: g)], [1])
         }
     }
 
@@ -41,7 +52,7 @@ public enum GeoJSON {
     /// - Returns: The geometry, in `.wgs84`.
     /// - Throws: `FormatError`, also for a FeatureCollection, a null geometry or empty coordinates.
     public static func decodeGeometry(_ data: Data) throws(FormatError) -> Geometry {
-        let document = try read(data)
+        let document = try read(data).document
         switch document {
         case .geometry(let g?, _): return g
         case .feature(let f):
@@ -154,12 +165,14 @@ public enum GeoJSON {
         case geometry(Geometry?, (line: Int, column: Int))
     }
 
-    private static func read(_ data: Data) throws(FormatError) -> Document {
-        let result: Result<Document, FormatError> = data.withUnsafeBytes { raw in
+    /// The document, and the byte offset of each feature of a FeatureCollection.
+    private static func read(_ data: Data) throws(FormatError) -> (document: Document, featureOffsets: [Int]) {
+        let result: Result<(Document, [Int]), FormatError> = data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             var reader = GeoJSONReader(bytes)
             do throws(JSONFailure) {
-                return .success(try reader.readDocument())
+                let document = try reader.readDocument()
+                return .success((document, reader.featureOffsets))
             } catch {
                 return .failure(error.formatError("GeoJSON", in: bytes))
             }
@@ -183,6 +196,8 @@ public enum GeoJSON {
         var positionLevel: Int?
         /// The deepest level at which an array of arrays (or an empty array) was found.
         var maxContainerLevel = -1
+        /// The byte offset of each feature object of the FeatureCollection read.
+        var featureOffsets: [Int] = []
 
         init(_ bytes: UnsafeBufferPointer<UInt8>) {
             scanner = JSONScanner(bytes)
@@ -317,7 +332,9 @@ public enum GeoJSON {
             var features: [Feature] = []
             var first = true
             var index = 0
+            featureOffsets = []
             while try scanner.nextElement(first: &first) {
+                featureOffsets.append(scanner.position)
                 do {
                     features.append(try readFeature())
                 } catch {

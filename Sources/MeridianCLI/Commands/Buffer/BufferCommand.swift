@@ -4,7 +4,7 @@ import Meridian
 /// `meridian buffer`: buffers around features, planar in a projected spatial reference (`--srs`), like the seed
 /// sample, or geodesic on the ellipsoid (`--geodesic`).
 ///
-/// The two are the command's modes (`Kind`), declared as such: `--srs`, `--segments`, `--max-vertices` and
+/// The two are the command's modes (`Kind`), declared as such: `--srs`, `--segments` and
 /// `--allow-outside-area` apply only to planar buffers and `--max-deviation` only to geodesic ones, so giving one in
 /// the other mode is a usage error rather than silently ignored. `--geodesic` stays the flag users type to choose
 /// the geodesic mode. A geodesic buffer has no area of use (it is right anywhere), so `--allow-outside-area` has
@@ -62,9 +62,7 @@ public struct BufferCommand: Command {
             modes: .of(Kind.planar))
     var segments = 16
 
-    @Option("--max-vertices", as: .wholeNumber(1...Int.max), help: "without --union: refuse buffers estimated at more than N vertices in all (5,000,000 is about 1 GB at the peak), checked before each batch is buffered",
-            modes: .of(Kind.planar))
-    var maxVertices = 5_000_000
+    var workLimit = WorkLimitOptions()
 
     @Flag("--allow-outside-area", help: "buffer features outside the --srs horizon (refused by default: its area of use widened by 5°, where PROJ's projection returns each point)",
           modes: .of(Kind.planar))
@@ -78,6 +76,9 @@ public struct BufferCommand: Command {
 
     /// A command with every option at its default.
     public init() {}
+
+    /// `--max-vertices`: the bound of the buffers' work.
+    public var maximumVertices: Int { workLimit.maximumVertices }
 
     /// Refuses a geographic `--srs` and an output that cannot hold a union.
     public mutating func validate() throws(CommandError) {
@@ -104,7 +105,7 @@ public struct BufferCommand: Command {
         var parameters = BufferParameters.default
         parameters.segmentsPerQuarterCircle = segments
         let job = PlanarBufferJob(sr: srs, srUnit: unit, distance: distance, parameters: parameters,
-                                  allowOutside: allowOutsideArea, maxVertices: maxVertices)
+                                  allowOutside: allowOutsideArea)
         try PlanarBuffers(job: job, input: input, union: union, output: file).run(io: io)
     }
 }

@@ -1,29 +1,6 @@
 import Foundation
 import Meridian
 
-/// An upper estimate of the vertices of planar buffers before any is built: a full circle (4 × segments + 1) per
-/// point, and per line or polygon part twice its vertices plus a full circle (offset sides, end caps and joins).
-/// - Parameters:
-///   - geometries: The geometries to buffer.
-///   - segmentsPerQuarterCircle: The chords per quarter circle, 1…1000.
-/// - Returns: The estimate (saturating instead of overflowing).
-func estimatedBufferVertices(_ geometries: [Geometry], segmentsPerQuarterCircle: Int) -> Int {
-    let circle = 4 * segmentsPerQuarterCircle + 1
-    var total = 0
-    for g in geometries {
-        let n: Int
-        switch g {
-        case .point: n = circle
-        case .multipoint(let m): n = m.coordinates.count.multipliedReportingOverflow(by: circle).partialValue
-        case .polyline(let l): n = 2 * g.coordinates.count + l.parts.count * circle
-        case .polygon(let p): n = 2 * g.coordinates.count + p.parts.count * circle
-        case .envelope: n = 8 + circle
-        }
-        total = total.addingReportingOverflow(n).overflow ? Int.max : total + n
-    }
-    return total
-}
-
 /// The distance rules of the tool, planar and geodesic alike: a point or line needs a positive distance (the
 /// library answers any other with an empty polygon, which in a tool is the user's mistake), and a non-zero |distance|
 /// must be at least 1 µm (zero is allowed for polygons: nothing to buffer by).
@@ -60,4 +37,19 @@ func bufferable(_ feature: Feature, label: String) throws(CommandError) -> Geome
     guard let geometry = feature.geometry else { throw .failure("\(label) has no geometry") }
     guard !geometry.coordinates.isEmpty else { throw .failure("\(label) has an empty geometry (nothing to buffer)") }
     return geometry
+}
+
+/// Refuses the first invalid polygon among features to buffer, planar or geodesic alike, naming its feature and
+/// checked in the input's own coordinates, so that the place GEOS names is where the user looks (a geodesic buffer
+/// once said only "invalid geometry: Hole lies outside shell[-90 10]").
+/// - Parameters:
+///   - geometries: The features' geometries, in the input's spatial reference.
+///   - labels: How messages name feature `i`.
+/// - Throws: `CommandError.failure` naming the feature, GEOS's reason and where.
+func refuseInvalidPolygons(_ geometries: [Geometry], labels: FeatureLabels) throws(CommandError) {
+    for (i, g) in geometries.enumerated() {
+        guard case .polygon = g, let reason = try engine({ () throws(EngineError) in try GeometryEngine.invalidityReason(g) })
+        else { continue }
+        throw .failure("\(labels[i]): invalid polygon: \(reason) (GeometryEngine.makeValid can repair it)")
+    }
 }

@@ -25,6 +25,7 @@ struct GeodesicBuffers {
             if let d = try command.distance.fieldDistance(of: feature, label: label, in: .meters) { distances.append(d) }
         }
         if let fixed = command.distance.fixed { distances = [fixed.value(in: .meters)] }
+        try refuseInvalidPolygons(geometries, labels: input.labels)
         let buffers = try buffer(geometries, distances: distances, labels: input.labels)
         guard !command.union, output.format.isStreamable else {
             try BufferOutput.write(buffers: buffers, inputs: geometries, areaOfUse: nil, to: output, io: io)
@@ -67,7 +68,7 @@ struct GeodesicBuffers {
                     }
                 }
             }
-            throw .failure(relabel(error.description, "geometry", labels: labels))
+            throw .failure(relabel(describe(error), "geometry", labels: labels))
         }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import Meridian
 
 /// What a planar buffer takes once the options are checked, and the buffering of a batch of features: the rules
-/// of `BufferRules.swift`, the area of use, the vertex limit, then GEOS.
+/// of `BufferRules.swift`, the area of use, then GEOS (under the command's `WorkBudget`, which bounds the vertices
+/// of all the batches together).
 struct PlanarBufferJob {
     /// `--srs`: the projected spatial reference the buffers are computed in.
     let sr: SpatialReference
@@ -14,15 +15,11 @@ struct PlanarBufferJob {
     let parameters: BufferParameters
     /// `--allow-outside-area`.
     let allowOutside: Bool
-    /// `--max-vertices`: the most output vertices (estimated before buffering) without --union.
-    let maxVertices: Int
 
     /// The buffers of the input's features (or their union) and the features' geometries in `sr`, refusing
-    /// features without geometry, outside the area of use, invalid polygons, unusable distances and, without
-    /// union, more than `maxVertices` estimated vertices counting those already written (`verticesSoFar`).
-    func buffers(of input: FeatureInput, union: Bool, verticesSoFar: inout Int) throws(CommandError)
-        -> ([Polygon], [Geometry])
-    {
+    /// features without geometry, outside the area of use, invalid polygons, unusable distances and work beyond the
+    /// command's `--max-vertices` (the engine's estimate before buffering, counting the batches already written).
+    func buffers(of input: FeatureInput, union: Bool) throws(CommandError) -> ([Polygon], [Geometry]) {
         var inputs: [Geometry] = []
         var distances: [Double] = []
         for (i, feature) in input.features.enumerated() {
@@ -33,20 +30,7 @@ struct PlanarBufferJob {
             try refuseOutsideAreaOfUse(inputs, of: sr, label: { geometry, _ in input.labels[geometry] },
                                        override: "--allow-outside-area", verb: "buffer")
         }
-        if !union {
-            let estimate = estimatedBufferVertices(inputs, segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
-            let (total, overflow) = verticesSoFar.addingReportingOverflow(estimate)
-            verticesSoFar = overflow ? Int.max : total
-            guard verticesSoFar <= maxVertices else {
-                throw .failure("the buffers would have about \(verticesSoFar) vertices (\(input.labels.first + input.count) features, --segments \(parameters.segmentsPerQuarterCircle)), more than the limit of \(maxVertices); use fewer --segments or --union, or raise --max-vertices")
-            }
-        }
-        // Polygons checked in the input's own coordinates, so that the place GEOS names is where the user looks.
-        for (i, g) in inputs.enumerated() {
-            if case .polygon = g, let reason = try engine({ () throws(EngineError) in try GeometryEngine.invalidityReason(g) }) {
-                throw .failure("\(input.labels[i]): invalid polygon: \(reason) (GeometryEngine.makeValid can repair it)")
-            }
-        }
+        try refuseInvalidPolygons(inputs, labels: input.labels)
         let geometries = try projectEach(inputs, into: sr, labels: input.labels)
         if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
         try refuseUnusableDistances(distances, count: geometries.count, isAreal: { geometries[$0].isAreal },
@@ -55,6 +39,8 @@ struct PlanarBufferJob {
             let buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
                                                     parameters: parameters)
             return (buffers, geometries)
+        } catch .limitExceeded(let why) {
+            throw .failure("too large: \(why) (\(input.labels.first + input.count) features so far, --segments \(parameters.segmentsPerQuarterCircle)); use fewer --segments or --union, or raise --max-vertices")
         } catch let error {
             throw .failure(relabel(error.description, "geometry", labels: input.labels))
         }

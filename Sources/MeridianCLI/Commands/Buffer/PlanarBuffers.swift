@@ -34,8 +34,7 @@ struct PlanarBuffers {
             try PointUnion(job: job, output: output).run(points, of: features, io: io, progress: progress)
             return
         }
-        var vertices = 0
-        let (buffers, geometries) = try job.buffers(of: features, union: union, verticesSoFar: &vertices)
+        let (buffers, geometries) = try job.buffers(of: features, union: union)
         try BufferOutput.write(buffers: buffers, inputs: geometries,
                                areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: job.sr), to: output, io: io)
     }
@@ -53,14 +52,13 @@ struct StreamedBuffers {
     func run(_ input: InputOptions, io: CommandIO, progress: ProgressLine?) throws(CommandError) {
         var writer = try FeatureStreamWriter(format: output.format, buffersIn: job.sr)
         try output.stream(io: io) { out throws(CommandError) in
-            var vertices = 0
             writer.begin(&out)
             _ = try FeatureInput.read(
                 input.path, inputSpatialReference: input.spatialReference, defaultXYSpatialReference: job.sr, io: io,
                 csv: FeatureInput.CSVOptions(keepTable: output.format == .csv, batchSize: FeatureEncoding.batchSize),
                 progress: progress
             ) { batch throws(CommandError) in
-                let (buffers, _) = try job.buffers(of: batch, union: false, verticesSoFar: &vertices)
+                let (buffers, _) = try job.buffers(of: batch, union: false)
                 try writer.write(buffers, of: batch, to: &out)
             }
             writer.end(&out)

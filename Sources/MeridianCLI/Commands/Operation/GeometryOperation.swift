@@ -44,7 +44,7 @@ struct GeometryOperation {
             do {
                 results += try apply(to: g, of: feature)
             } catch {
-                throw .failure("\(input.labels[i]): \(error.description)")
+                throw .failure("\(input.labels[i]): \(describe(error))")
             }
         }
         return results

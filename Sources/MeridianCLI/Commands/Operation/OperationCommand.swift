@@ -78,12 +78,17 @@ public struct OperationCommand: Command {
             required: .of(Operation.relate))
     var pattern: String?
 
+    var workLimit = WorkLimitOptions(modes: Operation.writingGeometries)
+
     var output = OutputOptions(
         use: .operation, help: ".wkt (in the input's spatial reference; the standard output default) or .geojson (WGS84)",
         modes: Operation.writingGeometries)
 
     /// A command with every option at its default.
     public init() {}
+
+    /// `--max-vertices`: the bound of the operation's work.
+    public var maximumVertices: Int { workLimit.maximumVertices }
 
     /// Applies the operation to every feature and writes the results (or true/false lines).
     /// - Throws: `CommandError.usage` for a `--with` geometry of the wrong kind, `.failure` naming the feature whose
