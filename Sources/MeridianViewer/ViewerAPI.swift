@@ -25,6 +25,9 @@ public struct ViewerLimits: Sendable, Hashable {
     public var maximumKMLBytes: Int
     /// The most bytes of icons and other files read from an opened KMZ, in total (default 16 MiB).
     public var maximumKMZResourceBytes: Int
+    /// The most vertices one computing request's work may make (its `WorkBudget`; default 5,000,000): buffers
+    /// are refused from their estimate, or stopped while they grow, beyond it.
+    public var maximumWorkVertices: Int = 5_000_000
 
     /// Creates limits.
     /// - Parameters:
@@ -129,7 +132,8 @@ public final class ViewerAPI: Sendable {
             return busy
         }
         defer { jobSlots.signal() }
-        let budget = WorkBudget(seconds: limits.workSeconds, isCancelled: request.isClientGone)
+        let budget = WorkBudget(seconds: limits.workSeconds, maximumVertices: limits.maximumWorkVertices,
+                                isCancelled: request.isClientGone)
         let response: HTTPResponse
         do {
             response = try budget.run { () throws(APIError) -> HTTPResponse in try route(request) }

@@ -78,4 +78,40 @@ import Meridian
         let offset = runCommand(["op", "offset", "-", "--distance", "1e300"], stdin: square)
         #expect(offset.status == 1 && offset.stderr.contains("the offset distance 1e+300 exceeds half the Earth's circumference"))
     }
+
+    /// Output meridian writes, meridian reads back (item 4): every KML placemark `kml convert` turns into GeoJSON —
+    /// rings of 1 to 5 positions closed or not, lines of 1 to 3 positions, points at the edges of longitude and
+    /// latitude and beyond — is either written so that meridian reads the file back, or refused with the
+    /// placemark's place and nothing written (a 3-position ring and a point at latitude 95 were written, then
+    /// refused when read).
+    @Test func kmlConvertWritesOnlyGeoJSONMeridianReadsBack() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let corners = ["-97,32", "-97.1,32", "-97.1,32.1", "-97,32.1", "-96.9,32.05"]
+        var geometries: [String] = []
+        for n in 1...5 {
+            for closed in [false, true] {
+                let ring = Array(corners.prefix(n)) + (closed ? [corners[0]] : [])
+                geometries.append("<Polygon><outerBoundaryIs><LinearRing><coordinates>\(ring.joined(separator: " "))</coordinates></LinearRing></outerBoundaryIs></Polygon>")
+            }
+        }
+        for n in 1...3 { geometries.append("<LineString><coordinates>\(corners.prefix(n).joined(separator: " "))</coordinates></LineString>") }
+        for c in ["180,90", "-180,-90", "500,95", "400,45", "-97,91", "181,0"] { geometries.append("<Point><coordinates>\(c)</coordinates></Point>") }
+        var (written, refused) = (0, 0)
+        for (k, geometry) in geometries.enumerated() {
+            let kml = folder.appendingPathComponent("g\(k).kml"), out = folder.appendingPathComponent("g\(k).geojson")
+            try Data("<kml xmlns=\"http://www.opengis.net/kml/2.2\"><Document>\n\n<Placemark>\(geometry)</Placemark></Document></kml>".utf8).write(to: kml)
+            let r = runCommand(["kml", "convert", kml.path, out.path])
+            if r.status == 0 {
+                written += 1
+                let back = runCommand(["measure", "--geodesic", out.path])
+                #expect(back.status == 0, "\(geometry): written, then refused: \(back.stderr)")
+            } else {
+                refused += 1
+                #expect(r.stderr.hasPrefix("meridian kml: \(kml.path): placemark 0 (line 3): "), "\(geometry): \(r.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: out.path))
+            }
+        }
+        #expect(written >= 8 && refused >= 8, "\(written) written, \(refused) refused")
+    }
 }

@@ -118,7 +118,41 @@ extension KMLDataset {
     /// - Throws: `KMLError` for unreadable files, or what `body` throws.
     public static func forEachPlacemark(in url: URL, limits: KMZLimits = .default,
                                         _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
-        try forEachPlacemark(of: KMLSource(url: url, limits: limits), body)
+        try forEachPlacemark(of: KMLSource(url: url, limits: limits), styles: nil, body)
+    }
+
+    /// Streams the placemarks of a KML or KMZ file as `forEachPlacemark(in:limits:_:)` does, resolving their
+    /// effective styles against `styles` (all the file's shared styles, from `sharedStyles(in:limits:)`) rather
+    /// than against those read so far: exactly the styles the document tree resolves, also for a file that uses a
+    /// style before defining it, still in bounded memory.
+    /// - Parameters:
+    ///   - url: A KML or KMZ file.
+    ///   - limits: Archive limits.
+    ///   - styles: The shared styles to resolve against.
+    ///   - body: Called for each placemark in document order; return `false` to stop early.
+    /// - Throws: `KMLError` for unreadable files, or what `body` throws.
+    public static func forEachPlacemark(in url: URL, limits: KMZLimits = .default, styles: KMLStyleResolver,
+                                        _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
+        try forEachPlacemark(of: KMLSource(url: url, limits: limits), styles: styles, body)
+    }
+
+    /// Every shared style of a KML or KMZ file (each `Style` and `StyleMap` with an id, in any container), read in
+    /// bounded memory: one pass of the streaming reader that keeps only the styles.
+    /// - Parameters:
+    ///   - url: A KML or KMZ file.
+    ///   - limits: Archive limits.
+    /// - Throws: `KMLError` for unreadable files.
+    public static func sharedStyles(in url: URL, limits: KMZLimits = .default) throws -> KMLStyleResolver {
+        var decoder = KMLDecoder()
+        var resolver = KMLStyleResolver()
+        try KMLEventParser.parse(KMLSource(url: url, limits: limits).stream) { event in
+            if case .child(let e, _) = event {
+                if e.isKML("Style") { resolver.add(.style(decoder.style(e))) }
+                else if e.isKML("StyleMap") { resolver.add(.styleMap(decoder.styleMap(e))) }
+            }
+            return true
+        }
+        return resolver
     }
 
     /// Streams the placemarks of KML text or KMZ bytes held in memory, as `forEachPlacemark(in:limits:_:)`: the
@@ -131,13 +165,15 @@ extension KMLDataset {
     /// - Throws: `KMLError` for unreadable data, or what `body` throws.
     public static func forEachPlacemark(data: Data, limits: KMZLimits = .default,
                                         _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
-        try forEachPlacemark(of: KMLSource(data: data, name: "(data)", limits: limits), body)
+        try forEachPlacemark(of: KMLSource(data: data, name: "(data)", limits: limits), styles: nil, body)
     }
 
-    private static func forEachPlacemark(of source: KMLSource, _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
+    /// Streams placemarks, resolving styles against `styles` when given, else against those read so far.
+    private static func forEachPlacemark(of source: KMLSource, styles: KMLStyleResolver?,
+                                         _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
         try withoutActuallyEscaping(body) { body in
             var decoder = KMLDecoder()
-            var resolver = KMLStyleResolver()
+            var resolver = styles ?? KMLStyleResolver()
             var path: [String] = []
             var named: [Bool] = []
             var index = 0
@@ -154,9 +190,9 @@ extension KMLDataset {
                         path[last] = KMLDecoder.content(e)
                         named[last] = true
                     } else if e.isKML("Style") {
-                        resolver.add(.style(decoder.style(e)))
+                        if styles == nil { resolver.add(.style(decoder.style(e))) }
                     } else if e.isKML("StyleMap") {
-                        resolver.add(.styleMap(decoder.styleMap(e)))
+                        if styles == nil { resolver.add(.styleMap(decoder.styleMap(e))) }
                     } else if e.isKML("Placemark") {
                         let p = decoder.placemark(e)
                         let record = KMLPlacemarkRecord(placemark: p, folderPath: Array(path.dropFirst()),
