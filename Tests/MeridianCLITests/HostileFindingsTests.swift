@@ -114,4 +114,17 @@ import Meridian
         }
         #expect(written >= 8 && refused >= 8, "\(written) written, \(refused) refused")
     }
+
+    /// `measure --geodesic` of a buffer meridian split at ±180° (RFC 7946): the cut edges along the antimeridian are
+    /// not boundary, so the perimeter is the circle's, 2π·r within 0.5 % (the chords stay within 0.2 % of r of the
+    /// circle, and the ellipsoid bends a 100 km circle by less than 0.01 %); it counted the cuts (item 9: 12.1e6 m
+    /// instead of about 8.1e6 m for a larger one).
+    @Test func measureDoesNotCountTheCutsAtTheAntimeridian() throws {
+        let buffer = runCommand(["buffer", "--geodesic", "--distance", "100km"], stdin: "{\"type\":\"Point\",\"coordinates\":[179.9,-17.7]}")
+        #expect(buffer.status == 0 && buffer.stdout.contains("MultiPolygon"), "\(buffer.stderr)")
+        let r = runCommand(["measure", "--geodesic", "--json"], stdin: buffer.stdout)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let perimeter = try #require((json["total"] as? [String: Any])?["perimeter_m"] as? Double)
+        #expect(abs(perimeter - 2 * Double.pi * 100_000) / (2 * Double.pi * 100_000) < 0.005, "\(perimeter)")
+    }
 }
