@@ -127,4 +127,29 @@ import Meridian
         let perimeter = try #require((json["total"] as? [String: Any])?["perimeter_m"] as? Double)
         #expect(abs(perimeter - 2 * Double.pi * 100_000) / (2 * Double.pi * 100_000) < 0.005, "\(perimeter)")
     }
+
+    /// Inputs that were misread or said wrongly (item 9): each refused with what it is, where, and that it is not
+    /// supported; longitude 400 refused as latitude 91 is; nothing written.
+    @Test func unsupportedOrAmbiguousInputIsSaidAsItIs() {
+        let cases: [(String, String)] = [
+            ("CIRCULARSTRING (0 0, 1 1, 2 0)\n", "found WKT CIRCULARSTRING at line 1, which is not supported (it reads POINT,"),
+            ("TRIANGLE ((0 0, 1 0, 0 1, 0 0))\n", "found WKT TRIANGLE at line 1, which is not supported"),
+            ("SRID=4326;POINT (1 2)\n", "found EWKT (a line starting SRID=) at line 1, which is not supported"),
+            ("0101000000000000000000F03F0000000000000040\n", "found hex-encoded WKB at line 1, which is not supported"),
+            ("lon,lat\n1,2\n3,\u{0}4\n", "found binary data: a NUL byte at line 3, column 3"),
+            ("lon,lat,lon\n1,2,3\n", "line 1: the CSV header names 'lon' twice (columns 1 and 3); rename one"),
+            ("lon,lat\n400,45\n", "feature 0 (line 2): longitude 400.0 is outside -180…180"),
+            ("lon,lat\n45,91\n", "feature 0 (line 2): latitude 91.0 is outside -90…90"),
+            ("{\"type\":\"Point\",\"coordinates\":[400,45]}", "feature 0 (line 1): longitude 400.0 is outside -180…180"),
+        ]
+        for (input, message) in cases {
+            let r = runCommand(["project", "-", "--to", "EPSG:4326"], stdin: input)
+            #expect(r.status == 1 && r.stdout.isEmpty, "\(input): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("meridian project: stdin: ") && r.stderr.contains(message), "\(input): \(r.stderr)")
+        }
+        // A NUL beyond the first 4 KiB the format is judged by: the CSV reader refuses it with its place.
+        let late = "lon,lat\n" + String(repeating: "1,2\n", count: 1200) + "3,\u{0}4\n"
+        let r = runCommand(["project", "-", "--to", "EPSG:4326"], stdin: late)
+        #expect(r.status == 1 && r.stderr.contains("line 1202, column 3: a NUL byte"), "\(r.stderr)")
+    }
 }

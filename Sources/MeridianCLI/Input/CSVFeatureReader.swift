@@ -32,6 +32,12 @@ struct CSVFeatureReader {
     init(header: [String], name: String, inputSpatialReference: SpatialReference?,
          defaultXYSpatialReference: SpatialReference?, options: FeatureInput.CSVOptions, capacity: Int) throws(CommandError) {
         let lower = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        // A column named twice: which one holds the coordinates (or the property) would be a guess.
+        for (k, column) in lower.enumerated() {
+            if let first = lower.firstIndex(of: column), first < k {
+                throw .failure("\(name): line 1: the CSV header names '\(header[k])' twice (columns \(first + 1) and \(k + 1)); rename one")
+            }
+        }
         let pairs: [(String, String, Bool)] = [("lon", "lat", true), ("longitude", "latitude", true),
                                                ("lng", "lat", true), ("x", "y", false)]
         guard let (xName, yName, geographic) = pairs.first(where: { lower.contains($0.0) && lower.contains($0.1) }),
@@ -65,8 +71,8 @@ struct CSVFeatureReader {
         guard let px = reader.number(x), let py = reader.number(y) else {
             throw CommandError.failure("\(name): line \(line): '\(try reader.string(x))','\(try reader.string(y))' is not a finite coordinate pair")
         }
-        if spatialReference.isGeographic, !(abs(py) <= 90) {
-            throw CommandError.failure("\(name): feature \(row) (line \(line)): latitude \(py) is outside -90…90")
+        if spatialReference.isGeographic, let problem = ReadBack.longitudeLatitudeProblem(Coordinate(x: px, y: py)) {
+            throw CommandError.failure("\(name): feature \(row) (line \(line)): \(problem)")
         }
         lines.append(line)
         if options.keepTable { rows.append(try reader.strings()) }

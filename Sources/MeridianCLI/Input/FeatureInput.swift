@@ -62,7 +62,7 @@ struct FeatureInput {
     ///     features, only their count).
     /// - Throws: `CommandError.failure` naming the input when it cannot be read, is not one of the formats, has no
     ///   feature, has no feature with a non-empty geometry (nothing to work on is an error, never success), or
-    ///   has a latitude beyond ±90° in longitude/latitude coordinates.
+    ///   has a latitude beyond ±90° or a longitude beyond ±180° in longitude/latitude coordinates.
     static func read(
         _ path: String?, inputSpatialReference: SpatialReference?, defaultXYSpatialReference: SpatialReference?,
         io: CommandIO, csv: CSVOptions = CSVOptions(), progress: ProgressLine? = nil,
@@ -83,8 +83,8 @@ struct FeatureInput {
             }
             if input.spatialReference.isGeographic {
                 for (i, feature) in input.features.enumerated() {
-                    if let c = feature.geometry?.coordinates.first(where: { !(abs($0.y) <= 90) }) {
-                        throw .failure("\(input.labels[i]): latitude \(c.y) is outside -90…90")
+                    if let g = feature.geometry, let problem = ReadBack.longitudeLatitudeProblem(g) {
+                        throw .failure("\(input.labels[i]): \(problem)")
                     }
                 }
             }
