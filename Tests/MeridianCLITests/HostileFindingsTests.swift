@@ -152,4 +152,25 @@ import Meridian
         let r = runCommand(["project", "-", "--to", "EPSG:4326"], stdin: late)
         #expect(r.status == 1 && r.stderr.contains("line 1202, column 3: a NUL byte"), "\(r.stderr)")
     }
+
+    /// Planar buffers in a spatial reference whose coordinates are too large for the distance (a false easting of
+    /// 1e17: doubles step by 16 there) or at a scale GEOS cannot buffer at (a unit of 1e300 m) were written as
+    /// `POLYGON EMPTY` with exit 0 (item 3): refused, naming the feature, nothing written.
+    @Test func emptyBuffersAreNotWrittenAsAnswers() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("o.wkt").path
+        for (srs, message) in [("+proj=tmerc +lon_0=-97 +x_0=1e17", "is finer than the coordinates resolve there (about 1e+17"),
+                               ("+proj=tmerc +lon_0=-97 +to_meter=1e300", "the buffer came out empty though the distance is positive")] {
+            let r = runCommand(["buffer", "-", "--srs", srs, "--distance", "1m", "--allow-outside-area", "-o", out],
+                               stdin: "lon,lat\n-97,32\n-96.5,32.5\n")
+            #expect(r.status == 1 && r.stderr.hasPrefix("meridian buffer: stdin: feature 0 (line 2): ") && r.stderr.contains(message),
+                    "\(srs): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+        // A large but resolvable false easting still buffers.
+        let fine = runCommand(["buffer", "-", "--srs", "+proj=tmerc +lon_0=-97 +x_0=1e12", "--distance", "1m",
+                               "--allow-outside-area", "-o", out], stdin: "lon,lat\n-97,32\n")
+        #expect(fine.status == 0, "\(fine.stderr)")
+    }
 }

@@ -35,14 +35,19 @@ struct PlanarBufferJob {
         if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
         try refuseUnusableDistances(distances, count: geometries.count, isAreal: { geometries[$0].isAreal },
                                     metersPerUnit: srUnit.metersPerUnit, label: { input.labels[$0] })
+        try refuseUnresolvableDistances(geometries, distances: distances, unit: srUnit.name, label: { input.labels[$0] })
+        let buffers: [Polygon]
         do {
-            let buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
-                                                    parameters: parameters)
-            return (buffers, geometries)
+            buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
+                                                parameters: parameters)
         } catch .limitExceeded(let why) {
             throw .failure("too large: \(why) (\(input.labels.first + input.count) features so far, --segments \(parameters.segmentsPerQuarterCircle)); use fewer --segments or --union, or raise --max-vertices")
         } catch let error {
             throw .failure(relabel(error.description, "geometry", labels: input.labels))
         }
+        try refuseEmptyBuffers(buffers, distances: union ? [distances.max() ?? 0] : distances) { k in
+            union ? "\(input.labels.name): the union" : input.labels[k]
+        }
+        return (buffers, geometries)
     }
 }
