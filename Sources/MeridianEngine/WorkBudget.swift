@@ -81,9 +81,10 @@ public final class WorkBudget: @unchecked Sendable {
     /// - Throws: `EngineError.limitExceeded` naming the estimate and the limit.
     public static func admit(vertices estimate: Double, for operation: String) throws(EngineError) {
         guard let budget = current, budget.maximumVertices != .max else { return }
-        let left = Double(budget.maximumVertices - budget.verticesProduced)
-        guard estimate <= left else {
-            throw .limitExceeded("\(operation) would make about \(Self.count(estimate)) vertices, more than the "
+        let made = budget.verticesProduced
+        guard estimate <= Double(budget.maximumVertices - made) else {
+            let already = made == 0 ? "" : " after the \(Self.count(Double(made))) already made"
+            throw .limitExceeded("\(operation) would make about \(Self.count(estimate)) vertices\(already), more than the "
                 + "\(Self.count(Double(budget.maximumVertices))) the work may make")
         }
     }

@@ -31,8 +31,9 @@ struct FeatureInput {
         var pointsOnly = false
         /// With `pointsOnly`: a column read as numbers into `columnValues` (e.g. `--distance-field`).
         var numericColumn: String?
-        /// Hand the features to `read`'s `batch` closure this many at a time instead of keeping them all (CSV input
-        /// is then parsed batch by batch, so only one batch of features is ever held).
+        /// Hand the features to `read`'s `batch` closure this many at a time instead of keeping them all (CSV and
+        /// GeoJSON input is then parsed batch by batch, so only one batch of features is ever held besides the
+        /// input's bytes; WKT input is parsed whole first).
         var batchSize: Int?
     }
 
@@ -72,6 +73,12 @@ struct FeatureInput {
         progress?.begin("reading")
         let data = try io.read(path)
         progress?.begin("parsing", unit: "bytes", total: data.count)
+        if let size = csv.batchSize, InputFormat.sniff(data) == .geoJSON {
+            if let sr = inputSpatialReference, sr != .wgs84 {
+                throw .usage("GeoJSON coordinates are WGS84 longitude/latitude (RFC 7946); --in-srs \(sr.definition) does not apply")
+            }
+            return try readGeoJSONBatches(data, name: name, size: size, progress: progress, batch: batch)
+        }
         var input = try parse(data, name: name, inputSpatialReference: inputSpatialReference,
                               defaultXYSpatialReference: defaultXYSpatialReference, csv: csv, progress: progress,
                               batch: batch)
@@ -89,7 +96,7 @@ struct FeatureInput {
                 }
             }
         }
-        // GeoJSON and WKT are parsed whole; their features are then handed over in batches too.
+        // WKT is parsed whole; its features are then handed over in batches too.
         if let size = csv.batchSize, input.format != .csv {
             var start = 0
             progress?.begin("buffering", unit: "features", total: input.features.count)
@@ -102,6 +109,52 @@ struct FeatureInput {
             input.features = []
         }
         return input
+    }
+
+    /// A GeoJSON document read in batches (`GeoJSON.forEachFeature`): at most `size` features are held at a time,
+    /// each checked (longitude/latitude) as it is read, handed to `batch` with its labels; the returned input holds
+    /// only the count.
+    private static func readGeoJSONBatches(
+        _ data: Data, name: String, size: Int, progress: ProgressLine?,
+        batch: (FeatureInput) throws(CommandError) -> Void
+    ) throws(CommandError) -> FeatureInput {
+        var features: [Feature] = [], lines: [Int] = []
+        var count = 0, first = 0, withGeometry = false
+        func handOver() throws(CommandError) {
+            guard !features.isEmpty else { return }
+            try batch(FeatureInput(features: features, spatialReference: .wgs84,
+                                   labels: FeatureLabels(name: name, count: features.count, lines: lines, first: first),
+                                   format: .geoJSON))
+            first += features.count
+            features.removeAll(keepingCapacity: true)
+            lines.removeAll(keepingCapacity: true)
+        }
+        do {
+            try GeoJSON.forEachFeature(data) { feature, line, offset in
+                if let g = feature.geometry {
+                    if let problem = ReadBack.longitudeLatitudeProblem(g) {
+                        throw CommandError.failure("\(name): feature \(count) (line \(line)): \(problem)")
+                    }
+                    withGeometry = withGeometry || !g.coordinates.isEmpty
+                }
+                features.append(feature)
+                lines.append(line)
+                count += 1
+                if count & 4095 == 0 { progress?.update(offset) }
+                if features.count == size { try handOver() }
+            }
+            try handOver()
+        } catch let error as CommandError {
+            throw error
+        } catch let error as FormatError {
+            throw .failure("\(name): \(error.description)")
+        } catch {
+            throw .failure("\(name): \(error)")
+        }
+        guard count > 0 else { throw .failure("\(name): the input has no features") }
+        guard withGeometry else { throw .failure("\(name): no feature has a geometry (\(count) feature(s), each null or empty)") }
+        return FeatureInput(features: [], spatialReference: .wgs84, labels: FeatureLabels(name: name, count: count),
+                            format: .geoJSON)
     }
 
     private static func parse(
