@@ -45,30 +45,91 @@ extension KMLDataset {
     /// - Throws: `KMLError.fileExists`, `.unsupportedExtension`, `.missingResource` (only when packing), `.io`.
     @discardableResult
     public func save(to url: URL, overwrite: Bool, packingLocalIcons: Bool) throws(KMLError) -> [String] {
+        do {
+            return try write(to: url, overwrite: overwrite, packingLocalIcons: packingLocalIcons) { _ in }
+        } catch let e as KMLError {
+            throw e
+        } catch {
+            throw .io(path: url.path, reason: "\(error)")  // (nothing else is thrown without streamed placemarks)
+        }
+    }
+
+    /// `save(to:overwrite:packingLocalIcons:)` with placemarks streamed after the dataset's content: throws a
+    /// `KMLError`, or a `Forwarded` error of `streaming` as it is.
+    private func write(
+        to url: URL, overwrite: Bool, packingLocalIcons: Bool,
+        streaming: ((KMLPlacemark) throws(KMLError) -> Void) throws -> Void
+    ) throws -> [String] {
         let ext = url.pathExtension.lowercased()
-        guard ext == "kml" || ext == "kmz" else { throw .unsupportedExtension(path: url.path) }
-        if !overwrite && FileManager.default.fileExists(atPath: url.path) { throw .fileExists(path: url.path) }
+        guard ext == "kml" || ext == "kmz" else { throw KMLError.unsupportedExtension(path: url.path) }
+        if !overwrite && FileManager.default.fileExists(atPath: url.path) { throw KMLError.fileExists(path: url.path) }
         var warnings: [String] = []
         do {
             if ext == "kml" {
-                try AtomicFile.stream(to: url, overwrite: overwrite) { out in KMLEncoder.write(self, to: &out) }
+                try AtomicFile.stream(to: url, overwrite: overwrite) { out in
+                    try KMLEncoder.write(self, to: &out, streaming: streaming)
+                }
             } else {
                 let icons = try packedIcons(packingLocalIcons)
                 warnings = icons.warnings
-                try AtomicFile.write(to: url, overwrite: overwrite) { archive in try writeKMZ(to: archive, icons: icons) }
+                try AtomicFile.write(to: url, overwrite: overwrite) { archive in
+                    try writeKMZ(to: archive, icons: icons, streaming: streaming)
+                }
             }
+        } catch let e as Forwarded {
+            throw e
         } catch KMLError.io(_, let reason) {
-            throw .io(path: url.path, reason: reason)  // named by the target, not the temporary file it was writing
+            throw KMLError.io(path: url.path, reason: reason)  // named by the target, not the temporary file it was writing
         } catch let e as KMLError {
             throw e
         } catch FileWriteError.exists(let p) {
-            throw .fileExists(path: p)
+            throw KMLError.fileExists(path: p)
         } catch FileWriteError.failed(let p, let r) {
-            throw .io(path: p, reason: r)
+            throw KMLError.io(path: p, reason: r)
         } catch {
-            throw .io(path: url.path, reason: AtomicFile.reason(for: error))
+            throw KMLError.io(path: url.path, reason: AtomicFile.reason(for: error))
         }
         return warnings
+    }
+
+    /// Writes the dataset as `save(to:overwrite:)` does, followed by placemarks made one at a time: `placemarks` is
+    /// given a function that writes one placemark into the document (after its own features) as soon as it is
+    /// made, so a document of millions of placemarks is written in the memory of one. The file is written
+    /// atomically: when `placemarks` throws, nothing is left and its error is rethrown as it is.
+    ///
+    /// Icons are packed as `save(to:overwrite:)` packs them, from the dataset's own styles (the streamed
+    /// placemarks' inline icon hrefs are written as they are, rewritten only where they name a packed icon). A
+    /// streamed placemark must use no XML namespace beyond those the dataset's content uses (any placemark made by
+    /// `KMLFeatureConversion` qualifies): one that does is refused (`KMLError.invalidGeometry`).
+    /// - Parameters:
+    ///   - url: The target file, ending in `.kmz` or `.kml`.
+    ///   - overwrite: Whether an existing file may be replaced.
+    ///   - placemarks: Makes the placemarks, handing each to the function it is given.
+    /// - Returns: One line per local icon href kept as a link instead of being packed (none for `.kml`).
+    /// - Throws: What `placemarks` throws, else `KMLError.fileExists`, `.unsupportedExtension`, `.missingResource`,
+    ///   `.invalidGeometry`, `.io`.
+    @discardableResult
+    public func save(
+        to url: URL, overwrite: Bool, placemarks: ((KMLPlacemark) throws(KMLError) -> Void) throws -> Void
+    ) throws -> [String] {
+        do {
+            return try write(to: url, overwrite: overwrite, packingLocalIcons: true) { add in
+                do {
+                    try withoutActuallyEscaping(add) { add in try placemarks(add) }
+                } catch let e as KMLError {
+                    throw e
+                } catch {
+                    throw Forwarded(error: error)
+                }
+            }
+        } catch let e as Forwarded {
+            throw e.error
+        }
+    }
+
+    /// An error of the placemarks' maker, carried through `save` as it is.
+    private struct Forwarded: Error {
+        let error: any Error
     }
 
     /// The entries of the KMZ `save(to:)` writes: `doc.kml` first, then packed icons, then `resources`.
@@ -92,11 +153,16 @@ extension KMLDataset {
     /// - Parameters:
     ///   - archive: The archive file to create.
     ///   - icons: The icons to pack (`packedIcons(_:)`).
-    private func writeKMZ(to archive: URL, icons: PackedIcons) throws {
+    ///   - streaming: Placemarks written after the dataset's content (`save(to:overwrite:placemarks:)`).
+    private func writeKMZ(
+        to archive: URL, icons: PackedIcons, streaming: ((KMLPlacemark) throws(KMLError) -> Void) throws -> Void
+    ) throws {
         let doc = archive.deletingLastPathComponent().appendingPathComponent(".\(archive.lastPathComponent).doc.kml")
         defer { try? FileManager.default.removeItem(at: doc) }
         do {
-            try AtomicFile.streamScratch(to: doc) { out in KMLEncoder.write(self, hrefs: icons.hrefs, to: &out) }
+            try AtomicFile.streamScratch(to: doc) { out in
+                try KMLEncoder.write(self, hrefs: icons.hrefs, to: &out, streaming: streaming)
+            }
         } catch FileWriteError.failed(_, let reason) {
             throw KMLError.io(path: archive.path, reason: reason)  // save(to:) names the target
         }

@@ -35,14 +35,11 @@ struct KMLConvert {
             return
         }
         guard toKML else { throw .usage("GeoJSON → GeoJSON is not a KML conversion") }
-        let input = try FeatureInput.read(source, inputSpatialReference: nil, defaultXYSpatialReference: nil, io: io,
-                                          progress: progress)
         let name = URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
-        let document = try KMLFiles.document(named: name, from: input, style: nil, numbering: false, progress: progress)
-        progress?.begin("writing")
-        try KMLFiles.save(KMLDataset(rootNode: document), to: path, overwrite: overwrite, io: io, progress: progress)
+        let count = try KMLFiles.create(named: name, from: (source, nil), style: nil, numbering: false, to: path,
+                                        overwrite: overwrite, io: io, progress: progress)
         progress?.finish()
-        io.note("wrote \(input.features.count) placemark(s) to \(path)")
+        io.note("wrote \(count) placemark(s) to \(path)")
     }
 
     /// KML/KMZ → GeoJSON: each placemark a feature with its effective style as simplestyle properties, streamed

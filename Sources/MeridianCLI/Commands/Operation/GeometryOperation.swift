@@ -31,15 +31,12 @@ struct GeometryOperation {
     /// reshape, one per gap for auto-complete, one hull for convex-hull --merge.
     /// - Throws: `CommandError.failure` naming the feature without a geometry or whose operation failed.
     func results(for input: FeatureInput) throws(CommandError) -> [Feature] {
-        let features = input.features
         if operation == .autoComplete { return try autoComplete(input) }
         if operation == .convexHull, command.merge {
-            let all = features.compactMap(\.geometry)
-            let hull = try engine { () throws(EngineError) in try GeometryEngine.convexHull(for: all, shouldMerge: true) }
-            return hull.map { Feature(geometry: $0, properties: [:], id: nil) }
+            return try mergedHull(of: input, with: nil).map { [Feature(geometry: $0, properties: [:], id: nil)] } ?? []
         }
         var results: [Feature] = []
-        for (i, feature) in features.enumerated() {
+        for (i, feature) in input.features.enumerated() {
             guard let g = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
             do {
                 results += try apply(to: g, of: feature)
@@ -48,6 +45,14 @@ struct GeometryOperation {
             }
         }
         return results
+    }
+
+    /// `convex-hull --merge` of a batch: the hull of the batch's geometries and of the hull of the batches before
+    /// (`so far`), exact since the hull of hulls is the hull of all; nil when there is no geometry yet.
+    func mergedHull(of input: FeatureInput, with soFar: Geometry?) throws(CommandError) -> Geometry? {
+        let all = (soFar.map { [$0] } ?? []) + input.features.compactMap(\.geometry)
+        guard !all.isEmpty else { return nil }
+        return try engine { () throws(EngineError) in try GeometryEngine.convexHull(for: all, shouldMerge: true) }.first
     }
 
     /// The features made from one feature's geometry.
