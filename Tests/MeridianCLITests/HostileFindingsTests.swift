@@ -77,6 +77,21 @@ import Meridian
         #expect(raised.status == 0 && raised.stdout.split(separator: ",").count == 4001, "\(raised.stderr)")
         let offset = runCommand(["op", "offset", "-", "--distance", "1e300"], stdin: square)
         #expect(offset.status == 1 && offset.stderr.contains("the offset distance 1e+300 exceeds half the Earth's circumference"))
+        // A unit of 1e-300 m makes 1e300 units one metre, within the Earth bound: the square is then under 1,000
+        // steps of a double at the result's coordinates, and the offset is refused, not drawn as a pentagon.
+        let tiny = runCommand(["op", "offset", "-", "--in-srs", "+proj=tmerc +to_meter=1e-300", "--distance", "1e300",
+                               "-o", out], stdin: square)
+        #expect(tiny.status == 1 && !FileManager.default.fileExists(atPath: out))
+        #expect(tiny.stderr.contains("stdin: feature 0 (line 1): invalid argument: the offset distance 1e+300 dwarfs the geometry: its extent, 10.0, is under 1,000 steps"), "\(tiny.stderr)")
+        // A large offset the coordinates resolve is drawn right: the mitred square grown by D is the square
+        // [-D, 10 + D]², exactly (analytic; every coordinate is an integer a double holds).
+        for d in [1e6, 1.5e7] {
+            let grown = runCommand(["op", "offset", "-", "--in-srs", "EPSG:32614", "--distance", String(d)], stdin: square)
+            #expect(grown.status == 0, "\(grown.stderr)")
+            let polygon = try WKT.decode(grown.stdout, spatialReference: .unspecified).polygon
+            let corners = Set((polygon?.parts.first?.shell ?? []).map { "\($0.x) \($0.y)" })
+            #expect(corners == Set(["\(-d) \(-d)", "\(10 + d) \(-d)", "\(10 + d) \(10 + d)", "\(-d) \(10 + d)"]), "\(grown.stdout)")
+        }
     }
 
     /// Output meridian writes, meridian reads back (item 4): every KML placemark `kml convert` turns into GeoJSON —

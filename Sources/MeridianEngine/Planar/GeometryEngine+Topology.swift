@@ -256,6 +256,26 @@ extension GeometryEngine {
         }
     }
 
+    /// Refuses an offset distance that dwarfs the geometry: the result's coordinates are about M + |d| (M the
+    /// largest coordinate), where doubles step by ulp(M + |d|), and a geometry whose extent is under 1,000 such
+    /// steps collapses there (a 10-unit square offset by 1e300 in a unit of 1e-300 m, which the Earth bound lets
+    /// through, gave a pentagon). The same 1,000 steps as the command line's rule for buffer distances too fine
+    /// for the coordinates.
+    static func requireResolved(_ g: Geometry, atOffset distance: Double) throws(EngineError) {
+        var xMin = Double.infinity, xMax = -Double.infinity, yMin = Double.infinity, yMax = -Double.infinity
+        for c in g.coordinates {
+            xMin = min(xMin, c.x)
+            xMax = max(xMax, c.x)
+            yMin = min(yMin, c.y)
+            yMax = max(yMax, c.y)
+        }
+        let extent = max(xMax - xMin, yMax - yMin)
+        guard extent > 0, extent.isFinite else { return }
+        let scale = max(abs(xMin), abs(xMax), abs(yMin), abs(yMax)) + abs(distance)
+        guard extent < 1000 * scale.ulp else { return }
+        throw .invalidArgument("the offset distance \(distance) dwarfs the geometry: its extent, \(extent), is under 1,000 steps of a double at the result's coordinates (about \(scale), where doubles step by \(scale.ulp))")
+    }
+
     /// A geometry at a constant distance from a polyline or polygon (ArcGIS
     /// `offset(_:byDistance:offsetType:bevelRatio:flattenError:)`).
     ///
@@ -288,6 +308,7 @@ extension GeometryEngine {
         guard abs(distance) * (g.spatialReference.unit?.metersPerUnit ?? 1) <= maximumBufferDistance else {
             throw .invalidArgument("the offset distance \(distance) exceeds half the Earth's circumference")
         }
+        try requireResolved(g, atOffset: distance)
         guard bevelRatio >= 1, bevelRatio.isFinite else { throw .invalidArgument("the bevel ratio must be at least 1, got \(bevelRatio)") }
         guard flattenError > 0, flattenError.isFinite else { throw .invalidArgument("the flatten error must be positive, got \(flattenError)") }
         // Chords per quarter circle so that r·(1 − cos(π/(4q))) ≤ flattenError, capped at 1000.
