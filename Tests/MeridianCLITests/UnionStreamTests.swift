@@ -86,4 +86,46 @@ import Testing
         }
         #expect(vertices >= 2 * BufferOutput.chunkVertices, "the smallest batch has \(vertices) vertices")
     }
+
+    /// The streamed union the CLI writes (`BufferOutput.streamUnion`) of 500 circles that touch nothing, in batches
+    /// of 1, 64 and 500 circles, read back from the file by meridian's own readers: 500 parts, each centre (a
+    /// 1,000 ft lattice, 200 ft circles) inside exactly one part of the WKT, and 500 parts of the GeoJSON's
+    /// MultiPolygon with a count of 500 (a batch's last cluster dropped, or a batch written twice, changes both).
+    @Test(arguments: [1, 64, 500])
+    func aStreamedUnionOfIsolatedPointsHasAPartForEach(batchSize: Int) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sr = try SpatialReference(parsing: "EPSG:32038")
+        let points = (0..<500).map { Coordinate(x: 2_300_000 + Double($0 % 23) * 1_000, y: 450_000 + Double($0 / 23) * 1_000) }
+        let io = CommandIO(readInput: { Data() }, writeOutput: { _ in }, writeError: { _ in })
+        for format in [OutputFormat.wkt, .geoJSON] {
+            let url = folder.appendingPathComponent("u-\(batchSize).\(format == .wkt ? "wkt" : "geojson")")
+            try BufferOutput.streamUnion(
+                of: points, distances: [200], in: sr, parameters: .default, labels: FeatureLabels(name: "test", count: 500),
+                to: OutputFile(path: url.path, format: format), io: io, progress: nil, batchSize: batchSize, overlapped: true)
+            let data = try Data(contentsOf: url)
+            if format == .wkt {
+                let parts = try WKT.decode(String(decoding: data, as: UTF8.self), spatialReference: sr).polygon?.parts ?? []
+                #expect(parts.count == 500, "batch size \(batchSize): \(parts.count) parts")
+                let held = points.map { c in parts.filter { Self.inside(c, $0.shell) }.count }
+                #expect(held.allSatisfy { $0 == 1 }, "batch size \(batchSize): centres held by \(Set(held)) parts")
+            } else {
+                let features = try GeoJSON.decodeFeatures(data)
+                #expect(features.count == 1 && features[0].properties["count"] == .number(500))
+                #expect(features.first?.geometry?.polygon?.parts.count == 500, "batch size \(batchSize)")
+            }
+        }
+    }
+
+    /// Whether `p` lies inside the closed ring (even-odd ray casting, independent of the engine).
+    static func inside(_ p: Coordinate, _ ring: [Coordinate]) -> Bool {
+        var inside = false
+        var j = ring.count - 1
+        for i in ring.indices {
+            let (a, b) = (ring[i], ring[j])
+            if (a.y > p.y) != (b.y > p.y), p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x { inside.toggle() }
+            j = i
+        }
+        return inside
+    }
 }
