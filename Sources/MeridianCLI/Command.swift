@@ -82,7 +82,17 @@ public final class CommandIO: @unchecked Sendable {
     public func progress(_ command: String) -> ProgressLine? {
         guard errorIsTerminal, !quiet else { return nil }
         let write = writeError
-        return ProgressLine(command: command) { try? write(Data($0.utf8)) }
+        return ProgressLine(command: command, delay: Self.progressDelay) { try? write(Data($0.utf8)) }
+    }
+
+    /// Seconds a command runs before its progress line appears: 1, or `MERIDIAN_PROGRESS_DELAY` when it is a
+    /// number from 0 to 86,400 (0 shows the line at once, so a test of the line does not depend on how fast the
+    /// machine runs the command).
+    static var progressDelay: Double {
+        guard let text = ProcessInfo.processInfo.environment["MERIDIAN_PROGRESS_DELAY"], let seconds = Double(text),
+              (0...86_400).contains(seconds)
+        else { return 1 }
+        return seconds
     }
 
     /// Reads all of standard input.
