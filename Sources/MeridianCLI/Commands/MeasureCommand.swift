@@ -11,7 +11,8 @@ public struct MeasureCommand: Command {
     public static let discussion = """
         Measures every feature of INPUT: the length of lines, the area and perimeter of polygons (holes subtracted
         from the area, their rings counted in the perimeter), in meters and square meters, one tab-separated line per
-        feature and a total.
+        feature and a total, each written as it is measured (memory holds the input's bytes and one batch of
+        features).
         """
     /// Examples for `--help`.
     public static let examples = ["meridian measure parcels.geojson --geodesic --json"]

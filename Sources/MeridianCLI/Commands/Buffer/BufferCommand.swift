@@ -19,10 +19,10 @@ public struct BufferCommand: Command {
         Planar: buffers every feature of INPUT in the projected spatial reference --srs (in its unit), one buffer per
         feature or, with --union, one dissolved polygon. Without --union each output feature keeps its input
         feature's properties, and GeoJSON, .geojsons, .wkt and .csv are written as they are computed, a few thousand
-        features at a time (memory does not grow with the input). With --union a large input is unioned and written
-        a batch of separate clusters at a time. GeoJSON vertices go to WGS84 through interpolants checked against
-        PROJ, within 1e-11 degrees (about 1 micrometre) of PROJ's own results, where the projection is one analytic
-        step (EPSG:5070, UTM, ...).
+        features at a time (memory holds the input's bytes and one batch, not every feature). With --union a large
+        input is unioned and written a batch of separate clusters at a time. GeoJSON vertices go to WGS84 through
+        interpolants checked against PROJ, within 1e-11 degrees (about 1 micrometre) of PROJ's own results, where the
+        projection is one analytic step (EPSG:5070, UTM, ...).
 
         Geodesic (--geodesic): every output vertex at the requested distance on the ellipsoid of the input's datum
         (within 1 mm), every edge (straight in longitude/latitude) within --max-deviation of the true curve. Works

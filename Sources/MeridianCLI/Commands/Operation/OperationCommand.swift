@@ -16,7 +16,9 @@ public struct OperationCommand: Command {
         other geometry take it as --with WKT, in the input's spatial reference; predicates print true or false, one
         line per feature. The geodesic shapes (ellipse, sector) are made around each point feature on its spatial
         reference's ellipsoid: lengths in meters, angles in degrees (0 is east, growing clockwise, as in ArcGIS),
-        output in the input's spatial reference.
+        output in the input's spatial reference. Features are read, operated on and written a batch at a time
+        (memory holds the input's bytes and one batch; auto-complete, which needs every polygon at once, holds them
+        all).
         """
     /// Examples for `--help`.
     public static let examples = [
