@@ -114,18 +114,60 @@ enum XMLPrologGuard {
         if b.count >= 2, b[0] == 0x3C, b[1] == 0 { return false }
         var start = 0
         if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { start = 3 }
-        guard b.count >= start + 5, Array(b[start..<start + 5]) == Array("<?xml".utf8) else { return true }
-        var end = start
-        while end + 1 < b.count, !(b[end] == UInt8(ascii: "?") && b[end + 1] == UInt8(ascii: ">")) { end += 1 }
-        let declaration = String(decoding: b[start..<end], as: UTF8.self)
-        guard let r = declaration.range(of: "encoding") else { return true }
-        let rest = declaration[r.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
-        let name = rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " }.lowercased()
+        guard let name = declaredEncoding(b, from: start) else { return true }
         // Only an encoding libxml2 converts to UTF-8 itself turns the UTF-8 check off. For anything else (a garbled
         // declaration `encoding\u{B0}="UTF-8"`, an unknown name `utf-res`, both found by fuzzing) libxml2 falls back
         // to UTF-8 and would hand invalid bytes to XMLParser, which traps on them.
         // Exact names only: a family's prefix alone (`cp125`, found by fuzzing) is unknown to libxml2 too.
         return !Self.convertedEncodings.contains(name)
+    }
+
+    /// The encoding (lower-cased) named by the XML declaration at `start`, read by the XML 1.0 grammar:
+    /// `<?xml` S `version` Eq quoted-version S `encoding` Eq quoted-name, where Eq is `=` with optional white space
+    /// around it. Nil when there is no declaration, it names no encoding, or it strays from the grammar before the
+    /// name: libxml2 then does not take the name either and reads UTF-8 (`<?xml v\x9B…encoding="Shift_JIS"?>`,
+    /// found by fuzzing, turned the UTF-8 check off while libxml2 read the bytes as UTF-8, and XMLParser trapped).
+    static func declaredEncoding(_ b: [UInt8], from start: Int) -> String? {
+        var i = start
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+        func skipSpace() -> Bool {
+            let from = i
+            while i < b.count, isSpace(b[i]) { i += 1 }
+            return i > from
+        }
+        func word(_ w: String) -> Bool {
+            let u = Array(w.utf8)
+            guard i + u.count <= b.count, Array(b[i..<i + u.count]) == u else { return false }
+            i += u.count
+            return true
+        }
+        func equals() -> Bool {
+            _ = skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: "=") else { return false }
+            i += 1
+            _ = skipSpace()
+            return true
+        }
+        /// A quoted value of letters, digits, `.`, `_`, `-` (VersionNum and EncName), or nil.
+        func quoted() -> String? {
+            guard i < b.count, b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'") else { return nil }
+            let quote = b[i]
+            var j = i + 1
+            while j < b.count, b[j] != quote {
+                let c = b[j]
+                let ok = (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A) || c == 0x2E || c == 0x5F
+                    || c == 0x2D
+                guard ok else { return nil }
+                j += 1
+            }
+            guard j < b.count, j > i + 1 else { return nil }
+            defer { i = j + 1 }
+            return String(decoding: b[(i + 1)..<j], as: UTF8.self)
+        }
+        guard word("<?xml"), skipSpace(), word("version"), equals(), quoted() != nil, skipSpace(), word("encoding"),
+              equals(), let name = quoted()
+        else { return nil }
+        return name.lowercased()
     }
 
     /// Encodings (lower-cased) that libxml2 converts to UTF-8 (built in, or through glibc's iconv): a short list,
