@@ -70,18 +70,16 @@ extension HTTPResponse {
         return json(data: data, status: status)
     }
 
-    /// A file download.
+    /// A file download, named per RFC 6266 (see ``DownloadName``).
     /// - Parameters:
     ///   - data: The file's bytes.
     ///   - contentType: Its media type.
-    ///   - filename: The name the browser should save it under.
+    ///   - filename: The name the browser should save it under (any characters: it is sanitised).
     public static func attachment(_ data: Data, contentType: String, filename: String) -> HTTPResponse {
-        let safe = String(filename.unicodeScalars.filter { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 32 }
-            .map(Character.init))
-        return HTTPResponse(
+        HTTPResponse(
             status: 200,
             headers: commonHeaders.merging([
-                "Content-Type": contentType, "Content-Disposition": "attachment; filename=\"\(safe)\"",
+                "Content-Type": contentType, "Content-Disposition": DownloadName(filename).contentDisposition,
             ]) { $1 },
             body: data)
     }

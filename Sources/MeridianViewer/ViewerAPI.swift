@@ -186,37 +186,80 @@ public final class ViewerAPI: Sendable {
         s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
     }
 
-    private func route(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let segments = r.path.split(separator: "/", omittingEmptySubsequences: true).dropFirst().map(String.init)
-        switch (r.method, segments) {
-        case ("GET", ["health"]), ("HEAD", ["health"]):
-            return .json(["ok": "true", "version": ViewerServer.version, "cancelled": String(stopped.cancelled),
-                          "stoppedAtDeadline": String(stopped.atDeadline)])
-        case ("GET", let s) where s.count == 2 && s[0] == "srs":
+    /// One endpoint of the API: the only place a route is declared. 404 (no route has the path) and 405 (routes
+    /// have the path, none the method; `Allow` lists theirs) are derived from the table.
+    struct Route: Sendable {
+        /// The HTTP method, e.g. "POST".
+        let method: String
+        /// The path's segments after `/api/`; `*` matches any one segment (the handler reads it from `segments`).
+        let pattern: [String]
+        /// The largest body accepted, in bytes, from the limits (0: none). A larger one is answered 413.
+        let bodyLimit: @Sendable (ViewerLimits) -> Int
+        /// Answers the request; `segments` are the path's segments after `/api/`.
+        let handler: @Sendable (ViewerAPI, HTTPRequest, _ segments: [String]) throws(APIError) -> HTTPResponse
+
+        /// Whether the path's segments match the pattern.
+        func matches(_ segments: [String]) -> Bool {
+            segments.count == pattern.count && zip(pattern, segments).allSatisfy { $0 == "*" || $0 == $1 }
+        }
+    }
+
+    /// The body limit of every computing (POST) endpoint.
+    private static let requestBody: @Sendable (ViewerLimits) -> Int = { $0.maximumBodySize }
+    /// The body limit of the endpoints that read none.
+    private static let noBody: @Sendable (ViewerLimits) -> Int = { _ in 0 }
+
+    /// Every API endpoint (see the type's documentation for what each answers).
+    static let routes: [Route] = [
+        Route(method: "GET", pattern: ["health"], bodyLimit: noBody) { api, _, _ in api.health() },
+        Route(method: "HEAD", pattern: ["health"], bodyLimit: noBody) { api, _, _ in api.health() },
+        Route(method: "GET", pattern: ["srs", "*"], bodyLimit: noBody) { api, _, s throws(APIError) in
             guard let wkid = Int(s[1]), (1...999_999).contains(wkid) else {
                 throw .badRequest("the spatial reference must be a positive number such as 32038, got '\(s[1])'")
             }
-            return try spatialReferenceResponse(wkid: wkid)
-        case ("POST", ["contains"]):
-            return try contains(r)
-        case ("POST", ["buffer"]):
-            return try buffer(r)
-        case ("POST", ["buffer", "export"]):
-            return try exportBuffers(r)
-        case ("GET", ["kml", "palette"]):
-            return .json(PaletteResponse(icons: KMLPalette.icons, colors: KMLPalette.colors))
-        case ("POST", ["kml"]):
-            return try saveKML(r)
-        case ("POST", ["kml", "open"]):
-            return try openKML(r)
-        case (_, ["health"]), (_, ["contains"]), (_, ["buffer"]), (_, ["buffer", "export"]), (_, ["kml", "palette"]),
-            (_, ["kml"]), (_, ["kml", "open"]):
-            throw APIError(405, "\(r.method) is not allowed on \(r.path)")
-        case (_, let s) where s.count == 2 && s[0] == "srs":
-            throw APIError(405, "\(r.method) is not allowed on \(r.path)")
-        default:
-            throw .notFound("no API endpoint \(r.path)")
+            return try api.spatialReferenceResponse(wkid: wkid)
+        },
+        Route(method: "POST", pattern: ["contains"], bodyLimit: requestBody) { api, r, _ throws(APIError) in
+            try api.contains(r)
+        },
+        Route(method: "POST", pattern: ["buffer"], bodyLimit: requestBody) { api, r, _ throws(APIError) in
+            try api.buffer(r)
+        },
+        Route(method: "POST", pattern: ["buffer", "export"], bodyLimit: requestBody) { api, r, _ throws(APIError) in
+            try api.exportBuffers(r)
+        },
+        Route(method: "GET", pattern: ["kml", "palette"], bodyLimit: noBody) { _, _, _ in
+            .json(PaletteResponse(icons: KMLPalette.icons, colors: KMLPalette.colors))
+        },
+        Route(method: "POST", pattern: ["kml"], bodyLimit: requestBody) { api, r, _ throws(APIError) in
+            try api.saveKML(r)
+        },
+        Route(method: "POST", pattern: ["kml", "open"], bodyLimit: requestBody) { api, r, _ throws(APIError) in
+            try api.openKML(r)
+        },
+    ]
+
+    private func health() -> HTTPResponse {
+        .json(["ok": "true", "version": ViewerServer.version, "cancelled": String(stopped.cancelled),
+               "stoppedAtDeadline": String(stopped.atDeadline)])
+    }
+
+    /// Finds the request's route in `routes` and runs it.
+    private func route(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let segments = r.path.split(separator: "/", omittingEmptySubsequences: true).dropFirst().map(String.init)
+        let candidates = Self.routes.filter { $0.matches(segments) }
+        guard !candidates.isEmpty else { throw .notFound("no API endpoint \(r.path)") }
+        guard let route = candidates.first(where: { $0.method == r.method }) else {
+            var refusal = APIError(405, "\(r.method) is not allowed on \(r.path)").response
+            refusal.headers["Allow"] = candidates.map(\.method).joined(separator: ", ")
+            return refusal
         }
+        let limit = route.bodyLimit(limits)
+        guard r.body.count <= limit else {
+            throw .tooLarge(limit == 0 ? "\(r.method) \(r.path) takes no request body"
+                                      : "request body too large (limit \(limit) bytes)")
+        }
+        return try route.handler(self, r, segments)
     }
 
     // MARK: Decoding
@@ -284,6 +327,8 @@ public final class ViewerAPI: Sendable {
         w.raw(",\"north\":"); w.number(a.north)
         w.raw("},\"boundary\":")
         w.polygon(info.boundary)
+        w.raw(",\"horizon\":")
+        if let horizon = info.horizon { w.polygon(horizon) } else { w.raw("null") }
         if let e = info.boundary.geometry.extent {
             w.raw(",\"extent\":{\"xmin\":"); w.number(e.xMin)
             w.raw(",\"ymin\":"); w.number(e.yMin)
@@ -371,7 +416,7 @@ public final class ViewerAPI: Sendable {
             let all = Multipoint(points.map(\.coordinate), spatialReference: info.spatialReference)
             if let outside = try GeometryEngine.firstVertexOutsideHorizon([all], of: info.spatialReference) {
                 throw APIError.unprocessable("point \(outside.vertexIndex) \(outside.reasonPhrase(for: info.spatialReference))"
-                                             + ": tap within the boundary")
+                                             + ": tap within the projection's horizon")
             }
         } catch let e as APIError {
             throw e
@@ -522,6 +567,9 @@ struct SpatialReferenceInfo: Sendable {
     let areaOfUse: AreaOfUse
     /// The area of use (densified along its edges, so its projected sides follow the curved parallels).
     let boundary: Polygon
+    /// The projection's horizon, the area of use widened by `ProjectionHorizon.margin`, drawn the same way; `nil`
+    /// when the widened box cannot be projected (it reaches a pole the projection cannot map).
+    let horizon: Polygon?
 }
 
 /// Caches spatial references and their projected areas of use (PROJ's database look-ups are slow).
@@ -545,7 +593,9 @@ final class SpatialReferenceCache: @unchecked Sendable {
         } catch {
             throw .unprocessable("cannot project the area of use of EPSG:\(wkid): \(error)")
         }
-        let info = SpatialReferenceInfo(wkid: wkid, spatialReference: sr, areaOfUse: area, boundary: projected)
+        let horizon = try? GeometryEngine.horizonPolygon(of: sr, verticesPerEdge: Self.stepsPerEdge)
+        let info = SpatialReferenceInfo(wkid: wkid, spatialReference: sr, areaOfUse: area, boundary: projected,
+                                        horizon: horizon)
         lock.withLock { cache[wkid] = info }
         return info
     }

@@ -17,9 +17,9 @@ import Testing
         let projected = try GeometryEngine.projectReportingOperations(dallas, into: texas)
         print(projected.operations.first!.accuracy!)            // 7.0 (metres: NAD27→WGS84 Helmert, no NADCON grid)
 
-        // Refuse taps outside the spatial reference's area of use, like the sample.
-        let boundary = try GeometryEngine.areaOfUsePolygon(of: texas)
-        let inside = try GeometryEngine.doesGeometry(boundary, contain: projected.geometry)
+        // Refuse taps where the projection is unreliable: its horizon, the area of use widened by 5° (Meridian's one
+        // rule, the CLI's and the viewer's; GeometryEngine.areaOfUsePolygon(of:) draws the area itself).
+        let inside = try GeometryEngine.isGeometry(projected.geometry, withinHorizonOf: texas)
         print(inside)                                           // true
 
         // Buffer by 10 miles (one polygon per point, or unioned).

@@ -57,6 +57,25 @@ import Testing
         #expect(shell.count == 4 * SpatialReferenceCache.stepsPerEdge + 1)
     }
 
+    /// The page draws where taps are accepted: the horizon's outline, the area of use widened by 5°. What it
+    /// encloses is what `/api/contains` accepts: a point between the two outlines (0.5° south of the box) is
+    /// inside, one 5.5° south is not; Web Mercator's widened box reaches the poles it cannot map, so it has none.
+    @Test func theHorizonOutlineEnclosesWhatContainsAccepts() throws {
+        let o = try object(api.handle(HTTPRequest(method: "GET", path: "/api/srs/32038")))
+        let horizon = try #require(o["horizon"] as? [String: Any])
+        let shell = try #require((horizon["parts"] as? [[String: Any]])?.first?["shell"] as? [[Double]])
+        let texas = try SpatialReference(wkid: 32038)
+        let outline = Polygon(shell: shell.map { Coordinate(x: $0[0], y: $0[1]) }, spatialReference: texas)
+        for (latitude, inside) in [(31.72 - 0.5, true), (31.72 - 5.5, false), (34.58 + 4.9, true), (34.58 + 5.1, false)] {
+            let p = try GeometryEngine.project(Point(latitude: latitude, longitude: -98.5), into: texas)
+            #expect(try GeometryEngine.doesGeometry(outline, contain: p) == inside, "latitude \(latitude)")
+            let r = post("/api/contains", #"{"wkid":32038,"x":\#(p.x),"y":\#(p.y)}"#)
+            #expect(try object(r)["inside"] as? Bool == inside, "latitude \(latitude)")
+        }
+        let mercator = try object(api.handle(HTTPRequest(method: "GET", path: "/api/srs/3857")))
+        #expect(mercator["horizon"] is NSNull)
+    }
+
     /// Containment is the engine's horizon (the command line's rule): a polar spatial reference contains its pole
     /// (EPSG:3413, 32661 and 5041 answered 422 "Ring Self-intersection" when the projected box was tested, and
     /// EPSG:3031 called the South Pole outside), Houston (2° south of EPSG:32038's box) is inside, Miami (14° east
@@ -178,7 +197,8 @@ import Testing
                      #"{"points":[{"x":1700000,"y":400000},{"x":1750000,"y":400000}],"radiiMiles":[10,20],"format":"geojson"}"#)
         #expect(r.status == 200)
         #expect(r.header("Content-Type") == "application/geo+json")
-        #expect(r.header("Content-Disposition") == #"attachment; filename="buffers.geojson""#)
+        #expect(r.header("Content-Disposition")
+            == #"attachment; filename="buffers.geojson"; filename*=UTF-8''buffers.geojson"#)
         let features = try GeoJSON.decodeFeatures(r.body)
         #expect(features.count == 2)
         #expect(features[1].properties["radiusMiles"] == .number(20))
@@ -228,7 +248,7 @@ import Testing
         let r = api.handle(HTTPRequest(method: "POST", path: "/api/kml", body: Data(body.utf8)))
         #expect(r.status == 200)
         #expect(r.header("Content-Type") == "application/vnd.google-earth.kmz")
-        #expect(r.header("Content-Disposition") == #"attachment; filename="Trip.kmz""#)
+        #expect(r.header("Content-Disposition") == #"attachment; filename="Trip.kmz"; filename*=UTF-8''Trip.kmz"#)
         #expect(r.body.prefix(2) == Data("PK".utf8))
         let dataset = try KMLDataset(data: r.body)
         #expect(dataset.document.name == "Trip")
@@ -306,7 +326,7 @@ import Testing
             """#
         let r = post(api, "/api/kml", body)
         #expect(r.status == 200, "\(String(decoding: r.body, as: UTF8.self))")
-        #expect(r.header("Content-Disposition") == #"attachment; filename="edits.kmz""#)
+        #expect(r.header("Content-Disposition") == #"attachment; filename="edits.kmz"; filename*=UTF-8''edits.kmz"#)
         let saved = try KMLDataset(data: r.body)
         #expect(saved.document.name == "Edits")
         #expect(saved.document.styles.count == 1)
@@ -481,6 +501,39 @@ import Testing
         #expect(api.handle(HTTPRequest(method: "DELETE", path: "/api/kml")).status == 405)
         #expect(api.handle(HTTPRequest(method: "GET", path: "/api/nothing")).status == 404)
         #expect(try error(api.handle(HTTPRequest(method: "GET", path: "/api/nothing"))).contains("/api/nothing"))
+        #expect(try error(api.handle(HTTPRequest(method: "PUT", path: "/api/buffer")))
+            == "PUT is not allowed on /api/buffer")
+        #expect(api.handle(HTTPRequest(method: "POST", path: "/api/srs/32038")).status == 405)
+        #expect(api.handle(HTTPRequest(method: "GET", path: "/api/srs/32038/extra")).status == 404)
+        #expect(api.handle(HTTPRequest(method: "HEAD", path: "/api/health")).status == 200)
+        #expect(api.handle(HTTPRequest(method: "HEAD", path: "/api/kml/palette")).status == 405)
+    }
+
+    /// Every route of the table answers its method and refuses the others with 405 and an `Allow` naming the
+    /// table's methods for that path; a body over the route's limit is refused with 413.
+    @Test func routesComeFromOneTable() throws {
+        let paths = Dictionary(grouping: ViewerAPI.routes) { $0.pattern.map { $0 == "*" ? "32038" : $0 }.joined(separator: "/") }
+        #expect(paths.keys.sorted() == ["buffer", "buffer/export", "contains", "health", "kml", "kml/open", "kml/palette",
+                                        "srs/32038"])
+        for (path, routes) in paths {
+            let allowed = Set(routes.map(\.method))
+            for method in ["GET", "HEAD", "POST", "PUT", "DELETE"] {
+                let r = api.handle(HTTPRequest(method: method, path: "/api/" + path, body: method == "POST" ? Data("{}".utf8) : Data()))
+                if allowed.contains(method) {
+                    #expect(r.status != 405 && r.status != 404, "\(method) /api/\(path)")
+                } else {
+                    #expect(r.status == 405, "\(method) /api/\(path)")
+                    #expect(r.header("Allow") == routes.map(\.method).joined(separator: ", "), "\(method) /api/\(path)")
+                }
+            }
+        }
+        let withBody = api.handle(HTTPRequest(method: "GET", path: "/api/health", body: Data("x".utf8)))
+        #expect(withBody.status == 413)
+        #expect(try error(withBody) == "GET /api/health takes no request body")
+        let small = ViewerAPI(site: Self.site, limits: ViewerLimits(maximumBodySize: 10))
+        let tooLarge = small.handle(HTTPRequest(method: "POST", path: "/api/contains", body: Data(#"{"x":1,"y":22222}"#.utf8)))
+        #expect(tooLarge.status == 413)
+        #expect(try error(tooLarge) == "request body too large (limit 10 bytes)")
     }
 
     @Test func paletteHasTheSamplesSevenIconsAndFourteenColors() throws {
@@ -505,8 +558,9 @@ import Testing
 
     @Test func bundledSiteHasBothPagesTheirDataAndIcons() throws {
         let site = try StaticSite.bundled()
-        for path in ["/index.html", "/buffers.html", "/kml.html", "/js/map.js", "/js/buffers.js", "/js/kml.js",
-                     "/css/viewer.css", "/data/texas-32038.json", "/data/world-3857.json",
+        for path in ["/index.html", "/buffers.html", "/kml.html", "/js/map.js", "/js/page.js", "/js/basemap.js",
+                     "/js/buffers.js", "/js/kml.js", "/css/viewer.css", "/data/texas-32038.json",
+                     "/data/texas-32038-detail.json", "/data/world-3857.json", "/data/world-3857-detail.json",
                      "/data/LICENSES/ATTRIBUTION.md"]
         {
             #expect(site.files[path] != nil, "\(path)")
@@ -515,7 +569,8 @@ import Testing
             let png = try #require(site.files["/icons/\(icon.file)"])
             #expect(png.data.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
         }
+        // The page is loaded into memory: about 1.9 MB of basemap (four files, docs/viewer.md) and 0.1 MB else.
         let total = site.files.values.reduce(0) { $0 + $1.data.count }
-        #expect(total < 2 << 20)
+        #expect(total < 5 << 19)
     }
 }

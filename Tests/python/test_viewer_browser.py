@@ -28,7 +28,7 @@ SHOTS = ARTIFACTS / "screenshots"
 STATUS = {
     "add": "Tap on the map to add buffers.",
     "created": "Buffer created.",
-    "outside": "Tap within the boundary to add buffer.",
+    "outside": "Tap within the projection's horizon (dotted: the area of use widened by 5°) to add buffer.",
     "invalid": "Enter a value between 0 and 300 to create a buffer.",
 }
 
@@ -122,6 +122,7 @@ def test_page1_buffers_union_clear_and_messages(browser, viewer, extent):
     wait(d, lambda d: d.execute_script("return document.body.dataset.ready") == "1", message="page ready")
     assert status(d) == STATUS["add"]
     assert count(d, "#boundary") == 1
+    assert count(d, "#horizon") == 1
     assert "GeoNames" in d.find_element(By.ID, "attribution").text
     assert count(d, ".city") > 100
     shot(d, "page1-start")
@@ -135,6 +136,14 @@ def test_page1_buffers_union_clear_and_messages(browser, viewer, extent):
     wait(d, lambda d: status(d) == STATUS["outside"], message="out-of-bounds status")
     shot(d, "page1-out-of-bounds")
     assert d.find_element(By.ID, "radius-dialog").get_attribute("open") is None
+    # Between the red dashed area of use and the dotted horizon (about 0.5° south of the area of use): accepted,
+    # as the command line accepts it; the dialog opens, and Cancel adds nothing.
+    click_world(d, *at(extent, 0.5, -0.08))
+    wait(d, lambda d: d.find_element(By.ID, "radius-dialog").get_attribute("open") is not None,
+         message="radius dialog for a tap inside the horizon")
+    d.find_element(By.ID, "radius-cancel").click()
+    idle(d)
+    assert count(d, "circle.tap-point") == 0
     for _ in range(4):
         zoom["Zoom in"].click()
 

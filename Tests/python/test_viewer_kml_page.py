@@ -78,12 +78,12 @@ def test_radius_takes_plain_decimals_and_refuses_invisible_buffers(browser, view
 def test_dark_basemap_is_the_kml_pages_default_and_the_status_bar_does_not_cover_the_map(browser, viewer):
     d = browser
     d.get(viewer.url + "kml.html")
-    wait(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".country")) > 0, message="basemap drawn")
+    wait(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".bm-land")) > 0, message="basemap drawn")
 
     def colours():
         return d.execute_script(
             "return [getComputedStyle(document.getElementById('map-wrap')).backgroundColor,"
-            " getComputedStyle(document.querySelector('.country')).fill]")
+            " getComputedStyle(document.querySelector('.bm-land')).fill]")
 
     def luminance(rgb):
         r, g, b = [int(v) for v in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3]]

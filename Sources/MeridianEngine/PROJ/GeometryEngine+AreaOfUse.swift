@@ -14,6 +14,39 @@ extension GeometryEngine {
         guard let area = spatialReference.areaOfUse else {
             throw .proj("PROJ's database has no area of use for \(spatialReference)")
         }
+        return try boxPolygon(area, in: spatialReference, verticesPerEdge: verticesPerEdge)
+    }
+
+    /// The projection's horizon of a spatial reference as a polygon in that spatial reference: the area of use widened
+    /// by ``ProjectionHorizon/margin`` (``ProjectionHorizon/widenedAreaOfUse``), densified and projected like
+    /// ``areaOfUsePolygon(of:verticesPerEdge:)``. It outlines where ``firstVertexOutsideHorizon(_:of:)`` accepts
+    /// points by their longitude and latitude; the rule's round trip may still refuse a point inside it.
+    /// - Parameters:
+    ///   - spatialReference: A spatial reference with a known area of use.
+    ///   - verticesPerEdge: Vertices on each side of the box, 1…10,000 (default 64).
+    /// - Returns: The boundary polygon, counter-clockwise.
+    /// - Throws: `EngineError.projectionFailed` when the widened box cannot be projected (it reaches a pole that the
+    ///   projection cannot map, as Web Mercator's), `.proj` when no area is known.
+    public static func horizonPolygon(of spatialReference: SpatialReference, verticesPerEdge: Int = 64)
+        throws(EngineError) -> Polygon
+    {
+        guard let area = ProjectionHorizon(of: spatialReference).widenedAreaOfUse else {
+            throw .proj("PROJ's database has no area of use for \(spatialReference)")
+        }
+        let polygon = try boxPolygon(area, in: spatialReference, verticesPerEdge: verticesPerEdge)
+        // A vertex beyond the largest projected coordinate is a singularity PROJ did not report (PROJ 9.1 maps Web
+        // Mercator's pole to 2.4e8 m), where the horizon's rule refuses points: there is no outline to draw.
+        let limit = spatialReference.unit.map { maximumProjectedCoordinate / $0.metersPerUnit } ?? maximumProjectedCoordinate
+        for c in polygon.parts[0].shell where !(abs(c.x) <= limit && abs(c.y) <= limit) {
+            throw .projectionFailed("the horizon of \(spatialReference.name) reaches a singularity of its projection")
+        }
+        return polygon
+    }
+
+    /// A WGS84 longitude/latitude box with `verticesPerEdge` vertices on each side, projected into `spatialReference`.
+    private static func boxPolygon(_ area: AreaOfUse, in spatialReference: SpatialReference, verticesPerEdge: Int)
+        throws(EngineError) -> Polygon
+    {
         let n = max(1, min(verticesPerEdge, 10_000))
         let east = area.west <= area.east ? area.east : area.east + 360
         func lerp(_ a: Double, _ b: Double, _ i: Int) -> Double { a + (b - a) * Double(i) / Double(n) }

@@ -2,7 +2,9 @@
 // containment, buffering, union and export are done by the Swift API.
 "use strict";
 
-import { MapView, api, download, flatRingsPath, polygonRings, ringsPath, svg } from "./map.js";
+import { Basemap } from "./basemap.js";
+import { MapView, api, download, polygonRings, ringsPath, svg } from "./map.js";
+import { $, busy, setStatus } from "./page.js";
 
 const WKID = 32038;
 const MAX_RADIUS = 300;
@@ -13,14 +15,12 @@ const PLAIN_DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/;
 const Status = {
   addPoints: "Tap on the map to add buffers.",
   bufferCreated: "Buffer created.",
-  outOfBoundsTap: "Tap within the boundary to add buffer.",
+  outOfBoundsTap: "Tap within the projection's horizon (dotted: the area of use widened by 5°) to add buffer.",
   invalidInput: "Enter a value between 0 and 300 to create a buffer.",
   tooSmall: "A buffer under 0.01 miles (53 ft) would be too small to see: enter at least 0.01.",
   noPoints: "Add a point to draw the buffers.",
 };
 
-const $ = (id) => document.getElementById(id);
-const statusLine = $("status");
 const dialog = $("radius-dialog");
 const radiusInput = $("radius");
 const unionBox = $("union");
@@ -30,34 +30,31 @@ const state = {
   points: [], // {x, y, radius}
   pendingTap: null,
   drawSerial: 0,
-  pending: 0,
   lastResult: { planar: null, geodesic: null },
 };
 
-function setStatus(text, kind = "") {
-  statusLine.textContent = text;
-  statusLine.dataset.kind = kind;
-}
-
-function busy(delta) {
-  state.pending += delta;
-  document.body.dataset.pending = String(state.pending);
-}
-
-const map = new MapView($("map"), { onClick: (x, y) => tapped(x, y), minScale: 1e-6, maxScale: 1 });
+// From North America (1 px = 25,000 ft) to 1 px = 1 ft.
+const map = new MapView($("map"), { onClick: (x, y) => tapped(x, y), minScale: 4e-5, maxScale: 1,
+  obstacles: [$("zoom"), $("legend"), $("attribution")] });
 map.addControls($("zoom"));
-window.meridianViewer = { map, state, Status };
+const basemap = new Basemap(map, "/data/texas-32038.json");
+window.meridianViewer = { map, state, Status, basemap };
 
-// Layer order (bottom to top).
-for (const name of ["states", "texas", "counties", "boundary", "buffers-planar", "buffers-geodesic"]) map.worldLayer(name);
-for (const name of ["cities", "points"]) map.screenLayer(name);
+// Layer order (bottom to top), above the basemap's.
+for (const name of ["boundary", "buffers-planar", "buffers-geodesic"]) map.worldLayer(name);
+map.screenLayer("points");
 
 async function load() {
   busy(+1);
   try {
-    const [basemap, srs] = await Promise.all([fetch("/data/texas-32038.json").then((r) => r.json()), api(`/api/srs/${WKID}`)]);
-    drawBasemap(basemap);
+    const [, srs] = await Promise.all([basemap.load(), api(`/api/srs/${WKID}`)]);
     $("srs-name").textContent = `${srs.name} (EPSG:${srs.wkid}), ${srs.unit}`;
+    // Where taps are accepted (the engine's rule, the command line's too): the projection's horizon, dotted, around
+    // the area of use, red dashed as in the sample.
+    if (srs.horizon) {
+      const horizonPath = svg("path", { d: ringsPath(polygonRings(srs.horizon)), class: "horizon" }, map.worldLayer("boundary"));
+      horizonPath.id = "horizon";
+    }
     const boundaryPath = svg("path", { d: ringsPath(polygonRings(srs.boundary)), class: "boundary" }, map.worldLayer("boundary"));
     boundaryPath.id = "boundary";
     const e = srs.extent;
@@ -68,26 +65,6 @@ async function load() {
     setStatus(`Could not load the map: ${error.message}`, "error");
   } finally {
     busy(-1);
-  }
-}
-
-function drawBasemap(basemap) {
-  const { states, counties, cities } = basemap.layers;
-  for (const s of states) {
-    const layer = s.n === "Texas" ? map.worldLayer("texas") : map.worldLayer("states");
-    const p = svg("path", { d: flatRingsPath(s.r), class: s.n === "Texas" ? "state texas" : "state" }, layer);
-    p.appendChild(svg("title")).textContent = s.n;
-  }
-  const countyLayer = map.worldLayer("counties");
-  // One path for all counties: 254 outlines drawn in a single element keep panning smooth.
-  svg("path", { d: counties.map((c) => flatRingsPath(c.r)).join(""), class: "county" }, countyLayer);
-  // Cities, largest first: a name is shown where it does not overlap a larger city's (see MapView.addMarker).
-  for (const c of cities) {
-    const g = svg("g", { class: "city" });
-    svg("circle", { r: c.p >= 100000 ? 3.5 : 2.5 }, g);
-    const label = svg("text", { x: 5, y: -4 }, g);
-    label.textContent = c.n;
-    map.addMarker("cities", g, c.x, c.y, 0, 0, 0, { width: 8 + 6.4 * c.n.length, height: 16 });
   }
 }
 
@@ -167,9 +144,9 @@ async function drawBuffers(successStatus) {
   updateButtons();
   drawPoints();
   const wanted = modes();
-  document.body.classList.toggle("with-geodesic", wanted.includes("geodesic"));
   if (state.points.length === 0) {
     for (const m of ["planar", "geodesic"]) map.clearLayer(`buffers-${m}`);
+    updateLegend();
     return;
   }
   busy(+1);
@@ -194,10 +171,20 @@ async function drawBuffers(successStatus) {
         svg("path", { d: ringsPath(polygonRings(polygon)), class: `buffer ${m}`, "data-mode": m }, layer);
       }
     });
+    updateLegend();
+    // A successful drawing replaces whatever the line said before (a rejected radius's warning too).
     if (errors.length) setStatus(`Could not draw the buffers (${errors.join("; ")})`, "error");
-    else if (successStatus) setStatus(successStatus);
+    else setStatus(successStatus || Status.addPoints);
   } finally {
     busy(-1);
+  }
+}
+
+/** The legend lists the buffers on the map, and only those (and always the area of use). */
+function updateLegend() {
+  for (const m of ["planar", "geodesic"]) {
+    const drawn = map.worldLayer(`buffers-${m}`).childElementCount > 0;
+    document.body.classList.toggle(`with-${m}`, drawn);
   }
 }
 
@@ -227,6 +214,7 @@ $("clear").addEventListener("click", () => {
   state.points = [];
   state.drawSerial++;
   for (const m of ["planar", "geodesic"]) map.clearLayer(`buffers-${m}`);
+  updateLegend();
   drawPoints();
   updateButtons();
   setStatus(Status.addPoints);

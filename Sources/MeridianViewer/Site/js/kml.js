@@ -5,10 +5,10 @@
 // so what the page does not show (folders, overlays, network links, descriptions, …) is saved as it was.
 "use strict";
 
-import { MapView, api, download, flatRingsPath, ringsPath, svg } from "./map.js";
+import { Basemap } from "./basemap.js";
+import { MapView, api, download, ringsPath, svg } from "./map.js";
+import { $, busy, setStatus } from "./page.js";
 
-const $ = (id) => document.getElementById(id);
-const statusLine = $("status");
 const choiceDialog = $("choice-dialog");
 const WORLD = 20037508.342789244;
 
@@ -20,40 +20,23 @@ const state = {
   placemarks: [],
   sketch: null, // {type, style, coordinates, undo, redo, selected, target?: index of the placemark edited}
   opened: null, // {bytes, name, deleted: [ids], unmodeled}
-  pending: 0,
 };
 
-function setStatus(text, kind = "") {
-  statusLine.textContent = text;
-  statusLine.dataset.kind = kind;
-}
-
-function busy(delta) {
-  state.pending += delta;
-  document.body.dataset.pending = String(state.pending);
-}
-
-const map = new MapView($("map"), { onClick: (x, y, e) => clicked(x, y, e), onPointerDown: (e) => sketchPointerDown(e), minScale: 1e-7, maxScale: 10 });
+// From the whole world (1 px = 65 km) to 1 px = 10 cm.
+const map = new MapView($("map"), { onClick: (x, y, e) => clicked(x, y, e), onPointerDown: (e) => sketchPointerDown(e), minScale: 1.5e-5, maxScale: 10,
+  obstacles: [$("zoom"), $("attribution")] });
 map.addControls($("zoom"));
-window.meridianViewer = { map, state };
+const basemap = new Basemap(map, "/data/world-3857.json");
+window.meridianViewer = { map, state, basemap };
 
-for (const name of ["countries", "states", "opened-areas", "areas", "lines", "sketch"]) map.worldLayer(name);
-for (const name of ["cities", "opened-icons", "icons", "sketch-vertices"]) map.screenLayer(name);
+for (const name of ["opened-areas", "areas", "lines", "sketch"]) map.worldLayer(name);
+for (const name of ["opened-icons", "icons", "sketch-vertices"]) map.screenLayer(name);
 
 async function load() {
   busy(+1);
   try {
-    const [basemap, palette] = await Promise.all([fetch("/data/world-3857.json").then((r) => r.json()), api("/api/kml/palette")]);
+    const [, palette] = await Promise.all([basemap.load(), api("/api/kml/palette")]);
     state.palette = palette;
-    const { countries, states, cities } = basemap.layers;
-    svg("path", { d: countries.map((c) => flatRingsPath(c.r)).join(""), class: "country" }, map.worldLayer("countries"));
-    svg("path", { d: states.map((s) => flatRingsPath(s.r)).join(""), class: "us-state" }, map.worldLayer("states"));
-    for (const c of cities) {
-      const g = svg("g", { class: "city" });
-      svg("circle", { r: 2.5 }, g);
-      svg("text", { x: 5, y: -4 }, g).textContent = c.n;
-      map.addMarker("cities", g, c.x, c.y, 0, 0, 0, { width: 8 + 6.4 * c.n.length, height: 16 });
-    }
     // The contiguous United States, as the page's starting view.
     map.fit(-14000000, 2800000, -7400000, 6500000, 10);
     setStatus("Tap Add to sketch a point, a polyline or a polygon.");
@@ -469,7 +452,10 @@ function updateToolbar() {
   $("restyle").hidden = !(editing && editable);
   $("delete-placemark").hidden = !editing;
   $("reset").disabled = sketching;
+  // The file input hides inside its label: the label shows (and takes) the disabled state.
   $("open").disabled = sketching;
+  $("open-label").classList.toggle("disabled", sketching);
+  $("open-label").setAttribute("aria-disabled", String(sketching));
   $("save").disabled = sketching || (state.placemarks.length === 0 && !state.opened);
 }
 

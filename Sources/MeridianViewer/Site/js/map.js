@@ -48,6 +48,34 @@ export function polygonRings(polygon) {
   return rings;
 }
 
+/** Candidate boxes ([left, top, right, bottom] in pixels, with the place of the text) for a label at px, py. */
+function labelBoxes(label, px, py) {
+  const { width: w, height: h } = label;
+  if (label.kind === "area") return [withBox([px - w / 2 - 2, py - h / 2 - 2, px + w / 2 + 2, py + h / 2 + 2], "area")];
+  if (!label.kind) return [withBox([px - 4, py - h, px + w, py + 4], null)]; // a marker with a fixed label
+  return [
+    withBox([px - 3, py - h - 3, px + w + 8, py + 3], "ne"),
+    withBox([px - 3, py - 3, px + w + 8, py + h + 3], "se"),
+    withBox([px - w - 8, py - h - 3, px + 3, py + 3], "nw"),
+    withBox([px - w - 8, py - 3, px + 3, py + h + 3], "sw"),
+  ];
+}
+
+function withBox(box, place) {
+  return { box, place };
+}
+
+/** Puts a label's text where its chosen box is (relative to the label's anchor point). */
+function placeText(text, place) {
+  if (!place || place === "area" || text.dataset.place === place) return;
+  const right = place[1] === "e";
+  const below = place[0] === "s";
+  text.setAttribute("x", right ? 5 : -5);
+  text.setAttribute("y", below ? 12 : -4);
+  text.setAttribute("text-anchor", right ? "start" : "end");
+  text.dataset.place = place;
+}
+
 export class MapView {
   /**
    * @param {SVGSVGElement} element the <svg> to draw into
@@ -62,11 +90,15 @@ export class MapView {
     this.scale = 1; // pixels per world unit
     this.tx = 0;
     this.ty = 0;
+    /** Elements over the map (controls, legend, attribution): no label is placed under them. */
+    this.obstacles = options.obstacles || [];
     this.minScale = options.minScale || 1e-9;
     this.maxScale = options.maxScale || 1e3;
     this.world = svg("g", { class: "world" }, element);
     this.screen = svg("g", { class: "screen" }, element);
     this.markers = []; // {element, x, y, dx, dy}
+    this.screenOffset = [0, 0]; // how far the screen layers are moved by a pan since the last apply()
+    this.laidOut = { scale: NaN, tx: 0, ty: 0 }; // the view the markers were last placed for
     this.worldLayers = new Map();
     this.screenLayers = new Map();
     this.home = null;
@@ -87,16 +119,34 @@ export class MapView {
   }
 
   /**
-   * Places an element (circle, image, text, g) at a world position, offset by dx, dy pixels. A marker with a
-   * `label` box ({width, height} in pixels, drawn right of and above the position) is only shown where it does not
-   * overlap a label placed before it: add labelled markers in order of importance.
+   * Places an element (circle, image, text, g) at a world position, offset by dx, dy pixels, shown from minScale on.
+   * A marker with a `label` ({width, height} in pixels, drawn right of and above the position) is only shown where
+   * it does not overlap a label placed before it: add labelled markers in order of importance.
    */
   addMarker(layerName, element, x, y, dx = 0, dy = 0, minScale = 0, label = null) {
     this.screenLayer(layerName).appendChild(element);
-    const marker = { element, x, y, dx, dy, minScale, layer: layerName, label };
+    const marker = { element, x, y, dx, dy, minScale, maxScale: Infinity, layer: layerName, label };
     this.markers.push(marker);
     this.placeMarker(marker);
     return element;
+  }
+
+  /**
+   * A name on the map (a <g> holding a <text>, and for a point a dot), shown between minScale and maxScale where it
+   * fits: a point's name is tried right-above, right-below, left-above and left-below its dot, an area's name is
+   * centred on its position, and a name is hidden where it would overlap one placed before it or be cut by the
+   * map's edge. Add names in order of importance.
+   * @param {{kind: "point"|"area", minScale?: number, maxScale?: number}} options
+   */
+  addLabel(layerName, group, text, x, y, options) {
+    this.screenLayer(layerName).appendChild(group);
+    // Measured once, as drawn (about 7 px a character if the browser cannot tell yet).
+    const width = Math.ceil(text.getComputedTextLength()) || 7 * text.textContent.length;
+    const marker = { element: group, x, y, dx: 0, dy: 0, minScale: options.minScale || 0, maxScale: options.maxScale || Infinity,
+      layer: layerName, label: { width, height: options.height || 13, kind: options.kind, text } };
+    this.markers.push(marker);
+    this.placeMarker(marker);
+    return group;
   }
 
   /** Removes every child of a layer (world or screen) and forgets its markers. */
@@ -149,24 +199,52 @@ export class MapView {
 
   placeMarker(m) {
     const [px, py] = this.toScreen(m.x, m.y);
-    m.element.setAttribute("transform", `translate(${(px + m.dx).toFixed(1)} ${(py + m.dy).toFixed(1)})`);
-    m.element.style.display = this.scale >= m.minScale ? "" : "none";
+    const [ox, oy] = this.screenOffset;
+    m.element.setAttribute("transform", `translate(${(px + m.dx - ox).toFixed(1)} ${(py + m.dy - oy).toFixed(1)})`);
+    m.element.style.display = this.scale >= m.minScale && this.scale < m.maxScale ? "" : "none";
   }
 
+  /**
+   * Shows a pan (same scale, new tx/ty) without placing every marker and label again: the screen layers move as
+   * one (a transform on their group) until the next apply(), which the end of the gesture makes.
+   */
+  pan() {
+    if (this.laidOut.scale !== this.scale) return this.apply();
+    this.world.setAttribute("transform", `matrix(${this.scale} 0 0 ${-this.scale} ${this.tx} ${this.ty})`);
+    this.screenOffset = [this.tx - this.laidOut.tx, this.ty - this.laidOut.ty];
+    this.screen.setAttribute("transform", `translate(${this.screenOffset[0]} ${this.screenOffset[1]})`);
+    if (this.onViewChange) this.onViewChange();
+  }
+
+  /** Applies the view: the world layers' transform, every marker's place and which labels fit. */
   apply() {
     this.world.setAttribute("transform", `matrix(${this.scale} 0 0 ${-this.scale} ${this.tx} ${this.ty})`);
+    this.screenOffset = [0, 0];
+    this.screen.removeAttribute("transform");
+    this.laidOut = { scale: this.scale, tx: this.tx, ty: this.ty };
     const { width, height } = this.size();
-    const placed = [];
+    const origin = this.element.getBoundingClientRect();
+    const placed = this.obstacles.map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0)
+      .map((r) => [r.left - origin.left, r.top - origin.top, r.right - origin.left, r.bottom - origin.top]);
+    const free = (box) => box[0] >= 0 && box[2] <= width && box[1] >= 0 && box[3] <= height
+      && !placed.some((b) => b[0] < box[2] && box[0] < b[2] && b[1] < box[3] && box[1] < b[3]);
     for (const m of this.markers) {
-      this.placeMarker(m);
-      if (!m.label || m.element.style.display === "none") continue;
+      if (!m.label) {
+        this.placeMarker(m);
+        continue;
+      }
+      // Whole labels only: one that would be cut by the map's edge or cover another is hidden, not clipped. Only
+      // the shown ones are moved (fewer style changes for the browser to apply).
       const [px, py] = this.toScreen(m.x, m.y);
-      const box = [px - 4, py - m.label.height, px + m.label.width, py + 4];
-      // Whole labels only: one that would be cut by the map's edge is hidden, not clipped.
-      const visible = box[0] >= 0 && box[2] <= width && box[1] >= 0 && box[3] <= height;
-      const free = visible && !placed.some((b) => b[0] < box[2] && box[0] < b[2] && b[1] < box[3] && box[1] < b[3]);
-      if (free) placed.push(box);
-      m.element.style.display = free ? "" : "none";
+      const inRange = this.scale >= m.minScale && this.scale < m.maxScale;
+      const box = inRange ? labelBoxes(m.label, px, py).find((candidate) => free(candidate.box)) : null;
+      if (!box) {
+        if (m.element.style.display !== "none") m.element.style.display = "none";
+        continue;
+      }
+      placed.push(box.box);
+      if (m.label.text) placeText(m.label.text, box.place);
+      this.placeMarker(m);
     }
     if (this.onViewChange) this.onViewChange();
   }
@@ -191,13 +269,14 @@ export class MapView {
       }
       this.tx = drag.tx + dx;
       this.ty = drag.ty + dy;
-      this.apply();
+      this.pan();
     });
     const end = (e) => {
       if (!drag || e.pointerId !== drag.id) return;
       const wasDrag = drag.moved;
       drag = null;
       el.classList.remove("panning");
+      if (wasDrag) this.apply(); // labels placed for where the pan ended
       if (!wasDrag && this.onClick && e.type === "pointerup") {
         const r = el.getBoundingClientRect();
         const [x, y] = this.toWorld(e.clientX - r.left, e.clientY - r.top);
@@ -270,9 +349,7 @@ export async function download(path, body, fallbackName) {
     }
     throw new Error(message);
   }
-  const disposition = response.headers.get("Content-Disposition") || "";
-  const match = /filename="([^"]+)"/.exec(disposition);
-  const name = match ? match[1] : fallbackName;
+  const name = dispositionName(response.headers.get("Content-Disposition") || "") || fallbackName;
   const blob = await response.blob();
   const url = URL.createObjectURL(blob);
   const a = document.createElement("a");
@@ -283,4 +360,21 @@ export async function download(path, body, fallbackName) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10000);
   return { name, size: blob.size };
+}
+
+/**
+ * The file name of a Content-Disposition header (RFC 6266): the UTF-8 `filename*` when there is one, else the
+ * ASCII `filename`; null when neither.
+ */
+export function dispositionName(header) {
+  const extended = /filename\*=UTF-8''([^;\s]+)/i.exec(header);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[1]);
+    } catch {
+      /* malformed percent-encoding: fall back to the ASCII name */
+    }
+  }
+  const plain = /filename="([^"]*)"/.exec(header);
+  return plain && plain[1] ? plain[1] : null;
 }
