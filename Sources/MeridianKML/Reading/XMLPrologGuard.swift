@@ -124,7 +124,7 @@ enum XMLPrologGuard {
 
     /// The encoding (lower-cased) named by the XML declaration at `start`, read by the XML 1.0 grammar:
     /// `<?xml` S `version` Eq quoted-version S `encoding` Eq quoted-name, where Eq is `=` with optional white space
-    /// around it. Nil when there is no declaration, it names no encoding, or it strays from the grammar before the
+    /// around it and the version is a digit, a dot and digits. Nil when there is no declaration, it names no encoding, or it strays from the grammar before the
     /// name: libxml2 then does not take the name either and reads UTF-8 (`<?xml v\x9B…encoding="Shift_JIS"?>`,
     /// found by fuzzing, turned the UTF-8 check off while libxml2 read the bytes as UTF-8, and XMLParser trapped).
     static func declaredEncoding(_ b: [UInt8], from start: Int) -> String? {
@@ -164,8 +164,12 @@ enum XMLPrologGuard {
             defer { i = j + 1 }
             return String(decoding: b[(i + 1)..<j], as: UTF8.self)
         }
-        guard word("<?xml"), skipSpace(), word("version"), equals(), quoted() != nil, skipSpace(), word("encoding"),
-              equals(), let name = quoted()
+        // The version as libxml2 reads one (a digit, a dot, digits; `version="180"` was found by fuzzing: libxml2
+        // then ignored the encoding too): anything else leaves the UTF-8 check on.
+        guard word("<?xml"), skipSpace(), word("version"), equals(), let version = quoted(),
+              version.utf8.count >= 3, version.utf8.dropFirst().first == UInt8(ascii: "."),
+              version.utf8.enumerated().allSatisfy({ $0.offset == 1 || ($0.element >= 0x30 && $0.element <= 0x39) }),
+              skipSpace(), word("encoding"), equals(), let name = quoted()
         else { return nil }
         return name.lowercased()
     }
