@@ -2,11 +2,13 @@
 // Meridian: a geometry engine and KML toolkit for Linux.
 //
 // Module ladder (each layer imports only the ones below it):
-//   C shims (CGEOS, CPROJ, CZip, CMicroHTTPD)   system libraries from Debian, a modulemap and shim.h each
+//   C shims (CGEOS, CPROJ, CZip, CMicroHTTPD,   system libraries from Debian, a modulemap and shim.h each
+//            CGDAL)
 //   MeridianCore                                value types, GeoJSON/WKT codecs; imports no C
 //   MeridianEngine                              GEOS + PROJ: projection, buffers, overlay, predicates, geodesy
 //   MeridianKML                                 KML model, writer, reader, KMZ (libzip)
-//   Meridian                                    umbrella: re-exports the three libraries above
+//   MeridianFeatureData                         GeoPackage, Shapefile, FlatGeobuf, PostGIS tables through GDAL/OGR
+//   Meridian                                    umbrella: re-exports the four libraries above
 //   MeridianViewer                              the local web viewer: HTTP server (libmicrohttpd), JSON API, page
 //   MeridianCLI                                 the `meridian` commands (`serve` starts the viewer)
 //   meridian, meridian-bench                    executables: thin shells over MeridianCLI / the benchmark cases
@@ -28,12 +30,14 @@ let package = Package(
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"]), .brew(["geos"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"]), .brew(["proj"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"]), .brew(["libzip"])]),
+        .systemLibrary(name: "CGDAL", pkgConfig: "gdal", providers: [.apt(["libgdal-dev"]), .brew(["gdal"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
 
         .target(name: "MeridianCore"),
         .target(name: "MeridianEngine", dependencies: ["MeridianCore", "CGEOS", "CPROJ"]),
         .target(name: "MeridianKML", dependencies: ["MeridianCore", "MeridianEngine", "CZip"]),
-        .target(name: "Meridian", dependencies: ["MeridianCore", "MeridianEngine", "MeridianKML"]),
+        .target(name: "MeridianFeatureData", dependencies: ["MeridianCore", "MeridianEngine", "CGDAL"]),
+        .target(name: "Meridian", dependencies: ["MeridianCore", "MeridianEngine", "MeridianKML", "MeridianFeatureData"]),
         .target(
             name: "MeridianViewer",
             dependencies: ["Meridian", "CMicroHTTPD"],
@@ -50,6 +54,7 @@ let package = Package(
         .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore"]),
         .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine", "CGEOS"]),  // CGEOS: WKB reference
         .testTarget(name: "MeridianKMLTests", dependencies: ["MeridianKML"]),
+        .testTarget(name: "MeridianFeatureDataTests", dependencies: ["MeridianFeatureData"]),
         .testTarget(name: "MeridianCLITests", dependencies: ["MeridianCLI", "Meridian"]),
         .testTarget(name: "MeridianViewerTests", dependencies: ["MeridianViewer"]),
     ]

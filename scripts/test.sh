@@ -4,11 +4,14 @@
 # (unit, reference and CLI end-to-end), each fuzz target briefly (scripts/fuzz.sh), then the Python harness
 # (peer-library comparisons, GDAL/XSD interop and headless-browser tests of the viewer), and last the README's main
 # command on a fresh clone of this commit (scripts/first-run-check.sh: scripts/run.sh with nothing built, until the
-# viewer and its documentation answer). Idempotent.
+# viewer and its documentation answer). Idempotent. A private PostgreSQL + PostGIS server (scripts/postgis.sh) runs for
+# the tests and is stopped at the end, also when a step fails (trap); MERIDIAN_PG names it to the Swift and Python tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --browser
 scripts/python-env.sh
+trap 'scripts/postgis.sh stop' EXIT
+eval "$(scripts/postgis.sh start)"
 mkdir -p artifacts
 swift build --build-tests 2>&1 | tee artifacts/build.log | grep -v '^\[' || true
 if grep -E '(warning|error):' artifacts/build.log | grep -v '^warning: .*Invalid Resource' >/dev/null; then
@@ -26,7 +29,7 @@ if ! swift test --skip-build > artifacts/swift-test.log 2>&1; then
     exit 1
 fi
 grep -E 'Test run with|Executed [0-9]+ tests' artifacts/swift-test.log | tail -2
-# Every fuzz target for 15 s under AddressSanitizer (6 targets: 90 s), so that a reader regression shows here.
+# Every fuzz target for 15 s under AddressSanitizer (7 targets: 105 s), so that a reader regression shows here.
 scripts/fuzz.sh all 15
 MERIDIAN_BIN="$(swift build --show-bin-path)/meridian" .venv/bin/python -m pytest -q Tests/python
 # The README's main command, as a newcomer runs it: a fresh clone, nothing built (a release build from nothing).

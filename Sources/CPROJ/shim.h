@@ -1,2 +1,3 @@
 #include <proj.h>
+#include <proj_experimental.h>
 #include <geodesic.h>

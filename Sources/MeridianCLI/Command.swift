@@ -54,6 +54,9 @@ public final class CommandIO: @unchecked Sendable {
     public let errorIsTerminal: Bool
     /// `--quiet`: no progress line even on a terminal (set by `MeridianCommandLine.run`).
     public var quiet = false
+    /// Where standard input's text comes from, for messages (`nil`: "stdin"); set when a command reads a piece of a
+    /// larger file on standard input (the internal jobs of `meridian-dask`).
+    public var inputOrigin: InputOrigin?
 
     /// Creates streams from closures.
     /// - Parameters:

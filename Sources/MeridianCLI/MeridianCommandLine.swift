@@ -12,6 +12,9 @@ public enum MeridianCommandLine {
         ]
     }
 
+    /// Commands that `--help` and the reference page do not list: `internal`, the steps of meridian-dask.
+    static var hiddenCommands: [any Command.Type] { [InternalCommand.self] }
+
     /// Runs the command line and returns the exit status: 0 success, 1 failure, 2 usage error.
     /// - Parameters:
     ///   - arguments: The arguments without the program name.
@@ -33,7 +36,7 @@ public enum MeridianCommandLine {
             return finish(0, command: "--reference", io: io)
         default: break
         }
-        guard let command = commands.first(where: { $0.name == first }) else {
+        guard let command = (commands + hiddenCommands).first(where: { $0.name == first }) else {
             io.note("meridian: unknown command '\(TerminalText.escaped(first))' (see meridian --help)")
             return 2
         }
@@ -54,18 +57,25 @@ public enum MeridianCommandLine {
     /// Parses the arguments into a new command (`CommandParser`), validates its option groups and then the command,
     /// and runs it under a `WorkBudget` of its `maximumVertices` (no deadline).
     static func execute(_ type: any Command.Type, _ arguments: [String], io: CommandIO) throws(CommandError) {
-        var command = type.init()
-        let global = GlobalOptions()
-        let declarations = Declaration.all(in: command) + Declaration.all(in: global)
-        let mode = try CommandParser(command: type.name, declarations: declarations).parse(arguments)
-        io.quiet = global.quiet
-        for group in Declaration.groups(in: command) { try group.validate(mode: mode) }
-        try command.validate()
+        let (command, quiet) = try parse(type, arguments)
+        io.quiet = quiet
         let budget = WorkBudget(seconds: .infinity, maximumVertices: command.maximumVertices)
         let ran = budget.run { [command] () -> Result<Void, CommandError> in
             do throws(CommandError) { return .success(try command.run(io: io)) } catch { return .failure(error) }
         }
         try ran.get()
+    }
+
+    /// A command made from its arguments (`CommandParser`), its option groups and then itself validated, and
+    /// whether `--quiet` was given; not run.
+    static func parse<C: Command>(_ type: C.Type, _ arguments: [String]) throws(CommandError) -> (C, quiet: Bool) {
+        var command = type.init()
+        let global = GlobalOptions()
+        let declarations = Declaration.all(in: command) + Declaration.all(in: global)
+        let mode = try CommandParser(command: type.name, declarations: declarations).parse(arguments)
+        for group in Declaration.groups(in: command) { try group.validate(mode: mode) }
+        try command.validate()
+        return (command, global.quiet)
     }
 
     /// The exit status once standard output has been checked: a failed write makes a successful run a failure

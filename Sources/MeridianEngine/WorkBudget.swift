@@ -158,3 +158,38 @@ extension WorkBudget {
         }
     }
 }
+
+extension WorkBudget {
+    /// `ForkJoin.forEach` with every piece under the calling thread's budget (handed over to the helper threads).
+    /// - Parameters:
+    ///   - count: How many pieces.
+    ///   - threads: The most threads to use (the calling thread among them).
+    ///   - body: Piece k.
+    /// - Throws: The error of the first piece (in order) that threw.
+    static func forEach(count: Int, threads: Int, _ body: @escaping @Sendable (Int) throws(EngineError) -> Void)
+        throws(EngineError)
+    {
+        _ = try map(count: count, threads: threads, body)
+    }
+
+    /// `forEach` collecting a result per piece, in order: `ForkJoin.map` with the calling thread's budget (if any)
+    /// current on every thread, so that each piece's engine calls are bounded and checked as the caller's are (a
+    /// helper thread does not inherit task locals).
+    /// - Parameters:
+    ///   - count: How many pieces.
+    ///   - threads: The most threads to use (the calling thread among them).
+    ///   - body: Makes piece k's result.
+    /// - Returns: The results, piece 0 first.
+    /// - Throws: The error of the first piece (in order) that threw.
+    public static func map<T: Sendable, Failure: Error>(
+        count: Int, threads: Int, _ body: @escaping @Sendable (Int) throws(Failure) -> T
+    ) throws(Failure) -> [T] {
+        let budget = current
+        return try ForkJoin.map(count: count, threads: threads) { (k: Int) throws(Failure) -> T in
+            guard let budget else { return try body(k) }
+            return try budget.run { () -> Result<T, Failure> in
+                do throws(Failure) { return .success(try body(k)) } catch { return .failure(error) }
+            }.get()
+        }
+    }
+}

@@ -487,6 +487,8 @@ enum KMLBridge {
     static func readBounded(_ data: Data, limits: ViewerLimits, failure: (EngineError) -> APIError)
         throws(APIError) -> KMLDataset
     {
+        // A GeoPackage, zipped shapefile or FlatGeobuf opens as placemarks (and is saved back as KMZ like any KML).
+        if let table = try FeatureTableBridge.dataset(data, limits: limits) { return table }
         let archiveLimits = KMZLimits(
             maximumKMLBytes: UInt64(max(1, limits.maximumKMLBytes)),
             maximumResourceBytes: UInt64(max(1, limits.maximumKMZResourceBytes)),

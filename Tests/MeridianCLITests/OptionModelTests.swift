@@ -186,10 +186,14 @@ struct SampleCommand: Command {
                 return error.description
             }
         }
-        #expect(refusal("o", .operation) == "cannot tell the output format of 'o' from its name: end it in .wkt, .geojson or .json")
-        #expect(refusal(".wkt", .operation) == "cannot tell the output format of '.wkt' from its name: end it in .wkt, .geojson or .json")
-        #expect(refusal("o.xyz", .operation) == "unknown output format '.xyz' of 'o.xyz' (use .wkt, .geojson or .json)")
-        #expect(refusal("o.svg", .operation) == "op does not write SVG ('o.svg'); use .wkt, .geojson or .json")
+        let formats = ".wkt, .geojson, .json, .gpkg, .shp, .fgb or PG:…"  // op writes feature tables too (issue 27)
+        #expect(refusal("o", .operation) == "cannot tell the output format of 'o' from its name: end it in \(formats)")
+        #expect(refusal(".wkt", .operation) == "cannot tell the output format of '.wkt' from its name: end it in \(formats)")
+        #expect(refusal("o.xyz", .operation) == "unknown output format '.xyz' of 'o.xyz' (use \(formats))")
+        #expect(refusal("o.svg", .operation) == "op does not write SVG ('o.svg'); use \(formats)")
+        // A PostGIS output where the command writes none: named without its password.
+        #expect(refusal("PG:dbname=x password=secret", .kmlCreate, standardOutput: nil)
+                == "kml create does not write a PostGIS table ('PG:dbname=x password=***'); use .kmz or .kml")
         #expect(refusal("-", .kmlCreate, standardOutput: nil) == "kml create writes a file, not standard output: name one ending in .kmz or .kml")
         #expect(refusal("o.txt", .project) == nil)
         let stdout = try OutputFile("-", use: .buffer, standardOutput: .geoJSON)

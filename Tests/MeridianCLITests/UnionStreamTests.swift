@@ -72,6 +72,14 @@ import Testing
             let overlappedSame = try Self.written(points, format: format, overlapped: true, in: folder) == reference.bytes
             #expect(overlappedSame, "run \(run): the overlapped union wrote other bytes")
         }
+        // And for every thread count (`--threads N`): the union's runs of clusters and the writers' helpers.
+        for threads in [1, 2, 3] {
+            let written = try Parallelism.withThreadCount(threads) {
+                try Self.written(points, format: format, overlapped: true, in: folder)
+            }
+            let same = written == reference.bytes
+            #expect(same, "\(threads) threads: other bytes")
+        }
     }
 
     @Test func batchesSpanSeveralChunks() throws {

@@ -58,6 +58,36 @@ import Testing
         }
     }
 
+    /// `appendFixed` against printf at every scale and number of decimals: random doubles from 1e-20 to 1e21 of both
+    /// signs, exact ties (k/2^j, where printf rounds half to even), negative numbers that round to zero, -0.0, and
+    /// products around the 10¹⁹ where the exact integer path hands over to printf.
+    @Test func fixedTextAtEveryScale() {
+        var rng = SplitMix64(seed: 20261201)
+        var values: [Double] = [0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.125, 0.375, -0.0625, 1e-5, -1e-5, 9.999999999e18,
+                                1e19, 4503599627370497.5, 0.30000000000000004, 123456.78905, 179.9999999995]
+        for e in -20...20 {  // below 1e21 (larger numbers are written as `appendNumber` writes them)
+            for _ in 0..<400 {
+                let v = Double.random(in: 1...10, using: &rng) * pow(10, Double(e))
+                values.append(Bool.random(using: &rng) ? v : -v)
+            }
+        }
+        for _ in 0..<4000 {  // ties: odd multiples of 2^-j
+            let j = Int.random(in: 1...30, using: &rng)
+            values.append(Double(2 * Int.random(in: 0...1_000_000, using: &rng) + 1) * pow(2, Double(-j)))
+        }
+        var mismatches: [String] = []
+        for v in values {
+            for decimals in 0...17 {
+                var b = ByteBuffer()
+                b.appendFixed(v, decimals: decimals)
+                let expected = String(format: "%.\(decimals)f", v)
+                if b.string != expected { mismatches.append("\(v) %.\(decimals)f: \(b.string) ≠ \(expected)") }
+            }
+        }
+        let same = mismatches.isEmpty
+        #expect(same, "\(mismatches.count) differ: \(mismatches.prefix(5))")
+    }
+
     /// A streaming buffer hands over the same bytes in chunks of at least the chunk size, and keeps at most about
     /// one chunk.
     @Test func streamingDrainsInChunks() throws {

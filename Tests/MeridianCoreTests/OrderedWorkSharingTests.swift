@@ -44,6 +44,58 @@ import Testing
         if window == 0 { #expect(held.byHelper == 0) }
     }
 
+    /// Several helpers: the same items in the same order, at most `window` held, and every helper thread making
+    /// items at the same time as the others: the first item each helper takes waits until all `helpers` helper
+    /// threads hold one (a rendezvous, not a timing assumption; it gives up after 60 s, which only a helper that never
+    /// runs can cause).
+    @Test(arguments: [2, 3, 7])
+    func severalHelpers(helpers: Int) throws {
+        let held = Held()
+        let meeting = Rendezvous(threads: helpers, caller: Thread.current)
+        var got: [Int] = []
+        try OrderedWorkSharing.run(count: 300, window: 2 * (helpers + 1), helpers: helpers) {
+            (k: Int) throws(Stop) -> Int in
+            held.make(k)
+            meeting.arrive()
+            usleep(UInt32((k * 7919) % 5 * 100))
+            return k * k
+        } consume: { (item: Int, _: Int) throws(Stop) in
+            usleep(300)
+            got.append(item)
+            held.consumed()
+        }
+        #expect(got == (0..<300).map { $0 * $0 })
+        #expect(held.made.sorted() == Array(0..<300))
+        #expect(held.most <= 2 * (helpers + 1))
+        #expect(meeting.met, "fewer than \(helpers) helper threads made items at the same time")
+    }
+
+    /// Holds each helper thread (not the caller) at its first item until `threads` distinct helper threads have
+    /// arrived, or 60 s have passed.
+    final class Rendezvous: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var arrived = Set<ObjectIdentifier>()
+        private let threads: Int
+        private let caller: Thread
+        private var allArrived = false
+        /// Whether all the threads met.
+        var met: Bool { condition.withLock { allArrived } }
+        init(threads: Int, caller: Thread) { self.threads = threads; self.caller = caller }
+        func arrive() {
+            guard Thread.current != caller else { return }
+            condition.lock()
+            defer { condition.unlock() }
+            guard !allArrived, arrived.insert(ObjectIdentifier(Thread.current)).inserted else { return }
+            if arrived.count >= threads {
+                allArrived = true
+                condition.broadcast()
+                return
+            }
+            let deadline = Date(timeIntervalSinceNow: 60)
+            while !allArrived && condition.wait(until: deadline) {}
+        }
+    }
+
     @Test func slowConsumerLeavesTheMakingToTheHelper() throws {
         let held = Held()
         var got: [Int] = []

@@ -3,8 +3,9 @@ import Testing
 import MeridianCore
 @testable import MeridianEngine
 
-/// The batch projection must give exactly what one call per geometry gives (same PROJ pipeline, same arithmetic),
-/// keep each geometry's shape, and refuse mixed spatial references.
+/// The batch projection must give exactly what one call per geometry gives (a vertex is projected the same way, by
+/// PROJ or its interpolant, whatever else is in the call), keep each geometry's shape, and refuse mixed spatial
+/// references.
 @Suite struct BatchProjectionTests {
     @Test func batchEqualsOneCallPerGeometry() throws {
         let texas = try SpatialReference(wkid: 32038)

@@ -5,8 +5,9 @@ import Testing
 import MeridianCore
 @testable import MeridianEngine
 
-/// Projection on several threads at once: `GeometryEngine.project(_:into:)` splits a large polygon between two
-/// threads, and concurrent callers each borrow their own copy of the PROJ operation. Every vertex must still be what
+/// Projection on several threads at once: `GeometryEngine.project(_:into:)` shares a large polygon between threads,
+/// and concurrent callers each borrow their own copy of the PROJ operation and share the interpolated tiles. Every
+/// vertex must be the same doubles whatever the thread count, within the interpolation's bound (1e-11°) of what
 /// PROJ's own `proj_trans` gives for it alone, and the polygon's structure (parts, holes, ring order) must not change.
 @Suite struct ParallelProjectionTests {
     /// A polygon in EPSG:5070 (CONUS Albers, metres) of `parts` parts, each a 64-gon shell with `holes` 16-gon holes,
@@ -35,30 +36,49 @@ import MeridianCore
         }
     }
 
-    /// Polygons of 3,700 vertices (40 parts with holes) projected on two threads (a threshold of 1,000 vertices
-    /// instead of `parallelProjectionVertices`, to keep the test small) and on one come out with the same parts,
-    /// holes and ring order, every vertex equal to PROJ's per-point result bit for bit.
+    /// Polygons of 3,700 vertices (40 parts with holes) projected on 1, 2 and 3 threads (a threshold of 1,000
+    /// vertices instead of `parallelProjectionVertices`, to keep the test small) come out with the same parts, holes
+    /// and ring order and the same doubles, every vertex within 1e-11° of PROJ's per-point result.
     @Test(arguments: [1_000, GeometryEngine.parallelProjectionVertices])
-    func polygonOnTwoThreadsEqualsPROJPerPoint(threshold: Int) throws {
+    func polygonOnSeveralThreadsIsTheSame(threshold: Int) throws {
         let albers = try SpatialReference(wkid: 5070)
         let input = Self.polygon(parts: 40, holes: 1, in: albers)
         #expect(input.vertexCount > 1_000 && input.vertexCount < GeometryEngine.parallelProjectionVertices)
-        var projected = input
-        try GeometryEngine.project(&projected, into: .wgs84, twoThreadsFrom: threshold)
+        var results: [Polygon] = []
+        for threads in [1, 2, 3] {
+            var projected = input
+            try GeometryEngine.project(&projected, into: .wgs84, threadsFrom: threshold, threads: threads)
+            results.append(projected)
+        }
+        #expect(results[0] == results[1] && results[0] == results[2])
+        let projected = results[0]
         #expect(projected.spatialReference == .wgs84)
         #expect(projected.parts.count == input.parts.count)
         #expect(projected.parts.map(\.holes.count) == input.parts.map(\.holes.count))
         let rings = projected.parts.flatMap { [$0.shell] + $0.holes }
         let expected = try Self.reference(input, to: .wgs84)
         #expect(rings.count == expected.count)
-        let wrongRing = zip(rings, expected).enumerated().first {
-            BulkProjectionTests.firstDifference($1.0, $1.1) != nil
-        }?.offset
-        #expect(wrongRing == nil)
+        let worst = zip(rings, expected).map { BulkProjectionTests.worstDifference($0, $1) }.max() ?? .infinity
+        #expect(worst <= InterpolatedProjection.tolerance, "worst \(worst)°")
     }
 
-    /// Vertices that cannot be projected in rings of both threads' halves (two threads from 1,000 vertices): the
-    /// error names the first one in ring order (as one thread would), whichever thread finds its own first.
+    /// The runs of rings given to the threads: consecutive, covering every ring once, about equal in vertices.
+    @Test func runsOfRingsCoverEveryRingOnce() {
+        let sizes = (0..<100).map { 10 + ($0 * 37) % 90 }
+        for pieces in [1, 2, 3, 7, 100, 500] {
+            let runs = GeometryEngine.runsOfRings(sizes, pieces: pieces)
+            #expect(runs.first?.lowerBound == 0 && runs.last?.upperBound == sizes.count)
+            #expect(zip(runs, runs.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound && !$0.isEmpty })
+            #expect(runs.count <= max(pieces, 1))
+            let total = sizes.reduce(0, +)
+            let largest = runs.map { sizes[$0].reduce(0, +) }.max()!
+            #expect(largest <= total / min(pieces, sizes.count) + sizes.max()!, "\(pieces) pieces")
+        }
+        #expect(GeometryEngine.runsOfRings([], pieces: 3).isEmpty)
+    }
+
+    /// Vertices that cannot be projected in rings of different threads' runs (three threads from 1,000 vertices):
+    /// the error names the first one in ring order (as one thread would), whichever thread finds its own first.
     @Test func failureNamesTheFirstRingInOrder() throws {
         let albers = try SpatialReference(wkid: 5070)
         let input = Self.polygon(parts: 40, holes: 1, in: albers)
@@ -70,7 +90,7 @@ import MeridianCore
         for (parts, vertex) in [(both, 5), (secondOnly, 2)] {
             var polygon = Polygon(parts: parts, spatialReference: albers)
             #expect {
-                try GeometryEngine.project(&polygon, into: .wgs84, twoThreadsFrom: 1_000)
+                try GeometryEngine.project(&polygon, into: .wgs84, threadsFrom: 1_000, threads: 3)
             } throws: { error in
                 guard case EngineError.projectionFailed(let message) = error else { return false }
                 return message.hasPrefix("vertex \(vertex) (inf,")
@@ -78,14 +98,23 @@ import MeridianCore
         }
     }
 
-    /// Eight threads projecting at once (each its own arrays) through the one cached transformation all get PROJ's
-    /// per-point results: no copy of the operation is used by two threads at a time.
+    /// Eight threads projecting at once (each its own arrays) through the one cached transformation and its shared
+    /// tiles all get the doubles one thread gets alone, within 1 µm of PROJ's per-point results: no copy of the
+    /// operation is used by two threads at a time.
     @Test func concurrentCallersGetPROJsResults() throws {
         let albers = try SpatialReference(wkid: 5070)
         let inputs = (0..<8).map { k in
             BulkProjectionTests.coordinates(3_000 + 100 * k, lon: -120...(-75), lat: 26...48)
         }
-        let expected = try inputs.map { try BulkProjectionTests.reference($0, from: .wgs84, to: albers) }
+        let alone = try inputs.map { input in
+            var c = input
+            try InterpolatedProjection(from: .wgs84, to: albers).transform(&c, threads: 1)
+            return c
+        }
+        for (k, input) in inputs.enumerated() {
+            let reference = try BulkProjectionTests.reference(input, from: .wgs84, to: albers)
+            #expect(BulkProjectionTests.worstDifference(alone[k], reference) <= InterpolatedProjection.metricTolerance)
+        }
         let results = Results(count: inputs.count)
         DispatchQueue.concurrentPerform(iterations: inputs.count) { k in
             var c = inputs[k]
@@ -97,7 +126,7 @@ import MeridianCore
             results.set(k, ok ? c : [])
         }
         for k in inputs.indices {
-            #expect(BulkProjectionTests.firstDifference(results.get(k), expected[k]) == nil, "thread \(k)")
+            #expect(BulkProjectionTests.firstDifference(results.get(k), alone[k]) == nil, "thread \(k)")
         }
     }
 

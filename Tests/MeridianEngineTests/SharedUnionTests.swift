@@ -4,10 +4,11 @@ import Testing
 @testable import MeridianCore
 @testable import MeridianEngine
 
-/// `PointBufferUnion.union(clusters:of:parameters:in:minimumToShare:)` unions a batch of clusters on two threads
-/// (two halves, merged by the circle that starts each shell): the result must be the polygon one `CircleUnion` of
-/// all those clusters gives, the same parts in the same order, bit for bit, whatever the threads' timing, and the
-/// same when a half meets a degenerate configuration (then the whole batch takes the one-thread path).
+/// `PointBufferUnion.union(clusters:of:parameters:in:minimumToShare:threads:)` unions a batch of clusters on N
+/// threads (N runs of clusters, merged by the circle that starts each shell): the result must be the polygon one
+/// `CircleUnion` of all those clusters gives, the same parts in the same order, bit for bit, for every N and whatever
+/// the threads' timing, and the same when a run meets a degenerate configuration (then the whole batch takes the
+/// one-thread path). A whole problem (`union(x:y:radius:…threads:)`, P1's path) likewise.
 @Suite struct SharedUnionTests {
     /// A fixed linear congruential sequence in [0, 1).
     struct Sequence {
@@ -68,7 +69,7 @@ import Testing
         return try PointBufferUnion.union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: .default, in: .webMercator).0
     }
 
-    @Test func twoHalvesGiveTheOneThreadParts() throws {
+    @Test func runsGiveTheOneThreadParts() throws {
         let problem = Self.problem(6_000, seed: 7)
         let clusters = problem.clusters()
         #expect(clusters.count > 1_000)
@@ -76,13 +77,68 @@ import Testing
         for range in [clusters.indices, 0..<(clusters.count / 3), (clusters.count / 3)..<clusters.count] {
             let expected = try Self.oneThread(clusters[range], of: problem)
             #expect(expected.parts.count > 300 && expected.parts.contains { !$0.holes.isEmpty })
-            for run in 0..<3 {
+            for threads in [2, 3, 5] {
                 let shared = try PointBufferUnion.union(clusters: clusters[range], of: problem, parameters: .default,
-                                                        in: .webMercator, minimumToShare: 1)
+                                                        in: .webMercator, minimumToShare: 1, threads: threads).0
                 // (A Boolean: Swift Testing would print both polygons to describe a difference.)
                 let same = shared == expected
-                #expect(same, "clusters \(range), run \(run): other parts or another order")
+                #expect(same, "clusters \(range), \(threads) threads: other parts or another order")
             }
+        }
+    }
+
+    /// A whole problem on 1, 2 and 3 threads: the parts `CircleUnion.run()` gives, in its order.
+    @Test func wholeProblemOnSeveralThreads() throws {
+        let (x, y, r) = Self.circles(6_000, seed: 7)
+        let expected = try Self.problem(6_000, seed: 7).run()
+        for threads in [1, 2, 3] {
+            let (polygon, method) = try PointBufferUnion.union(x: x, y: y, radius: r, parameters: .default,
+                                                               in: .webMercator, threads: threads, minimumToShare: 1)
+            let same = polygon.parts == expected
+            #expect(same && method == .circleUnion, "\(threads) threads")
+        }
+    }
+
+    /// One cluster holding most circles (20,000 circles meeting five others each on average: one connected union
+    /// with thousands of holes): its arcs traced on 1, 2 and 3 threads give the parts `CircleUnion.run()` gives, in
+    /// its order, for the whole problem and for a batch of its clusters.
+    @Test func aLargeConnectedClusterOnSeveralThreads() throws {
+        var random = Sequence(state: 41)
+        let count = 20_000
+        let side = (Double(count) * Double.pi * 4 * 100 / 5).squareRoot()
+        let x = (0..<count).map { _ in side * random.next() }, y = (0..<count).map { _ in side * random.next() }
+        let r = [Double](repeating: 10, count: count)
+        let problem = CircleUnion(circle: UnitCircle(segmentsPerQuarterCircle: 16), x: x, y: y, radius: r)
+        let clusters = problem.clusters()
+        #expect(2 * (clusters.map(\.count).max() ?? 0) > problem.cx.count, "no cluster holds most circles")
+        let expected = try problem.run()
+        #expect(expected.contains { $0.holes.count > 100 })
+        for threads in [1, 2, 3] {
+            // The traced arcs themselves (a wrong order would fail here, where the union falls back to one thread).
+            let traced = try problem.runOrdered(threads: threads).parts == expected
+            #expect(traced, "\(threads) threads, CircleUnion.runOrdered")
+            let (whole, method) = try PointBufferUnion.union(x: x, y: y, radius: r, parameters: .default,
+                                                             in: .webMercator, threads: threads, minimumToShare: 1)
+            let same = whole.parts == expected && method == .circleUnion
+            #expect(same, "\(threads) threads, the whole problem")
+            let batch = try PointBufferUnion.union(clusters: clusters[...], of: problem, parameters: .default,
+                                                   in: .webMercator, minimumToShare: 1, threads: threads).0
+            let sameBatch = batch == (try Self.oneThread(clusters[...], of: problem))
+            #expect(sameBatch, "\(threads) threads, a batch")
+        }
+    }
+
+    /// The runs cover the clusters once, in order, none empty, at most the count asked, about equal in circles.
+    @Test func splitRunsCoverTheClusters() {
+        let clusters: [[Int]] = (0..<50).map { k in Array(0..<(1 + (k * 7) % 11)) }
+        let circles = clusters.reduce(0) { $0 + $1.count }
+        for count in [1, 2, 3, 4, 49, 50, 80] {
+            let runs = PointBufferUnion.splitRuns(clusters[...], circles: circles, count: count)
+            #expect(runs.first?.lowerBound == 0 && runs.last?.upperBound == clusters.count)
+            #expect(zip(runs, runs.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+            #expect(runs.allSatisfy { !$0.isEmpty } && runs.count <= count)
+            let sizes = runs.map { clusters[$0].reduce(0) { $0 + $1.count } }
+            #expect(sizes.max()! <= circles / min(count, clusters.count) + 11, "\(count) runs: \(sizes)")
         }
     }
 
@@ -91,7 +147,7 @@ import Testing
         // merge by the shells' circles passes it.
         let problem = Self.problem(6_000, seed: 7)
         let clusters = problem.clusters()
-        let split = PointBufferUnion.splitIndex(clusters[...], circles: problem.cx.count)
+        let split = PointBufferUnion.splitRuns(clusters[...], circles: problem.cx.count, count: 2)[0].upperBound
         #expect(split > 100 && split < clusters.count - 100)
         let a = try Self.oneThread(clusters[..<split], of: problem), b = try Self.oneThread(clusters[split...], of: problem)
         let whole = try Self.oneThread(clusters[...], of: problem)
@@ -117,7 +173,7 @@ import Testing
             return
         }
         let shared = try PointBufferUnion.union(clusters: clusters[...], of: problem, parameters: .default,
-                                                in: .webMercator, minimumToShare: 1)
+                                                in: .webMercator, minimumToShare: 1, threads: 3).0
         let same = shared == expected
         #expect(same)
     }

@@ -63,3 +63,14 @@ def docs_site(meridian) -> pathlib.Path:
             pytest.fail(f"scripts/docs.sh could not build the documentation (exit {run.returncode}): "
                         f"{run.stderr[-2000:]}")
     return DOCS
+
+
+@pytest.fixture(scope="session")
+def dask_scheduler():
+    """The address of a LocalCluster of two single-threaded worker processes that the meridian-dask tests share
+    (test_dask_faults.py starts its own, to kill its workers)."""
+    from distributed import LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+    yield cluster.scheduler_address
+    cluster.close()

@@ -9,12 +9,15 @@
  *
  *   cc -O2 -o bench/out/p3_floor bench/c/p3_floor.c $(pkg-config --cflags --libs proj)
  *   bench/out/p3_floor bench/out/inputs/P3.xy 32038 5          # prints one JSON line like meridian-bench
+ *   bench/out/p3_floor bench/out/inputs/P3.xy 32038 1 OUT.xy   # also the largest |x, y difference| of OUT.xy
+ *                                                              # (Meridian's pairs) from this PROJ's: max_abs_diff
  *   valgrind --tool=callgrind bench/out/p3_floor bench/out/inputs/P3.xy 3857 1   # instructions per point
  *   callgrind_annotate --inclusive=yes callgrind.out.* | grep proj_trans_generic     # ÷ 1e6 points
  *
  * With REPS = 0 it reads the input and creates the transformation but transforms nothing: the baseline to subtract
  * from whole-process instruction counts (or count `proj_trans_generic` alone with callgrind_annotate --inclusive=yes).
  */
+#include <math.h>
 #include <proj.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +41,7 @@ static PJ *create(PJ_CONTEXT *ctx, const char *target) {
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s P3.xy EPSG REPS\n", argv[0]);
+        fprintf(stderr, "usage: %s P3.xy EPSG REPS [MERIDIAN_OUTPUT.xy]\n", argv[0]);
         return 2;
     }
     char target[32];
@@ -80,8 +83,22 @@ int main(int argc, char **argv) {
     }
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
-    printf("], \"count\": %zu, \"sum_x\": %.17g, \"sum_y\": %.17g, \"peak_rss_mb\": %.1f}\n", n, sumX, sumY,
+    printf("], \"count\": %zu, \"sum_x\": %.17g, \"sum_y\": %.17g, \"peak_rss_mb\": %.1f", n, sumX, sumY,
            (double)u.ru_maxrss / 1024.0);
+    if (argc > 4 && reps > 0) {
+        // Meridian's projected pairs against this PROJ's, point by point.
+        FILE *m = fopen(argv[4], "rb");
+        if (!m || fread(pairs, sizeof(double), 2 * n, m) != 2 * n) { fprintf(stderr, "cannot read %s\n", argv[4]); return 1; }
+        fclose(m);
+        double worst = 0;
+        for (size_t i = 0; i < n; i++) {
+            double dx = fabs(pairs[2 * i] - x[i]), dy = fabs(pairs[2 * i + 1] - y[i]);
+            if (!(dx <= worst)) worst = dx;
+            if (!(dy <= worst)) worst = dy;
+        }
+        printf(", \"max_abs_diff\": %.3g", worst);
+    }
+    printf("}\n");
     proj_destroy(p);
     proj_context_destroy(ctx);
     free(pairs); free(lon); free(lat); free(x); free(y);

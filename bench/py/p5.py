@@ -3,11 +3,18 @@ metres), a 1692.6 US ft (515.9 m) round buffer (64-gon) around each, unioned, wr
 GeoJSON (WGS84). The points are uniform in a square sized so that a buffer overlaps one other on average
 (N·π·(2r)² = side²), centred in the contiguous US.
 
-    p5.py gen N CSV                      writes the input (fixed seed)
-    p5.py run TOOL FORMAT N REPS DIR     runs TOOL (meridian BIN | shapely | duckdb) REPS times on DIR/P5-N.csv,
-                                         each run a fresh process timed from start to exit, and prints one JSON line:
-                                         wall times, the largest peak RSS of the runs (the process's own, from
-                                         wait4), and the output's area in m² (GeoJSON projected back to EPSG:5070)
+    p5.py gen N CSV [EPSG:32038]         writes the input (fixed seed)
+    p5.py run TOOL FORMAT N REPS DIR [EPSG:32038]
+                                         runs TOOL (meridian BIN [THREADS] | shapely | duckdb) REPS times on
+                                         DIR/P5-N.csv, each run a fresh process timed from start to exit, and prints
+                                         one JSON line: wall times, the largest peak RSS of the runs (the process's
+                                         own, from wait4), and the output's area in m² (GeoJSON projected back to
+                                         EPSG:5070)
+
+With EPSG:32038 (P5s, issue 29: the seed's NAD27 / Texas North Central, US survey feet) the points are x,y in it
+(DIR/P5s-N.csv, centred at 2,400,000, 450,000 ft as P1), the buffers are 500 US ft (so that a million points, each
+buffer meeting one other on average, fit the zone's horizon: a square of 540 km), WKT is in EPSG:32038 and the area
+is in square US feet (GeoJSON projected back to EPSG:32038). Meridian only.
 
 Each tool writes DIR/P5-N.TOOL.FORMAT; the last run's file is checked.
 """
@@ -25,36 +32,44 @@ CENTRE = (0.0, 1_500_000.0)  # EPSG:5070 (CONUS Albers), about 96° W 36.5° N
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def side(n):
-    return (n * np.pi * (2 * R_M) ** 2) ** 0.5
+CENTRE_32038 = (2_400_000.0, 450_000.0)  # EPSG:32038 (US survey feet), north Texas
+R_32038_US_FT = 500.0
 
 
-def gen(n, path):
+def side(n, radius=R_M):
+    return (n * np.pi * (2 * radius) ** 2) ** 0.5
+
+
+def gen(n, path, srs="EPSG:5070"):
     rng = np.random.default_rng(500 + int(np.log10(n)))
-    xy = rng.uniform(-side(n) / 2, side(n) / 2, size=(n, 2)) + CENTRE
+    if srs == "EPSG:32038":
+        xy = rng.uniform(-side(n, R_32038_US_FT) / 2, side(n, R_32038_US_FT) / 2, size=(n, 2)) + CENTRE_32038
+    else:
+        xy = rng.uniform(-side(n) / 2, side(n) / 2, size=(n, 2)) + CENTRE
     with open(path, "w") as f:
         f.write("id,x,y\n")
         for i, (x, y) in enumerate(xy.tolist()):
             f.write(f"{i},{x!r},{y!r}\n")
 
 
-def command(tool, fmt, src, out):
+def command(tool, fmt, src, out, srs="EPSG:5070"):
     if tool.startswith("meridian"):
-        binary = tool.split(" ", 1)[1]
-        return [binary, "buffer", src, "--srs", "EPSG:5070", "--distance", f"{R_US_FT}us-ft", "--union",
-                "--quiet", "-o", out]
+        parts = tool.split(" ")
+        threads = ["--threads", parts[2]] if len(parts) > 2 else []
+        radius = R_32038_US_FT if srs == "EPSG:32038" else R_US_FT
+        return [parts[1], "buffer", src, "--srs", srs, "--distance", f"{radius}us-ft", "--union",
+                "--quiet", "-o", out, *threads]
     script = {"shapely": "p5_shapely.py", "duckdb": "p5_duckdb.py"}[tool]
     return [sys.executable, os.path.join(HERE, script), fmt, src, out, repr(R_M)]
 
 
-def area(path, fmt):
-    """The output's area in m² (EPSG:5070), read a chunk of polygons at a time: a 1M-point union is 2-3 GB of text,
-    more than shapely's readers take in one string."""
+def area(path, fmt, srs="EPSG:5070"):
+    """The output's area in `srs` (m² in EPSG:5070), read a chunk of polygons at a time: a 1M-point union is 2-3 GB of
+    text, more than shapely's readers take in one string."""
     import re
 
-    import shapely
     from pyproj import Transformer
-    to_albers = Transformer.from_crs("EPSG:4326", "EPSG:5070", always_xy=True)
+    to_albers = Transformer.from_crs("EPSG:4326", srs, always_xy=True)
     # Between two polygons of a MULTIPOLYGON: ")), ((" in WKT, "]]],[[[" in GeoJSON.
     separator = re.compile(r"\)\)\s*,\s*\(\(" if fmt == "wkt" else r"\]\]\]\s*,\s*\[\[\[")
 
@@ -100,16 +115,18 @@ def area(path, fmt):
     return total + polygons_area([rest.strip()])
 
 
-def run(tool, fmt, n, reps, folder):
-    src = os.path.join(folder, f"P5-{n}.csv")
-    name = tool.split(" ")[0]
-    out = os.path.join(folder, f"P5-{n}.{name}.{fmt}")
+def run(tool, fmt, n, reps, folder, srs="EPSG:5070"):
+    prefix = "P5" if srs == "EPSG:5070" else "P5s"
+    src = os.path.join(folder, f"{prefix}-{n}.csv")
+    parts = tool.split(" ")
+    name = parts[0] + (f" {parts[2]} thread{'s' if parts[2] != '1' else ''}" if len(parts) > 2 else "")
+    out = os.path.join(folder, f"{prefix}-{n}.{name.replace(' ', '-')}.{fmt}")
     times, peak = [], 0.0
     for _ in range(reps):
         if os.path.exists(out):
             os.remove(out)
         t0 = time.perf_counter()
-        p = subprocess.Popen(command(tool, fmt, src, out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        p = subprocess.Popen(command(tool, fmt, src, out, srs), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _, status, usage = os.wait4(p.pid, 0)
         times.append(time.perf_counter() - t0)
         err = p.stderr.read().decode(errors="replace")
@@ -118,12 +135,12 @@ def run(tool, fmt, n, reps, folder):
             print(json.dumps({"tool": name, "error": f"exit {p.returncode}: {err.strip()[-300:]}"}))
             return
         peak = max(peak, usage.ru_maxrss / 1024.0)
-    print(json.dumps({"tool": name, "times": times, "peak_rss_mb": round(peak, 1), "area": area(out, fmt),
+    print(json.dumps({"tool": name, "times": times, "peak_rss_mb": round(peak, 1), "area": area(out, fmt, srs),
                       "points": n, "format": fmt, "bytes": os.path.getsize(out)}), flush=True)
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "gen":
-        gen(int(sys.argv[2]), sys.argv[3])
+        gen(int(sys.argv[2]), sys.argv[3], *sys.argv[4:5])
     else:
-        run(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
+        run(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], *sys.argv[7:8])

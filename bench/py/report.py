@@ -4,12 +4,16 @@ import statistics
 import sys
 
 TARGETS = {"P1a": 0.33, "P1b": 0.33, "P1c": 0.25, "P1d": 0.33, "P1e": 0.33, "P2": 0.5,
-           "P3 4326->32038": 1.0, "P3 4326->3857": 1.0, "P4 write": 0.05, "P4 read": 1.0,
+           "P3 4326->32038": 0.5, "P3 4326->3857": 0.5, "P3cli": 0.3, "P4 write": 0.05, "P4 read": 1.0,
            "P5 wkt 100000": 0.10, "P5 geojson 100000": 0.10}
 # The peer each case's target is measured against (None: the fastest peer row of the case).
 REFERENCE = {"P5 wkt 10000": "shapely", "P5 wkt 100000": "shapely", "P5 wkt 1000000": "shapely",
              "P5 geojson 10000": "shapely", "P5 geojson 100000": "shapely", "P5 geojson 1000000": "shapely",
-             "P4 write": "simplekml", "P4 read": "lxml", "P3 4326->32038": "pyproj", "P3 4326->3857": "pyproj"}
+             "P4 write": "simplekml", "P4 read": "lxml", "P3 4326->32038": "pyproj", "P3 4326->3857": "pyproj",
+             "P3cli": "cs2cs"}
+# Issue 29: two threads against one (when both cores are free) and P5s GeoJSON against WKT.
+SCALING_TARGET = 0.6
+GEOJSON_OVER_WKT_TARGET = 1.3
 
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 cases = []
@@ -63,13 +67,74 @@ def checks(m, peer):
         out.append(f"GEOS fallback: {m['fallback']}")
     if "max_abs_diff" in (peer or {}):
         out.append(f"max Δ vs pyproj {peer['max_abs_diff']:.1e}")
+    if "differing_values" in m:
+        out.append(f"values printed differently from cs2cs: {m['differing_values']} "
+                   f"(largest difference {m['max_abs_diff_printed']:.1e})")
     return "; ".join(out)
+
+
+def variant_lines(case, rs, m_t):
+    """Meridian's other runs of the case (thread counts), and the scaling ratio 2 threads / 1 thread."""
+    variants = {r["tool"]: r for r in rs if r["tool"].startswith("meridian ") and med(r)}
+    for tool, r in variants.items():
+        extra = checks(r, None) if "differing_values" in r or "points" in r else ""
+        print(f"| {case} | {tool} | {timing(r)} | {r.get('command_peak_rss_mb', r.get('peak_rss_mb', '—'))} | — | | "
+              f"{extra} |")
+    one, two = variants.get("meridian 1 thread"), variants.get("meridian 2 threads")
+    if one and two:
+        ratio = med(two) / med(one)
+        print(f"| {case} | scaling | | | {ratio:.3f} (2 threads / 1) | ≤ {SCALING_TARGET}: "
+              f"{'met' if ratio <= SCALING_TARGET else 'NOT met'} | |")
+
+
+def p6_rows(case, rs):
+    """P6 (issue 27): Meridian (the CLI, else the library pipeline) against geopandas (its faster union) and PostGIS,
+    both targets 0.15; reading against the same points from CSV, target 1.5; streaming: peak RSS by input size."""
+    if case.startswith("P6 stream"):
+        for r in rs:
+            print(f"| {case} | {r['tool']} | {timing(r)} | {r.get('peak_rss_mb', '—')} | — | | {r.get('count', '')} points |")
+        return
+    if case.startswith("P6 read"):
+        csv = next((r for r in rs if r["tool"] == "csv" and med(r)), None)
+        for r in rs:
+            ratio = f"{med(r) / med(csv):.2f} vs CSV" if (csv and med(r) and r is not csv) else "—"
+            if r is not csv and csv and (r.get("sum_x"), r.get("sum_y")) != (csv.get("sum_x"), csv.get("sum_y")):
+                ratio += " (Σx, Σy DIFFER from the CSV's)"
+            met = f"≤ 1.5: {'met' if med(r) / med(csv) <= 1.5 else 'NOT met'}" if ratio != "—" else ""
+            print(f"| {case} | {r['tool']} | {timing(r)} | {r.get('peak_rss_mb', '—')} | {ratio} | {met} | "
+                  f"{r.get('count', '')} points |")
+        return
+    mer = next((r for r in rs if r["tool"] == "meridian" and med(r)), None) \
+        or next((r for r in rs if r["tool"] == "meridian-library" and med(r)), None)
+    gp = [r for r in rs if r["tool"].startswith("geopandas") and med(r)]
+    gp_best = min(gp, key=med) if gp else None
+    pg = next((r for r in rs if r["tool"] == "postgis" and med(r)), None)
+    for r in rs:
+        notes = []
+        if gp_best and "area" in r and r is not gp_best:
+            notes.append(f"Δarea vs {gp_best['tool']} {abs(r['area'] - gp_best['area']) / gp_best['area']:.1e}")
+        for phase in ("read", "union", "write"):
+            if phase in r:
+                notes.append(f"{phase} {statistics.median(r[phase]):.2f} s")
+        ratios, met = [], []
+        if r is mer:
+            for peer in (gp_best, pg):
+                if peer:
+                    q = med(r) / med(peer)
+                    ratios.append(f"{q:.3f} vs {peer['tool']}")
+                    met.append(f"≤ 0.15 vs {peer['tool']}: {'met' if q <= 0.15 else 'NOT met'}")
+        name = f"**{r['tool']}**" if r is mer else r["tool"]
+        print(f"| {case} | {name} | {timing(r)} | {r.get('peak_rss_mb', '—')} | {'; '.join(ratios) or '—'} | "
+              f"{'; '.join(met)} | {'; '.join(notes)} |")
 
 
 print("| Case | Tool | Time s: median [min–max] | Peak RSS MiB | Meridian / peer | Target | Checks |")
 print("|---|---|---|---|---|---|---|")
 for case in cases:
     rs = [r for r in rows if r["case"] == case]
+    if case.startswith("P6"):
+        p6_rows(case, rs)
+        continue
     mer = next((r for r in rs if r["tool"] == "meridian"), None)
     check = next((r for r in rs if r["tool"] == "meridian-geos-check"), None)
     if mer and check and "geos_area" in check:
@@ -97,6 +162,19 @@ for case in cases:
             met = f"≤ {target}: {'met' if m_t / med(ref) <= target else 'NOT met'}"
         print(f"| {case} | **Meridian** | {timing(mer)} | {mer.get('peak_rss_mb', '—')} | {ratio} | {met} | "
               f"{checks(mer, ref) if mer.get('times') else ''} |")
+    floor = next((p for p in rs if p["tool"] == "PROJ floor" or p["tool"].startswith("PROJ ")), None)
+    if mer and case.startswith("P3 ") and floor and med(floor) and m_t:
+        print(f"| {case} | vs the floor | | | {m_t / med(floor):.3f} vs {floor['tool']} | ≤ 0.5: "
+              f"{'met' if m_t / med(floor) <= 0.5 else 'NOT met'} | max Δ from its PROJ "
+              f"{floor.get('max_abs_diff', float('nan')):.1e} |")
+    if not case.startswith("G"):
+        variant_lines(case, rs, m_t)
+    if case.startswith("P5s geojson"):
+        wkt = next((r for r in rows if r["case"] == case.replace("geojson", "wkt") and r["tool"] == "meridian"), None)
+        if wkt and m_t and med(wkt):
+            ratio = m_t / med(wkt)
+            print(f"| {case} | GeoJSON / WKT | | | {ratio:.3f} | ≤ {GEOJSON_OVER_WKT_TARGET}: "
+                  f"{'met' if ratio <= GEOJSON_OVER_WKT_TARGET else 'NOT met'} | |")
     if case.startswith("G"):
         # Issue 16: Meridian's other runs of the same job (planar in process; the whole command, geodesic and
         # planar) and the ratios the targets name, from this run.
@@ -132,6 +210,8 @@ for case in cases:
             extra = f"coordinates read: {p['result']}"
         if "sum_x" in p and mer and "sum_x" in mer:
             same = p["sum_x"] == mer["sum_x"] and p["sum_y"] == mer["sum_y"]
-            extra = f"Σx, Σy {'equal to' if same else 'DIFFER from'} Meridian's"
+            extra = f"Σx, Σy {'equal to' if same else 'not equal to'} Meridian's (interpolated within the bound)"
+            if "max_abs_diff" in p:
+                extra += f"; Meridian's largest difference from it {p['max_abs_diff']:.1e}"
         ref_mark = " (reference)" if p is ref else ""
         print(f"| {case} | {p['tool']}{ref_mark} | {timing(p)} | {p.get('peak_rss_mb', '—')} | {ratio} | | {extra} |")

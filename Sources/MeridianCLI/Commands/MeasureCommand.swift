@@ -44,7 +44,7 @@ public struct MeasureCommand: Command {
         var total = Row(type: "total", length: 0, area: 0, perimeter: 0, id: nil)
         var index = 0
         if json { io.output(Data("{\n  \"features\": [".utf8)) } else { io.print("feature\ttype\tlength_m\tarea_m2\tperimeter_m") }
-        _ = try FeatureInput.read(input.path, inputSpatialReference: input.spatialReference,
+        _ = try FeatureInput.read(input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
                                   defaultXYSpatialReference: input.spatialReference ?? .wgs84, io: io,
                                   csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize)) { batch throws(CommandError) in
             for (i, feature) in batch.features.enumerated() {

@@ -5,8 +5,10 @@ import Meridian
 /// properties, or only its point (and one numeric column) for commands that need no more, handed over in batches
 /// when the caller asks for them.
 struct CSVFeatureReader {
+    /// The input's name and the numbers of its first line and feature, for messages.
+    let origin: InputOrigin
     /// The input's name, for messages.
-    let name: String
+    var name: String { origin.name }
     /// The header record.
     let header: [String]
     /// The coordinate columns.
@@ -29,13 +31,13 @@ struct CSVFeatureReader {
     /// - Parameter capacity: How many rows to make room for.
     /// - Throws: `CommandError.failure` for a header without coordinate columns, `.usage` for x,y columns without
     ///   a spatial reference.
-    init(header: [String], name: String, inputSpatialReference: SpatialReference?,
+    init(header: [String], origin: InputOrigin, inputSpatialReference: SpatialReference?,
          defaultXYSpatialReference: SpatialReference?, options: FeatureInput.CSVOptions, capacity: Int) throws(CommandError) {
         let lower = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         // A column named twice: which one holds the coordinates (or the property) would be a guess.
         for (k, column) in lower.enumerated() {
             if let first = lower.firstIndex(of: column), first < k {
-                throw .failure("\(name): line 1: the CSV header names '\(header[k])' twice (columns \(first + 1) and \(k + 1)); rename one")
+                throw .failure("\(origin.name): line 1: the CSV header names '\(header[k])' twice (columns \(first + 1) and \(k + 1)); rename one")
             }
         }
         let pairs: [(String, String, Bool)] = [("lon", "lat", true), ("longitude", "latitude", true),
@@ -43,7 +45,7 @@ struct CSVFeatureReader {
         guard let (xName, yName, geographic) = pairs.first(where: { lower.contains($0.0) && lower.contains($0.1) }),
               let xi = lower.firstIndex(of: xName), let yi = lower.firstIndex(of: yName)
         else {
-            throw .failure("\(name): line 1: the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has \(header.joined(separator: ","))")
+            throw .failure("\(origin.name): line 1: the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has \(header.joined(separator: ","))")
         }
         if let given = inputSpatialReference {
             spatialReference = given
@@ -54,7 +56,7 @@ struct CSVFeatureReader {
         } else {
             throw .usage("CSV x,y columns need their spatial reference: give --in-srs (or --from)")
         }
-        (self.name, self.header, x, y, self.options) = (name, header, xi, yi, options)
+        (self.origin, self.header, x, y, self.options) = (origin, header, xi, yi, options)
         valueColumn = options.numericColumn.flatMap { header.firstIndex(of: $0) }
         if options.pointsOnly { points.reserveCapacity(capacity) } else { features.reserveCapacity(capacity) }
     }
@@ -69,13 +71,13 @@ struct CSVFeatureReader {
         rowCount += 1
         if row & 4095 == 0 { progress?.update(reader.offset) }
         guard let px = reader.number(x), let py = reader.number(y) else {
-            throw CommandError.failure("\(name): line \(line): '\(try reader.string(x))','\(try reader.string(y))' is not a finite coordinate pair")
+            throw CommandError.failure("\(name): \(origin.place(feature: nil, line: line)): '\(try reader.string(x))','\(try reader.string(y))' is not a finite coordinate pair")
         }
         if spatialReference.isGeographic, let problem = ReadBack.longitudeLatitudeProblem(Coordinate(x: px, y: py)) {
-            throw CommandError.failure("\(name): feature \(row) (line \(line)): \(problem)")
+            throw CommandError.failure("\(name): \(origin.place(feature: row, line: line)): \(problem)")
         }
         lines.append(line)
-        if options.keepTable { rows.append(try reader.strings()) }
+        if options.keepTable { rows.append(options.tableWithoutCoordinates ? try otherFields(reader) : try reader.strings()) }
         guard options.pointsOnly else {
             features.append(Feature(geometry: .point(Point(x: px, y: py, spatialReference: spatialReference)),
                                     properties: try properties(reader), id: nil))
@@ -84,13 +86,27 @@ struct CSVFeatureReader {
         points.append(Coordinate(x: px, y: py))
         if let column = options.numericColumn {
             guard let c = valueColumn else {
-                throw CommandError.failure("\(name): feature \(row) (line \(line)) has no '\(column)' property")
+                throw CommandError.failure("\(name): \(origin.place(feature: row, line: line)) has no '\(column)' property")
             }
             guard let v = reader.number(c) else {
-                throw CommandError.failure("\(name): feature \(row) (line \(line)): '\(column)' is '\(try reader.string(c))', not a number")
+                throw CommandError.failure("\(name): \(origin.place(feature: row, line: line)): '\(column)' is '\(try reader.string(c))', not a number")
             }
             values.append(v)
         }
+    }
+
+    /// The record's fields but the coordinates (none, without an allocation, for a CSV of coordinates only).
+    private func otherFields(_ reader: CSVRecordReader) throws -> [String] {
+        guard header.count > 2 else { return [] }
+        return try header.indices.filter { $0 != x && $0 != y }.map { try reader.string($0) }
+    }
+
+    /// The table kept (`options.keepTable`): every column, or the columns other than the coordinates.
+    private func table() -> CSVTable? {
+        guard options.keepTable else { return nil }
+        let columns = options.tableWithoutCoordinates ? header.indices.filter { $0 != x && $0 != y }.map { header[$0] }
+            : header
+        return CSVTable(header: columns, rows: rows, lineNumbers: lines)
     }
 
     /// The other columns of the record as properties: numbers where they read as numbers, else text.
@@ -106,16 +122,22 @@ struct CSVFeatureReader {
         return properties
     }
 
-    /// Hands the rows read since the last batch to `batch`, as an input of their own (labels keep their numbers).
+    /// Hands the rows read since the last batch to `batch`, as an input of their own (labels keep their numbers; for
+    /// `pointsOnly`, their points and column values).
     private mutating func handOver(_ batch: (FeatureInput) throws(CommandError) -> Void) throws {
         guard !lines.isEmpty else { return }
-        let part = FeatureInput(
+        var part = FeatureInput(
             features: features, spatialReference: spatialReference,
-            labels: FeatureLabels(name: name, count: lines.count, lines: lines, first: batchStart), format: .csv,
-            table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
-            coordinateColumns: (x, y))
+            labels: origin.labels(count: lines.count, lines: lines, first: batchStart), format: .csv,
+            table: table(), coordinateColumns: (x, y), header: header)
+        if options.pointsOnly {
+            part.points = points
+            if options.numericColumn != nil { part.columnValues = values }
+        }
         try batch(part)
         features.removeAll(keepingCapacity: true)
+        points.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
         rows.removeAll(keepingCapacity: true)
         lines.removeAll(keepingCapacity: true)
         batchStart = rowCount
@@ -125,14 +147,13 @@ struct CSVFeatureReader {
     mutating func finish(batch: (FeatureInput) throws(CommandError) -> Void) throws -> FeatureInput {
         if options.batchSize != nil {
             if !lines.isEmpty { try handOver(batch) }
-            return FeatureInput(features: [], spatialReference: spatialReference, labels: FeatureLabels(name: name, count: rowCount),
+            return FeatureInput(features: [], spatialReference: spatialReference, labels: origin.labels(count: rowCount, lines: nil),
                                 format: .csv, table: nil, coordinateColumns: (x, y))
         }
         var input = FeatureInput(
             features: features, spatialReference: spatialReference,
-            labels: FeatureLabels(name: name, count: lines.count, lines: lines),
-            format: .csv, table: options.keepTable ? CSVTable(header: header, rows: rows, lineNumbers: lines) : nil,
-            coordinateColumns: (x, y))
+            labels: origin.labels(count: lines.count, lines: lines),
+            format: .csv, table: table(), coordinateColumns: (x, y), header: header)
         if options.pointsOnly {
             input.points = points
             if options.numericColumn != nil { input.columnValues = values }

@@ -15,10 +15,16 @@ struct FeatureInput {
     var table: CSVTable?
     /// For CSV input: the indices of the coordinate columns.
     var coordinateColumns: (x: Int, y: Int)?
+    /// For CSV input read with `CSVOptions.tableWithoutCoordinates`: every column's name (`table` then holds the
+    /// other columns only).
+    var header: [String]? = nil
     /// For CSV input read with `CSVOptions.pointsOnly`: each row's coordinates (and `features` is empty).
     var points: [Coordinate]?
     /// For CSV input read with `CSVOptions.pointsOnly` and a `numericColumn`: each row's value of that column.
     var columnValues: [Double]?
+    /// For a GeoPackage, shapefile, FlatGeobuf or PostGIS input: the table's fields, with their types (the
+    /// properties of `features` are keyed by their names), so that a feature table output keeps them.
+    var fields: [Field]?
 
     /// The number of features (or of points, for CSV read as points only; or of all rows, when read in batches).
     var count: Int { labels.count }
@@ -27,6 +33,9 @@ struct FeatureInput {
     struct CSVOptions {
         /// Keep the rows' text (`table`), for outputs that copy the other columns.
         var keepTable = false
+        /// With `keepTable`: leave the coordinate columns out of `table` (for outputs that write new coordinates in
+        /// their place: their text is never made), and give every column's name in `header`.
+        var tableWithoutCoordinates = false
         /// Keep only the coordinates (`points`) and `numericColumn`'s values, no features and no properties.
         var pointsOnly = false
         /// With `pointsOnly`: a column read as numbers into `columnValues` (e.g. `--distance-field`).
@@ -35,6 +44,9 @@ struct FeatureInput {
         /// GeoJSON input is then parsed batch by batch, so only one batch of features is ever held besides the
         /// input's bytes; WKT input is parsed whole first).
         var batchSize: Int?
+        /// Read a point table of a GeoPackage, shapefile, FlatGeobuf or PostGIS input as bare points too (`points`
+        /// and `numericColumn`'s `columnValues`, no features), as `pointsOnly` reads CSV.
+        var featureTablePoints = false
     }
 
     /// Features `first ..< first + count` of the input as their own input (labels keep their numbers).
@@ -48,12 +60,30 @@ struct FeatureInput {
         case geoJSON = "GeoJSON"
         case csv = "CSV"
         case wkt = "WKT"
+        case geoPackage = "GeoPackage"
+        case shapefile = "Shapefile"
+        case flatGeobuf = "FlatGeobuf"
+        case postGIS = "PostGIS"
+
+        /// The format of a GDAL/OGR source.
+        init(_ format: FeatureDataFormat) {
+            switch format {
+            case .geoPackage: self = .geoPackage
+            case .shapefile: self = .shapefile
+            case .flatGeobuf: self = .flatGeobuf
+            case .postGIS: self = .postGIS
+            }
+        }
+
+        /// Whether the input is a feature table read through GDAL/OGR (typed fields, its own spatial reference).
+        var isFeatureTable: Bool { [.geoPackage, .shapefile, .flatGeobuf, .postGIS].contains(self) }
     }
 
     /// Reads GeoJSON, CSV or WKT from a path or stdin (`-`/nil), recognised by its content (`InputFormat`), never
-    /// by its file name.
+    /// by its file name; or a GeoPackage, shapefile, FlatGeobuf or PostGIS table (`FeatureDataInput`).
     /// - Parameters:
-    ///   - path: A file path, `-` or nil for stdin.
+    ///   - path: A file path, a `PG:` connection string, `-` or nil for stdin.
+    ///   - layer: `--layer`: the layer of a source that has several.
     ///   - inputSpatialReference: `--in-srs`/`--from`: the spatial reference of CSV/WKT coordinates.
     ///   - defaultXYSpatialReference: Used for CSV `x,y` columns and WKT when `inputSpatialReference` is nil.
     ///   - io: The command's streams.
@@ -65,21 +95,32 @@ struct FeatureInput {
     ///   feature, has no feature with a non-empty geometry (nothing to work on is an error, never success), or
     ///   has a latitude beyond ±90° or a longitude beyond ±180° in longitude/latitude coordinates.
     static func read(
-        _ path: String?, inputSpatialReference: SpatialReference?, defaultXYSpatialReference: SpatialReference?,
-        io: CommandIO, csv: CSVOptions = CSVOptions(), progress: ProgressLine? = nil,
-        batch: (FeatureInput) throws(CommandError) -> Void = { _ throws(CommandError) in }
+        _ path: String?, layer: String? = nil, inputSpatialReference: SpatialReference?,
+        defaultXYSpatialReference: SpatialReference?, io: CommandIO, csv: CSVOptions = CSVOptions(),
+        progress: ProgressLine? = nil, batch: (FeatureInput) throws(CommandError) -> Void = { _ throws(CommandError) in }
     ) throws(CommandError) -> FeatureInput {
-        let name = (path == nil || path == "-") ? "stdin" : path!
+        if let path, FeatureDataInput.format(of: path) != nil {
+            return try FeatureDataInput.read(path, layer: layer, inputSpatialReference: inputSpatialReference,
+                                             options: csv, progress: progress, batch: batch)
+        }
+        if layer != nil {
+            throw .usage("--layer chooses a layer of a GeoPackage, a zip of shapefiles or a PostGIS database, not of \(path ?? "standard input")")
+        }
+        let stdin = path == nil || path == "-"
+        let origin = stdin ? io.inputOrigin ?? InputOrigin(name: "stdin") : InputOrigin(name: path!)
+        let name = origin.name
         progress?.begin("reading")
         let data = try io.read(path)
         progress?.begin("parsing", unit: "bytes", total: data.count)
-        if let size = csv.batchSize, InputFormat.sniff(data) == .geoJSON {
+        if let size = csv.batchSize, InputFormat.sniff(data) == .geoJSON, !GeoJSONSequence.startsWithSeparator(data) {
             if let sr = inputSpatialReference, sr != .wgs84 {
                 throw .usage("GeoJSON coordinates are WGS84 longitude/latitude (RFC 7946); --in-srs \(sr.definition) does not apply")
             }
-            return try readGeoJSONBatches(data, name: name, size: size, progress: progress, batch: batch)
+            if let read = try readGeoJSONBatches(data, origin: origin, size: size, progress: progress, batch: batch) {
+                return read
+            }  // (else newline-delimited GeoJSON: read whole below, then handed over in batches)
         }
-        var input = try parse(data, name: name, inputSpatialReference: inputSpatialReference,
+        var input = try parse(data, origin: origin, inputSpatialReference: inputSpatialReference,
                               defaultXYSpatialReference: defaultXYSpatialReference, csv: csv, progress: progress,
                               batch: batch)
         guard input.count > 0 else { throw .failure("\(name): the input has no features") }
@@ -113,17 +154,19 @@ struct FeatureInput {
 
     /// A GeoJSON document read in batches (`GeoJSON.forEachFeature`): at most `size` features are held at a time,
     /// each checked (longitude/latitude) as it is read, handed to `batch` with its labels; the returned input holds
-    /// only the count.
+    /// only the count. Nil for newline-delimited GeoJSON (found at its second record, before any batch was handed
+    /// over), which `GeoJSONSequence` reads.
     private static func readGeoJSONBatches(
-        _ data: Data, name: String, size: Int, progress: ProgressLine?,
+        _ data: Data, origin: InputOrigin, size: Int, progress: ProgressLine?,
         batch: (FeatureInput) throws(CommandError) -> Void
-    ) throws(CommandError) -> FeatureInput {
+    ) throws(CommandError) -> FeatureInput? {
+        let name = origin.name
         var features: [Feature] = [], lines: [Int] = []
         var count = 0, first = 0, withGeometry = false
         func handOver() throws(CommandError) {
             guard !features.isEmpty else { return }
             try batch(FeatureInput(features: features, spatialReference: .wgs84,
-                                   labels: FeatureLabels(name: name, count: features.count, lines: lines, first: first),
+                                   labels: origin.labels(count: features.count, lines: lines, first: first),
                                    format: .geoJSON))
             first += features.count
             features.removeAll(keepingCapacity: true)
@@ -133,7 +176,7 @@ struct FeatureInput {
             try GeoJSON.forEachFeature(data) { feature, line, offset in
                 if let g = feature.geometry {
                     if let problem = ReadBack.longitudeLatitudeProblem(g) {
-                        throw CommandError.failure("\(name): feature \(count) (line \(line)): \(problem)")
+                        throw CommandError.failure("\(name): \(origin.place(feature: count, line: line)): \(problem)")
                     }
                     withGeometry = withGeometry || !g.coordinates.isEmpty
                 }
@@ -147,21 +190,23 @@ struct FeatureInput {
         } catch let error as CommandError {
             throw error
         } catch let error as FormatError {
-            throw .failure("\(name): \(error.description)")
+            if first == 0, GeoJSONSequence.isNewlineDelimited(error) { return nil }
+            throw .failure("\(name): \(origin.relocated(error).description)")
         } catch {
             throw .failure("\(name): \(error)")
         }
         guard count > 0 else { throw .failure("\(name): the input has no features") }
         guard withGeometry else { throw .failure("\(name): no feature has a geometry (\(count) feature(s), each null or empty)") }
-        return FeatureInput(features: [], spatialReference: .wgs84, labels: FeatureLabels(name: name, count: count),
+        return FeatureInput(features: [], spatialReference: .wgs84, labels: origin.labels(count: count, lines: nil),
                             format: .geoJSON)
     }
 
     private static func parse(
-        _ data: Data, name: String, inputSpatialReference: SpatialReference?,
+        _ data: Data, origin: InputOrigin, inputSpatialReference: SpatialReference?,
         defaultXYSpatialReference: SpatialReference?, csv: CSVOptions, progress: ProgressLine?,
         batch: (FeatureInput) throws(CommandError) -> Void
     ) throws(CommandError) -> FeatureInput {
+        let name = origin.name
         guard !data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
             throw .failure("\(name): the input is empty")
         }
@@ -171,6 +216,8 @@ struct FeatureInput {
             throw .failure("\(name) is KML/KMZ, which this command does not read (GeoJSON, CSV or WKT); convert it first: meridian kml convert \(name) OUT.geojson")
         case .unrecognized(let found):
             throw .failure("\(name): not GeoJSON, CSV or WKT: found \(found)")
+        case .featureTable(let table):
+            throw .failure("\(name) is a \(table.rawValue), which is read from its file (GDAL reads it in place), not from standard input: give its path")
         case .geoJSON: format = .geoJSON
         case .wkt: format = .wkt
         case .csv: format = .csv
@@ -181,34 +228,53 @@ struct FeatureInput {
                 if let sr = inputSpatialReference, sr != .wgs84 {
                     throw CommandError.usage("GeoJSON coordinates are WGS84 longitude/latitude (RFC 7946); --in-srs \(sr.definition) does not apply")
                 }
-                let (features, lines) = try GeoJSON.decodeFeaturesWithLines(data)
+                let (features, lines) = try readGeoJSON(data)
                 return FeatureInput(
                     features: features, spatialReference: .wgs84,
-                    labels: FeatureLabels(name: name, count: features.count, lines: lines), format: .geoJSON)
+                    labels: origin.labels(count: features.count, lines: lines), format: .geoJSON)
             case .csv:
-                return try readCSV(data, name: name, inputSpatialReference: inputSpatialReference,
+                return try readCSV(data, origin: origin, inputSpatialReference: inputSpatialReference,
                                    defaultXYSpatialReference: defaultXYSpatialReference, options: csv,
                                    progress: progress, batch: batch)
             case .wkt:
                 guard let sr = inputSpatialReference ?? defaultXYSpatialReference else {
                     throw CommandError.usage("WKT input needs its spatial reference: give --in-srs")
                 }
-                return try readWKT(data, name: name, spatialReference: sr)
+                return try readWKT(data, origin: origin, spatialReference: sr)
+            case .geoPackage, .shapefile, .flatGeobuf, .postGIS:
+                throw CommandError.failure("\(name): \(format.rawValue) is read through GDAL, from a file")  // not sniffed here
             }
         } catch let error as CommandError {
             throw error
         } catch let error as FormatError {
-            throw .failure("\(name): \(error.description)")
+            throw .failure("\(name): \(origin.relocated(error).description)")
         } catch {
             throw .failure("\(name): \(error)")
         }
     }
 
+    /// A GeoJSON document, or a GeoJSON text sequence (`GeoJSONSequence`): the features and, for a sequence, the
+    /// line each feature's record starts on.
+    private static func readGeoJSON(_ data: Data) throws(FormatError) -> (features: [Feature], lines: [Int]?) {
+        if GeoJSONSequence.startsWithSeparator(data) {
+            let (features, lines) = try GeoJSONSequence.decode(data, newlineDelimited: false)
+            return (features, lines)
+        }
+        do {
+            let (features, lines) = try GeoJSON.decodeFeaturesWithLines(data)
+            return (features, lines)
+        } catch where GeoJSONSequence.isNewlineDelimited(error) {
+            let (features, lines) = try GeoJSONSequence.decode(data, newlineDelimited: true)
+            return (features, lines)
+        }
+    }
+
     /// One geometry per line, parsed straight from the bytes (no `String` per line); blank lines are skipped, white
     /// space around a geometry is ignored.
-    private static func readWKT(_ data: Data, name: String, spatialReference sr: SpatialReference)
+    private static func readWKT(_ data: Data, origin: InputOrigin, spatialReference sr: SpatialReference)
         throws(CommandError) -> FeatureInput
     {
+        let name = origin.name
         let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<FeatureInput, CommandError> in
             let bytes = raw.bindMemory(to: UInt8.self)
             func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
@@ -230,31 +296,31 @@ struct FeatureInput {
                         // Located in the file: the decoder saw one trimmed line, so its line is always 1.
                         let located = FormatError(format: error.format, message: error.message, line: line,
                                                   column: error.column.map { $0 + a - start })
-                        return .failure(.failure("\(name): \(located.description)"))
+                        return .failure(.failure("\(name): \(origin.relocated(located).description)"))
                     }
                     lines.append(line)
                 }
                 start = end + 1
             }
             return .success(FeatureInput(features: features, spatialReference: sr,
-                                         labels: FeatureLabels(name: name, count: features.count, lines: lines),
+                                         labels: origin.labels(count: features.count, lines: lines),
                                          format: .wkt))
         }
         return try result.get()
     }
 
     private static func readCSV(
-        _ data: Data, name: String, inputSpatialReference: SpatialReference?,
+        _ data: Data, origin: InputOrigin, inputSpatialReference: SpatialReference?,
         defaultXYSpatialReference: SpatialReference?, options: CSVOptions, progress: ProgressLine?,
         batch: (FeatureInput) throws(CommandError) -> Void
     ) throws -> FeatureInput {
         try data.withUnsafeBytes { raw throws -> FeatureInput in
             var reader = CSVRecordReader(raw.bindMemory(to: UInt8.self))
             guard try reader.next() else {
-                throw FormatError(format: "CSV", message: "empty input (no header record)", line: 1)
+                throw FormatError(format: "CSV", message: "empty input (no header record)", line: 1 - origin.lineOffset)
             }
             var csv = try CSVFeatureReader(
-                header: try reader.strings(), name: name, inputSpatialReference: inputSpatialReference,
+                header: try reader.strings(), origin: origin, inputSpatialReference: inputSpatialReference,
                 defaultXYSpatialReference: defaultXYSpatialReference, options: options,
                 capacity: options.batchSize ?? raw.count / 24)  // rows of a few numbers
             while try reader.next() { try csv.read(&reader, progress: progress, batch: batch) }
@@ -275,19 +341,21 @@ struct FeatureLabels {
     var lines: [Int]?
     /// The number of the first feature (for a batch of a larger input).
     var first = 0
+    /// Added to `lines` (for a piece of a larger file, see `InputOrigin`).
+    var lineOffset = 0
 
     /// The valid indices.
     var indices: Range<Int> { 0..<count }
 
     /// The label of feature `i` (0 ..< count).
     subscript(i: Int) -> String {
-        if let lines, lines.indices.contains(i) { return "\(name): feature \(first + i) (line \(lines[i]))" }
+        if let lines, lines.indices.contains(i) { return "\(name): feature \(first + i) (line \(lines[i] + lineOffset))" }
         return "\(name): feature \(first + i)"
     }
 
     /// The labels of features `range` (indices of this set), keeping their numbers.
     func slice(_ range: Range<Int>) -> FeatureLabels {
         FeatureLabels(name: name, count: range.count, lines: lines.map { Array($0[range]) },
-                      first: first + range.lowerBound)
+                      first: first + range.lowerBound, lineOffset: lineOffset)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Meridian
 
 /// What a file is, judged by its first bytes rather than its name: every command that reads a file recognises its
 /// format this way, so a KML document saved as `.xml` or a KMZ saved as `.zip` reads like any other. File names
@@ -8,12 +9,15 @@ enum InputFormat: Equatable {
     case kmz
     /// XML whose root element is `<kml>`.
     case kml
-    /// JSON text (an object or an array): GeoJSON.
+    /// JSON text (an object or an array), or a GeoJSON text sequence (records starting with 0x1E): GeoJSON.
     case geoJSON
     /// Text starting with a WKT geometry keyword.
     case wkt
     /// Other text: read as comma-separated values with a header by the commands that take CSV.
     case csv
+    /// A GeoPackage, a shapefile's `.shp` or a FlatGeobuf: read through GDAL/OGR from its file
+    /// (`FeatureDataInput`), never from standard input.
+    case featureTable(FeatureDataFormat)
     /// None of the above; the associated text says what was found, e.g. "XML whose root element is <svg>".
     case unrecognized(String)
 
@@ -28,6 +32,7 @@ enum InputFormat: Equatable {
         case .geoJSON: return "GeoJSON"
         case .wkt: return "WKT"
         case .csv: return "plain text"
+        case .featureTable(let format): return "a \(format.rawValue)"
         case .unrecognized(let found): return found
         }
     }
@@ -39,6 +44,7 @@ enum InputFormat: Equatable {
     static func sniff(_ data: Data) -> InputFormat {
         let head = [UInt8](data.prefix(headLength))
         if head.isEmpty { return .unrecognized("an empty file") }
+        if let format = FeatureDataFormat.recognize(header: head) { return .featureTable(format) }
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .kmz }
         var i = 0
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
@@ -59,7 +65,7 @@ enum InputFormat: Equatable {
             }
             let local = root.split(separator: ":").last.map(String.init) ?? root
             return local == "kml" ? .kml : .unrecognized("XML whose root element is <\(root.prefix(40))>")
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
+        case UInt8(ascii: "{"), UInt8(ascii: "["), 0x1E:  // 0x1E: a GeoJSON text sequence (RFC 8142)
             return .geoJSON
         default:
             var word = ""

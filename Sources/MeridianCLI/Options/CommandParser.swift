@@ -26,27 +26,45 @@ struct CommandParser {
         return mode
     }
 
+    /// The positional arguments of `arguments`: what is not an option or an option's value (for `meridian
+    /// internal`'s `plan`, which takes any number of inputs). Records the named options as `parse` does, so it is
+    /// for declarations that are not parsed again.
+    func positionals(_ arguments: [String]) throws(CommandError) -> [String] {
+        try sortNamed(arguments)
+    }
+
     /// Records every named option's values (`--name VALUE`, `--name=VALUE`, `--flag`) and returns the positionals:
-    /// `-` and negative numbers are positionals, and so is everything after `--`.
+    /// `-` and negative numbers are positionals, and so is everything after `--`. A spelling some option answers to
+    /// only after another was given (`Declaration.spellingAfter`: `--layer` after `-o`) goes to that option then.
     private func sortNamed(_ arguments: [String]) throws(CommandError) -> [String] {
         var named: [String: Declaration] = [:]
         for d in declarations where d.isNamed { for n in d.names { named[n] = d } }
+        let contextual = declarations.filter { $0.spellingAfter != nil }
         var positionals: [String] = []
+        var seen = Set<String>()
         var i = 0, afterDashDash = false
         while i < arguments.count {
             let word = arguments[i]
             i += 1
             if afterDashDash { positionals.append(word); continue }
             if word == "--" { afterDashDash = true; continue }
-            if let d = named[word] {
+            func resolve(_ spelling: String) -> Declaration? {
+                let after = contextual.first { d in
+                    d.spellingAfter.map { $0.spelling == spelling && !$0.after.isDisjoint(with: seen) } ?? false
+                }
+                return after ?? named[spelling]
+            }
+            if let d = resolve(word) {
+                seen.insert(word)
                 guard d.takesValue else { d.given.append((word, "")); continue }
                 guard i < arguments.count, arguments[i] != "--" else { throw .usage("\(word) needs a value") }
                 guard !arguments[i].isEmpty else { throw .usage("\(word) needs a value, not an empty one") }
                 d.given.append((word, arguments[i]))
                 i += 1
-            } else if let equals = word.firstIndex(of: "="), let d = named[String(word[..<equals])], d.takesValue {
+            } else if let equals = word.firstIndex(of: "="), let d = resolve(String(word[..<equals])), d.takesValue {
                 let text = String(word[word.index(after: equals)...])
                 guard !text.isEmpty else { throw .usage("\(word[..<equals]) needs a value, not an empty one") }
+                seen.insert(String(word[..<equals]))
                 d.given.append((String(word[..<equals]), text))
             } else if word.hasPrefix("-"), word != "-", Double(word) == nil {
                 throw .usage("unknown option \(word)")

@@ -40,6 +40,9 @@ final class Declaration {
     let choices: [(name: String, title: String, summary: String)]
     /// The texts given, in order, with the spelling each came with (a flag: an empty text per occurrence).
     var given: [(spelling: String, text: String)] = []
+    /// Another spelling this option also answers to once one of `after` has been given: `-o PG:… --layer buffers`
+    /// names the output's layer with the input's `--layer` spelling (nil: none).
+    var spellingAfter: (spelling: String, after: Set<String>)?
     /// Converts a text given and stores the value where the wrapper reads it.
     let store: (String) throws(CommandError) -> Void
 

@@ -18,6 +18,8 @@ struct InputOptions: OptionGroup {
     @Argument var path: String?
     /// `--in-srs`: the spatial reference of CSV x,y columns and WKT input.
     @Option var spatialReference: SpatialReference?
+    /// `--layer`: the layer (table) of a GeoPackage, a zipped shapefile or a PostGIS database to read.
+    @Option var layer: String?
 
     /// The input of a command.
     /// - Parameters:
@@ -27,15 +29,19 @@ struct InputOptions: OptionGroup {
     ///   - srsModes: The modes that take the spatial reference (all by default).
     ///   - pathRequired: The modes in which INPUT must be given (standard input by default).
     ///   - srsRequired: The modes in which the spatial reference must be given.
+    ///   - layerModes: The modes that take `--layer` (those that read INPUT by default).
     init(srsNames: [String] = ["--in-srs"],
          srsHelp: String = "the spatial reference of CSV x,y columns and WKT input (default WGS84)",
-         pathModes: Modes = .all, srsModes: Modes = .all, pathRequired: Modes = .none, srsRequired: Modes = .none) {
-        let help = "a path or - (standard input): GeoJSON (WGS84 longitude/latitude, RFC 7946), CSV with a header naming lon,lat (or longitude,latitude) or x,y columns and any others, or WKT (one geometry per line); recognised by its content, not its name"
+         pathModes: Modes = .all, srsModes: Modes = .all, pathRequired: Modes = .none, srsRequired: Modes = .none,
+         layerModes: Modes? = nil) {
+        let help = "a path or - (standard input): GeoJSON (WGS84 longitude/latitude, RFC 7946), CSV with a header naming lon,lat (or longitude,latitude) or x,y columns and any others, WKT (one geometry per line), a GeoPackage, a shapefile's .shp (or a zip of shapefiles), a FlatGeobuf (their spatial reference and typed attributes read through GDAL), or a PostGIS database PG:\"dbname=… host=…\"; recognised by its content, not its name"
         _path = Argument("INPUT", as: .path("INPUT"), help: help + (pathRequired.isNone ? "; standard input when not given" : ""),
                          modes: pathModes, required: pathRequired)
         _spatialReference = Option(names: srsNames, as: .spatialReference, help: srsHelp, modes: srsModes,
                                    required: srsRequired)
+        _layer = Option(names: ["--layer"], as: .text("NAME"), help: "the layer (table) to read from a GeoPackage, a zip of shapefiles or a PostGIS database that has several (given before -o; after -o, --layer names the output's)", modes: layerModes ?? pathModes)
     }
+
 }
 
 /// Where the result goes: `-o PATH`, its format told by its name, or standard output.
@@ -45,6 +51,8 @@ struct OutputOptions: OptionGroup {
 
     /// `-o`'s value as given.
     @Option var path: String?
+    /// `--output-layer`, or `--layer` after `-o`: the layer (table) written to a GeoPackage, FlatGeobuf or PostGIS.
+    @Option var layer: String?
 
     /// The output of a command.
     /// - Parameters:
@@ -55,18 +63,33 @@ struct OutputOptions: OptionGroup {
     init(use: OutputFormat.Use, help: String, modes: Modes = .all, required: Modes = .none) {
         self.use = use
         _path = Option("-o", "--output", as: .path("OUTPUT"), help: help, modes: modes, required: required)
+        _layer = Option(names: ["--output-layer"], as: .text("NAME"), help: "the layer (table) written to a .gpkg, .fgb or PG:… output (default: the file's name; a PostGIS output needs it); also spelled --layer after -o", modes: modes)
+        _layer.declaration.spellingAfter = ("--layer", ["-o", "--output"])
     }
 
-    /// Refuses, before any work, a path whose name says no format the command writes.
+    /// Refuses, before any work, a path whose name says no format the command writes, and a layer name for an output
+    /// that has no layers.
     func validate(mode: String?) throws(CommandError) {
-        if path != nil { _ = try file(standardOutput: .geoJSON) }
+        guard path != nil else {
+            if layer != nil { throw .usage("--output-layer (or --layer after -o) names a layer of a .gpkg, .fgb or PG:… output; give -o") }
+            return
+        }
+        let file = try file(standardOutput: .geoJSON)
+        if layer != nil, !file.format.isFeatureTable {
+            throw .usage("\(file.format.name) has no layers: --output-layer (or --layer after -o) applies to .gpkg, .shp, .fgb and PG:… outputs")
+        }
+        if file.format == .postGIS, layer == nil {
+            throw .usage("a PostGIS output needs the table's name: -o PG:… --layer NAME")
+        }
     }
 
     /// The output file.
     /// - Parameter standardOutput: The format written to standard output (nil: the command needs a file).
     /// - Throws: `CommandError.usage` when the path's name says no format the command writes.
     func file(standardOutput: OutputFormat?) throws(CommandError) -> OutputFile {
-        try OutputFile(path, use: use, standardOutput: standardOutput)
+        var file = try OutputFile(path, use: use, standardOutput: standardOutput)
+        file.layer = layer
+        return file
     }
 }
 
@@ -139,3 +162,19 @@ struct WorkLimitOptions: OptionGroup {
 /// The work bound of every command, and of those with `--max-vertices` when it is not given: 5 million vertices
 /// (about 1 GB at the peak: the coordinates in GEOS, in Meridian and as text).
 let defaultMaximumVertices = 5_000_000
+
+/// `--threads N`: how many threads a command working on many features may use (`Parallelism.threadCount`: the
+/// union's clusters, per-feature buffers and operations, projection, writing); every processor by default. The
+/// output is byte-identical for every N: the work is cut into pieces fixed by the input and put back in order.
+struct ThreadOptions: OptionGroup {
+    /// `--threads`: nil for every processor.
+    @Option("--threads", as: .wholeNumber(1...Parallelism.maximumThreads), help: "how many threads to use (default: every processor this process may run on); the output is the same for every N")
+    var count: Int?
+
+    /// Runs a command's work with its thread count (the process-wide default when `--threads` is not given).
+    /// - Parameter body: The command's work.
+    /// - Throws: What `body` throws.
+    func run(_ body: () throws(CommandError) -> Void) throws(CommandError) {
+        try Parallelism.withThreadCount(count ?? Parallelism.threadCount, body)
+    }
+}

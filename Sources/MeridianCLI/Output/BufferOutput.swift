@@ -41,9 +41,22 @@ enum BufferOutput {
             }
         case .geoJSON:
             try writeUnion(buffers.first, count: inputs.count, to: output, io: io)
+        case .geoPackage, .shapefile, .flatGeobuf, .postGIS:
+            guard let sr = buffers.first?.spatialReference else { throw .failure("no buffers to write") }
+            try writeUnionTable(buffers.first, count: inputs.count, in: sr, to: output, io: io)
         case .geoJSONSequence, .csv, .text:
             throw .usage("\(output.format.name) is written a feature at a time, not as a union")
         }
+    }
+
+    /// Writes a union to a feature table (GeoPackage, shapefile, FlatGeobuf, PostGIS): one polygon feature with a
+    /// `count` field, as GeoJSON's, in the buffers' spatial reference.
+    static func writeUnionTable(_ union: Polygon?, count: Int, in sr: SpatialReference, to output: OutputFile,
+                                io: CommandIO) throws(CommandError)
+    {
+        let feature = Feature(geometry: union.map { .polygon($0) }, properties: ["count": .number(Double(count))])
+        try FeatureTableOutput.write([feature], to: output, spatialReference: sr, geometryType: .polygon,
+                                     fields: [Field(name: "count", type: .int64)], io: io)
     }
 
     /// Circles unioned at once by `streamUnion` (clusters are not split): bounds the union's memory to about a
@@ -112,28 +125,29 @@ enum BufferOutput {
         }
     }
 
-    /// Vertices in a chunk of a union batch's parts that `appendParts` hands to one of its two threads (about
-    /// 0.7 MB of text).
+    /// Vertices in a chunk of a union batch's parts that `appendParts` hands to one of its threads (about 0.7 MB of
+    /// text).
     static let chunkVertices = 32_768
 
-    /// Chunks `appendParts` may have claimed (being made, or made and waiting to be written) at once: with 4, up to
-    /// about 3 MB of text is held.
-    static let chunkWindow = 4
+    /// Chunks `appendParts` may have claimed (being made, or made and waiting to be written) per thread: with 2 on
+    /// two threads, up to about 3 MB of text is held.
+    static let chunkWindow = 2
 
     /// Appends a union batch's parts in order: WKT polygon texts (in the batch's spatial reference) or GeoJSON
     /// polygon coordinate arrays (projected to WGS84 here, by `InterpolatedProjection`), each but the output's first
     /// preceded by a comma (", " in WKT). The parts go in chunks of about `chunkVertices` vertices, each projected
-    /// and formatted by whichever of two threads is free (`OrderedWorkSharing`, at most `chunkWindow` chunks ahead),
-    /// this one writing every chunk in order as soon as it is ready, so the writing does not hold up the projection
-    /// and the bytes are the same as one thread's, whatever the timing.
+    /// and formatted by whichever of `threads` threads is free (`OrderedWorkSharing`, at most `chunkWindow` chunks
+    /// per thread ahead), this one writing every chunk in order as soon as it is ready, so the writing does not hold
+    /// up the projection and the bytes are the same as one thread's, whatever the timing.
     /// - Parameters:
     ///   - batch: The batch's parts.
     ///   - projection: From the batch's spatial reference to WGS84 for GeoJSON; nil for WKT.
     ///   - first: Whether nothing has been written yet (no comma before the first part); false afterwards.
     ///   - out: The output.
+    ///   - threads: The most threads to use (`Parallelism.threadCount`; 1 does everything on this thread).
     /// - Throws: `EngineError.projectionFailed` (GeoJSON).
     static func appendParts(of batch: Polygon, projection: InterpolatedProjection?, first: inout Bool,
-                            to out: inout ByteBuffer) throws(EngineError)
+                            to out: inout ByteBuffer, threads: Int = Parallelism.threadCount) throws(EngineError)
     {
         let parts = batch.parts, sr = batch.spatialReference, wkt = projection == nil
         var ends = [0]  // chunk c is parts[bounds[c]..<bounds[c + 1]]
@@ -154,9 +168,10 @@ enum BufferOutput {
                 if wkt { WKT.appendPolygonPart(part, to: &o) } else { GeoJSON.appendPolygonPart(part, to: &o) }
             }
         }
-        // Each chunk's text is made by whichever of the two threads is free; this one writes them in order.
+        // Each chunk's text is made by whichever thread is free; this one writes them in order.
         let commaBeforeFirst = !first
-        try OrderedWorkSharing.run(count: chunks, window: chunkWindow) { (c: Int) throws(EngineError) -> Data in
+        try OrderedWorkSharing.run(count: chunks, window: chunkWindow * threads, helpers: threads - 1) {
+            (c: Int) throws(EngineError) -> Data in
             var text = ByteBuffer(capacity: 24 * chunkVertices)
             try format(c, leadingComma: c > 0 || commaBeforeFirst, to: &text)
             return text.data()  // no copy

@@ -56,29 +56,62 @@ struct FeatureStreamWriter {
         out.append(UInt8(ascii: "\n"))
     }
 
-    /// GeoJSON features or text-sequence records, projected to WGS84 ring by ring.
+    /// GeoJSON features or text-sequence records, projected to WGS84 ring by ring: runs of features projected and
+    /// formatted on `Parallelism.threadCount` threads, their texts written in order (the bytes of one thread).
     private mutating func writeGeoJSON(_ buffers: [Polygon], of batch: FeatureInput, to out: inout ByteBuffer)
         throws(CommandError)
     {
-        var polygons = buffers
+        let n = buffers.count, threads = Parallelism.threadCount
+        guard n > 0 else { return }
+        let runs = max(1, min(4 * threads, n / Self.featuresPerRun))
+        let work = SharedBatch(features: batch.features, labels: batch.labels, projection: projection, format: format,
+                               commaFirst: !first)
+        let texts = try ForkJoin.map(count: runs, threads: threads) { (r: Int) throws(CommandError) -> Data in
+            var text = ByteBuffer()
+            for k in (n * r / runs)..<(n * (r + 1) / runs) {
+                try work.append(buffers[k], feature: k, leadingComma: k > 0 || work.commaFirst, to: &text)
+            }
+            return text.data()
+        }
+        for text in texts {
+            text.withUnsafeBytes { out.append($0) }
+            out.flushIfFull()
+        }
+        first = false
+    }
+
+    /// The fewest features `writeGeoJSON` hands to a thread at once.
+    static let featuresPerRun = 64
+}
+
+/// What the threads of `FeatureStreamWriter.writeGeoJSON` share, read only: the batch's features and labels, and the
+/// projection (thread-safe).
+private struct SharedBatch: @unchecked Sendable {
+    let features: [Feature]
+    let labels: FeatureLabels
+    let projection: InterpolatedProjection?
+    let format: OutputFormat
+    /// Whether the batch's first feature follows another in the FeatureCollection.
+    let commaFirst: Bool
+
+    /// Appends feature k's buffer, projected to WGS84, as a feature (after a comma) or a text-sequence record.
+    func append(_ buffer: Polygon, feature k: Int, leadingComma: Bool, to text: inout ByteBuffer)
+        throws(CommandError)
+    {
+        var polygon = buffer
         if let projection {
-            for k in polygons.indices {
-                do throws(EngineError) {
-                    try projection.project(&polygons[k])
-                } catch {
-                    throw .failure("\(batch.labels[k]): buffer: \(error.description)")
-                }
+            do throws(EngineError) {
+                try projection.project(&polygon)
+            } catch {
+                throw .failure("\(labels[k]): buffer: \(error.description)")
             }
         }
-        let features = zip(batch.features, polygons).map {
-            Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id)
-        }
-        for f in try FeatureEncoding.wgs84(features[...]) {
+        let made = Feature(geometry: .polygon(polygon), properties: features[k].properties, id: features[k].id)
+        for f in try FeatureEncoding.wgs84([made][...]) {
             if format == .geoJSONSequence {
-                GeoJSON.appendSequenceRecord(f, to: &out)
+                GeoJSON.appendSequenceRecord(f, to: &text)
             } else {
-                GeoJSON.appendFeature(f, first: first, to: &out)
-                first = false
+                GeoJSON.appendFeature(f, first: !leadingComma, to: &text)
             }
         }
     }

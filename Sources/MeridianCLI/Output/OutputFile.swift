@@ -7,6 +7,8 @@ struct OutputFile {
     let path: String?
     /// The format: the one the path's name says, or the command's default for standard output.
     let format: OutputFormat
+    /// `--output-layer` (or `--layer` after `-o`): the layer or table of a feature table output.
+    var layer: String?
 
     /// An output whose format is known.
     init(path: String?, format: OutputFormat) {
@@ -38,7 +40,8 @@ struct OutputFile {
             throw .usage("cannot tell the output format of '\(text)' from its name: end it in \(list)")
         }
         guard accepted.contains(format) else {
-            throw .usage("\(use.title) does not write \(format.name) ('\(text)'); use \(list)")
+            let shown = PostGISConnection(text)?.redacted ?? text  // never a password in a message
+            throw .usage("\(use.title) does not write \(format.name) ('\(shown)'); use \(list)")
         }
         self.init(path: text, format: format)
     }

@@ -1,3 +1,5 @@
+import Meridian
+
 /// The formats the commands write, beside `InputFormat` for what they read: what each can do, in one place. A
 /// command never compares extension strings; it asks its `OutputFile` for the format and the format for what it can
 /// do. The format is told by the output's name (`-o buffers.wkt`); standard output (`-o -` or no `-o`) gets the
@@ -5,7 +7,8 @@
 ///
 /// To add a format: a case, its row in each property below, and where it is written (`FeatureStreamWriter` for a
 /// per-feature format, `BufferOutput.write` for a whole picture or document). A format named by a prefix rather than
-/// an extension (a database connection string such as `PG:dbname=…`) is recognised first in `init(path:)`.
+/// an extension (a database connection string such as `PG:dbname=…`) is recognised first in `init(path:)`. The
+/// feature tables of GDAL/OGR (`featureTables`) are written by `FeatureTableOutput`.
 enum OutputFormat: CaseIterable, Sendable {
     /// A GeoJSON FeatureCollection (RFC 7946: WGS84 longitude/latitude).
     case geoJSON
@@ -23,6 +26,14 @@ enum OutputFormat: CaseIterable, Sendable {
     case kml
     /// A zipped KML document with its icons.
     case kmz
+    /// A GeoPackage table (GDAL/OGR), in the spatial reference the work was done in, with typed attributes.
+    case geoPackage
+    /// A shapefile (`.shp`, `.shx`, `.dbf`, `.prj`, `.cpg`; GDAL/OGR).
+    case shapefile
+    /// A FlatGeobuf file (GDAL/OGR).
+    case flatGeobuf
+    /// A PostGIS table, named by a `PG:` connection string and `--layer` (GDAL/OGR).
+    case postGIS
 
     /// Where a format may be written: each command, or each mode of one, accepts its own formats.
     enum Use: Sendable {
@@ -60,6 +71,10 @@ enum OutputFormat: CaseIterable, Sendable {
         case .svg: ["svg"]
         case .kml: ["kml"]
         case .kmz: ["kmz"]
+        case .geoPackage: ["gpkg"]
+        case .shapefile: ["shp"]
+        case .flatGeobuf: ["fgb"]
+        case .postGIS: []
         }
     }
 
@@ -74,24 +89,35 @@ enum OutputFormat: CaseIterable, Sendable {
         case .svg: "SVG"
         case .kml: "KML"
         case .kmz: "KMZ"
+        case .geoPackage: "a GeoPackage"
+        case .shapefile: "a shapefile"
+        case .flatGeobuf: "a FlatGeobuf"
+        case .postGIS: "a PostGIS table"
         }
     }
 
     /// The formats `use` accepts, in the order help lists them.
     static func accepted(by use: Use) -> [OutputFormat] {
         switch use {
-        case .buffer: [.geoJSON, .geoJSONSequence, .wkt, .csv, .svg, .kml, .kmz]
-        case .operation: [.wkt, .geoJSON]
-        case .project: [.geoJSON, .wkt, .csv, .text]
+        case .buffer: [.geoJSON, .geoJSONSequence, .wkt, .csv, .svg, .kml, .kmz] + featureTables
+        case .operation: [.wkt, .geoJSON] + featureTables
+        case .project: [.geoJSON, .wkt, .csv, .text] + featureTables
         case .kmlCreate: [.kmz, .kml]
         case .kmlConvert: [.kml, .kmz, .geoJSON]
         }
     }
 
+    /// The formats written through GDAL/OGR as feature tables (`FeatureTableOutput`).
+    static let featureTables: [OutputFormat] = [.geoPackage, .shapefile, .flatGeobuf, .postGIS]
+
+    /// Whether this is a feature table written through GDAL/OGR (`FeatureTableOutput`): typed attributes, a spatial
+    /// reference, a layer name.
+    var isFeatureTable: Bool { Self.featureTables.contains(self) }
+
     /// Whether features are written one at a time as they are made, so memory does not grow with the input.
     var isStreamable: Bool {
         switch self {
-        case .geoJSON, .geoJSONSequence, .wkt, .csv: true
+        case .geoJSON, .geoJSONSequence, .wkt, .csv, .geoPackage, .shapefile, .flatGeobuf, .postGIS: true
         case .text, .svg, .kml, .kmz: false
         }
     }
@@ -101,14 +127,14 @@ enum OutputFormat: CaseIterable, Sendable {
     var isWGS84: Bool {
         switch self {
         case .geoJSON, .geoJSONSequence, .kml, .kmz: true
-        case .wkt, .csv, .text, .svg: false
+        case .wkt, .csv, .text, .svg, .geoPackage, .shapefile, .flatGeobuf, .postGIS: false
         }
     }
 
     /// Whether a union (one dissolved polygon, `buffer --union`) can be written.
     var allowsUnion: Bool {
         switch self {
-        case .geoJSON, .wkt, .svg, .kml, .kmz: true
+        case .geoJSON, .wkt, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf, .postGIS: true
         case .geoJSONSequence, .csv, .text: false
         }
     }
@@ -117,8 +143,9 @@ enum OutputFormat: CaseIterable, Sendable {
     /// (`BufferOutput.streamUnion`), rather than made whole first.
     var streamsUnion: Bool { self == .geoJSON || self == .wkt }
 
-    /// The format a path's name says, or nil when it says none or an unknown one.
+    /// The format a path's name says (a `PG:` connection string: PostGIS), or nil when it says none or an unknown one.
     init?(path: String) {
+        if PostGISConnection.isConnectionString(path) { self = .postGIS; return }
         guard let ext = Self.fileExtension(path),
               let format = Self.allCases.first(where: { $0.extensions.contains(ext) })
         else { return nil }
@@ -133,8 +160,9 @@ enum OutputFormat: CaseIterable, Sendable {
         return name[name.index(after: dot)...].lowercased()
     }
 
-    /// ".geojson, .json, .wkt": the extensions of some formats, as messages list them.
+    /// ".geojson, .json, .wkt or PG:…": the extensions of some formats (and PostGIS's prefix), as messages list them.
     static func extensionList(_ formats: [OutputFormat]) -> String {
-        HelpText.list(formats.flatMap(\.extensions).map { "." + $0 }, conjunction: "or")
+        HelpText.list(formats.flatMap(\.extensions).map { "." + $0 } + (formats.contains(.postGIS) ? ["PG:…"] : []),
+                      conjunction: "or")
     }
 }

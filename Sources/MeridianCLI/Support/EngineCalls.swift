@@ -19,10 +19,15 @@ func describe(_ error: EngineError) -> String {
 ///   - word: "geometry" or "vertex".
 ///   - labels: The input's labels by index.
 func relabel(_ message: String, _ word: String, labels: FeatureLabels) -> String {
+    relabel(message, word) { labels.indices.contains($0) ? labels[$0] : nil }
+}
+
+/// `relabel(_:_:labels:)` with the labels given by a function (nil: the index is not a feature's).
+func relabel(_ message: String, _ word: String, label: (Int) -> String?) -> String {
     guard let range = message.range(of: word + #" \d+"#, options: .regularExpression),
-          let index = Int(message[range].dropFirst(word.count + 1)), labels.indices.contains(index)
+          let index = Int(message[range].dropFirst(word.count + 1)), let name = label(index)
     else { return message }
-    return message.replacingCharacters(in: range, with: labels[index])
+    return message.replacingCharacters(in: range, with: name)
 }
 
 /// Projects geometries of one spatial reference in a single PROJ call; when a vertex cannot be projected, the error

@@ -10,10 +10,13 @@ public final class BackgroundTask<Failure: Error>: @unchecked Sendable {
     // Guarded by `condition`.
     private var result: Result<Void, Failure>?
 
-    /// Starts `body` on a new thread.
-    /// - Parameter body: The work; what it throws is rethrown by `wait()`.
-    public init(_ body: @escaping @Sendable () throws(Failure) -> Void) {
-        let thread = Thread { [self] in
+    /// Starts `body` on a new thread (it runs with the caller's `Parallelism.threadCount`), or runs it at once on
+    /// the calling thread when `inline` (for one thread: `Parallelism.threadCount` is 1).
+    /// - Parameters:
+    ///   - inline: Whether to run `body` here and now instead.
+    ///   - body: The work; what it throws is rethrown by `wait()`.
+    public init(inline: Bool = false, _ body: @escaping @Sendable () throws(Failure) -> Void) {
+        let work = Parallelism.carryingThreadCount { [self] in
             let outcome: Result<Void, Failure>
             do throws(Failure) { outcome = .success(try body()) } catch { outcome = .failure(error) }
             condition.lock()
@@ -21,6 +24,11 @@ public final class BackgroundTask<Failure: Error>: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
+        guard !inline else {
+            work()
+            return
+        }
+        let thread = Thread(block: work)
         thread.stackSize = 8 << 20  // as a main thread's: the work may run deep library code (PROJ)
         thread.start()
     }

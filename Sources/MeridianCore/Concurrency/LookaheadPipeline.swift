@@ -28,7 +28,7 @@ public enum LookaheadPipeline {
             return
         }
         let queue = Queue<Item, Failure>(capacity: ahead)
-        let thread = Thread {
+        let thread = Thread(block: Parallelism.carryingThreadCount {
             for k in 0..<count {
                 guard queue.waitForRoom() else { break }
                 let item: Result<Item, Failure>
@@ -37,7 +37,7 @@ public enum LookaheadPipeline {
                 if case .failure = item { break }
             }
             queue.finishProducing()
-        }
+        })
         thread.stackSize = 8 << 20  // as a main thread's: the producer may run deep library code (GEOS)
         thread.start()
         defer { queue.cancelAndJoin() }

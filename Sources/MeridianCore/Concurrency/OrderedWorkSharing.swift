@@ -1,45 +1,49 @@
 import Foundation
 
-/// Makes items 0, 1, … `count − 1` on two threads, the calling thread and a helper thread, whichever is free taking
-/// the next item, and hands them to a consumer on the calling thread, in order, one at a time.
+/// Makes items 0, 1, … `count − 1` on several threads, the calling thread and `helpers` helper threads, whichever is
+/// free taking the next item, and hands them to a consumer on the calling thread, in order, one at a time.
 ///
-/// Unlike `LookaheadPipeline`, where the background thread makes every item and the calling thread only consumes (or,
-/// used for alternate items, each side makes half), the split adapts: the calling thread consumes each item as soon as
-/// it is due and makes items only while the next one to consume is not ready, so when consuming costs time (writing
-/// to a file) the helper makes more of the items and both threads stay busy.
+/// Unlike `LookaheadPipeline`, where the background thread makes every item and the calling thread only consumes, the
+/// split adapts: the calling thread consumes each item as soon as it is due and makes items only while the next one
+/// to consume is not ready, so when consuming costs time (writing to a file) the helpers make more of the items and
+/// every thread stays busy.
 ///
 /// What the consumer sees does not depend on the threads' timing: the same items in the same order as
 /// `for k in 0..<count { try consume(try produce(k), k) }`, which is what runs when `window` is 0 or `count` is
 /// below 2. At most `window` items are claimed (being made, or made and waiting) ahead of the consumer. The first
-/// error in item order ends the run: no item after it is started, the helper thread is joined, and the error is
+/// error in item order ends the run: no item after it is started, the helper threads are joined, and the error is
 /// rethrown once the items before it have been consumed (an error from `consume` at once).
 public enum OrderedWorkSharing {
-    /// Runs the work (see the type's description); returns once every item is consumed and the helper thread has
+    /// Runs the work (see the type's description); returns once every item is consumed and the helper threads have
     /// finished.
     /// - Parameters:
     ///   - count: How many items (0 or more).
-    ///   - window: How many items may be claimed and not yet consumed (0 runs everything on the calling thread; 2 or
-    ///     more lets both threads make items while the consumer is behind).
-    ///   - produce: Makes item k, on either thread (so it must not touch state of the calling thread).
+    ///   - window: How many items may be claimed and not yet consumed (0 runs everything on the calling thread;
+    ///     `helpers` + 1 or more lets every thread make items while the consumer is behind).
+    ///   - helpers: How many helper threads (default 1; 0 runs everything on the calling thread).
+    ///   - produce: Makes item k, on any of the threads (so it must not touch state of the calling thread).
     ///   - consume: Receives item k, in order, on the calling thread.
     /// - Throws: The first error (in item order) `produce` throws, or the first `consume` throws.
     public static func run<Item: Sendable, Failure: Error>(
-        count: Int, window: Int, produce: @escaping @Sendable (Int) throws(Failure) -> Item,
+        count: Int, window: Int, helpers: Int = 1, produce: @escaping @Sendable (Int) throws(Failure) -> Item,
         consume: (Item, Int) throws(Failure) -> Void
     ) throws(Failure) {
-        guard window > 0, count > 1 else {
+        let helpers = min(max(helpers, 0), max(window - 1, 1), count - 1)
+        guard window > 0, helpers > 0 else {
             for k in 0..<count { try consume(try produce(k), k) }
             return
         }
-        let state = State<Item, Failure>(count: count, window: window)
-        let thread = Thread {
-            while let k = state.claimForHelper() {
-                state.finish(k, Result { () throws(Failure) in try produce(k) })
-            }
-            state.helperFinished()
+        let state = State<Item, Failure>(count: count, window: window, helpers: helpers)
+        for _ in 0..<helpers {
+            let thread = Thread(block: Parallelism.carryingThreadCount {
+                while let k = state.claimForHelper() {
+                    state.finish(k, Result { () throws(Failure) in try produce(k) })
+                }
+                state.helperFinished()
+            })
+            thread.stackSize = 8 << 20  // as a main thread's: `produce` may run deep library code
+            thread.start()
         }
-        thread.stackSize = 8 << 20  // as a main thread's: `produce` may run deep library code
-        thread.start()
         defer { state.cancelAndJoin() }
         for k in 0..<count {
             while true {
@@ -64,7 +68,7 @@ public enum OrderedWorkSharing {
         case produce(Int)
     }
 
-    /// The items' state shared by the two threads, guarded by one condition variable.
+    /// The items' state shared by the threads, guarded by one condition variable.
     private final class State<Item: Sendable, Failure: Error>: @unchecked Sendable {
         private let condition = NSCondition()
         private let count: Int, window: Int
@@ -75,11 +79,12 @@ public enum OrderedWorkSharing {
         /// The first item whose `produce` failed: no item after it is claimed.
         private var failedAt = Int.max
         private var cancelled = false
-        private var helperRunning = true
+        private var helpersRunning: Int
 
-        init(count: Int, window: Int) {
+        init(count: Int, window: Int, helpers: Int) {
             self.count = count
             self.window = window
+            helpersRunning = helpers
         }
 
         /// Whether another item may be claimed now.
@@ -136,18 +141,19 @@ public enum OrderedWorkSharing {
         /// Helper: says that it makes no more items (the last thing the thread does).
         func helperFinished() {
             condition.lock()
-            helperRunning = false
+            helpersRunning -= 1
             condition.broadcast()
             condition.unlock()
         }
 
-        /// Calling thread: stops the helper (after the item it is making, if any) and waits until its thread is done.
+        /// Calling thread: stops the helpers (after the items they are making, if any) and waits until their threads
+        /// are done.
         func cancelAndJoin() {
             condition.lock()
             defer { condition.unlock() }
             cancelled = true
             condition.broadcast()
-            while helperRunning { condition.wait() }
+            while helpersRunning > 0 { condition.wait() }
         }
     }
 }

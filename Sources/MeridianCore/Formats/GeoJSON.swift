@@ -192,6 +192,19 @@ public enum GeoJSON {
         out = w.finish()
     }
 
+    /// Appends one ring of a polygon part as a Polygon's "coordinates" hold it (closed; counter-clockwise for a
+    /// shell, clockwise for a hole), for writing a part's rings from several places: a part is `[` + its rings
+    /// joined by commas + `]`, as `appendPolygonPart(_:to:)` writes it.
+    /// - Parameters:
+    ///   - ring: The ring, in WGS84 longitude/latitude.
+    ///   - isShell: Whether it is the part's shell.
+    ///   - out: The output.
+    public static func appendPolygonRing(_ ring: [Coordinate], isShell: Bool, to out: inout ByteBuffer) {
+        var w = JSONWriter(pretty: false, into: out)
+        writePositions(oriented(ring, counterClockwise: isShell), to: &w)
+        out = w.finish()
+    }
+
     /// Writes one geometry object (compact, keys sorted).
     /// - Parameter geometry: A geometry, expected in WGS84 longitude/latitude.
     /// - Returns: UTF-8 JSON text.

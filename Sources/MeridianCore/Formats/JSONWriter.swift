@@ -38,7 +38,7 @@ struct JSONWriter: ~Copyable {
             append("null")
         } else if d == 0 {
             bytes.append(ASCII.zero)
-        } else if d.magnitude < 1e16 && d.rounded(.towardZero) == d {
+        } else if d.magnitude < 1e16 && Double(Int64(d)) == d {  // a whole number (tested without a libm call)
             bytes.appendInteger(Int(d))
         } else {
             bytes.appendNumber(d)

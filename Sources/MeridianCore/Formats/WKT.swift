@@ -176,6 +176,16 @@ public enum WKT {
         out.append(UInt8(ascii: ")"))
     }
 
+    /// Appends one ring of a polygon part as `appendPolygonPart(_:hasZ:to:)` writes it (`(x y, x y, …)`), for
+    /// writing a part's rings from several places: a part is `(` + its rings joined by ", " + `)`.
+    /// - Parameters:
+    ///   - ring: The ring.
+    ///   - hasZ: Whether to write a third number per vertex (true only when every vertex has one).
+    ///   - out: The output.
+    public static func appendRing(_ ring: [Coordinate], hasZ: Bool = false, to out: inout ByteBuffer) {
+        writeSequence(ring, hasZ: hasZ, to: &out)
+    }
+
     /// The shortest decimal text that reads back as exactly `value` (Swift's round-trip formatting, without a
     /// trailing `.0`): `1`, `-0.5`, `1e-07`, `1.7976931348623157e+308`.
     static func number(_ value: Double) -> String {

@@ -141,7 +141,7 @@ public enum AtomicFile {
 
     /// Whether the path names (through any links) something other than a regular file or a folder: a pipe, a
     /// terminal, `/dev/stdout`, `/dev/null`. Those are written in place, never renamed over.
-    static func isSpecialFile(_ path: String) -> Bool {
+    public static func isSpecialFile(_ path: String) -> Bool {
         var status = stat()
         guard stat(path, &status) == 0 else { return false }
         let kind = status.st_mode & S_IFMT

@@ -119,21 +119,21 @@ public struct ByteBuffer: ~Copyable {
     /// Appends an integer in decimal (a `-` before negative ones).
     /// - Parameter value: Any integer.
     public mutating func appendInteger(_ value: Int) {
-        var v = value.magnitude
-        let p = reserve(21)
-        var n = 0
-        if value < 0 {
-            p[0] = UInt8(ascii: "-")
-            n = 1
-        }
-        let digits = v == 0 ? 1 : ShortestDecimal.digitCount(UInt64(v))
-        var end = p + n + digits
+        if value < 0 { append(UInt8(ascii: "-")) }
+        appendDigits(UInt64(value.magnitude))
+    }
+
+    /// Appends the decimal digits of `value` (no sign).
+    private mutating func appendDigits(_ value: UInt64) {
+        var v = value
+        let digits = v == 0 ? 1 : ShortestDecimal.digitCount(v)
+        var end = reserve(digits) + digits
         repeat {
             end -= 1
             end.pointee = UInt8(ascii: "0") + UInt8(v % 10)
             v /= 10
         } while v > 0
-        advance(by: n + digits)
+        advance(by: digits)
     }
 
     /// Appends `value` rounded to `decimals` decimals, as C's `printf("%.*f")` writes it (correctly rounded).
@@ -145,8 +145,55 @@ public struct ByteBuffer: ~Copyable {
             appendNumber(value)
             return
         }
-        let p = reserve(48)
-        advance(by: withVaList([value]) { Self.format(decimals, into: p, $0) })
+        guard let n = Self.scaledAndRounded(value.magnitude, decimals: decimals) else {
+            let p = reserve(48)
+            advance(by: withVaList([value]) { Self.format(decimals, into: p, $0) })
+            return
+        }
+        // printf writes the sign of every negative number, even one that rounds to zero (and of -0.0).
+        if value.sign == .minus { append(UInt8(ascii: "-")) }
+        let scale = Self.powersOfTen[decimals]
+        appendDigits(n / scale)
+        guard decimals > 0 else { return }
+        var fraction = n % scale
+        let p = reserve(decimals + 1)
+        p[0] = UInt8(ascii: ".")
+        for k in stride(from: decimals, to: 0, by: -1) {
+            p[k] = UInt8(ascii: "0") + UInt8(fraction % 10)
+            fraction /= 10
+        }
+        advance(by: decimals + 1)
+    }
+
+    /// 10⁰ … 10¹⁹.
+    private static let powersOfTen: [UInt64] = (0...19).map { k in (0..<k).reduce(1) { p, _ in p * 10 } }
+
+    /// `value` × 10^`decimals` rounded to an integer as printf rounds it (the exact product, ties to even), for a
+    /// non-negative `value` whose product is below 10¹⁹; nil for a larger one.
+    static func scaledAndRounded(_ value: Double, decimals: Int) -> UInt64? {
+        let scale = powersOfTen[decimals]
+        guard value * Double(scale) < 1e19 else { return nil }
+        // Below 1e-18 the product is below 0.1: zero.
+        guard value >= 1e-18 else { return 0 }
+        let m = value.significandBitPattern | (1 << 52), shift = Int(value.exponent) - 52
+        if shift >= 0 { return (m << UInt64(shift)) * scale }  // an integer: exact, below 10¹⁹
+        // m × scale as 128 bits, then shifted right by s with the remainder compared to half of 2^s.
+        let (high, low) = m.multipliedFullWidth(by: scale)
+        let s = -shift  // 1 … 112, as value ≥ 1e-18
+        let quotient: UInt64, remainderHigh: UInt64, remainderLow: UInt64, halfHigh: UInt64, halfLow: UInt64
+        if s < 64 {
+            quotient = (low >> UInt64(s)) | (high << UInt64(64 - s))
+            (remainderHigh, remainderLow) = (0, low & ((1 << UInt64(s)) - 1))
+            (halfHigh, halfLow) = (0, 1 << UInt64(s - 1))
+        } else {
+            let t = s - 64
+            quotient = high >> UInt64(t)
+            (remainderHigh, remainderLow) = (t == 0 ? 0 : high & ((1 << UInt64(t)) - 1), low)
+            (halfHigh, halfLow) = t == 0 ? (0, 1 << 63) : (1 << UInt64(t - 1), 0)
+        }
+        let above = remainderHigh > halfHigh || (remainderHigh == halfHigh && remainderLow > halfLow)
+        let tie = remainderHigh == halfHigh && remainderLow == halfLow
+        return above || (tie && quotient & 1 == 1) ? quotient + 1 : quotient
     }
 
     private static func format(_ decimals: Int, into p: UnsafeMutablePointer<UInt8>, _ args: CVaListPointer) -> Int {

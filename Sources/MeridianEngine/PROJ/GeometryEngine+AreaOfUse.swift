@@ -124,12 +124,9 @@ extension GeometryEngine {
         guard source != target else { return nil }
         // Back with the inverse of the operation that ran forward (another operation differs by meters).
         func projectBack(_ coordinates: inout [Coordinate]) throws(EngineError) {
-            if let pipeline = transformation?.pipeline {
-                _ = try Transformation.between(target, source, pipeline: pipeline, inverse: true)
-                    .transform(&coordinates, reportsOperation: false)
-            } else {
-                try project(&coordinates, from: target, into: source)
-            }
+            let pipeline = transformation?.pipeline
+            try InterpolatedProjection.between(target, source, pipeline: pipeline, inverse: pipeline != nil)
+                .transform(&coordinates, atomically: false)  // (a copy of the caller's: dropped on failure)
         }
         if target.isProjected {
             let limit = maximumProjectedCoordinate / (target.unit?.metersPerUnit ?? 1)

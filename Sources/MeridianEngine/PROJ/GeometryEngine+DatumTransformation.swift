@@ -89,7 +89,8 @@ extension GeometryEngine {
     }
 
     /// Projects coordinates in bulk with a chosen operation (the fast path of
-    /// ``project(_:into:datumTransformation:)`` for large point sets, as ``project(_:from:into:)`` is for PROJ's own choice).
+    /// ``project(_:into:datumTransformation:)`` for large point sets, as ``project(_:from:into:)`` is for PROJ's own
+    /// choice, and interpolated in the same way where the operation is smooth).
     /// - Parameters:
     ///   - coordinates: Coordinates in `source`; replaced by the projected coordinates on success, unchanged when
     ///     this throws.
@@ -107,8 +108,7 @@ extension GeometryEngine {
         guard transformation.isAvailable else {
             throw .invalidArgument("\(transformation.name) needs a grid file that is not installed under PROJ_DATA")
         }
-        _ = try Transformation.between(source, target, pipeline: transformation.pipeline)
-            .transform(&coordinates, reportsOperation: false)
+        try InterpolatedProjection.between(source, target, pipeline: transformation.pipeline).transform(&coordinates)
         return ProjectionOperation(name: transformation.name, accuracy: transformation.accuracy)
     }
 }

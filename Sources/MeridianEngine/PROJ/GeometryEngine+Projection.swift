@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import MeridianCore
 
@@ -60,59 +59,129 @@ extension GeometryEngine {
         return ProjectedGeometry(geometry: g, operations: operations)
     }
 
-    /// The one projection of a geometry: all vertices in one PROJ call, then redistributed into the shape.
+    /// The one projection of a geometry: all vertices in one call (`project(_:from:into:)`), then redistributed
+    /// into the shape.
     /// - Parameter pipeline: A PROJ pipeline to run instead of the operation PROJ would choose.
     static func transformVertices<G: VertexGeometry>(
         _ g: G, into spatialReference: SpatialReference, pipeline: String? = nil
     ) throws(EngineError) -> (geometry: G, operations: [ProjectionOperation]) {
         let source = g.geometry.spatialReference
         if source == spatialReference { return (g, []) }
-        let transformation = try Transformation.between(source, spatialReference, pipeline: pipeline)
         var all = g.geometry.coordinates
-        let operation = try transformation.transform(&all)
+        let operation = try project(&all, from: source, into: spatialReference, pipeline: pipeline)
         var iterator = all.makeIterator()
         return (g.mapCoordinates(into: spatialReference) { _ in iterator.next()! }, operation.map { [$0] } ?? [])
     }
 
-    /// Projects coordinates in bulk, without building geometries (the fast path for large point sets): PROJ reads
-    /// and writes x and y inside the coordinates, with no intermediate arrays. Heights are transformed where present;
-    /// a coordinate without one is transformed at height 0 and keeps `nil`.
+    /// Projects coordinates in bulk, without building geometries (the fast path for large point sets), on
+    /// `Parallelism.threadCount` threads. Where PROJ runs a smooth operation (no grid shift) the vertices are
+    /// interpolated tile by tile from PROJ's values (``InterpolatedProjection``): within 1e-11° (into a geographic
+    /// spatial reference) or 1 µm (into a projected one) of what PROJ itself returns; elsewhere PROJ transforms each
+    /// vertex. Heights are transformed where present (by PROJ); a coordinate without one is transformed at height 0
+    /// and keeps `nil`.
     /// - Parameters:
     ///   - coordinates: Coordinates in `source`; replaced by the projected coordinates on success, unchanged when
     ///     this throws.
     ///   - source: Their spatial reference.
     ///   - target: The target spatial reference.
-    /// - Returns: The operation PROJ used (for the last coordinate), if any ran.
+    /// - Returns: The operation PROJ uses for the last coordinate, if any ran.
     /// - Throws: `EngineError.projectionFailed` naming the first vertex (index and input x, y) that PROJ cannot
     ///   transform, e.g. one outside the projection's domain.
     @discardableResult
     public static func project(
         _ coordinates: inout [Coordinate], from source: SpatialReference, into target: SpatialReference
     ) throws(EngineError) -> ProjectionOperation? {
-        if source == target { return nil }
-        return try Transformation.between(source, target).transform(&coordinates)
+        try project(&coordinates, from: source, into: target, pipeline: nil)
+    }
+
+    /// Projects coordinates that are to be printed rounded to `decimals` decimals, so that the text is the text of
+    /// PROJ's own results: as ``project(_:from:into:)``, and then every vertex whose interpolated x or y lies within
+    /// the interpolation's bound of a rounding boundary (where the interpolant and PROJ might round apart) is
+    /// projected again by PROJ itself. (With 4 decimals of US feet that is about one vertex in fifteen; with 9
+    /// decimals of degrees one in fifty.)
+    /// - Parameters:
+    ///   - coordinates: Coordinates in `source`; replaced by the projected coordinates on success, unchanged when
+    ///     this throws.
+    ///   - source: Their spatial reference.
+    ///   - target: The target spatial reference.
+    ///   - decimals: The decimals the results will be printed with (0…17).
+    /// - Returns: The operation PROJ uses for the last coordinate, if any ran.
+    /// - Throws: As ``project(_:from:into:)``.
+    @discardableResult
+    public static func project(
+        _ coordinates: inout [Coordinate], from source: SpatialReference, into target: SpatialReference,
+        printedWith decimals: Int
+    ) throws(EngineError) -> ProjectionOperation? {
+        guard source != target, let last = coordinates.last else { return nil }
+        let projection = try InterpolatedProjection.between(source, target)
+        let original = coordinates  // the one copy: PROJ's input where it projects again, and kept on failure
+        do throws(EngineError) {
+            try projection.transform(&coordinates, atomically: false)
+            if projection.interpolates, (0...17).contains(decimals) {
+                try settleRounding(&coordinates, original, decimals: decimals, bound: projection.bound,
+                                   by: try Transformation.between(source, target))
+            }
+        } catch {
+            coordinates = original
+            throw error
+        }
+        return try operation(at: last, from: source, into: target, pipeline: nil)
+    }
+
+    /// Projects again with PROJ (`transformation`) every vertex whose x or y in `projected` lies within `bound` of
+    /// a rounding boundary at `decimals` decimals (see `project(_:from:into:printedWith:)`).
+    private static func settleRounding(_ projected: inout [Coordinate], _ original: [Coordinate], decimals: Int,
+                                       bound: Double, by transformation: Transformation) throws(EngineError) {
+        let scale = pow(10, Double(decimals)), margin = bound * scale
+        func nearBoundary(_ v: Double) -> Bool {
+            let scaled = v * scale  // (its rounding error, a few ulps, is added to the margin)
+            return abs(scaled - scaled.rounded(.down) - 0.5) <= margin + 4 * scaled.magnitude.ulp
+        }
+        let settle = projected.indices.filter { nearBoundary(projected[$0].x) || nearBoundary(projected[$0].y) }
+        guard !settle.isEmpty else { return }
+        var exact = settle.map { original[$0] }
+        _ = try transformation.transform(&exact, reportsOperation: false, vertexNumbers: settle)
+        for (k, i) in settle.enumerated() { projected[i] = exact[k] }
+    }
+
+    /// `project(_:from:into:)` with PROJ's choice of operation or a given pipeline.
+    static func project(
+        _ coordinates: inout [Coordinate], from source: SpatialReference, into target: SpatialReference,
+        pipeline: String?
+    ) throws(EngineError) -> ProjectionOperation? {
+        guard source != target, let last = coordinates.last else { return nil }
+        try InterpolatedProjection.between(source, target, pipeline: pipeline).transform(&coordinates)
+        return try operation(at: last, from: source, into: target, pipeline: pipeline)
+    }
+
+    /// The operation PROJ runs at one vertex (given in `source`): what the bulk projections report, as interpolated
+    /// vertices name none.
+    private static func operation(at vertex: Coordinate, from source: SpatialReference, into target: SpatialReference,
+                                  pipeline: String?) throws(EngineError) -> ProjectionOperation? {
+        var probe = [vertex]
+        return try Transformation.between(source, target, pipeline: pipeline).transform(&probe)
     }
 
     /// Projects a polygon in place, ring by ring, so a large polygon (a union of a million buffers) is never held
-    /// twice; PROJ's operation is not reported. A polygon of at least `parallelProjectionVertices` vertices is split
-    /// between two threads (each ring on one of them, each thread with its own copy of the PROJ operation in its own
-    /// context): the result is the same, bit for bit.
+    /// twice; PROJ's operation is not reported. Rings are interpolated where the operation is smooth, as by
+    /// `project(_:from:into:)`. A polygon of at least `parallelProjectionVertices` vertices is shared between
+    /// `Parallelism.threadCount` threads (each a run of whole rings): the result is the same, bit for bit.
     /// - Parameters:
     ///   - polygon: The polygon; on success its rings are in `target` and its spatial reference is `target`.
     ///   - target: The spatial reference wanted.
     /// - Throws: `EngineError.projectionFailed` for the first ring (in order) with a vertex that cannot be
     ///   transformed (the polygon is then partly projected: discard it).
     public static func project(_ polygon: inout Polygon, into target: SpatialReference) throws(EngineError) {
-        try project(&polygon, into: target, twoThreadsFrom: parallelProjectionVertices)
+        try project(&polygon, into: target, threadsFrom: parallelProjectionVertices, threads: Parallelism.threadCount)
     }
 
-    /// `project(_:into:)` with another threshold for two threads (tests use small polygons).
-    static func project(_ polygon: inout Polygon, into target: SpatialReference, twoThreadsFrom threshold: Int)
-        throws(EngineError)
+    /// `project(_:into:)` with another threshold for several threads (tests use small polygons) and thread count.
+    static func project(_ polygon: inout Polygon, into target: SpatialReference, threadsFrom threshold: Int,
+                        threads: Int) throws(EngineError)
     {
         let source = polygon.spatialReference
         guard source != target else { return }
-        let transformation = try Transformation.between(source, target)
+        let projection = try InterpolatedProjection.between(source, target)
         var parts = polygon.parts
         polygon = Polygon(parts: [], spatialReference: target)  // drops the only other reference to the parts
         // The rings moved out of the parts (so each is uniquely referenced and transformed without a copy of it).
@@ -126,33 +195,15 @@ extension GeometryEngine {
             parts[i].holes = []
         }
         let vertices = rings.reduce(0) { $0 + $1.count }
-        // Thread 0 takes rings[..<split], thread 1 the rest, about half the vertices each.
-        var split = rings.count
-        if vertices >= threshold {
-            var sum = 0
-            split = 0
-            while 2 * sum < vertices {
-                sum += rings[split].count
-                split += 1
-            }
-        }
-        let failures = rings.withUnsafeMutableBufferPointer { buffer in
+        let runs = runsOfRings(rings.map(\.count), pieces: vertices >= threshold ? threads : 1)
+        try rings.withUnsafeMutableBufferPointer { (buffer: inout UnsafeMutableBufferPointer<[Coordinate]>) throws(EngineError) in
             let shared = SharedRings(buffer)
-            let ranges = [0..<split, split..<shared.rings.count].filter { !$0.isEmpty }
-            let results = ThreadResults(count: ranges.count)
-            DispatchQueue.concurrentPerform(iterations: ranges.count) { t in
-                for r in ranges[t] {
-                    do throws(EngineError) {
-                        _ = try transformation.transform(&shared.rings[r], reportsOperation: false)
-                    } catch {
-                        results.set(t, error)
-                        return
-                    }
-                }
+            try WorkBudget.forEach(count: runs.count, threads: threads) { (r: Int) throws(EngineError) in
+                var local = LocalTiles()  // one table of tiles for the run's rings
+                defer { local.release() }
+                for k in runs[r] { try projection.transform(&shared.rings[k], local: &local, atomically: false) }
             }
-            return results.errors
         }
-        if let error = failures.lazy.compactMap({ $0 }).first { throw error }
         var next = 0
         for i in parts.indices {
             parts[i].shell = rings[next]
@@ -162,22 +213,31 @@ extension GeometryEngine {
         polygon = Polygon(parts: parts, spatialReference: target)
     }
 
-    /// Polygons with at least this many vertices are projected on two threads by `project(_:into:)` (a PROJ
-    /// projection takes about 0.1–0.3 µs per vertex, a thread about 20 µs to start).
+    /// Consecutive runs of rings with about the same number of vertices each, at most `pieces` of them (fixed by
+    /// the sizes alone, so the work is cut the same way whatever the threads do).
+    static func runsOfRings(_ sizes: [Int], pieces: Int) -> [Range<Int>] {
+        let total = sizes.reduce(0, +)
+        guard pieces > 1, total > 0 else { return sizes.isEmpty ? [] : [0..<sizes.count] }
+        var runs: [Range<Int>] = []
+        var start = 0, sum = 0
+        for (k, size) in sizes.enumerated() {
+            sum += size
+            // Run r ends once the vertices so far reach r/pieces of the total.
+            if sum * pieces >= total * (runs.count + 1) || k == sizes.count - 1 {
+                runs.append(start..<(k + 1))
+                start = k + 1
+            }
+        }
+        return runs
+    }
+
+    /// Polygons with at least this many vertices are projected on several threads by `project(_:into:)` (an
+    /// interpolated vertex takes about 20 ns, PROJ 0.1–0.5 µs, a thread about 20 µs to start).
     public static let parallelProjectionVertices = 65_536
 }
 
-/// Rings handed to `project(_:into:)`'s threads: each thread writes only its own range of them.
+/// Rings handed to `project(_:into:)`'s threads: each thread writes only its own run of them.
 private struct SharedRings: @unchecked Sendable {
     let rings: UnsafeMutableBufferPointer<[Coordinate]>
     init(_ rings: UnsafeMutableBufferPointer<[Coordinate]>) { self.rings = rings }
-}
-
-/// One slot per thread for the error that stopped it (guarded by a lock), read after the threads finish.
-private final class ThreadResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [EngineError?]
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ t: Int, _ error: EngineError) { lock.withLock { slots[t] = error } }
-    var errors: [EngineError?] { lock.withLock { slots } }
 }

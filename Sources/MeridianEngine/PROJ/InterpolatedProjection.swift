@@ -1,68 +1,83 @@
 import Foundation
 import MeridianCore
 
-/// Projects many vertices out of a projected spatial reference into a geographic one with PROJ run on a few points
-/// per tile instead of on every vertex: the idea of GDAL's approximate transformer, with a threshold far below
-/// anything a map or a measurement can see.
+/// Projects many vertices with PROJ run on a few points per tile instead of on every vertex: the idea of GDAL's
+/// approximate transformer, with a threshold far below anything a map or a measurement can see.
 ///
-/// The plane is cut into square tiles (`tileMeters` on a side to begin with). In a tile, longitude and latitude are
-/// each replaced by the tensor Chebyshev interpolant of degree `degree` through PROJ's values at
-/// (`degree` + 1)² Chebyshev points of the tile. The interpolant is kept only when it matches PROJ within
-/// `tolerance` degrees (1e-11°, about 1 µm on the ground) at `checksPerSide`² more points of the tile, its corners
-/// and the middles of its edges among them; otherwise the tile is cut into four, down to 1 km (`deepestLevel`), and
-/// the vertices of a tile that never passes go through PROJ. So do the vertices of a ring with a height, and every
-/// vertex of a tile that PROJ cannot take whole or that reaches outside the source's area of use widened by a tenth
-/// (where `BareInverse` compared PROJ's step with the full operation).
+/// The source's plane (or its longitude/latitude) is cut into square tiles (`tileMeters`, or `tileDegrees` for a
+/// geographic source, on a side to begin with). In a tile, each output coordinate is replaced by the tensor
+/// Chebyshev interpolant of degree `degree` through PROJ's values at (`degree` + 1)² Chebyshev points of the tile.
+/// The interpolant is kept only when it matches PROJ within `bound` at `checksPerSide`² more points of the tile, its
+/// corners and the middles of its edges among them: `tolerance` (1e-11°, about 1 µm on the ground) into a geographic
+/// target, `metricTolerance` (1 µm) into a projected one. Otherwise the tile is cut into four, down to a thirty-second
+/// of its side (`deepestLevel`), and the vertices of a tile that never passes go through PROJ. So do the vertices
+/// with a height (PROJ transforms it too), and every vertex of a tile that PROJ cannot take whole, that reaches outside the area of
+/// use of the source and of the target widened as their horizons are (`ProjectionHorizon.margin`, 5°; latitudes within
+/// ±89.9°: longitude/latitude of its points), or where PROJ does not
+/// run one smooth operation (`OperationChoice`).
 ///
-/// Why the interpolant is right: it is used only for operations that are one analytic projection step
-/// (`Transformation.runsBareInverse`: no grids, no datum shifts), whose inverse is smooth wherever it is defined, and
-/// a degree-5 interpolant of such a function over 32 km differs from it by less than rounding. Measured for
-/// EPSG:5070 → WGS 84 against pyproj on 41 × 41 points per tile: at most 1.4e-13° (32 km and 64 km tiles alike),
-/// about as much as two doubles apart at longitude 96°. The checks' threshold is some 70 times that; a tile whose
-/// interpolant is off by more shows it at its check points (the error of an interpolant through Chebyshev points
-/// grows towards the tile's corners and edges, where the checks are), and the Python harness compares every output
-/// vertex with pyproj.
+/// Why the interpolant is right: it is used only where PROJ runs one operation without grids or time-dependent steps
+/// at every point of the tile (`OperationChoice`, `SmoothOperation`: projections, unit conversions, Helmert and
+/// Molodensky shifts and their concatenations), a function with derivatives of every order wherever it is defined,
+/// and a degree-5 interpolant of such a function over a tile of 32 km (0.25°) differs from it by less than rounding.
+/// Measured for EPSG:5070 → WGS 84 against pyproj on 41 × 41 points per tile: at most 1.4e-13° (32 km and 64 km tiles
+/// alike); the Swift and Python tests measure every other case they run. The checks' threshold is some 70 times that;
+/// a tile whose interpolant is off by more shows it at its check points (the error of an interpolant through
+/// Chebyshev points grows towards the tile's corners and edges, where the checks are).
 ///
-/// Why it is worth it: PROJ's inverse Albers costs about 250 ns per vertex (an iteration with a logarithm and a
-/// sine and cosine per step); the interpolant about 20 ns, plus 61 PROJ calls per tile (a union of 100,000
-/// buffers over 580 km × 580 km of CONUS touches about 400 tiles and has 5.1 million vertices).
+/// Why it is worth it: PROJ costs 100–500 ns per vertex (an inverse Albers iterates with a logarithm, a sine and a
+/// cosine per step; NAD27 → WGS 84 converts to geocentric coordinates and back); the interpolant about 20 ns, plus
+/// 61 PROJ calls per tile.
 ///
 /// Thread-safe: tiles are shared between threads (made by whichever thread first needs one, kept in a cache under a
-/// lock, at most `cacheLimit` of them); a tile's interpolant depends only on the tile, so results do not depend on
-/// which thread made it.
+/// lock, at most `cacheLimit` of them); a tile's interpolant depends only on the tile, so a vertex's result depends
+/// only on the vertex: not on which thread made its tile, how many threads share the vertices, or which other
+/// vertices come in the same call (one vertex alone is interpolated as it would be among a million).
 public final class InterpolatedProjection: @unchecked Sendable {
     /// The spatial reference of the coordinates given.
     public let source: SpatialReference
     /// The spatial reference of the coordinates produced.
     public let target: SpatialReference
-    /// Whether tiles are used at all; false when the operation is not one analytic projection step into a geographic
-    /// spatial reference, or the source has no area of use clear of ±180°: then every vertex goes through PROJ.
+    /// Whether tiles are used at all; false when PROJ runs no smooth operation between the two (a grid shift), a
+    /// spatial reference is neither geographic in degrees nor projected, or neither has an area of use: then every
+    /// vertex goes through PROJ.
     public let interpolates: Bool
+    /// The largest difference between a tile's interpolant and PROJ allowed at the tile's check points, in the
+    /// target's unit: `tolerance` degrees or `metricTolerance` meters.
+    public let bound: Double
 
-    /// The largest difference in degrees allowed between a tile's interpolant and PROJ at the tile's check points.
+    /// The bound into a geographic target, in degrees (1e-11° is 1.1 µm of latitude, at most that of longitude).
     public static let tolerance = 1e-11
+    /// The bound into a projected target, in meters: 1 µm, the ground distance of `tolerance` (a projection's scale
+    /// is within a few percent of 1 where it is used, so a micrometre on the map is about one on the ground).
+    public static let metricTolerance = 1e-6
+    /// Arrays with at least this many vertices are shared between threads (`Parallelism.threadCount`).
+    public static let parallelMinimum = 32_768
     /// The degree of the interpolant in x and in y (`TileModel.evaluate` is written out for 5).
     static let degree = 5
     /// Check points per side of a tile, evenly spaced from edge to edge.
     static let checksPerSide = 5
-    /// The side of a tile before any cut, in meters.
+    /// The side of a tile before any cut, in meters, in a projected source.
     static let tileMeters = 32_000.0
+    /// The side of a tile before any cut, in degrees, in a geographic source (about 28 km of latitude).
+    static let tileDegrees = 0.25
     /// How often a tile may be cut into four (32 km down to 1 km).
     static let deepestLevel = 5
     /// Tiles kept at most; the cache is emptied when it is full (a tile costs about 1 KB, 61 PROJ calls to remake).
     static let cacheLimit = 16_384
 
     private let transformation: Transformation
-    /// The threshold the checks use (`tolerance`, but in tests).
-    private let checkTolerance: Double
+    /// Where PROJ runs which operation (nil: nothing is interpolated).
+    private let choice: OperationChoice?
+    /// From a projected source to WGS 84, to place the points of a tile when neither end is geographic.
+    private let placement: Transformation?
     /// Tile sides in source units by level, and their inverses.
     private let sides: [Double]
     private let inverseSides: [Double]
-    /// The source's area of use widened by a tenth on each side (`BareInverse.comparedBox`; degrees, clear of ±180°
-    /// whenever `interpolates`).
-    private let west: Double, south: Double, east: Double, north: Double
+    /// Where tiles may be interpolated: their points' longitude/latitude inside every box.
+    private let domain: [WidenedArea]
     private let lock = NSLock()
-    private var tiles: [TileKey: Tile] = [:]
+    private var tiles: [ProjectionTileKey: ProjectionTile] = [:]
 
     /// A projection between two spatial references that interpolates where it can (see the type's description).
     /// - Parameters:
@@ -70,24 +85,58 @@ public final class InterpolatedProjection: @unchecked Sendable {
     ///   - target: The spatial reference wanted.
     /// - Throws: `EngineError.proj` when PROJ has no operation between them.
     public convenience init(from source: SpatialReference, to target: SpatialReference) throws(EngineError) {
-        try self.init(from: source, to: target, tolerance: Self.tolerance)
+        try self.init(Transformation.between(source, target), bound: nil)
     }
 
-    /// `init(from:to:)` with another threshold for the checks (tests make every tile fail with 0).
-    init(from source: SpatialReference, to target: SpatialReference, tolerance: Double) throws(EngineError) {
-        checkTolerance = tolerance
+    /// `init(from:to:)` with another threshold for the checks, in the target's unit (tests make every tile fail with
+    /// 0).
+    convenience init(from source: SpatialReference, to target: SpatialReference, tolerance: Double) throws(EngineError) {
+        try self.init(Transformation.between(source, target), bound: tolerance)
+    }
+
+    /// Interpolates `transformation` (PROJ's choice, or a chosen pipeline); `bound` nil for the default.
+    init(_ transformation: Transformation, bound: Double?) throws(EngineError) {
+        let source = transformation.source, target = transformation.target
         self.source = source
         self.target = target
-        transformation = try Transformation.between(source, target)
-        let unit = source.unit?.metersPerUnit ?? 0
-        let side = unit > 0 ? Self.tileMeters / unit : 0
+        self.transformation = transformation
+        let targetUnit = target.isProjected ? target.unit?.metersPerUnit ?? 0 : 1
+        self.bound = bound ?? (target.isProjected ? Self.metricTolerance / targetUnit : Self.tolerance)
+        let side = source.isProjected ? Self.tileMeters / (source.unit?.metersPerUnit ?? .infinity) : Self.tileDegrees
         sides = (0...Self.deepestLevel).map { side / Double(1 << $0) }
         inverseSides = sides.map { 1 / $0 }
-        // Where BareInverse compared the projection step with the whole operation (none: nothing interpolated).
-        let box = source.areaOfUse.map(BareInverse.comparedBox) ?? (west: 0, south: 0, east: 0, north: 0)
-        (west, south, east, north) = box
-        interpolates = source != target && source.isProjected && target.kind == .geographic && side > 0
-            && transformation.runsBareInverse && box.west > -180 && box.east < 180 && box.west < box.east
+        domain = [source.areaOfUse, target.areaOfUse].compactMap { $0.map(WidenedArea.init) }
+        let kinds = [source, target].allSatisfy { $0.isProjected || ($0.isGeographic && Self.usesDegrees($0)) }
+        let usable = source != target && kinds && side > 0 && side.isFinite && targetUnit > 0 && !domain.isEmpty
+        let choice = usable ? try transformation.operationChoice() : nil
+        self.choice = choice
+        placement = usable && source.isProjected && target.isProjected
+            ? try Transformation.between(source, .wgs84) : nil
+        interpolates = choice.map { !($0.candidates.isEmpty && !$0.single.isSmooth) } ?? false
+    }
+
+    nonisolated(unsafe) private static var shared: [String: InterpolatedProjection] = [:]
+    private static let sharedLock = NSLock()
+
+    /// The projection between two spatial references, made once and kept (with its tiles) for every later call.
+    /// - Parameters:
+    ///   - pipeline: A PROJ pipeline to run instead of the operation PROJ would choose.
+    ///   - inverse: Run `pipeline` backwards (it leads from `target` to `source`).
+    /// - Throws: `EngineError.proj` when PROJ has no operation between them.
+    static func between(_ source: SpatialReference, _ target: SpatialReference, pipeline: String? = nil,
+                        inverse: Bool = false) throws(EngineError) -> InterpolatedProjection
+    {
+        let key = [source.definition, target.definition, pipeline ?? "", inverse ? "inverse" : ""]
+            .joined(separator: "\u{0}")
+        if let p = sharedLock.withLock({ shared[key] }) { return p }
+        let made = try InterpolatedProjection(
+            Transformation.between(source, target, pipeline: pipeline, inverse: inverse), bound: nil)
+        return sharedLock.withLock {
+            if let p = shared[key] { return p }
+            if shared.count > 64 { shared.removeAll() }
+            shared[key] = made
+            return made
+        }
     }
 
     /// Projects a polygon in place, ring by ring.
@@ -102,58 +151,170 @@ public final class InterpolatedProjection: @unchecked Sendable {
         guard source != target else { return }
         var parts = polygon.parts
         polygon = Polygon(parts: [], spatialReference: target)  // drops the other reference to the rings
+        var local = LocalTiles()  // one table for all the rings (a union has hundreds of thousands of small ones)
+        defer { local.release() }
         for i in parts.indices {
             var shell = parts[i].shell
             parts[i].shell = []
-            try transform(&shell)
+            try transform(&shell, local: &local, atomically: false)  // (the polygon is dropped on failure)
             parts[i].shell = shell
             for h in parts[i].holes.indices {
                 var hole = parts[i].holes[h]
                 parts[i].holes[h] = []
-                try transform(&hole)
+                try transform(&hole, local: &local, atomically: false)
                 parts[i].holes[h] = hole
             }
         }
         polygon = Polygon(parts: parts, spatialReference: target)
     }
 
-    /// Transforms coordinates from `source` to `target` in place.
-    /// - Parameter coordinates: Coordinates in `source`; unchanged when this throws.
-    /// - Throws: `EngineError.projectionFailed` naming the first vertex (by index) that PROJ cannot transform.
-    public func transform(_ coordinates: inout [Coordinate]) throws(EngineError) {
+    /// `transform(_:threads:)` on this thread, with the tiles met so far in `local` (shared by several calls).
+    /// - Parameter atomically: Whether `coordinates` must be left as they were when this throws (false: they may
+    ///   be partly transformed, and no copy of them is made).
+    func transform(_ coordinates: inout [Coordinate], local: inout LocalTiles, atomically: Bool = true)
+        throws(EngineError)
+    {
         guard source != target else { return }
-        guard interpolates, !coordinates.contains(where: { $0.z != nil }) else {
+        guard interpolates else {
             _ = try transformation.transform(&coordinates, reportsOperation: false)
             return
         }
-        var result = coordinates
-        var byPROJ: [Int] = []
-        // The current tile's coefficients are copied next to the loop, so evaluating a vertex reads no array.
-        let count = (Self.degree + 1) * (Self.degree + 1)
-        withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: count) { scratch in
-            let coefficients = UnsafeBufferPointer(scratch)
-            result.withUnsafeMutableBufferPointer { r in
-                var model: TileModel?
-                for i in r.indices {
-                    let c = r[i]
-                    if let m = model, m.contains(c.x, c.y) {
-                        r[i] = m.evaluate(c.x, c.y, coefficients: coefficients)
-                    } else if let m = resolve(c.x, c.y) {
-                        model = m
-                        _ = scratch.initialize(fromContentsOf: m.coefficients)
-                        r[i] = m.evaluate(c.x, c.y, coefficients: coefficients)
-                    } else {
-                        byPROJ.append(i)
-                    }
-                }
+        guard atomically else {
+            try coordinates.withUnsafeMutableBufferPointer { (buffer: inout UnsafeMutableBufferPointer<Coordinate>) throws(EngineError) in
+                try transformPiece(buffer, first: 0, local: &local)
             }
+            return
         }
-        if !byPROJ.isEmpty {
-            var rest = byPROJ.map { coordinates[$0] }
-            _ = try transformation.transform(&rest, reportsOperation: false, vertexNumbers: byPROJ)
-            for (k, i) in byPROJ.enumerated() { result[i] = rest[k] }
+        var result = coordinates
+        try result.withUnsafeMutableBufferPointer { (buffer: inout UnsafeMutableBufferPointer<Coordinate>) throws(EngineError) in
+            try transformPiece(buffer, first: 0, local: &local)
         }
         coordinates = result
+    }
+
+    /// Transforms coordinates from `source` to `target` in place, on up to `threads` threads (`parallelMinimum`
+    /// vertices or more); the result is the same for every thread count.
+    /// - Parameters:
+    ///   - coordinates: Coordinates in `source`; unchanged when this throws.
+    ///   - threads: The most threads to use (default `Parallelism.threadCount`).
+    /// - Throws: `EngineError.projectionFailed` naming the first vertex (by index) that PROJ cannot transform.
+    public func transform(_ coordinates: inout [Coordinate], threads: Int = Parallelism.threadCount)
+        throws(EngineError)
+    {
+        try transform(&coordinates, threads: threads, atomically: true)
+    }
+
+    /// `transform(_:threads:)`, leaving `coordinates` partly transformed when it throws unless `atomically` (then
+    /// no copy of them is made).
+    func transform(_ coordinates: inout [Coordinate], threads: Int = Parallelism.threadCount, atomically: Bool)
+        throws(EngineError)
+    {
+        guard source != target else { return }
+        guard interpolates else {
+            _ = try transformation.transform(&coordinates, reportsOperation: false)
+            return
+        }
+        let n = coordinates.count
+        let pieces = n >= Self.parallelMinimum ? min(max(threads, 1), n / (Self.parallelMinimum / 2)) : 1
+        if pieces == 1 {
+            var local = LocalTiles()
+            defer { local.release() }
+            try transform(&coordinates, local: &local, atomically: atomically)
+            return
+        }
+        guard atomically else {
+            try transformPieces(&coordinates, pieces: pieces)
+            return
+        }
+        var result = coordinates
+        try transformPieces(&result, pieces: pieces)
+        coordinates = result
+    }
+
+    /// Transforms `coordinates` in place in `pieces` pieces on as many threads.
+    private func transformPieces(_ coordinates: inout [Coordinate], pieces: Int) throws(EngineError) {
+        let n = coordinates.count
+        try coordinates.withUnsafeMutableBufferPointer { (buffer: inout UnsafeMutableBufferPointer<Coordinate>) throws(EngineError) in
+            let shared = SharedCoordinates(buffer)
+            try ForkJoin.forEach(count: pieces, threads: pieces) { [self] (p: Int) throws(EngineError) in
+                let range = (n * p / pieces)..<(n * (p + 1) / pieces)
+                var local = LocalTiles()
+                defer { local.release() }
+                try transformPiece(UnsafeMutableBufferPointer(rebasing: shared.buffer[range]), first: range.lowerBound,
+                                   local: &local)
+            }
+        }
+    }
+
+    /// Interpolates a piece of an array in place, then runs PROJ on the vertices no interpolant covers.
+    /// - Parameter first: The piece's first index in the caller's array (for error messages).
+    private func transformPiece(_ piece: UnsafeMutableBufferPointer<Coordinate>, first: Int,
+                                local: inout LocalTiles) throws(EngineError) {
+        var byPROJ: [Int] = []
+        interpolate(piece, local: &local, byPROJ: &byPROJ)
+        guard !byPROJ.isEmpty else { return }
+        var rest = byPROJ.map { piece[$0] }
+        _ = try transformation.transform(&rest, reportsOperation: false, vertexNumbers: byPROJ.map { $0 + first })
+        for (r, k) in byPROJ.enumerated() { piece[k] = rest[r] }
+    }
+
+    /// Replaces every vertex an interpolant covers by its value there, and lists the others (indices in `piece`).
+    private func interpolate(_ piece: UnsafeMutableBufferPointer<Coordinate>, local: inout LocalTiles,
+                             byPROJ: inout [Int]) {
+        let inverseSide = inverseSides[0]
+        // The level-0 tile of the last vertex, when it had an interpolant: most vertices follow one in the same tile.
+        var currentKey = Int64.min
+        var current = UnsafePointer<SIMD2<Double>>(bitPattern: 1)!
+        for k in piece.indices {
+            let c = piece[k]
+            // Heights go through PROJ, which transforms them too.
+            guard c.z == nil, let key = LocalTiles.packedKey(level: 0, c.x * inverseSide, c.y * inverseSide) else {
+                byPROJ.append(k)
+                continue
+            }
+            if key != currentKey {
+                let value = local.value(of: key) ?? local.insert(key, tile(level: 0, c.x, c.y))
+                switch value {
+                case LocalTiles.byPROJ:
+                    byPROJ.append(k)
+                    continue
+                case LocalTiles.cut:
+                    guard let m = deeperModel(at: c.x, c.y, local: &local) else {
+                        byPROJ.append(k)
+                        continue
+                    }
+                    piece[k] = TileModel.evaluate(m, c.x, c.y)
+                    continue
+                default:
+                    currentKey = key
+                    current = UnsafePointer(bitPattern: value)!
+                }
+            }
+            piece[k] = TileModel.evaluate(current, c.x, c.y)
+        }
+    }
+
+    /// The interpolant at (x, y) below a cut level-0 tile, or nil when the vertex goes through PROJ.
+    private func deeperModel(at x: Double, _ y: Double, local: inout LocalTiles) -> UnsafePointer<SIMD2<Double>>? {
+        for level in 1...Self.deepestLevel {
+            let inverseSide = inverseSides[level]
+            guard let key = LocalTiles.packedKey(level: level, x * inverseSide, y * inverseSide) else { return nil }
+            let value = local.value(of: key) ?? local.insert(key, tile(level: level, x, y))
+            switch value {
+            case LocalTiles.byPROJ: return nil
+            case LocalTiles.cut: continue
+            default: return UnsafePointer(bitPattern: value)
+            }
+        }
+        return nil
+    }
+
+    /// The shared tile at `level` holding (x, y), made if needed.
+    private func tile(level: Int, _ x: Double, _ y: Double) -> ProjectionTile {
+        let inverseSide = inverseSides[level]
+        let shared = ProjectionTileKey(level: level, i: Int((x * inverseSide).rounded(.down)),
+                                       j: Int((y * inverseSide).rounded(.down)))
+        return lock.withLock { tiles[shared] } ?? makeTile(shared)
     }
 
     /// How many tiles are cached, by kind; for tests.
@@ -171,151 +332,98 @@ public final class InterpolatedProjection: @unchecked Sendable {
 
     // MARK: - Tiles
 
-    private struct TileKey: Hashable {
-        let level: Int
-        let i: Int
-        let j: Int
-    }
-
-    private enum Tile {
-        /// The tile's interpolant.
-        case model(TileModel)
-        /// Cut into four: look at the next level.
-        case cut
-        /// Its vertices go through PROJ.
-        case byPROJ
-    }
-
-    /// The tile's index along one axis at `level`, or nil for a coordinate too large (or not finite) to index.
-    private func index(_ x: Double, level: Int) -> Int? {
-        let t = (x * inverseSides[level]).rounded(.down)
-        return abs(t) < 1e15 ? Int(t) : nil
-    }
-
-    /// The interpolant that applies at (x, y), making tiles as needed; nil when the vertex goes through PROJ.
-    private func resolve(_ x: Double, _ y: Double) -> TileModel? {
-        for level in 0...Self.deepestLevel {
-            guard let i = index(x, level: level), let j = index(y, level: level) else { return nil }
-            let key = TileKey(level: level, i: i, j: j)
-            let tile = lock.withLock { tiles[key] } ?? makeTile(key)
-            switch tile {
-            case .model(let m): return m
-            case .byPROJ: return nil
-            case .cut: continue
-            }
-        }
-        return nil
-    }
-
     /// The Chebyshev points of the first kind on [-1, 1], from 1 down to -1.
     private static let nodes: [Double] = (0...degree).map { cos(Double.pi * (Double($0) + 0.5) / Double(degree + 1)) }
 
     /// Makes a tile (see the type's description) and caches it.
-    private func makeTile(_ key: TileKey) -> Tile {
-        let n = Self.degree + 1, side = sides[key.level]
-        let xc = (Double(key.i) + 0.5) * side, yc = (Double(key.j) + 0.5) * side, half = side / 2
-        let checks = (0..<Self.checksPerSide).map { -1 + 2 * Double($0) / Double(Self.checksPerSide - 1) }
-        var points: [Coordinate] = []
-        points.reserveCapacity(n * n + checks.count * checks.count)
-        for u in Self.nodes { for v in Self.nodes { points.append(Coordinate(x: xc + u * half, y: yc + v * half)) } }
-        for u in checks { for v in checks { points.append(Coordinate(x: xc + u * half, y: yc + v * half)) } }
-        let tile: Tile
-        do throws(EngineError) {
-            var values = points
-            _ = try transformation.transform(&values, reportsOperation: false)
-            let inside = values.allSatisfy { $0.x >= west && $0.x <= east && $0.y >= south && $0.y <= north }
-            if !inside {
-                tile = .byPROJ
-            } else {
-                let model = TileModel(level: key.level, i: key.i, j: key.j, side: side, values: values[..<(n * n)])
-                // Written so that a NaN fails the check.
-                let passes = ((n * n)..<points.count).allSatisfy { k in
-                    let p = model.evaluate(points[k].x, points[k].y)
-                    return abs(p.x - values[k].x) <= checkTolerance && abs(p.y - values[k].y) <= checkTolerance
-                }
-                tile = passes ? .model(model) : key.level < Self.deepestLevel ? .cut : .byPROJ
-            }
-        } catch {
-            tile = key.level < Self.deepestLevel ? .cut : .byPROJ
-        }
+    private func makeTile(_ key: ProjectionTileKey) -> ProjectionTile {
+        let tile = tileContent(key)
         lock.withLock {
             if tiles.count >= Self.cacheLimit { tiles.removeAll(keepingCapacity: true) }
             tiles[key] = tile
         }
         return tile
     }
+
+    /// What a tile is: see the type's description.
+    private func tileContent(_ key: ProjectionTileKey) -> ProjectionTile {
+        let deeper: ProjectionTile = key.level < Self.deepestLevel ? .cut : .byPROJ
+        let n = Self.degree + 1, side = sides[key.level]
+        let xc = (Double(key.i) + 0.5) * side, yc = (Double(key.j) + 0.5) * side, half = side / 2
+        // Vertices are put in tiles by rounding: the box checked is a millionth of a side larger all round.
+        let reach = half * (1 + 2e-6)
+        switch choice?.verdict(minX: xc - reach, minY: yc - reach, maxX: xc + reach, maxY: yc + reach) {
+        case .smooth?: break
+        case .mixed?: return deeper
+        case .notSmooth?, nil: return .byPROJ
+        }
+        let checks = (0..<Self.checksPerSide).map { -1 + 2 * Double($0) / Double(Self.checksPerSide - 1) }
+        var points: [Coordinate] = []
+        points.reserveCapacity(n * n + checks.count * checks.count)
+        for u in Self.nodes { for v in Self.nodes { points.append(Coordinate(x: xc + u * half, y: yc + v * half)) } }
+        for u in checks { for v in checks { points.append(Coordinate(x: xc + u * half, y: yc + v * half)) } }
+        var values = points
+        do throws(EngineError) {
+            _ = try transformation.transform(&values, reportsOperation: false)
+        } catch {
+            return deeper
+        }
+        guard let places = geographicPlaces(points, values),
+              places.allSatisfy({ p in domain.allSatisfy { $0.contains(longitude: p.x, latitude: p.y) } })
+        else { return .byPROJ }
+        let model = TileModel(level: key.level, i: key.i, j: key.j, side: side, values: values[..<(n * n)])
+        // Written so that a NaN fails the check.
+        let passes = ((n * n)..<points.count).allSatisfy { k in
+            let p = model.evaluate(points[k].x, points[k].y)
+            return abs(p.x - values[k].x) <= bound && abs(p.y - values[k].y) <= bound
+        }
+        return passes ? .model(model) : deeper
+    }
+
+    /// The longitude/latitude of a tile's points (`points` in the source, `values` their images in the target): the
+    /// geographic end's coordinates, or for two projected ends the points taken to WGS 84; nil when that fails.
+    private func geographicPlaces(_ points: [Coordinate], _ values: [Coordinate]) -> [Coordinate]? {
+        if source.isGeographic { return points }
+        if target.isGeographic { return values }
+        var places = points
+        do throws(EngineError) {
+            _ = try placement?.transform(&places, reportsOperation: false)
+        } catch {
+            return nil
+        }
+        return places
+    }
+
+    /// Whether a geographic spatial reference's coordinates are degrees (PROJ's unit of its first axis).
+    private static func usesDegrees(_ sr: SpatialReference) -> Bool {
+        guard let factor = sr.angularUnitFactor() else { return false }
+        return abs(factor - Double.pi / 180) < 1e-15
+    }
 }
 
-/// A tile's interpolants: longitude and latitude as sums of c_kl T_k(u) T_l(v) over k, l ≤ `degree`, for the
-/// tile's coordinates u, v in [-1, 1], plus the value at the first node (the sums are of small numbers, added to it
-/// last, so rounding stays at the last place of the result).
-private struct TileModel: Sendable {
-    let level: Int
-    let i: Double, j: Double
-    let inverseSide: Double
-    let xc: Double, yc: Double, scale: Double
-    /// Longitude and latitude at the first node.
-    let origin: SIMD2<Double>
-    /// c_kl for longitude and latitude at [k × n + l], n = `degree` + 1.
-    let coefficients: [SIMD2<Double>]
+/// An area of use widened by `ProjectionHorizon.margin` on each side, as the spatial reference's horizon is (the
+/// region where Meridian projects at all), latitudes within ±89.9° (no tile reaches a pole), `east` past 180 when
+/// the box crosses the antimeridian.
+private struct WidenedArea {
+    let west: Double, south: Double, east: Double, north: Double
 
-    /// The interpolants through `values` (longitude in x, latitude in y) at the tile's Chebyshev points, in the
-    /// order (node u, node v) with v varying fastest.
-    init(level: Int, i: Int, j: Int, side: Double, values: ArraySlice<Coordinate>) {
-        let n = InterpolatedProjection.degree + 1
-        self.level = level
-        self.i = Double(i)
-        self.j = Double(j)
-        inverseSide = 1 / side
-        xc = (Double(i) + 0.5) * side
-        yc = (Double(j) + 0.5) * side
-        scale = 2 / side
-        let first = values[values.startIndex]
-        origin = SIMD2(first.x, first.y)
-        // T_k at node a: cos(k π (a + ½) / n).
-        let t = (0..<n).map { k in (0..<n).map { a in cos(Double(k) * Double.pi * (Double(a) + 0.5) / Double(n)) } }
-        var c: [SIMD2<Double>] = []
-        for k in 0..<n {
-            for l in 0..<n {
-                var sum = SIMD2<Double>()
-                for a in 0..<n {
-                    for b in 0..<n {
-                        let v = values[values.startIndex + a * n + b]
-                        sum += (SIMD2(v.x, v.y) - origin) * (t[k][a] * t[l][b])
-                    }
-                }
-                c.append(sum * ((k == 0 ? 1 : 2) * (l == 0 ? 1 : 2) / Double(n * n)))
-            }
-        }
-        coefficients = c
+    init(_ area: AreaOfUse) {
+        let margin = ProjectionHorizon.margin
+        let east = area.east < area.west ? area.east + 360 : area.east
+        (west, self.east) = east - area.west + 2 * margin >= 360 ? (-180, 180) : (area.west - margin, east + margin)
+        (south, north) = (max(area.south - margin, -89.9), min(area.north + margin, 89.9))
     }
 
-    /// Whether (x, y) lies in this tile (the same test `InterpolatedProjection.resolve` makes).
-    @inline(__always)
-    func contains(_ x: Double, _ y: Double) -> Bool {
-        (x * inverseSide).rounded(.down) == i && (y * inverseSide).rounded(.down) == j
+    /// Whether a longitude/latitude lies in the box (longitudes also compared 360° apart).
+    func contains(longitude: Double, latitude: Double) -> Bool {
+        guard latitude >= south && latitude <= north else { return false }
+        if east - west >= 360 { return longitude.isFinite }
+        return [longitude, longitude + 360, longitude - 360].contains { $0 >= west && $0 <= east }
     }
+}
 
-    /// Longitude and latitude at (x, y).
-    func evaluate(_ x: Double, _ y: Double) -> Coordinate {
-        coefficients.withUnsafeBufferPointer { evaluate(x, y, coefficients: $0) }
-    }
-
-    /// Longitude and latitude at (x, y), with the coefficients read from `c` (a copy of `coefficients` the caller
-    /// keeps at hand while it evaluates many vertices of the tile).
-    @inline(__always)
-    func evaluate(_ x: Double, _ y: Double, coefficients c: UnsafeBufferPointer<SIMD2<Double>>) -> Coordinate {
-        let u = (x - xc) * scale, v = (y - yc) * scale
-        // T_0 … T_5 of u and of v.
-        let u2 = 2 * u * u - 1, u3 = 2 * u * u2 - u, u4 = 2 * u * u3 - u2, u5 = 2 * u * u4 - u3
-        let v2 = 2 * v * v - 1, v3 = 2 * v * v2 - v, v4 = 2 * v * v3 - v2, v5 = 2 * v * v4 - v3
-        @inline(__always) func row(_ k: Int) -> SIMD2<Double> {
-            let r = c[6 * k] + c[6 * k + 1] * v + c[6 * k + 2] * v2
-            return r + c[6 * k + 3] * v3 + c[6 * k + 4] * v4 + c[6 * k + 5] * v5
-        }
-        var sum = row(0) + row(1) * u + row(2) * u2
-        sum += row(3) * u3 + row(4) * u4 + row(5) * u5
-        let p = origin + sum
-        return Coordinate(x: p.x, y: p.y)
-    }
+/// Coordinates that the threads of one `transform` share, each writing only its own range.
+private struct SharedCoordinates: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Coordinate>
+    init(_ buffer: UnsafeMutableBufferPointer<Coordinate>) { self.buffer = buffer }
 }

@@ -143,7 +143,7 @@ extension GeometryEngine {
             throw .spatialReferenceMismatch(source, other.spatialReference)
         }
         if source.isUnspecified { throw .spatialReferenceRequired(operation: "a horizon check") }
-        let coordinates = gs.flatMap(\.coordinates)
+        let coordinates = gs.count == 1 ? gs[0].coordinates : gs.flatMap(\.coordinates)
         guard let outside = try ProjectionHorizon(of: spatialReference).firstOutside(coordinates, in: source) else {
             return nil
         }
@@ -181,62 +181,69 @@ extension ProjectionHorizon {
         guard !coordinates.isEmpty else { return nil }
         // Longitude/latitude on the spatial reference's own datum: no datum shift in the round trip (a shift's
         // forward and inverse may be different operations, metres apart), and metres from WGS84 in the box test,
-        // nothing beside the margin.
+        // nothing beside the margin. A coordinate PROJ cannot project comes back not finite.
         let base = try spatialReference.geographicBase()
-        let flat = coordinates.map { Coordinate(x: $0.x, y: $0.y) }
+        let flat = coordinates.contains { $0.z != nil } ? coordinates.map { Coordinate(x: $0.x, y: $0.y) } : coordinates
         let lonLat = try Self.projected(flat, from: source, into: base)
-        // Where the round trip fails for each coordinate (nil: it returns the point).
-        let zero = Coordinate(x: 0, y: 0)  // (in place of a coordinate PROJ could not project: refused below)
-        let roundTrip: [VertexOutsideHorizon.Reason?]
+        // The round trip, when there is one: from `start` to `projected` in the spatial reference, then to `back`.
+        var start = flat, projected = flat, back = flat, degrees = false
         if source == spatialReference && base != source {
             // Projected coordinates: inverse (above), then forward, compared in the spatial reference's unit.
-            let back = try Self.projected(lonLat.map { $0 ?? zero }, from: base, into: source)
-            roundTrip = roundTripFailures(start: flat, projected: flat, back: back, degrees: false)
+            back = try Self.projected(lonLat, from: base, into: source)
         } else if source != spatialReference && base != spatialReference {
             // Longitude/latitude from elsewhere: forward, then inverse, compared in degrees.
-            let start = lonLat.map { $0 ?? zero }
-            let forward = try Self.projected(start, from: base, into: spatialReference)
-            let back = try Self.projected(forward.map { $0 ?? zero }, from: spatialReference, into: base)
-            roundTrip = roundTripFailures(start: start, projected: forward, back: back, degrees: true)
-        } else {
-            roundTrip = Array(repeating: nil, count: flat.count)  // geographic: nothing is projected
-        }
+            (start, degrees) = (lonLat, true)
+            projected = try Self.projected(lonLat, from: base, into: spatialReference)
+            back = try Self.projected(projected, from: spatialReference, into: base)
+        }  // (else geographic: nothing is projected, the round trip is the identity)
+        let limit = GeometryEngine.maximumProjectedCoordinate / (spatialReference.unit?.metersPerUnit ?? 1)
+        let tolerance = degrees ? Self.roundTripTolerance.degrees : Self.roundTripTolerance.units
         for i in flat.indices {
-            guard let ll = lonLat[i] else { return (i, .nan, .nan, .notProjectable) }
+            let ll = lonLat[i]
+            guard ll.x.isFinite && ll.y.isFinite else { return (i, .nan, .nan, .notProjectable) }
             if !widenedAreaContains(longitude: ll.x, latitude: ll.y) { return (i, ll.x, ll.y, .outsideAreaOfUse) }
-            if let reason = roundTrip[i] { return (i, ll.x, ll.y, reason) }
+            if let reason = roundTripFailure(start: start[i], projected: projected[i], back: back[i], limit: limit,
+                                             tolerance: tolerance, degrees: degrees) {
+                return (i, ll.x, ll.y, reason)
+            }
         }
         return nil
     }
 
-    /// For each round trip from `start` to `back`, why it fails, or `nil` when it returns the point: its coordinates in
-    /// the spatial reference (`projected`) are missing or beyond `GeometryEngine.maximumProjectedCoordinate` (a
-    /// singularity: a Mercator's pole, which PROJ 9.1 projects to 2.4e8 m), or `back` is farther than
-    /// ``roundTripTolerance`` from `start` (in degrees, or in the spatial reference's unit).
-    func roundTripFailures(start: [Coordinate], projected: [Coordinate?], back: [Coordinate?], degrees: Bool)
-        -> [VertexOutsideHorizon.Reason?]
-    {
-        let limit = GeometryEngine.maximumProjectedCoordinate / (spatialReference.unit?.metersPerUnit ?? 1)
-        let tolerance = degrees ? Self.roundTripTolerance.degrees : Self.roundTripTolerance.units
-        return start.indices.map { i in
-            guard let p = projected[i], abs(p.x) <= limit, abs(p.y) <= limit else { return .notProjectable }
-            return Self.close(start[i], back[i], tolerance: tolerance, degrees: degrees) ? nil : .roundTripMismatch
-        }
+    /// Why a round trip from `start` to `back` fails, or `nil` when it returns the point: its coordinates in the
+    /// spatial reference (`projected`) are not finite (PROJ could not project it) or beyond `limit`
+    /// (`GeometryEngine.maximumProjectedCoordinate` in the spatial reference's unit: a singularity such as a
+    /// Mercator's pole, which PROJ 9.1 projects to 2.4e8 m), or `back` is farther than `tolerance` from `start` (in
+    /// degrees, or in the spatial reference's unit).
+    @inline(__always)
+    func roundTripFailure(start: Coordinate, projected p: Coordinate, back: Coordinate, limit: Double,
+                          tolerance: Double, degrees: Bool) -> VertexOutsideHorizon.Reason? {
+        guard abs(p.x) <= limit, abs(p.y) <= limit else { return .notProjectable }
+        return Self.close(start, back, tolerance: tolerance, degrees: degrees) ? nil : .roundTripMismatch
     }
 
-    /// `coordinates` projected in one PROJ call, or one by one when that call fails: `nil` for each coordinate PROJ
-    /// cannot project (or projects to a non-finite value).
+    /// `coordinates` projected (interpolated where PROJ's operation is smooth: `InterpolatedProjection`), in one
+    /// call, or one by one when that call fails: each coordinate PROJ cannot project (or projects to a non-finite
+    /// value), and each that was not finite to begin with, comes back as NaN.
     static func projected(_ coordinates: [Coordinate], from source: SpatialReference, into target: SpatialReference)
-        throws(EngineError) -> [Coordinate?]
+        throws(EngineError) -> [Coordinate]
     {
+        guard source != target else { return coordinates }
+        let projection = try InterpolatedProjection.between(source, target)
+        let unknown = Coordinate(x: .nan, y: .nan)
+        // A coordinate already lost (NaN) goes in as (0, 0), so that PROJ takes the others in one call.
         var all = coordinates
+        let lost = all.indices.filter { !(all[$0].x.isFinite && all[$0].y.isFinite) }
+        for i in lost { all[i] = Coordinate(x: 0, y: 0) }
         do {
-            try GeometryEngine.project(&all, from: source, into: target)
+            try projection.transform(&all, atomically: false)  // (`all` is a copy: on failure it is dropped)
+            for i in lost { all[i] = unknown }
             return all
         } catch .projectionFailed {
-            return coordinates.map { c -> Coordinate? in
+            return coordinates.map { c -> Coordinate in
+                guard c.x.isFinite && c.y.isFinite else { return unknown }
                 var one = [c]
-                do { try GeometryEngine.project(&one, from: source, into: target) } catch { return nil }
+                do { try projection.transform(&one) } catch { return unknown }
                 return one[0]
             }
         }
@@ -245,8 +252,7 @@ extension ProjectionHorizon {
     /// Whether `b` is within `tolerance` of `a` in x and y. With `degrees`, x and y are longitude and latitude:
     /// longitudes are compared modulo 360° and as arcs of their parallel (times the cosine of the latitude), so
     /// that at a pole, where every longitude is the same point, they do not count.
-    static func close(_ a: Coordinate, _ b: Coordinate?, tolerance: Double, degrees: Bool) -> Bool {
-        guard let b else { return false }
+    static func close(_ a: Coordinate, _ b: Coordinate, tolerance: Double, degrees: Bool) -> Bool {
         var dx = abs(a.x - b.x)
         if degrees {
             dx = dx.truncatingRemainder(dividingBy: 360)

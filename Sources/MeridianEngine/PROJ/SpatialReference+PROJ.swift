@@ -95,6 +95,24 @@ extension SpatialReference {
                   areaOfUse: area)
     }
 
+    /// The conversion factor to radians of the first axis's unit, for a geographic spatial reference (π/180 for
+    /// degrees); nil when PROJ cannot say.
+    func angularUnitFactor() -> Double? {
+        let context = PROJContext()
+        guard isGeographic, let created = proj_create(context.handle, definition) else { return nil }
+        var crs = PROJObject(created, context: context)
+        if proj_get_type(crs.pointer) == PJ_TYPE_BOUND_CRS, let base = proj_get_source_crs(context.handle, crs.pointer) {
+            crs = PROJObject(base, context: context)
+        }
+        guard let cs = proj_crs_get_coordinate_system(context.handle, crs.pointer) else { return nil }
+        defer { proj_destroy(cs) }
+        var factor = 0.0
+        guard proj_cs_get_axis_info(context.handle, cs, 0, nil, nil, nil, &factor, nil, nil, nil) != 0 else {
+            return nil
+        }
+        return factor
+    }
+
     private static func axisUnit(_ crs: PROJObject, context: PROJContext) -> LinearUnit? {
         guard let cs = proj_crs_get_coordinate_system(context.handle, crs.pointer) else { return nil }
         defer { proj_destroy(cs) }

@@ -246,6 +246,22 @@ final class Transformation: @unchecked Sendable {
         return chunk.firstIndex { !($0.x.isFinite && $0.y.isFinite) }
     }
 
+    /// How PROJ chooses its operation point by point (`OperationChoice`), worked out on a borrowed copy of the
+    /// operation; nil when it cannot be known.
+    func operationChoice() throws(EngineError) -> OperationChoice? {
+        try withInstance { instance in
+            OperationChoice.make(for: instance.object, from: source, to: target, context: instance.context) { c in
+                var x = c.x, y = c.y
+                let stride = MemoryLayout<Double>.stride
+                _ = proj_trans_generic(instance.object.pointer, direction, &x, stride, 1, &y, stride, 1, nil, 0, 0,
+                                       nil, 0, 0)
+                guard let op = proj_trans_get_last_used_operation(instance.object.pointer) else { return nil }
+                defer { proj_destroy(op) }
+                return proj_get_name(op).map { String(cString: $0) }
+            }
+        }
+    }
+
     /// Whether `transform` runs the operation's projection step alone (`BareInverse`): an analytic projection,
     /// without grids or datum shifts, so smooth wherever it is defined (what `InterpolatedProjection` relies on).
     var runsBareInverse: Bool { template.bareInverse != nil }

@@ -138,10 +138,14 @@ extension GeometryEngine {
             try WorkBudget.produce(vertices: union.vertexCount, by: "the union of the buffers")
             return [union]
         }
+        let distanceOf: @Sendable (Int) -> Double = { [distances] i in distances.count == 1 ? distances[0] : distances[i] }
+        if !shouldUnion {
+            return try bufferEach(gs, distance: distanceOf, parameters: parameters, in: sr)
+        }
         let context = try GEOSContext()
         let params = try GEOSBufferParameters(parameters, context: context)
         var merged = BufferPreUnion(geometries: gs,
-                                    distances: gs.indices.map { distances.count == 1 ? distances[0] : distances[$0] },
+                                    distances: gs.indices.map(distanceOf),
                                     tolerances: Array(repeating: 0, count: gs.count))
         if shouldUnion && parameters.joinStyle == .round {
             // Polygons at the same positive distance are merged first where that is exact (`BufferPreUnion`).
@@ -159,18 +163,9 @@ extension GeometryEngine {
             }
             buffers.append(try input.buffer(d, params))
         }
-        if shouldUnion {
-            let union = try context.polygon(try context.unaryUnion(of: buffers), in: sr)
-            try WorkBudget.produce(vertices: union.vertexCount, by: "the union of the buffers")
-            return [union]
-        }
-        var result: [Polygon] = []
-        result.reserveCapacity(buffers.count)
-        for b in buffers {
-            result.append(try context.polygon(b, in: sr))
-            try WorkBudget.produce(vertices: result[result.count - 1].vertexCount, by: "the buffers")
-        }
-        return result
+        let union = try context.polygon(try context.unaryUnion(of: buffers), in: sr)
+        try WorkBudget.produce(vertices: union.vertexCount, by: "the union of the buffers")
+        return [union]
     }
 
     /// About how many vertices planar buffers of these geometries have, without computing them (what
@@ -196,6 +191,36 @@ extension GeometryEngine {
         }
         return total
     }
+
+    /// Geometries buffered one by one with GEOS, in runs of at least `buffersPerRun` shared between
+    /// `Parallelism.threadCount` threads (each run in its own GEOS context): the same polygons, in order, for every
+    /// thread count.
+    /// - Throws: The first geometry's error, in order (`invalidGeometry` naming "geometry i").
+    private static func bufferEach(_ geometries: [Geometry], distance: @escaping @Sendable (Int) -> Double,
+                                   parameters: BufferParameters, in sr: SpatialReference) throws(EngineError)
+        -> [Polygon]
+    {
+        let threads = Parallelism.threadCount, n = geometries.count
+        let runs = max(1, min(4 * threads, n / buffersPerRun))
+        let pieces = try WorkBudget.map(count: runs, threads: threads) { (r: Int) throws(EngineError) -> [Polygon] in
+            let context = try GEOSContext()
+            let params = try GEOSBufferParameters(parameters, context: context)
+            var result: [Polygon] = []
+            for i in (n * r / runs)..<(n * (r + 1) / runs) {
+                let input = try context.make(geometries[i])
+                do throws(EngineError) { try context.requireValid(input, geometries[i]) } catch .invalidGeometry(let reason) {
+                    throw .invalidGeometry(reason: "geometry \(i): \(reason)")
+                }
+                result.append(try context.polygon(try input.buffer(distance(i), params), in: sr))
+                try WorkBudget.produce(vertices: result[result.count - 1].vertexCount, by: "the buffers")
+            }
+            return result
+        }
+        return pieces.flatMap { $0 }
+    }
+
+    /// The fewest geometries `buffer(around:distances:shouldUnion: false)` hands to a thread at once.
+    static let buffersPerRun = 64
 
     static func validate(distance d: Double, for g: Geometry, index: Int, metersPerUnit: Double) throws(EngineError) {
         guard d.isFinite else { throw .invalidDistance("geometry \(index): distance \(d) is not a finite number") }

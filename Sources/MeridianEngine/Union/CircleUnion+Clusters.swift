@@ -43,33 +43,27 @@ extension CircleUnion {
 }
 
 extension CircleUnion {
-    /// Merges the parts of two sub-problems made of disjoint sets of whole clusters (`runOrdered()` of each) into the
-    /// order the union of both sets of clusters in one problem gives: by the circle that starts each shell, in the
+    /// Merges the parts of sub-problems made of disjoint sets of whole clusters (`runOrdered()` of each) into the
+    /// order the union of all these clusters in one problem gives: by the circle that starts each shell, in the
     /// circles' order (`precedes`). The shells' circles of different clusters differ, so the order is total.
-    static func mergeInOrder(
-        _ a: CircleUnion, _ partsA: (parts: [Polygon.Part], shellPolygons: [Int]),
-        _ b: CircleUnion, _ partsB: (parts: [Polygon.Part], shellPolygons: [Int])
-    ) -> [Polygon.Part] {
+    static func mergeInOrder(_ runs: [(CircleUnion, (parts: [Polygon.Part], shellPolygons: [Int]))])
+        -> [Polygon.Part]
+    {
         var merged: [Polygon.Part] = []
-        merged.reserveCapacity(partsA.parts.count + partsB.parts.count)
-        var i = 0, j = 0
-        while i < partsA.parts.count || j < partsB.parts.count {
-            let takeA: Bool
-            if j == partsB.parts.count {
-                takeA = true
-            } else if i == partsA.parts.count {
-                takeA = false
-            } else {
-                let p = partsA.shellPolygons[i], q = partsB.shellPolygons[j]
-                takeA = precedes(a.cx[p], a.cy[p], a.r[p], b.cx[q], b.cy[q], b.r[q])
+        merged.reserveCapacity(runs.reduce(0) { $0 + $1.1.parts.count })
+        var next = [Int](repeating: 0, count: runs.count)
+        while true {
+            // The run whose next part's shell circle comes first (a linear scan: there are few runs).
+            var best = -1
+            for (k, run) in runs.enumerated() where next[k] < run.1.parts.count {
+                guard best >= 0 else { best = k; continue }
+                let (a, p) = (run.0, run.1.shellPolygons[next[k]])
+                let (b, q) = (runs[best].0, runs[best].1.shellPolygons[next[best]])
+                if precedes(a.cx[p], a.cy[p], a.r[p], b.cx[q], b.cy[q], b.r[q]) { best = k }
             }
-            if takeA {
-                merged.append(partsA.parts[i])
-                i += 1
-            } else {
-                merged.append(partsB.parts[j])
-                j += 1
-            }
+            guard best >= 0 else { break }
+            merged.append(runs[best].1.parts[next[best]])
+            next[best] += 1
         }
         return merged
     }

@@ -107,6 +107,17 @@ struct ArcStore {
     /// Keys of the start and end crossings.
     var startKey: [CrossKey] = [], endKey: [CrossKey] = []
 
+    /// Appends another store's arcs after these.
+    mutating func append(contentsOf other: ArcStore) {
+        polygon += other.polygon
+        s0 += other.s0
+        s1 += other.s1
+        x0 += other.x0
+        y0 += other.y0
+        startKey += other.startKey
+        endKey += other.endKey
+    }
+
     /// Appends a whole polygon's ring (no crossings).
     mutating func appendWhole(polygon i: Int) {
         append(polygon: i, s0: -1, s1: -1, x: 0, y: 0, start: CrossKey(i, 0, i, 0), end: CrossKey(i, 0, i, 0))

@@ -81,20 +81,47 @@ struct CircleUnion {
     /// part's shell: the parts come in increasing order of these circles. The parts of clusters that cannot touch
     /// (`clusters()`) do not depend on the other clusters, so the union of a set of clusters is the unions of two
     /// subsets merged by these circles' order (`mergeInOrder`).
-    func runOrdered() throws(DegenerateConfiguration) -> (parts: [Polygon.Part], shellPolygons: [Int]) {
+    ///
+    /// With `threads` above 1 the circles' boundary arcs (each circle's against its neighbours: the classification
+    /// and tracing, a third of the work on a large cluster) are found in runs of circles on that many threads and
+    /// put together in the circles' order: the same arcs, so the same parts, as on one thread.
+    func runOrdered(threads: Int = 1) throws(DegenerateConfiguration) -> (parts: [Polygon.Part], shellPolygons: [Int]) {
         let grid = CircleGrid(x: cx, y: cy, radius: r)
+        let n = cx.count
+        let runs = threads > 1 ? min(4 * threads, n / Self.circlesPerRun) : 1
+        var arcs: ArcStore
+        if runs <= 1 {
+            arcs = try traceArcs(0..<n, grid: grid)
+        } else {
+            let shared = SharedTrace(problem: self, grid: grid)
+            let pieces = ForkJoin.map(count: runs, threads: threads) { (k: Int) -> Result<ArcStore, DegenerateConfiguration> in
+                Result { () throws(DegenerateConfiguration) in
+                    try shared.problem.traceArcs((n * k / runs)..<(n * (k + 1) / runs), grid: shared.grid)
+                }
+            }
+            arcs = ArcStore()
+            for piece in pieces { arcs.append(contentsOf: try piece.get()) }  // the first run's error first
+        }
+        var rings = try linkRings(arcs)
+        return try assemble(&rings)
+    }
+
+    /// The fewest circles `runOrdered(threads:)` hands to a thread at once.
+    static let circlesPerRun = 2048
+
+    /// The boundary arcs of the circles `range`, in order.
+    private func traceArcs(_ range: Range<Int>, grid: CircleGrid) throws(DegenerateConfiguration) -> ArcStore {
         var arcs = ArcStore()
         var cover = CoverageScratch()
         var crossings = CrossingScratch()
-        for i in 0..<cx.count {
+        for i in range {
             switch classify(i, grid: grid, scratch: &cover) {
             case .culled: continue
             case .isolated: arcs.appendWhole(polygon: i)
             case .overlapped: try traceBoundary(of: i, grid: grid, crossings: &crossings, arcs: &arcs)
             }
         }
-        var rings = try linkRings(arcs)
-        return try assemble(&rings)
+        return arcs
     }
 
     // MARK: Geometry helpers
@@ -233,4 +260,10 @@ struct CoverageScratch {
 
     /// Whether any interval was added.
     var isEmpty: Bool { starts.isEmpty }
+}
+
+/// What the threads of `CircleUnion.runOrdered(threads:)` share, read only: the problem and its grid.
+private struct SharedTrace: @unchecked Sendable {
+    let problem: CircleUnion
+    let grid: CircleGrid
 }

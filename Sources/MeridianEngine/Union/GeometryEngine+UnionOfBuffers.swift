@@ -21,7 +21,9 @@ extension GeometryEngine {
     ) throws(EngineError) -> Polygon {
         var parts: [Polygon.Part] = []
         try unionOfBuffers(aroundPoints: centres, distances: distances, in: spatialReference, parameters: parameters,
-                           batchSize: .max) { (p: Polygon, _: Int) throws(EngineError) in parts += p.parts }
+                           batchSize: .max, overlapped: true) { (p: Polygon, _: Int) throws(EngineError) in
+            parts += p.parts
+        }
         return Polygon(parts: parts, spatialReference: spatialReference)
     }
 
@@ -36,11 +38,12 @@ extension GeometryEngine {
     ///   - spatialReference: The centres' spatial reference.
     ///   - parameters: Chords per quarter circle (1…1000) and end cap.
     ///   - batchSize: About how many circles to union at once (1 or more; clusters are not split).
-    ///   - overlapped: Whether the next batch is unioned on a background thread while `body` handles this one (two
-    ///     cores at once; at most two batches are held), each batch of 8,192 circles or more by two threads
-    ///     (`PointBufferUnion.union(clusters:of:parameters:in:minimumToShare:)`). `body` gets the same batches, the
-    ///     same parts in the same order, either way and whatever the threads' timing, always on the calling thread;
-    ///     false (the default) does everything on the calling thread.
+    ///   - overlapped: Whether to use `Parallelism.threadCount` threads: the next batch is then unioned on a
+    ///     background thread while `body` handles this one (at most two batches are held), and each batch of 8,192
+    ///     circles or more by that many threads
+    ///     (`PointBufferUnion.union(clusters:of:parameters:in:minimumToShare:threads:)`). `body` gets the same
+    ///     batches, the same parts in the same order, either way and whatever the threads' timing, always on the
+    ///     calling thread; false (the default) does everything on the calling thread.
     ///   - body: Receives each batch's parts as a polygon, and how many circles are done so far.
     /// - Throws: `EngineError` as `unionOfBuffers(aroundPoints:distances:in:parameters:)`, or what `body` throws
     ///   (then no further batch is unioned).
@@ -69,9 +72,10 @@ extension GeometryEngine {
         }
         let radius = distances.count == 1 ? Array(repeating: distances[0], count: centres.count) : distances
         let x = centres.map(\.x), y = centres.map(\.y)
+        let threads = overlapped ? Parallelism.threadCount : 1
         guard centres.count > batchSize else {
-            try body(try PointBufferUnion.union(x: x, y: y, radius: radius, parameters: parameters, in: sr).0,
-                     centres.count)
+            try body(try PointBufferUnion.union(x: x, y: y, radius: radius, parameters: parameters, in: sr,
+                                                threads: threads).0, centres.count)
             return
         }
         let circle = UnitCircle(segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
@@ -90,9 +94,9 @@ extension GeometryEngine {
             done.append(k == clusters.count - 1 ? centres.count : min((done.last ?? 0) + circles, centres.count))
             circles = 0
         }
-        try LookaheadPipeline.run(count: ends.count, ahead: overlapped ? 1 : 0) { [ends] (b: Int) throws(EngineError) in
+        try LookaheadPipeline.run(count: ends.count, ahead: threads > 1 ? 1 : 0) { [ends] (b: Int) throws(EngineError) in
             try PointBufferUnion.union(clusters: clusters[(b == 0 ? 0 : ends[b - 1])..<ends[b]], of: problem,
-                                       parameters: parameters, in: sr, minimumToShare: overlapped ? 8192 : .max)
+                                       parameters: parameters, in: sr, threads: threads).0
         } consume: { (union: Polygon, b: Int) throws(EngineError) in
             try body(union, done[b])
         }

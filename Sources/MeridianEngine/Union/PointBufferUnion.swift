@@ -52,12 +52,19 @@ enum PointBufferUnion {
     /// `CircleUnion`, halving a run that fails until the failing clusters stand alone; GEOS unions those. One
     /// near-tangent pair among 100,000 circles then costs about two extra fast passes instead of GEOS's union of
     /// everything.
+    ///
+    /// With `threads` above 1 and at least `minimumToShare` circles, the clusters are unioned on that many threads
+    /// (`union(clusters:of:parameters:in:minimumToShare:threads:)`): the same parts in the same order.
     static func union(
         x: [Double], y: [Double], radius: [Double], parameters: BufferParameters,
-        in spatialReference: SpatialReference
+        in spatialReference: SpatialReference, threads: Int = Parallelism.threadCount, minimumToShare: Int = 8192
     ) throws(EngineError) -> (Polygon, Method) {
         let circle = UnitCircle(segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
         let problem = CircleUnion(circle: circle, x: x, y: y, radius: radius)
+        if threads > 1 && x.count >= minimumToShare, let shared = try? sharedUnion(problem, parameters: parameters,
+                                                                                   in: spatialReference, threads: threads) {
+            return (shared, .circleUnion)
+        }
         do {
             let parts = try problem.run()
             return (Polygon(parts: parts, spatialReference: spatialReference), .circleUnion)
@@ -93,60 +100,103 @@ enum PointBufferUnion {
         }
     }
 
-    /// The union of some of a problem's clusters (`CircleUnion.clusters()`), computed on two threads: the clusters
-    /// are split into two runs of about equal numbers of circles, each unioned by `CircleUnion` on its own thread,
-    /// and the parts merged in the order one `CircleUnion` of all these clusters gives (`CircleUnion.mergeInOrder`).
-    /// The result is the same polygon, parts in the same order, as `union(x:y:radius:parameters:in:)` of those
-    /// clusters' circles, which is what runs when there are too few circles to share, and when either half meets a
-    /// degenerate configuration (its fallback to GEOS then handles the whole set, as it would have).
+    /// The union of some of a problem's clusters (`CircleUnion.clusters()`), computed on up to `threads` threads:
+    /// the clusters are split into runs of about equal numbers of circles (`splitRuns`, one per thread), each unioned
+    /// by `CircleUnion` on its own, and the parts merged in the order one `CircleUnion` of all these clusters gives
+    /// (`CircleUnion.mergeInOrder`); or, when one cluster holds most circles, their arcs traced on the threads. The result is the same polygon, parts in the same order, as
+    /// `union(x:y:radius:parameters:in:)` of those clusters' circles, which is what runs when there are too few
+    /// circles to share, and when any run meets a degenerate configuration (its fallback to GEOS then handles the
+    /// whole set, as it would have); so is how it was computed.
     /// - Parameters:
     ///   - clusters: Whole clusters of `problem` (indices into its circles), in `clusters()`'s order.
     ///   - problem: The problem the clusters index.
     ///   - parameters: The buffer parameters `problem`'s circle was made with (chords per quarter circle).
     ///   - spatialReference: The circles' spatial reference.
-    ///   - minimumToShare: The fewest circles worth a second thread (fewer run on this thread).
+    ///   - minimumToShare: The fewest circles worth sharing (fewer run on this thread).
+    ///   - threads: The most threads to use (`Parallelism.threadCount` by default).
     static func union(
         clusters: ArraySlice<[Int]>, of problem: CircleUnion, parameters: BufferParameters,
-        in spatialReference: SpatialReference, minimumToShare: Int = 8192
-    ) throws(EngineError) -> Polygon {
+        in spatialReference: SpatialReference, minimumToShare: Int = 8192, threads: Int = Parallelism.threadCount
+    ) throws(EngineError) -> (Polygon, Method) {
         let circles = clusters.reduce(0) { $0 + $1.count }
-        guard circles >= minimumToShare, clusters.count >= 2 else {
+        guard circles >= minimumToShare, threads > 1,
+              let parts = sharedParts(clusters, circles: circles, of: problem, whole: false, threads: threads)
+        else {
             return try oneThread(clusters, of: problem, parameters: parameters, in: spatialReference)
         }
-        let split = splitIndex(clusters, circles: circles)
-        typealias Half = Result<(CircleUnion, (parts: [Polygon.Part], shellPolygons: [Int])), DegenerateConfiguration>
-        @Sendable func half(_ run: ArraySlice<[Int]>) -> Half {
-            let sub = problem.subproblem(run.flatMap { $0 })
+        return (Polygon(parts: parts, spatialReference: spatialReference), .circleUnion)
+    }
+
+    /// The parts of the union of some of a problem's clusters (of all its clusters: `whole`) on `threads` threads:
+    /// runs of clusters, or, when one cluster holds more than half of the circles (a large connected union, where
+    /// runs of clusters cannot balance), one problem whose circles' arcs are traced on the threads
+    /// (`CircleUnion.runOrdered(threads:)`); nil on a degenerate configuration.
+    private static func sharedParts(_ clusters: ArraySlice<[Int]>, circles: Int, of problem: CircleUnion, whole: Bool,
+                                    threads: Int) -> [Polygon.Part]? {
+        if 2 * (clusters.lazy.map(\.count).max() ?? 0) > circles {
+            let sub = whole ? problem : problem.subproblem(clusters.flatMap { $0 })
+            return try? sub.runOrdered(threads: threads).parts
+        }
+        return unionRuns(clusters, of: problem, threads: threads).map(CircleUnion.mergeInOrder)
+    }
+
+    /// Where `union(clusters:of:parameters:in:minimumToShare:threads:)` splits clusters (`circles` circles in all):
+    /// at most `count` consecutive runs of whole clusters, none empty, run k ending once the circles so far reach
+    /// (k + 1)/`count` of all (the last run takes the rest). Fixed by the clusters alone, so the work is cut the same
+    /// way whatever the threads do.
+    static func splitRuns(_ clusters: ArraySlice<[Int]>, circles: Int, count: Int) -> [Range<Int>] {
+        guard count > 1, clusters.count > 1 else { return clusters.isEmpty ? [] : [clusters.indices] }
+        var runs: [Range<Int>] = []
+        var start = clusters.startIndex, sum = 0
+        for k in clusters.indices {
+            sum += clusters[k].count
+            if k == clusters.endIndex - 1 || (runs.count < count - 1 && sum * count >= circles * (runs.count + 1)) {
+                runs.append(start..<(k + 1))
+                start = k + 1
+            }
+        }
+        return runs
+    }
+
+    /// The union of a whole problem on several threads, or nil when a run of its clusters meets a degenerate
+    /// configuration (the caller then takes the one-thread path, with its GEOS fallback).
+    private static func sharedUnion(_ problem: CircleUnion, parameters: BufferParameters,
+                                    in spatialReference: SpatialReference, threads: Int) throws(EngineError) -> Polygon? {
+        let clusters = problem.clusters()
+        guard let parts = sharedParts(clusters[...], circles: problem.cx.count, of: problem, whole: true,
+                                      threads: threads) else { return nil }
+        return Polygon(parts: parts, spatialReference: spatialReference)
+    }
+
+    /// The runs of `splitRuns` unioned on up to `threads` threads, in order; nil when any meets a degenerate
+    /// configuration.
+    private static func unionRuns(_ clusters: ArraySlice<[Int]>, of problem: CircleUnion, threads: Int)
+        -> [(CircleUnion, (parts: [Polygon.Part], shellPolygons: [Int]))]?
+    {
+        let runs = splitRuns(clusters, circles: clusters.reduce(0) { $0 + $1.count }, count: threads)
+        typealias Run = Result<(CircleUnion, (parts: [Polygon.Part], shellPolygons: [Int])), DegenerateConfiguration>
+        let results = ForkJoin.map(count: runs.count, threads: threads) { (k: Int) -> Run in
+            let sub = problem.subproblem(clusters[runs[k]].flatMap { $0 })
             do throws(DegenerateConfiguration) { return .success((sub, try sub.runOrdered())) } catch {
                 return .failure(error)
             }
         }
-        let (first, second) = ForkJoin.run({ half(clusters[..<split]) }, background: { half(clusters[split...]) })
-        guard case .success(let (a, partsA)) = first, case .success(let (b, partsB)) = second else {
-            return try oneThread(clusters, of: problem, parameters: parameters, in: spatialReference)
+        var solved: [(CircleUnion, (parts: [Polygon.Part], shellPolygons: [Int]))] = []
+        for result in results {
+            guard case .success(let run) = result else { return nil }
+            solved.append(run)
         }
-        return Polygon(parts: CircleUnion.mergeInOrder(a, partsA, b, partsB), spatialReference: spatialReference)
-    }
-
-    /// Where `union(clusters:of:parameters:in:minimumToShare:)` splits clusters (two or more, `circles` circles in
-    /// all): the first run, up to the index returned, holds at least half the circles, and the second run at least
-    /// one cluster.
-    static func splitIndex(_ clusters: ArraySlice<[Int]>, circles: Int) -> Int {
-        var split = clusters.startIndex, first = 0
-        while split < clusters.endIndex - 1 && 2 * first < circles {
-            first += clusters[split].count
-            split += 1
-        }
-        return split
+        return solved
     }
 
     /// The union of some of a problem's clusters on this thread: `union(x:y:radius:parameters:in:)` of their circles.
     private static func oneThread(
         _ clusters: ArraySlice<[Int]>, of problem: CircleUnion, parameters: BufferParameters,
         in spatialReference: SpatialReference
-    ) throws(EngineError) -> Polygon {
+    ) throws(EngineError) -> (Polygon, Method) {
         let sub = problem.subproblem(clusters.flatMap { $0 })
-        return try union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: parameters, in: spatialReference).0
+        return try union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: parameters, in: spatialReference,
+                         threads: 1)
     }
 
     /// GEOS's unary union of the (deduplicated) circle polygons.

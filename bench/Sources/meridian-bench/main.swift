@@ -4,6 +4,7 @@
 //   meridian-bench p1 INPUT.xy RADIUS REPS [--time-only|--geos-check]
 //       buffer + union of points in EPSG:32038 (64-gon circles); --geos-check compares with GEOS's own path instead
 //   meridian-bench p3 INPUT.xy EPSG REPS [OUT.xy]       project lon/lat (EPSG:4326) points to EPSG
+//   (any case) --threads N                                Meridian's thread count (default: every processor)
 //   meridian-bench p2 INPUT.xy REPS                       geodesic 10 km buffers of WGS84 points
 //   meridian-bench p4 write INPUTDIR OUTDIR REPS          write 100k placemarks as .kml and .kmz
 //   meridian-bench p4 read FILE.kml REPS                  read a KML file and count its coordinates
@@ -12,6 +13,9 @@
 //   meridian-bench p4 --available                         exit 0 (MeridianKML is built in)
 //   meridian-bench p5-write FILE.wkt REPS                 time writing the (multi)polygon of a WKT file as WKT and
 //                                                         as a GeoJSON feature into memory (the writers alone)
+//   meridian-bench p6-read FILE REPS [--attributes]      read every point of a GeoPackage/shapefile/FlatGeobuf or CSV
+//   meridian-bench p6 IN OUT RADIUS REPS                  read points, union of their buffers, write (P6, library)
+//   meridian-bench p6-stream IN OUT RADIUS                buffer points a batch at a time, write each (peak memory)
 //   meridian-bench decimal COUNT REPS [KIND ...]          ns per double of the shortest round-trip formatter, by kind
 //   meridian-bench decimal-check COUNT SEED               the formatter against Double.description on COUNT doubles
 //                                                         of each kind (status 2 at the first difference)
@@ -91,7 +95,13 @@ func polygonStats(_ p: Polygon) -> [String: Any] {
     ]
 }
 
-let args = CommandLine.arguments
+// `--threads N` anywhere: Meridian's thread count (`Parallelism.threadCount`; default: every processor).
+var args = CommandLine.arguments
+if let t = args.firstIndex(of: "--threads") {
+    guard t + 1 < args.count, let n = Int(args[t + 1]), n >= 1 else { fail("--threads expects a positive number") }
+    Parallelism.threadCount = n
+    args.removeSubrange(t...(t + 1))
+}
 guard args.count >= 2 else { fail("usage: meridian-bench p1|p3 …") }
 do {
     switch args[1] {
@@ -170,6 +180,12 @@ do {
         emit(["tool": "meridian", "times": times, "count": output.count, "sum_x": sumX, "sum_y": sumY], rss: rss)
     case "p4":
         try runP4(Array(args.dropFirst(2)))
+    case "p6-read":
+        try runP6Read(Array(args.dropFirst(2)))
+    case "p6":
+        try runP6(Array(args.dropFirst(2)))
+    case "p6-stream":
+        try runP6Stream(Array(args.dropFirst(2)))
     case "geo":
         try runGeodesicCase(Array(args.dropFirst(2)))
     case "p2":

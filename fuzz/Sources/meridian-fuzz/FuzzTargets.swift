@@ -16,7 +16,8 @@ import MeridianViewer
 
 /// The fuzz targets by name; each takes arbitrary bytes and must return (any error thrown is fine, a crash is not).
 enum FuzzTargets {
-    static let names = ["kml", "kmz", "geojson", "csv", "wkt", "viewer-json", "geodesic-cli", "kmz-pack", "xml-attributes"]
+    static let names = ["kml", "kmz", "geojson", "csv", "wkt", "viewer-json", "ogr", "geodesic-cli", "kmz-pack",
+                        "xml-attributes"]
 
     /// Runs one input through one target.
     static func run(_ target: String, _ data: Data) {
@@ -30,6 +31,8 @@ enum FuzzTargets {
             _ = try? CSV.decode(data)
         case "wkt":
             _ = try? WKT.decode(String(decoding: data, as: UTF8.self), spatialReference: .wgs84)
+        case "ogr":
+            OGRFuzzInput.read(data)
         case "viewer-json":
             // The first byte picks the endpoint; the rest is the request body.
             let endpoints = ["/api/contains", "/api/buffer", "/api/buffer/export", "/api/kml"]
@@ -124,6 +127,51 @@ final class AttributeCounter: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                 qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
         most = max(most, attributeDict.count)
+    }
+}
+
+/// The OGR read path (MeridianFeatureData): the input is written to files in a private scratch folder and read as a
+/// feature source would be by `meridian` (recognised by content, every feature of every table).
+///
+/// Layout: the first byte chooses the container, the rest is the content. 0: one file `in.gpkg`; 1: `in.fgb`;
+/// 2: a shapefile, bytes 1–2 and 3–4 the little-endian lengths of the `.shx` and the `.dbf` that follow, the rest the
+/// `.shp` (so mutations reach each file); 3: `in.zip` (a zipped shapefile); anything else: `in.gpkg`.
+enum OGRFuzzInput {
+    static let folder: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-fuzz-ogr-\(getpid())")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    static func read(_ data: Data) {
+        guard let kind = data.first else { return }
+        let body = Data(data.dropFirst())
+        let path: URL
+        switch kind {
+        case 1: path = write(body, "in.fgb")
+        case 2:
+            guard body.count >= 4 else { return }
+            let b = [UInt8](body)
+            let shx = min(Int(b[0]) | Int(b[1]) << 8, b.count - 4)
+            let dbf = min(Int(b[2]) | Int(b[3]) << 8, b.count - 4 - shx)
+            _ = write(Data(b[4..<4 + shx]), "in.shx")
+            _ = write(Data(b[(4 + shx)..<(4 + shx + dbf)]), "in.dbf")
+            path = write(Data(b[(4 + shx + dbf)...]), "in.shp")
+        case 3: path = write(body, "in.zip")
+        default: path = write(body, "in.gpkg")
+        }
+        guard let source = try? FeatureDataSource(path: path.path) else { return }
+        for name in source.tableNames.prefix(8) {
+            guard let table = try? source.featureTable(named: name) else { continue }
+            let result = table.queryFeatures(using: QueryParameters(maxFeatures: 10_000))
+            while let batch = try? result.nextBatch(maximumCount: 256), !batch.isEmpty {}
+        }
+    }
+
+    private static func write(_ data: Data, _ name: String) -> URL {
+        let url = folder.appendingPathComponent(name)
+        try? data.write(to: url)
+        return url
     }
 }
 

@@ -21,8 +21,10 @@ public struct BufferCommand: Command {
         feature's properties, and GeoJSON, .geojsons, .wkt and .csv are written as they are computed, a few thousand
         features at a time (memory holds the input's bytes and one batch, not every feature). With --union a large
         input is unioned and written a batch of separate clusters at a time. GeoJSON vertices go to WGS84 through
-        interpolants checked against PROJ, within 1e-11 degrees (about 1 micrometre) of PROJ's own results, where the
-        projection is one analytic step (EPSG:5070, UTM, ...).
+        interpolants checked against PROJ, within 1e-11 degrees (about 1 micrometre) of PROJ's own results, wherever
+        PROJ's operation is smooth (projections and Helmert datum shifts: EPSG:32038, EPSG:5070, UTM, ...; grid
+        shifts run in PROJ). --threads N shares the union, the buffers, the projection and the writing between N
+        threads; the output is the same for every N.
 
         Geodesic (--geodesic): every output vertex at the requested distance on the ellipsoid of the input's datum
         (within 1 mm), every edge (straight in longitude/latitude) within --max-deviation of the true curve. Works
@@ -72,6 +74,10 @@ public struct BufferCommand: Command {
             modes: .of(Kind.geodesic))
     var maxDeviation: Distance?
 
+    var threads = ThreadOptions()
+    /// Ways into the command for `meridian internal` (none for the command itself; not an option).
+    var hooks = BufferHooks()
+
     var output = OutputOptions(use: .buffer, help: ".geojson or .json (WGS84; the standard output default), .geojsons (a GeoJSON text sequence, one feature per record), .wkt (in --srs, WGS84 for --geodesic; one geometry per line), .csv (the input's columns and a wkt column, in the .wkt spatial reference), .svg (a picture, with the area of use as a red dashed outline), .kml or .kmz (styled like the sample)")
 
     /// A command with every option at its default.
@@ -97,15 +103,17 @@ public struct BufferCommand: Command {
     ///   output.
     public func run(io: CommandIO) throws(CommandError) {
         let file = try output.file(standardOutput: .geoJSON)
-        guard kind == .planar else {
-            try GeodesicBuffers(command: self, output: file).run(io: io)
-            return
+        try threads.run { () throws(CommandError) in
+            guard kind == .planar else {
+                try GeodesicBuffers(command: self, output: file).run(io: io)
+                return
+            }
+            guard let srs, let unit = srs.unit else { throw .usage("a planar buffer needs --srs SRS") }
+            var parameters = BufferParameters.default
+            parameters.segmentsPerQuarterCircle = segments
+            let job = PlanarBufferJob(sr: srs, srUnit: unit, distance: distance, parameters: parameters,
+                                      allowOutside: allowOutsideArea)
+            try PlanarBuffers(job: job, input: input, union: union, output: file, hooks: hooks).run(io: io)
         }
-        guard let srs, let unit = srs.unit else { throw .usage("a planar buffer needs --srs SRS") }
-        var parameters = BufferParameters.default
-        parameters.segmentsPerQuarterCircle = segments
-        let job = PlanarBufferJob(sr: srs, srUnit: unit, distance: distance, parameters: parameters,
-                                  allowOutside: allowOutsideArea)
-        try PlanarBuffers(job: job, input: input, union: union, output: file).run(io: io)
     }
 }

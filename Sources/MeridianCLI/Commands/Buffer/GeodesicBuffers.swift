@@ -14,9 +14,10 @@ struct GeodesicBuffers {
     ///   unwritable output.
     func run(io: CommandIO) throws(CommandError) {
         let options = command.input
-        let input = try FeatureInput.read(options.path, inputSpatialReference: options.spatialReference,
+        let input = try FeatureInput.read(options.path, layer: options.layer, inputSpatialReference: options.spatialReference,
                                           defaultXYSpatialReference: options.spatialReference ?? .wgs84, io: io,
                                           csv: FeatureInput.CSVOptions(keepTable: output.format == .csv))
+        command.hooks.read?(input.count)
         var geometries: [Geometry] = []
         var distances: [Double] = []
         for (i, feature) in input.features.enumerated() {
@@ -26,9 +27,21 @@ struct GeodesicBuffers {
         }
         if let fixed = command.distance.fixed { distances = [fixed.value(in: .meters)] }
         try refuseInvalidPolygons(geometries, labels: input.labels)
+        if command.union, let emit = command.hooks.union {
+            try emit(.geometries(geometries, distances: distances, labels: input.labels))
+            return
+        }
         let buffers = try buffer(geometries, distances: distances, labels: input.labels)
         guard !command.union, output.format.isStreamable else {
             try BufferOutput.write(buffers: buffers, inputs: geometries, areaOfUse: nil, to: output, io: io)
+            return
+        }
+        if output.format.isFeatureTable {
+            let features = zip(input.features, buffers).map {
+                Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id)
+            }
+            try FeatureTableOutput.write(features, to: output, spatialReference: .wgs84, geometryType: .polygon,
+                                         fields: input.fields, io: io)
             return
         }
         var writer = try FeatureStreamWriter(format: output.format, buffersIn: .wgs84)

@@ -9,6 +9,8 @@ struct PointUnion {
     let job: PlanarBufferJob
     /// Where to write.
     let output: OutputFile
+    /// `meridian internal`: receives the projected centres and radii instead of the union (`BufferHooks.union`).
+    var emit: ((BufferUnionInput) throws(CommandError) -> Void)?
 
     /// Buffers and unions the points.
     /// - Parameters:
@@ -18,11 +20,11 @@ struct PointUnion {
         let sr = job.sr
         progress?.begin("checking the area of use")
         // The area-of-use check (every point projected to WGS84) runs on a second thread while the distances are
-        // checked and the union begins; its error still comes first, and a streamed union stops at its next
-        // batch once the check has failed and leaves no output.
+        // checked and the union begins (first, on this thread, with --threads 1); its error still comes first, and
+        // a streamed union stops at its next batch once the check has failed and leaves no output.
         let labels = input.labels
         let all = job.allowOutside ? [] : [Geometry.multipoint(Multipoint(points, spatialReference: input.spatialReference))]
-        let areaCheck = BackgroundTask { () throws(CommandError) in
+        let areaCheck = BackgroundTask(inline: Parallelism.threadCount == 1) { () throws(CommandError) in
             guard !all.isEmpty else { return }
             try refuseOutsideAreaOfUse(all, of: sr, label: { _, vertex in labels[vertex] },
                                        override: "--allow-outside-area", verb: "buffer")
@@ -37,6 +39,11 @@ struct PointUnion {
                 _ = try GeometryEngine.project(&projected, from: input.spatialReference, into: sr)
             } catch {
                 throw .failure(relabel(error.description, "vertex", labels: input.labels))
+            }
+            if let emit {
+                try areaCheck.wait()
+                try emit(.circles(centres: projected, radii: distances, spatialReference: sr, features: input.count))
+                return
             }
             if output.format.streamsUnion, projected.count > BufferOutput.unionBatchSize {
                 try BufferOutput.streamUnion(of: projected, distances: distances, in: sr, parameters: job.parameters,
@@ -87,6 +94,9 @@ struct PointUnion {
                             progress: ProgressLine?) throws(CommandError) {
         if output.format.streamsUnion {
             try BufferOutput.writeUnion(polygon, count: input.count, to: output, io: io, progress: progress)
+        } else if output.format.isFeatureTable {
+            progress?.begin("writing")
+            try BufferOutput.writeUnionTable(polygon, count: input.count, in: job.sr, to: output, io: io)
         } else {
             let centres = points.map { Geometry.point(Point($0, spatialReference: input.spatialReference)) }
             try BufferOutput.write(

@@ -49,13 +49,14 @@ public struct KMLCommand: Command {
     var input = InputOptions(
         srsNames: ["--in-srs", "--from"],
         srsHelp: "the spatial reference of CSV x,y and WKT coordinates (EPSG code, WKT, PROJ string)",
-        pathModes: .of(Subcommand.create), srsModes: .of(Subcommand.create), pathRequired: .of(Subcommand.create))
+        pathModes: .of(Subcommand.create), srsModes: .of(Subcommand.create), pathRequired: .of(Subcommand.create),
+        layerModes: .of(Subcommand.create, .convert))
 
     @Argument("FILE", as: .path("FILE"), help: "the KML or KMZ file to describe", modes: .of(Subcommand.info),
               required: .of(Subcommand.info))
     var file: String?
 
-    @Argument("IN", as: .path("IN"), help: "the KML, KMZ or GeoJSON file to convert", modes: .of(Subcommand.convert),
+    @Argument("IN", as: .path("IN"), help: "the KML, KMZ or GeoJSON file to convert, or a GeoPackage, shapefile, FlatGeobuf or PostGIS table (to KML or KMZ)", modes: .of(Subcommand.convert),
               required: .of(Subcommand.convert))
     var source: String?
 
@@ -105,7 +106,8 @@ public struct KMLCommand: Command {
         case .convert:
             let progress = io.progress("kml convert")
             defer { progress?.finish() }
-            try KMLConvert(source: source ?? "-", destination: try OutputFile(destination, use: .kmlConvert, standardOutput: nil),
+            try KMLConvert(source: source ?? "-", layer: input.layer,
+                           destination: try OutputFile(destination, use: .kmlConvert, standardOutput: nil),
                            overwrite: overwrite).run(io: io, progress: progress)
         }
     }

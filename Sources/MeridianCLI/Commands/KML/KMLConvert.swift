@@ -2,10 +2,13 @@ import Foundation
 import Meridian
 
 /// `kml convert`: KML ↔ KMZ (lossless), KML/KMZ → GeoJSON (effective styles as simplestyle properties), GeoJSON →
-/// KML/KMZ (simplestyle as styles). The input is recognised by its content, the output by its name.
+/// KML/KMZ (simplestyle as styles), and a GeoPackage, shapefile, FlatGeobuf or PostGIS table → KML/KMZ (projected
+/// to WGS84, attributes as ExtendedData). The input is recognised by its content, the output by its name.
 struct KMLConvert {
     /// The file to convert.
     let source: String
+    /// `--layer`: the layer of a feature table source that has several.
+    let layer: String?
     /// The converted file.
     let destination: OutputFile
     /// `--overwrite`.
@@ -15,10 +18,12 @@ struct KMLConvert {
     /// - Throws: `CommandError.usage` for GeoJSON to GeoJSON, `.failure` for an input that is neither KML, KMZ nor
     ///   GeoJSON, or that cannot be read, or an output that exists or cannot be written.
     func run(io: CommandIO, progress: ProgressLine?) throws(CommandError) {
-        let inFormat = InputFormat.sniff(try io.head(source, count: InputFormat.headLength))
+        let table = FeatureDataInput.format(of: source) != nil
+        let inFormat = table ? .geoJSON : InputFormat.sniff(try io.head(source, count: InputFormat.headLength))
         guard inFormat.isKML || inFormat == .geoJSON else {
-            throw .failure("\(source): not KML, KMZ or GeoJSON: found \(inFormat.name)")
+            throw .failure("\(source): not KML, KMZ, GeoJSON, a GeoPackage, a shapefile or a FlatGeobuf: found \(inFormat.name)")
         }
+        if layer != nil, !table { throw .usage("--layer chooses a layer of a GeoPackage, a zip of shapefiles or a PostGIS database, not of \(source)") }
         let path = destination.path ?? "-"
         let toKML = destination.format == .kml || destination.format == .kmz
         if inFormat.isKML {
@@ -34,9 +39,10 @@ struct KMLConvert {
             io.note("wrote \(path)")
             return
         }
-        guard toKML else { throw .usage("GeoJSON → GeoJSON is not a KML conversion") }
-        let name = URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
-        let count = try KMLFiles.create(named: name, from: (source, nil), style: nil, numbering: false, to: path,
+        guard toKML else { throw .usage("\(table ? "a feature table" : "GeoJSON") → GeoJSON is not a KML conversion") }
+        let name = PostGISConnection.isConnectionString(source) ? (layer ?? "PostGIS")
+            : URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
+        let count = try KMLFiles.create(named: name, from: (source, layer, nil), style: nil, numbering: false, to: path,
                                         overwrite: overwrite, io: io, progress: progress)
         progress?.finish()
         io.note("wrote \(count) placemark(s) to \(path)")

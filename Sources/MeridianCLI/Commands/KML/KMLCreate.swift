@@ -17,8 +17,9 @@ struct KMLCreate {
         let path = command.input.path ?? "-"
         let inputName = path == "-" ? "stdin" : URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let count = try KMLFiles.create(named: command.style.documentName ?? inputName,
-                                        from: (path, command.input.spatialReference), style: style, numbering: true,
-                                        to: target, overwrite: command.overwrite, io: io, progress: progress)
+                                        from: (path, command.input.layer, command.input.spatialReference), style: style,
+                                        numbering: true, to: target, overwrite: command.overwrite, io: io,
+                                        progress: progress)
         progress?.finish()
         io.note("wrote \(count) placemark(s) to \(target)")
     }

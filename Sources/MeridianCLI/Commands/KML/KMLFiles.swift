@@ -42,7 +42,8 @@ enum KMLFiles {
     /// with no KML equivalent leaves no file.
     /// - Parameters:
     ///   - name: The document's name.
-    ///   - input: The input's path (`-` for stdin) and the spatial reference of CSV x,y and WKT coordinates.
+    ///   - input: The input's path (`-` for stdin, or a feature table's), `--layer` and the spatial reference of CSV
+    ///     x,y and WKT coordinates.
     ///   - style: A shared style every placemark uses, if any.
     ///   - numbering: Whether a placemark without a name is named "Feature N" (N from 1).
     ///   - target: The .kml or .kmz file.
@@ -51,8 +52,8 @@ enum KMLFiles {
     /// - Throws: `CommandError.failure` for unreadable input, a feature with no KML equivalent (naming it) or an
     ///   output that exists or cannot be written.
     static func create(
-        named name: String, from input: (path: String, spatialReference: SpatialReference?), style: KMLStyle?,
-        numbering: Bool, to target: String, overwrite: Bool, io: CommandIO, progress: ProgressLine?
+        named name: String, from input: (path: String, layer: String?, spatialReference: SpatialReference?),
+        style: KMLStyle?, numbering: Bool, to target: String, overwrite: Bool, io: CommandIO, progress: ProgressLine?
     ) throws(CommandError) -> Int {
         var document = KMLDocument(name: name)
         if let style { document.addStyle(style) }
@@ -60,7 +61,8 @@ enum KMLFiles {
         do {
             let warnings = try KMLDataset(rootNode: document).save(to: URL(fileURLWithPath: target), overwrite: overwrite) { add in
                 _ = try FeatureInput.read(
-                    input.path, inputSpatialReference: input.spatialReference, defaultXYSpatialReference: nil, io: io,
+                    input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
+                    defaultXYSpatialReference: nil, io: io,
                     csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize), progress: progress
                 ) { batch throws(CommandError) in
                     for (i, feature) in batch.features.enumerated() {

@@ -15,17 +15,37 @@ struct GeometryOperation {
     /// The answer of a predicate for every feature.
     /// - Throws: `CommandError.failure` naming the feature without a geometry or whose predicate failed.
     func answers(for input: FeatureInput) throws(CommandError) -> [Bool] {
-        var answers: [Bool] = []
-        for (i, feature) in input.features.enumerated() {
-            guard let g = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
-            do {
-                answers.append(try answer(for: g))
-            } catch {
-                throw .failure("\(input.labels[i]): \(error.description)")
-            }
-        }
-        return answers
+        try eachFeature(of: input) { (g: Geometry, _: Feature) throws(EngineError) in try answer(for: g) }
     }
+
+    /// `body` applied to every feature's geometry, the features shared in runs between `Parallelism.threadCount`
+    /// threads (each feature's result depends on it alone), the results in the features' order.
+    /// - Throws: `CommandError.failure` naming the first feature (in order) without a geometry or whose `body` threw.
+    private func eachFeature<T: Sendable>(of input: FeatureInput,
+                                          _ body: @escaping (Geometry, Feature) throws(EngineError) -> T)
+        throws(CommandError) -> [T]
+    {
+        let work = SharedWork(features: input.features, labels: input.labels, body: body)
+        let n = work.features.count, threads = Parallelism.threadCount
+        let runs = max(1, min(4 * threads, n / Self.featuresPerRun))
+        // WorkBudget.map: the command's --max-vertices bound holds on every thread.
+        let pieces = try WorkBudget.map(count: runs, threads: threads) { (r: Int) throws(CommandError) -> [T] in
+            var results: [T] = []
+            for i in (n * r / runs)..<(n * (r + 1) / runs) {
+                guard let g = work.features[i].geometry else { throw .failure("\(work.labels[i]) has no geometry") }
+                do throws(EngineError) {
+                    results.append(try work.body(g, work.features[i]))
+                } catch {
+                    throw .failure("\(work.labels[i]): \(describe(error))")
+                }
+            }
+            return results
+        }
+        return pieces.flatMap { $0 }
+    }
+
+    /// The fewest features `eachFeature` hands to a thread at once.
+    static let featuresPerRun = 64
 
     /// The features the operation makes: one per input feature for most, none or several for cut, extend and
     /// reshape, one per gap for auto-complete, one hull for convex-hull --merge.
@@ -35,16 +55,9 @@ struct GeometryOperation {
         if operation == .convexHull, command.merge {
             return try mergedHull(of: input, with: nil).map { [Feature(geometry: $0, properties: [:], id: nil)] } ?? []
         }
-        var results: [Feature] = []
-        for (i, feature) in input.features.enumerated() {
-            guard let g = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
-            do {
-                results += try apply(to: g, of: feature)
-            } catch {
-                throw .failure("\(input.labels[i]): \(describe(error))")
-            }
-        }
-        return results
+        return try eachFeature(of: input) { (g: Geometry, feature: Feature) throws(EngineError) in
+            try apply(to: g, of: feature)
+        }.flatMap { $0 }
     }
 
     /// `convex-hull --merge` of a batch: the hull of the batch's geometries and of the hull of the batches before
@@ -194,4 +207,12 @@ struct GeometryOperation {
         default: throw .invalidArgument("\(operation.rawValue) is not a predicate")
         }
     }
+}
+
+/// What the threads of `GeometryOperation.eachFeature` share: read-only features and labels, and the operation (whose
+/// engine calls are thread-safe: each makes its own GEOS context).
+private struct SharedWork<T>: @unchecked Sendable {
+    let features: [Feature]
+    let labels: FeatureLabels
+    let body: (Geometry, Feature) throws(EngineError) -> T
 }

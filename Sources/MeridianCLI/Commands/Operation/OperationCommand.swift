@@ -17,8 +17,8 @@ public struct OperationCommand: Command {
         line per feature. The geodesic shapes (ellipse, sector) are made around each point feature on its spatial
         reference's ellipsoid: lengths in meters, angles in degrees (0 is east, growing clockwise, as in ArcGIS),
         output in the input's spatial reference. Features are read, operated on and written a batch at a time
-        (memory holds the input's bytes and one batch; auto-complete, which needs every polygon at once, holds them
-        all).
+        (memory holds the input's bytes and one batch; auto-complete, which needs every polygon at once, and a
+        feature table output hold them all).
         """
     /// Examples for `--help`.
     public static let examples = [
@@ -82,8 +82,10 @@ public struct OperationCommand: Command {
 
     var workLimit = WorkLimitOptions(modes: Operation.writingGeometries)
 
+    var threads = ThreadOptions()
+
     var output = OutputOptions(
-        use: .operation, help: ".wkt (in the input's spatial reference; the standard output default) or .geojson (WGS84)",
+        use: .operation, help: ".wkt (in the input's spatial reference; the standard output default), .geojson (WGS84), or .gpkg, .shp, .fgb or PG:… (in the input's spatial reference, with its attributes)",
         modes: Operation.writingGeometries)
 
     /// A command with every option at its default.
@@ -94,16 +96,22 @@ public struct OperationCommand: Command {
 
     /// Applies the operation to every feature and writes the results (or true/false lines), a batch of features at
     /// a time: memory holds the input's bytes, one batch and its results (and for a predicate one answer per
-    /// feature), whatever the number of features. `auto-complete`, which needs every polygon at once, reads the
-    /// whole input; `convex-hull --merge` keeps one hull, merged with each batch (the hull of the hulls is the hull).
+    /// feature), whatever the number of features. `auto-complete`, which needs every polygon at once, and a feature
+    /// table output, written whole with the input's fields, read the whole input; `convex-hull --merge` keeps one
+    /// hull, merged with each batch (the hull of the hulls is the hull).
     /// - Throws: `CommandError.usage` for a `--with` geometry of the wrong kind, `.failure` naming the feature whose
     ///   operation failed, or for unreadable input or an unwritable output.
     public func run(io: CommandIO) throws(CommandError) {
+        try threads.run { () throws(CommandError) in try apply(io: io) }
+    }
+
+    /// `run(io:)` with the thread count set.
+    private func apply(io: CommandIO) throws(CommandError) {
         let file = try output.file(standardOutput: .wkt)
-        if operation == .autoComplete {
+        if operation == .autoComplete || file.format.isFeatureTable {
+            // Every polygon at once (auto-complete), or a feature table written whole with the input's fields.
             let features = try read(io: io)
-            let task = try task(for: features.spatialReference)
-            try write(try task.results(for: features), to: file, io: io)
+            try write(try task(for: features.spatialReference).results(for: features), of: features, to: file, io: io)
             return
         }
         var task: GeometryOperation?
@@ -157,7 +165,7 @@ public struct OperationCommand: Command {
                       batch: (FeatureInput) throws(CommandError) -> Void = { _ throws(CommandError) in })
         throws(CommandError) -> FeatureInput
     {
-        try FeatureInput.read(input.path, inputSpatialReference: input.spatialReference,
+        try FeatureInput.read(input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
                               defaultXYSpatialReference: input.spatialReference ?? .wgs84, io: io,
                               csv: FeatureInput.CSVOptions(batchSize: batchSize), batch: batch)
     }
@@ -167,8 +175,20 @@ public struct OperationCommand: Command {
         GeometryOperation(command: self, other: try otherGeometry(in: sr), spatialReference: sr)
     }
 
-    /// Writes features, as WKT or a GeoJSON FeatureCollection.
-    private func write(_ results: [Feature], to file: OutputFile, io: CommandIO) throws(CommandError) {
+    /// Writes the features made from a whole input: as WKT, a GeoJSON FeatureCollection, or a feature table with
+    /// the input's fields.
+    private func write(_ results: [Feature], of features: FeatureInput, to file: OutputFile, io: CommandIO)
+        throws(CommandError)
+    {
+        if file.format.isFeatureTable {
+            try FeatureTableOutput.write(
+                results, to: file,
+                spatialReference: results.lazy.compactMap(\.geometry).first?.spatialReference ?? features.spatialReference,
+                geometryType: FeatureTableOutput.geometryType(of: results),
+                hasZ: results.contains { $0.geometry?.coordinates.contains { $0.z != nil } ?? false },
+                fields: features.fields, io: io)
+            return
+        }
         try file.stream(io: io) { out throws(CommandError) in
             if file.format == .wkt {
                 FeatureEncoding.writeWKT(results.compactMap(\.geometry), to: &out)

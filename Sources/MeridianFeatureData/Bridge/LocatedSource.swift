@@ -1,0 +1,194 @@
+import CGDAL
+import Foundation
+
+/// A feature source located and recognised before GDAL is asked to open it: its format (by content), the name GDAL
+/// opens (a path, `/vsizip/{archive}` for a zipped shapefile, a `PG:` string) and the name messages show.
+struct LocatedSource {
+    /// The format, recognised from the content (or the `PG:` prefix).
+    let format: FeatureDataFormat
+    /// What GDAL opens.
+    let gdalName: String
+    /// How messages name the source: the path as given, or the connection string without its password.
+    let displayName: String
+    /// The connection, for a PostGIS source (its `scrub` cleans GDAL's messages of the password).
+    let connection: PostGISConnection?
+    /// Whether the source is a zip archive of shapefiles.
+    let isZipped: Bool
+
+    /// Locates a source: a `PG:` connection string, or a regular file recognised by its first bytes (a GeoPackage, a
+    /// shapefile's `.shp`, a FlatGeobuf, or a zip archive holding a shapefile).
+    /// - Parameters:
+    ///   - path: A file path or a `PG:` string.
+    ///   - limits: Bounds on a zip archive.
+    /// - Throws: `FeatureDataError.cannotOpen` saying what is missing or what the file is instead.
+    static func locate(_ path: String, limits: FeatureDataLimits) throws(FeatureDataError) -> LocatedSource {
+        if let connection = PostGISConnection(path) {
+            return LocatedSource(format: .postGIS, gdalName: connection.openString, displayName: connection.redacted,
+                                  connection: connection, isZipped: false)
+        }
+        let fail = { (reason: String) in FeatureDataError.cannotOpen(source: path, reason: reason) }
+        if path.hasPrefix("/vsi") {
+            throw fail("GDAL's virtual file systems (/vsi…) are not read; name a local file")
+        }
+        let header = try readHeader(path)
+        if let format = FeatureDataFormat.recognize(header: header) {
+            if format == .shapefile { try checkShapefileSiblings(path) }
+            return LocatedSource(format: format, gdalName: path, displayName: path, connection: nil, isZipped: false)
+        }
+        if header.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+            try checkZippedShapefile(path, limits: limits)
+            return LocatedSource(format: .shapefile, gdalName: "/vsizip/{\(path)}", displayName: path,
+                                  connection: nil, isZipped: true)
+        }
+        if FeatureDataFormat.isPlainSQLite(header: header) {
+            throw fail("an SQLite database without the GeoPackage application id (not a GeoPackage)")
+        }
+        throw fail("not a GeoPackage, Shapefile (.shp), FlatGeobuf or zipped Shapefile")
+    }
+
+    /// The first bytes of a regular file.
+    static func readHeader(_ path: String) throws(FeatureDataError) -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw .cannotOpen(source: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw .cannotOpen(source: path, reason: "not a regular file (GDAL reads these formats from files only)")
+        }
+        var header = [UInt8](repeating: 0, count: FeatureDataFormat.headerLength)
+        let n = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n >= 0 else { throw .cannotOpen(source: path, reason: String(cString: strerror(errno))) }
+        return Array(header.prefix(n))
+    }
+
+    /// A shapefile is found by name: the `.shp` must be called so, and its `.shx` index must be beside it (GDAL
+    /// would otherwise refuse with a message about its own configuration).
+    private static func checkShapefileSiblings(_ path: String) throws(FeatureDataError) {
+        let url = URL(fileURLWithPath: path)
+        guard url.pathExtension.lowercased() == "shp" else {
+            throw .cannotOpen(source: path, reason: "a shapefile's main file must be named .shp (its .shx and .dbf are found by that name)")
+        }
+        let base = url.deletingPathExtension().path
+        let fm = FileManager.default
+        guard fm.fileExists(atPath: base + ".shx") || fm.fileExists(atPath: base + ".SHX") else {
+            throw .cannotOpen(source: path, reason: "its index \(url.deletingPathExtension().lastPathComponent).shx is missing (a shapefile needs the .shp, .shx and .dbf side by side)")
+        }
+    }
+
+    /// A zip archive is read as a zipped shapefile when it holds a `.shp`, within `limits`.
+    /// The entry names (at most `maximumEntries` + 1) and the total declared uncompressed size of a zip archive,
+    /// from its directory, without inflating anything; nothing for a file GDAL cannot read as a zip.
+    static func zipListing(_ path: String, maximumEntries: Int) -> (names: [String], bytes: UInt64) {
+        guard !path.contains("{"), !path.contains("}") else { return ([], 0) }
+        return GDALRuntime.capturing { _ in
+            guard let directory = VSIOpenDir("/vsizip/{\(path)}", -1, nil) else { return ([], 0) }
+            defer { VSICloseDir(directory) }
+            var names: [String] = []
+            var bytes: UInt64 = 0
+            while let entry = VSIGetNextDirEntry(directory), names.count <= maximumEntries {
+                names.append(String(cString: entry.pointee.pszName))
+                if entry.pointee.bSizeKnown != 0 { bytes += UInt64(entry.pointee.nSize) }
+            }
+            return (names, bytes)
+        }
+    }
+
+    private static func checkZippedShapefile(_ path: String, limits: FeatureDataLimits) throws(FeatureDataError) {
+        let fail = { (reason: String) in FeatureDataError.cannotOpen(source: path, reason: reason) }
+        guard !path.contains("{"), !path.contains("}") else {
+            throw fail("a zip archive whose path contains '{' or '}' cannot be named to GDAL; rename it")
+        }
+        let listing = zipListing(path, maximumEntries: limits.maximumZipEntries)
+        guard listing.names.count <= limits.maximumZipEntries else {
+            throw fail("the zip archive has more than \(limits.maximumZipEntries) entries")
+        }
+        guard listing.names.contains(where: { $0.lowercased().hasSuffix(".shp") }) else {
+            throw fail("a zip archive without a shapefile (.shp) in it")
+        }
+        guard listing.bytes <= limits.maximumZipBytes else {
+            throw fail("the zip archive's entries hold \(listing.bytes) bytes uncompressed, more than the limit of \(limits.maximumZipBytes)")
+        }
+    }
+}
+
+/// One open GDAL dataset: the owner of its handle, closed when the last table or cursor using it goes. Layer handles
+/// belong to it and are used only while it lives; none leaves this module.
+final class GDALDataset {
+    /// GDAL's handle.
+    let handle: UnsafeMutableRawPointer
+    /// Whether `deinit` closes the handle (a writer takes it over with `release()`).
+    private var owns = true
+    /// The source it was opened from.
+    let location: LocatedSource
+
+    /// Opens a located source with exactly its format's driver.
+    /// - Parameters:
+    ///   - location: The source.
+    ///   - update: Whether to open it for writing (PostGIS destinations).
+    /// - Throws: `FeatureDataError.cannotOpen`, or `.connectionFailed` for a database that cannot be reached.
+    init(opening location: LocatedSource, update: Bool = false) throws(FeatureDataError) {
+        self.location = location
+        let flags = UInt32(GDAL_OF_VECTOR) | UInt32(update ? GDAL_OF_UPDATE : GDAL_OF_READONLY)
+            | UInt32(GDAL_OF_VERBOSE_ERROR)
+        let options = GDALDataset.openOptions(location.format, update: update)
+        let opened: (UnsafeMutableRawPointer?, String) = GDALRuntime.capturing { messages in
+            let handle = withCStringList([location.format.driverName]) { drivers in
+                withCStringList(options) { options in
+                    GDALOpenEx(location.gdalName, flags, drivers.constant, options.constant, nil)
+                }
+            }
+            return (handle, messages.reason("GDAL could not open it as a \(location.format)"))
+        }
+        guard let handle = opened.0 else {
+            let reason = GDALDataset.oneLine(location.connection?.scrub(opened.1) ?? opened.1)
+            if location.format == .postGIS { throw .connectionFailed(source: location.displayName, reason: reason) }
+            throw .cannotOpen(source: location.displayName, reason: reason)
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        guard owns else { return }
+        let handle = self.handle
+        GDALRuntime.capturing { _ in GDALClose(handle) }
+    }
+
+    /// Hands the handle over to the caller, who closes it.
+    func release() -> UnsafeMutableRawPointer {
+        owns = false
+        return handle
+    }
+
+    /// Open options per driver: a GeoPackage lists only the tables of its `gpkg_contents`, and a read-only one runs
+    /// its SQLite connection with `trusted_schema` off (no SQL functions from views or triggers of the file); a
+    /// FlatGeobuf verifies its buffers; a database lists only tables with geometry.
+    private static func openOptions(_ format: FeatureDataFormat, update: Bool) -> [String] {
+        switch format {
+        case .geoPackage: update ? ["LIST_ALL_TABLES=NO"] : ["LIST_ALL_TABLES=NO", "PRELUDE_STATEMENTS=PRAGMA trusted_schema=OFF"]
+        case .flatGeobuf: ["VERIFY_BUFFERS=YES"]
+        case .postGIS: ["LIST_ALL_TABLES=NO"]
+        case .shapefile: []
+        }
+    }
+
+    /// The names of the dataset's layers, at most `limit` + 1 of them (one more tells the caller there are too many).
+    func layerNames(limit: Int) -> [String] {
+        let count = min(Int(GDALDatasetGetLayerCount(handle)), limit + 1)
+        return (0..<count).compactMap { i in
+            GDALDatasetGetLayer(handle, Int32(i)).flatMap { OGR_L_GetName($0) }.map { String(cString: $0) }
+        }
+    }
+
+    /// The layer of exactly that name among the listed ones (a name is never handed to a driver that would look it
+    /// up with SQL).
+    func layer(named name: String, among names: [String]) -> OGRLayerH? {
+        guard let index = names.firstIndex(of: name) else { return nil }
+        return GDALDatasetGetLayer(handle, Int32(index))
+    }
+
+    /// A message of several lines (libpq's are) as one line.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,147 @@
+import CGDAL
+import Foundation
+import MeridianCore
+
+/// Geometries between OGR and Meridian, through ISO WKB (MeridianCore's `WKB` codec) except single points, whose
+/// coordinates are read directly.
+///
+/// Read: curves are linearised (OGR's default step of 4°), M values are dropped (Meridian has no M), an empty
+/// geometry is `nil` as in GeoJSON; geometry collections, polyhedral surfaces, TINs and non-finite coordinates are
+/// refused by the WKB reader with its reason. Written: polylines and polygons go out as MultiLineString and
+/// MultiPolygon when `promoteToMulti` (what `ogr2ogr -nlt PROMOTE_TO_MULTI` does; GeoPackage, FlatGeobuf and PostGIS
+/// columns hold one type), as they are otherwise.
+struct OGRGeometryCodec {
+    /// The spatial reference given to the geometries read.
+    let spatialReference: SpatialReference
+    /// Bounds on a geometry's size.
+    let limits: FeatureDataLimits
+    /// Reused for every geometry's WKB.
+    private var buffer: [UInt8] = []
+
+    init(spatialReference: SpatialReference, limits: FeatureDataLimits) {
+        self.spatialReference = spatialReference
+        self.limits = limits
+    }
+
+    /// The geometry of an OGR feature (borrowed; its M values may be dropped in place), or `nil` for none or empty.
+    mutating func geometry(of feature: OGRFeatureH) throws(FieldValueError) -> Geometry? {
+        guard let g = OGR_F_GetGeometryRef(feature) else { return nil }
+        return try geometry(ogr: g)
+    }
+
+    /// The geometry of ISO WKB as GDAL's Arrow stream gives it: a point read directly, anything else by MeridianCore's
+    /// WKB reader, or, for what it refuses (M values, curves), through OGR as features are.
+    mutating func geometry(wkb: UnsafeRawBufferPointer) throws(FieldValueError) -> Geometry? {
+        if let point = try OGRGeometryCodec.point(wkb, spatialReference: spatialReference) { return point }
+        guard wkb.count <= limits.maximumGeometryBytes else {
+            throw FieldValueError("its geometry takes \(wkb.count) bytes, more than the limit of \(limits.maximumGeometryBytes)")
+        }
+        if let geometry = try? WKB.decode(Data(wkb), spatialReference: spatialReference) {
+            return geometry.coordinates.isEmpty ? nil : geometry
+        }
+        var g: OGRGeometryH?
+        guard OGR_G_CreateFromWkbEx(wkb.baseAddress, nil, &g, wkb.count) == OGRERR_NONE, let g else {
+            throw FieldValueError("its geometry (WKB) cannot be read")
+        }
+        defer { OGR_G_DestroyGeometry(g) }
+        return try geometry(ogr: g)
+    }
+
+    /// A 2D or 3D little-endian WKB point; `nil` for anything else (an empty point included, which the general path
+    /// reads as no geometry).
+    static func point(_ wkb: UnsafeRawBufferPointer, spatialReference: SpatialReference) throws(FieldValueError) -> Geometry? {
+        try pointCoordinate(wkb).map { .point(Point($0, spatialReference: spatialReference)) }
+    }
+
+    /// The coordinate of a 2D or 3D little-endian WKB point; `nil` for anything else or an empty point.
+    static func pointCoordinate(_ wkb: UnsafeRawBufferPointer) throws(FieldValueError) -> Coordinate? {
+        guard wkb.count == 21 || wkb.count == 29, wkb[0] == 1 else { return nil }
+        let type = wkb.loadUnaligned(fromByteOffset: 1, as: UInt32.self).littleEndian
+        guard (type == 1 && wkb.count == 21) || (type == 1001 && wkb.count == 29) else { return nil }
+        func double(_ at: Int) -> Double { Double(bitPattern: wkb.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian) }
+        let c = Coordinate(x: double(5), y: double(13), z: type == 1001 ? double(21) : nil)
+        if c.x.isNaN, c.y.isNaN { return nil }
+        guard c.x.isFinite, c.y.isFinite, c.z?.isFinite ?? true else {
+            throw FieldValueError("its point has a coordinate that is not a finite number")
+        }
+        return c
+    }
+
+    /// An OGR geometry (borrowed; its M values may be dropped in place) as Meridian's, `nil` when empty.
+    private mutating func geometry(ogr g: OGRGeometryH) throws(FieldValueError) -> Geometry? {
+        guard OGR_G_IsEmpty(g) == 0 else { return nil }
+        if OGR_GT_Flatten(OGR_G_GetGeometryType(g)) == wkbPoint {
+            let c = Coordinate(x: OGR_G_GetX(g, 0), y: OGR_G_GetY(g, 0),
+                               z: OGR_G_Is3D(g) != 0 ? OGR_G_GetZ(g, 0) : nil)
+            guard c.x.isFinite, c.y.isFinite, c.z?.isFinite ?? true else {
+                throw FieldValueError("its point has a coordinate that is not a finite number")
+            }
+            return .point(Point(c, spatialReference: spatialReference))
+        }
+        var linear: OGRGeometryH?
+        defer { if let linear { OGR_G_DestroyGeometry(linear) } }
+        var source = g
+        if OGR_G_HasCurveGeometry(g, 0) != 0 {
+            guard let l = OGR_G_GetLinearGeometry(g, 0, nil) else {
+                throw FieldValueError("its curved geometry cannot be converted to straight segments")
+            }
+            linear = l
+            source = l
+        }
+        if OGR_G_IsMeasured(source) != 0 { OGR_G_SetMeasured(source, 0) }
+        let size = OGR_G_WkbSizeEx(source)
+        guard size <= limits.maximumGeometryBytes else {
+            throw FieldValueError("its geometry takes \(size) bytes, more than the limit of \(limits.maximumGeometryBytes)")
+        }
+        if buffer.count < size { buffer = [UInt8](repeating: 0, count: size) }
+        let status = buffer.withUnsafeMutableBufferPointer { OGR_G_ExportToIsoWkb(source, wkbNDR, $0.baseAddress) }
+        guard status == OGRERR_NONE else { throw FieldValueError("GDAL cannot export its geometry") }
+        do {
+            return try WKB.decode(Data(buffer[0..<size]), spatialReference: spatialReference)
+        } catch {
+            throw FieldValueError("its geometry cannot be read: \(error.message)")
+        }
+    }
+
+    /// An OGR geometry (owned by the caller, who hands it to `OGR_F_SetGeometryDirectly` or destroys it) for a
+    /// Meridian geometry.
+    /// - Parameters:
+    ///   - geometry: Any geometry.
+    ///   - promoteToMulti: Whether a polyline or polygon of one part is written as a multi-geometry.
+    ///   - clockwiseShells: Whether polygon shells are turned clockwise and holes counter-clockwise (a shapefile's
+    ///     rule, which GDAL then takes as given: `SHAPE_REWIND_ON_WRITE=NO`).
+    static func make(_ geometry: Geometry, promoteToMulti: Bool, clockwiseShells: Bool = false)
+        throws(FieldValueError) -> OGRGeometryH
+    {
+        var wkb = [UInt8](WKB.encode(clockwiseShells ? shapefileOriented(geometry) : geometry, flavor: .iso))
+        let hasZ = geometry.coordinates.contains { $0.z != nil }
+        if promoteToMulti, wkb.count >= 5 {
+            let type = UInt32(wkb[1]) | UInt32(wkb[2]) << 8 | UInt32(wkb[3]) << 16 | UInt32(wkb[4]) << 24
+            let base = type % 1000
+            if base == 2 || base == 3 {  // LineString, Polygon → one-member MultiLineString, MultiPolygon
+                let multi = base + 3 + (hasZ ? 1000 : 0)
+                wkb = [1] + le(multi) + le(1) + wkb
+            }
+        }
+        var result: OGRGeometryH?
+        let status = wkb.withUnsafeBytes { OGR_G_CreateFromWkbEx($0.baseAddress, nil, &result, $0.count) }
+        guard status == OGRERR_NONE, let result else { throw FieldValueError("GDAL cannot read its geometry's WKB") }
+        return result
+    }
+
+    /// A polygon (or an envelope's) with clockwise shells and counter-clockwise holes; other geometries as they are.
+    static func shapefileOriented(_ geometry: Geometry) -> Geometry {
+        guard case .polygon(var polygon) = geometry.envelope.map({ Geometry.polygon($0.polygon) }) ?? geometry else {
+            return geometry
+        }
+        func oriented(_ ring: [Coordinate], clockwise: Bool) -> [Coordinate] {
+            (Polygon.signedArea(ring) < 0) == clockwise ? ring : ring.reversed()
+        }
+        polygon.parts = polygon.parts.map {
+            Polygon.Part(shell: oriented($0.shell, clockwise: true), holes: $0.holes.map { oriented($0, clockwise: false) })
+        }
+        return .polygon(polygon)
+    }
+
+    private static func le(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
+}

@@ -1,0 +1,209 @@
+import CGDAL
+import MeridianCore
+
+/// The features of a ``FeatureTable`` query (ArcGIS's `FeatureQueryResult`), read one at a time from the source:
+/// memory holds one feature (or one batch) however large the table.
+///
+/// Each feature carries its attributes in ``/MeridianCore/Feature/properties`` (see ``FieldType`` for how values are
+/// represented), its geometry in the table's spatial reference, and its ID in the source (OGR's feature ID: a
+/// GeoPackage's `fid`, a shapefile's record number from 0) as ``/MeridianCore/Feature/id``.
+public final class FeatureQueryResult {
+    private let table: FeatureTable
+    private let parameters: QueryParameters
+    private let generation: Int
+    private var geometryCodec: OGRGeometryCodec
+    /// The fields read (all, or those of `outFields`), with their index in the layer.
+    private let readers: [(index: Int32, reader: OGRFieldReader)]
+    /// GDAL's Arrow stream of the layer, where the driver has one and it gives the same features (see
+    /// `OGRArrowReader`); features are then taken from `pending`, one Arrow batch at a time.
+    private var arrow: OGRArrowReader?
+    /// Whether the query reads GDAL's Arrow stream (until its end).
+    var usesArrow: Bool { arrow != nil }
+    private var pending: [Feature] = []
+    private var pendingStart = 0
+    private var finished = false
+
+    /// How many features have been returned so far.
+    public private(set) var featuresRead = 0
+
+    deinit {
+        arrow = nil  // before the table (and the dataset that owns the layer) can go
+    }
+
+    init(table: FeatureTable, parameters: QueryParameters, generation: Int, allowingArrow: Bool) {
+        self.table = table
+        self.parameters = parameters
+        self.generation = generation
+        geometryCodec = OGRGeometryCodec(spatialReference: table.spatialReference ?? .unspecified, limits: table.limits)
+        readers = table.fieldReaders.enumerated().compactMap { i, reader in
+            parameters.outFields.map { $0.contains(reader.field.name) } ?? true ? (Int32(i), reader) : nil
+        }
+        arrow = !allowingArrow ? nil : GDALRuntime.capturing { _ in
+            OGRArrowReader(layer: table.layer, readers: readers.map(\.reader), returnsGeometry: parameters.returnsGeometry,
+                           batchSize: parameters.maxFeatures ?? 65_536)
+        }
+    }
+
+    /// The next feature, or `nil` after the last.
+    /// - Throws: `FeatureDataError.unreadableFeature` naming the source, the table and the feature ID for a record
+    ///   GDAL cannot read, a geometry Meridian cannot hold or a value out of range; `.cannotOpen` when another query
+    ///   of the same table was started since.
+    public func next() throws(FeatureDataError) -> Feature? {
+        try nextBatch(maximumCount: 1).first
+    }
+
+    /// The next features, at most `maximumCount` of them; empty after the last.
+    /// - Parameter maximumCount: The batch size (at least 1).
+    /// - Throws: As ``next()``.
+    public func nextBatch(maximumCount: Int) throws(FeatureDataError) -> [Feature] {
+        try checkCurrent()
+        guard !finished else { return [] }
+        var wanted = max(1, maximumCount)
+        if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
+        guard wanted > 0 else { finished = true; return [] }
+        if arrow != nil { return try nextFromArrow(wanted) }
+        return try GDALRuntime.capturing { messages throws(FeatureDataError) in
+            var batch: [Feature] = []
+            batch.reserveCapacity(min(wanted, 65_536))
+            while batch.count < wanted {
+                guard let handle = OGR_L_GetNextFeature(table.layer) else {
+                    if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
+                    try checkComplete(read: featuresRead + batch.count)
+                    finished = true
+                    break
+                }
+                defer { OGR_F_Destroy(handle) }
+                batch.append(try feature(handle))
+                if !messages.failures.isEmpty { throw unreadable(batch.last?.id?.intValue, messages.reason("")) }
+            }
+            featuresRead += batch.count
+            return batch
+        }
+    }
+
+    /// The coordinates of the next point features, up to 65,536 at a time, without building ``/MeridianCore/Feature``
+    /// values (nor reading attributes): the fast way to read a table of points for bulk work such as buffering and
+    /// union. Empty after the last. Query with ``QueryParameters/outFields`` empty to read no attributes at all.
+    /// - Throws: `FeatureDataError.unreadableFeature` for a feature without a point geometry (a multipoint, a line,
+    ///   none), and as ``next()``.
+    public func nextPoints() throws(FeatureDataError) -> [Coordinate] {
+        try checkCurrent()
+        guard pendingStart == pending.count, arrow != nil else {
+            // Feature by feature (or what an earlier batch left): the points of the next features.
+            let features = try nextBatch(maximumCount: 65_536)
+            var coordinates: [Coordinate] = []
+            coordinates.reserveCapacity(features.count)
+            for f in features {
+                guard let p = f.geometry?.point else {
+                    throw unreadable(f.id?.intValue, "its geometry is \(f.geometry?.typeName ?? "missing"), not a point")
+                }
+                coordinates.append(p.coordinate)
+            }
+            return coordinates
+        }
+        guard !finished else { return [] }
+        var coordinates: [Coordinate] = []
+        let more = try GDALRuntime.capturing { messages throws(FeatureDataError) -> Bool in
+            do throws(FieldValueError) {
+                guard let arrow, try arrow.nextPoints(into: &coordinates) else { return false }
+                return true
+            } catch {
+                throw unreadable(nil, messages.failures.first.map { "\(error.reason): \($0)" } ?? error.reason)
+            }
+        }
+        if let most = parameters.maxFeatures, featuresRead + coordinates.count > most {
+            coordinates.removeLast(featuresRead + coordinates.count - most)
+            finished = true
+        }
+        if !more {
+            try checkComplete(read: featuresRead)
+            finished = true
+            arrow = nil
+        }
+        featuresRead += coordinates.count
+        return coordinates
+    }
+
+    /// The next features from the Arrow stream: what is left of the current Arrow batch, then further batches.
+    private func nextFromArrow(_ wanted: Int) throws(FeatureDataError) -> [Feature] {
+        var batch: [Feature] = []
+        while batch.count < wanted {
+            if pendingStart == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                pendingStart = 0
+                let more = try GDALRuntime.capturing { messages throws(FeatureDataError) -> Bool in
+                    do throws(FieldValueError) {
+                        guard let arrow, try arrow.next(into: &pending, codec: &geometryCodec) else { return false }
+                        return true
+                    } catch {
+                        throw unreadable(nil, messages.failures.first.map { "\(error.reason): \($0)" } ?? error.reason)
+                    }
+                }
+                if !more {
+                    try checkComplete(read: featuresRead + batch.count)
+                    finished = true
+                    arrow = nil
+                    break
+                }
+                continue
+            }
+            let take = min(wanted - batch.count, pending.count - pendingStart)
+            if batch.isEmpty, pendingStart == 0, take == pending.count {
+                swap(&batch, &pending)  // a whole Arrow batch: handed over, not copied
+                pendingStart = 0
+                continue
+            }
+            batch.append(contentsOf: pending[pendingStart..<pendingStart + take])
+            pendingStart += take
+        }
+        featuresRead += batch.count
+        return batch
+    }
+
+    /// One OGR feature as a Meridian feature.
+    private func feature(_ handle: OGRFeatureH) throws(FeatureDataError) -> Feature {
+        let fid = OGR_F_GetFID(handle)
+        do {
+            let geometry = parameters.returnsGeometry ? try geometryCodec.geometry(of: handle) : nil
+            var properties: [String: JSONValue] = [:]
+            if !readers.isEmpty { properties.reserveCapacity(readers.count) }
+            for (i, reader) in readers {
+                properties[reader.field.name] = try reader.value(of: handle, at: i)
+            }
+            return Feature(geometry: geometry, properties: properties, id: fid >= 0 ? .number(Double(fid)) : nil)
+        } catch {
+            throw unreadable(fid >= 0 ? Int(fid) : nil, error.reason)
+        }
+    }
+
+    /// Throws when another query of the table was started since this one (they share the layer's read position).
+    private func checkCurrent() throws(FeatureDataError) {
+        guard generation == table.queryGeneration else {
+            throw .cannotOpen(source: table.sourceName,
+                              reason: "layer '\(table.tableName)': another query of this table was started; this one stopped")
+        }
+    }
+
+    /// Ends the query: the Arrow stream is released (GDAL allows one per layer), nothing more is read. Called when
+    /// the table starts another query.
+    func stop() {
+        arrow = nil
+        finished = true
+    }
+
+    /// A shapefile's and a FlatGeobuf's header count their features: a file that ends before that many were read is
+    /// truncated (GDAL stops there without a word). A GeoPackage's or database's count is not checked: it is kept by
+    /// triggers that other tools may have bypassed.
+    private func checkComplete(read: Int) throws(FeatureDataError) {
+        guard parameters.maxFeatures == nil, table.format == .shapefile || table.format == .flatGeobuf,
+              let declared = table.numberOfFeatures, read < declared else { return }
+        throw unreadable(nil, "the file declares \(declared) features but ends after \(read) (it is truncated or corrupt)")
+    }
+
+    private func unreadable(_ fid: Int?, _ reason: String) -> FeatureDataError {
+        finished = true
+        let clean = GDALDataset.oneLine(table.dataset.location.connection?.scrub(reason) ?? reason)
+        return .unreadableFeature(source: table.sourceName, table: table.tableName, feature: fid,
+                                  reason: clean.isEmpty ? "GDAL could not read it" : clean)
+    }
+}

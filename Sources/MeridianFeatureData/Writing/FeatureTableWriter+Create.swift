@@ -1,0 +1,118 @@
+import CGDAL
+import Foundation
+import MeridianCore
+import MeridianEngine
+
+extension FeatureTableWriter {
+    /// Creates the dataset (a new file in the scratch folder, or the database opened for update with a transaction
+    /// started), the layer and its fields.
+    /// - Returns: The dataset handle (owned by the writer) and the layer.
+    static func create(
+        _ target: WriteTarget, format: FeatureDataFormat, table: TableDescription, schema: OutputSchema,
+        overwrite: Bool, name: String
+    ) throws(FeatureDataError) -> (UnsafeMutableRawPointer, OGRLayerH) {
+        let handle = try openDataset(target, format: format, name: name)
+        do throws(FeatureDataError) {
+            let layer = try GDALRuntime.capturing { messages throws(FeatureDataError) -> OGRLayerH in
+                let fail = { (reason: String) in
+                    FeatureDataError.cannotWrite(destination: name, table: table.name, reason: reason)
+                }
+                if format == .postGIS {
+                    try dropOrRefuseExisting(handle, table: table.name, overwrite: overwrite, fail: fail)
+                }
+                let srs: OGRSpatialReferenceH?
+                do {
+                    srs = try table.spatialReference.flatMap { sr throws(EngineError) in try OGRSpatialReference.make(sr) }
+                } catch {
+                    throw fail("its spatial reference cannot be given to GDAL: \(error)")
+                }
+                defer { if let srs { OSRRelease(srs) } }
+                let layer = withCStringList(layerOptions(format, schema: schema)) { options in
+                    GDALDatasetCreateLayer(handle, table.name, srs, schema.layerGeometryType(table), options.base)
+                }
+                guard let layer else { throw fail(messages.reason("GDAL could not create the layer")) }
+                for column in schema.columns {
+                    guard let definition = schema.definition(column) else { throw fail("GDAL could not define a field") }
+                    defer { OGR_Fld_Destroy(definition) }
+                    guard OGR_L_CreateField(layer, definition, 0) == OGRERR_NONE else {
+                        throw fail(messages.reason("GDAL could not create field '\(column.outputName)'"))
+                    }
+                }
+                if format == .geoPackage, GDALDatasetStartTransaction(handle, 0) != OGRERR_NONE {
+                    throw fail(messages.reason("GDAL could not start a transaction"))
+                }
+                return layer
+            }
+            return (handle, layer)
+        } catch {
+            GDALRuntime.capturing { _ in
+                if format == .postGIS { _ = GDALDatasetRollbackTransaction(handle) }
+                GDALClose(handle)
+            }
+            throw error.scrubbed(by: target)
+        }
+    }
+
+    /// A new file dataset, or the database opened for update inside a transaction.
+    private static func openDataset(_ target: WriteTarget, format: FeatureDataFormat, name: String)
+        throws(FeatureDataError) -> UnsafeMutableRawPointer
+    {
+        if case .database(let connection) = target {
+            let location = LocatedSource(format: .postGIS, gdalName: connection.openString, displayName: name,
+                                          connection: connection, isZipped: false)
+            let dataset = try GDALDataset(opening: location, update: true)
+            let handle = dataset.release()
+            let started = GDALRuntime.capturing { messages in
+                GDALDatasetStartTransaction(handle, 0) == OGRERR_NONE ? nil : messages.reason("no transaction")
+            }
+            if let reason = started {
+                GDALRuntime.capturing { _ in GDALClose(handle) }
+                throw .cannotWrite(destination: name, table: nil, reason: connection.scrub(reason))
+            }
+            return handle
+        }
+        let created: (UnsafeMutableRawPointer?, String) = GDALRuntime.capturing { messages in
+            guard let driver = GDALGetDriverByName(format.driverName) else { return (nil, "no GDAL driver \(format.driverName)") }
+            let handle = GDALCreate(driver, target.gdalName, 0, 0, 0, GDT_Unknown, nil)
+            return (handle, messages.reason("GDAL could not create the file"))
+        }
+        guard let handle = created.0 else { throw .cannotWrite(destination: name, table: nil, reason: created.1) }
+        return handle
+    }
+
+    /// In a database: drops an existing table of that name inside the transaction, or refuses without `overwrite`.
+    private static func dropOrRefuseExisting(
+        _ handle: UnsafeMutableRawPointer, table: String, overwrite: Bool, fail: (String) -> FeatureDataError
+    ) throws(FeatureDataError) {
+        guard let existing = GDALDatasetGetLayerByName(handle, table) else { return }
+        guard overwrite else { throw fail("the table already exists (overwriting was not requested)") }
+        let count = GDALDatasetGetLayerCount(handle)
+        guard let index = (0..<count).first(where: { GDALDatasetGetLayer(handle, $0) == existing }),
+              GDALDatasetDeleteLayer(handle, index) == OGRERR_NONE
+        else { throw fail("the existing table could not be dropped") }
+    }
+
+    /// Layer creation options per driver.
+    private static func layerOptions(_ format: FeatureDataFormat, schema: OutputSchema) -> [String] {
+        switch format {
+        case .geoPackage:
+            ["GEOMETRY_NAME=\(schema.geometryColumn)", "FID=\(schema.fidColumn)", "SPATIAL_INDEX=YES"]
+        case .shapefile: ["ENCODING=UTF-8", "SPATIAL_INDEX=NO", "2GB_LIMIT=YES"]
+        case .flatGeobuf: ["SPATIAL_INDEX=NO"]
+        case .postGIS:
+            ["GEOMETRY_NAME=\(schema.geometryColumn)", "FID=\(schema.fidColumn)", "LAUNDER=NO", "PRECISION=NO",
+             "SPATIAL_INDEX=GIST"]
+        }
+    }
+}
+
+extension FeatureDataError {
+    /// The error with a database password removed from its text.
+    func scrubbed(by target: WriteTarget) -> FeatureDataError {
+        guard case .database(let connection) = target else { return self }
+        switch self {
+        case .cannotWrite(let d, let t, let r): return .cannotWrite(destination: d, table: t, reason: connection.scrub(r))
+        default: return self
+        }
+    }
+}

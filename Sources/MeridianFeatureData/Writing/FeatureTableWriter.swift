@@ -1,0 +1,217 @@
+import CGDAL
+import Foundation
+import MeridianCore
+
+/// Writes one feature table to a GeoPackage, a shapefile, a FlatGeobuf or a PostGIS table, streaming: features are
+/// handed to GDAL one at a time, so memory does not grow with their number.
+///
+/// Atomic: a file is written in a scratch folder beside the target and renamed into place by ``finish()``; a PostGIS
+/// table is written in one transaction (an existing table of that name is dropped inside it) committed by
+/// ``finish()``. Anything thrown before — a feature the table cannot hold, a full disk, a lost connection — and
+/// ``cancel()`` (or releasing the writer unfinished) leave the destination as it was.
+///
+/// What a format cannot hold is refused before anything is written (a shapefile's one geometry type, blob fields),
+/// or adapted with a note in ``notes`` (shapefile field names cut to 10 bytes, date-times written as text); see
+/// ``TableDescription``. Each feature must then match the description: its geometry of the table's type, in its
+/// spatial reference, with z exactly when the table has z, and its properties of the fields' types (properties that
+/// are not fields are not written).
+public final class FeatureTableWriter {
+    /// The format written.
+    public let format: FeatureDataFormat
+    /// The table as described.
+    public let table: TableDescription
+    /// How messages name the destination: its path, or the connection string without its password.
+    public let destinationName: String
+    /// What was adapted to fit the format, one sentence each (empty when nothing was).
+    public var notes: [String] { schema.notes }
+    /// How many features were added.
+    public private(set) var featuresWritten = 0
+
+    private let schema: OutputSchema
+    private let target: WriteTarget
+    private let connection: PostGISConnection?
+    private var handle: UnsafeMutableRawPointer?
+    private let layer: OGRLayerH
+    private var budget: ShapefileBudget?
+    private var isOpen = true
+
+    /// Features per GeoPackage transaction: SQLite writes fast inside one, and the journal stays bounded.
+    static let transactionSize = 100_000
+
+    /// Creates the table (in a scratch file, or inside a transaction) after checking the description against the
+    /// format.
+    /// - Parameters:
+    ///   - path: A file path ending in `.gpkg`, `.shp` or `.fgb` (the format is chosen by the name), or a `PG:`
+    ///     connection string (the table is `table.name`).
+    ///   - table: What the table holds.
+    ///   - overwrite: Whether an existing file or table of that name may be replaced (default `true`).
+    /// - Throws: `FeatureDataError.unsupportedByFormat` for what the format cannot hold, `.cannotWrite` for an
+    ///   existing destination without `overwrite`, a folder that cannot be written, or GDAL's refusal, and
+    ///   `.connectionFailed`.
+    public convenience init(path: String, table: TableDescription, overwrite: Bool = true) throws(FeatureDataError) {
+        try self.init(path: path, table: table, overwrite: overwrite, shapefileLimit: ShapefileBudget.defaultLimit)
+    }
+
+    /// As the public initialiser, with the shapefile size limit as a parameter (the tests lower it).
+    init(path: String, table: TableDescription, overwrite: Bool, shapefileLimit: Int) throws(FeatureDataError) {
+        guard let format = FeatureDataFormat.forOutput(path) else {
+            throw .cannotWrite(destination: path, table: nil,
+                               reason: "the name does not end in .gpkg, .shp or .fgb and is not a PG: connection string")
+        }
+        let connection = PostGISConnection(path)
+        let name = connection?.redacted ?? path
+        do {
+            schema = try OutputSchema(table, format: format)
+        } catch {
+            throw .unsupportedByFormat(format: format.rawValue, destination: name, reason: error.reason)
+        }
+        guard !table.name.isEmpty else { throw .cannotWrite(destination: name, table: nil, reason: "the layer name is empty") }
+        self.format = format
+        self.table = table
+        self.connection = connection
+        destinationName = name
+        if let connection {
+            target = .database(connection)
+        } else {
+            target = try WriteTarget.file(URL(fileURLWithPath: path), format: format, overwrite: overwrite)
+        }
+        do {
+            (handle, layer) = try FeatureTableWriter.create(target, format: format, table: table, schema: schema,
+                                                            overwrite: overwrite, name: name)
+        } catch {
+            target.discard()
+            throw error
+        }
+        if format == .shapefile {
+            let definition = OGR_L_GetLayerDefn(layer)
+            let widths = (0..<OGR_FD_GetFieldCount(definition)).map {
+                Int(OGR_Fld_GetWidth(OGR_FD_GetFieldDefn(definition, $0)))
+            }
+            budget = ShapefileBudget(fieldWidths: widths, hasZ: table.hasZ, limit: shapefileLimit)
+        }
+    }
+
+    deinit { cancel() }
+
+    /// Adds one feature.
+    /// - Parameter feature: A feature matching the table (see the type's documentation).
+    /// - Throws: `FeatureDataError.cannotWrite` naming the feature (its index among those added, from 0) and why;
+    ///   the writer is then cancelled and the destination left as it was.
+    public func add(_ feature: Feature) throws(FeatureDataError) {
+        guard isOpen, let handle else {
+            throw .cannotWrite(destination: destinationName, table: table.name, reason: "the writer was finished or cancelled")
+        }
+        do {
+            try GDALRuntime.capturing { messages throws(FieldValueError) in
+                try check(feature.geometry)
+                try budget?.add(feature.geometry)
+                try write(feature, messages: messages)
+                featuresWritten += 1
+                if format == .geoPackage, featuresWritten % FeatureTableWriter.transactionSize == 0 {
+                    guard GDALDatasetCommitTransaction(handle) == OGRERR_NONE,
+                          GDALDatasetStartTransaction(handle, 0) == OGRERR_NONE
+                    else { throw FieldValueError(messages.reason("GDAL could not commit a transaction")) }
+                }
+            }
+        } catch {
+            cancel()
+            throw .cannotWrite(destination: destinationName, table: table.name,
+                               reason: "feature \(featuresWritten): \(scrub(error.reason))")
+        }
+    }
+
+    /// Adds features in order (see ``add(_:)``).
+    /// - Parameter features: Features matching the table.
+    public func add(contentsOf features: some Sequence<Feature>) throws(FeatureDataError) {
+        for feature in features { try add(feature) }
+    }
+
+    /// Commits: closes the dataset (GDAL finishes its indexes) and renames the files into place, or commits the
+    /// database transaction.
+    /// - Throws: `FeatureDataError.cannotWrite`; the destination is then left as it was.
+    public func finish() throws(FeatureDataError) {
+        guard isOpen, let handle else {
+            throw .cannotWrite(destination: destinationName, table: table.name, reason: "the writer was finished or cancelled")
+        }
+        isOpen = false
+        self.handle = nil
+        let reason: String? = GDALRuntime.capturing { messages in
+            if format == .geoPackage || format == .postGIS {
+                guard GDALDatasetCommitTransaction(handle) == OGRERR_NONE else {
+                    GDALClose(handle)
+                    return messages.reason("GDAL could not commit the transaction")
+                }
+            }
+            GDALClose(handle)
+            return messages.failures.first
+        }
+        if let reason {
+            target.discard()
+            throw .cannotWrite(destination: destinationName, table: table.name, reason: scrub(reason))
+        }
+        defer { target.discard() }
+        do {
+            try target.commit(format: format)
+        } catch {
+            throw .cannotWrite(destination: destinationName, table: table.name, reason: "\(error)")
+        }
+    }
+
+    /// Abandons the table: the scratch files are removed or the transaction rolled back. Does nothing after
+    /// ``finish()``.
+    public func cancel() {
+        guard isOpen else { return }
+        isOpen = false
+        if let handle {
+            GDALRuntime.capturing { _ in
+                if format == .geoPackage || format == .postGIS { _ = GDALDatasetRollbackTransaction(handle) }
+                GDALClose(handle)
+            }
+        }
+        handle = nil
+        target.discard()
+    }
+
+    /// Checks a feature's geometry against the table.
+    private func check(_ geometry: Geometry?) throws(FieldValueError) {
+        guard let geometry else { return }
+        if let type = table.geometryType, GeometryType(of: geometry) != type {
+            throw FieldValueError("its geometry is a \(geometry.typeName), the layer holds \(type.rawValue)s")
+        }
+        let sr = table.spatialReference ?? .unspecified
+        guard geometry.spatialReference == sr else {
+            throw FieldValueError("its geometry is in \(geometry.spatialReference), the layer in \(sr); project it first")
+        }
+        let coordinates = geometry.coordinates
+        if table.hasZ {
+            guard coordinates.allSatisfy({ $0.z?.isFinite ?? false }) else {
+                throw FieldValueError("the layer has z values and a vertex of its geometry has none")
+            }
+        } else if coordinates.contains(where: { $0.z != nil }) {
+            throw FieldValueError("its geometry has z values and the layer was described without z")
+        }
+    }
+
+    /// Hands one feature to GDAL.
+    private func write(_ feature: Feature, messages: GDALMessages) throws(FieldValueError) {
+        guard let ogrFeature = OGR_F_Create(OGR_L_GetLayerDefn(layer)) else {
+            throw FieldValueError("GDAL could not create a feature")
+        }
+        defer { OGR_F_Destroy(ogrFeature) }
+        for (i, column) in schema.columns.enumerated() {
+            try column.set(feature.properties[column.field.name], on: ogrFeature, at: Int32(i), format: format)
+        }
+        if let geometry = feature.geometry {
+            let g = try OGRGeometryCodec.make(geometry, promoteToMulti: schema.promotesToMulti,
+                                              clockwiseShells: format == .shapefile)
+            _ = OGR_F_SetGeometryDirectly(ogrFeature, g)
+        }
+        guard OGR_L_CreateFeature(layer, ogrFeature) == OGRERR_NONE, messages.failures.isEmpty else {
+            throw FieldValueError(messages.reason("GDAL could not write it"))
+        }
+    }
+
+    private func scrub(_ text: String) -> String {
+        GDALDataset.oneLine(connection?.scrub(text) ?? text)
+    }
+}

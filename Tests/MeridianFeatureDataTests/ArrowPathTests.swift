@@ -1,0 +1,124 @@
+import Foundation
+import MeridianCore
+import Testing
+@testable import MeridianFeatureData
+
+/// GeoPackages and FlatGeobufs are read through GDAL's Arrow stream where it gives the same features: these compare
+/// the two paths, feature by feature, on every fixture and sample that takes the Arrow path.
+@Suite struct ArrowPathTests {
+    static func read(_ table: FeatureTable, _ parameters: QueryParameters, arrow: Bool) throws -> ([Feature], Bool) {
+        let result = table.queryFeatures(using: parameters, allowingArrow: arrow)
+        let used = result.usesArrow
+        var features: [Feature] = []
+        while true {
+            let batch = try result.nextBatch(maximumCount: 7)  // smaller than an Arrow batch: pending features are kept
+            if batch.isEmpty { break }
+            features += batch
+        }
+        return (features, used)
+    }
+
+    @Test func bothPathsGiveTheSameFeatures() throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var paths = [TestSupport.fixtures.appendingPathComponent("pyogrio/test_gpkg_nulls.gpkg").path,
+                     TestSupport.fixtures.appendingPathComponent("poly.gpkg").path,
+                     TestSupport.fixtures.appendingPathComponent("pyogrio/line_zm.gpkg").path,
+                     TestSupport.fixtures.appendingPathComponent("pyogrio/curve.gpkg").path]
+        for ext in ["gpkg", "fgb"] {
+            let path = dir.appendingPathComponent("sample.\(ext)").path
+            try TestSupport.write(TestSupport.sampleFeatures(count: 40), to: path)
+            paths.append(path)
+        }
+        let blobs = dir.appendingPathComponent("blobs.gpkg").path
+        let table = TableDescription(name: "b", spatialReference: .wgs84, geometryType: .multipoint,
+                                     fields: [Field(name: "bytes", type: .blob), Field(name: "ok", type: .boolean)])
+        var features: [Feature] = []
+        for i in 0..<20 {
+            let points = Multipoint([Coordinate(x: Double(i), y: 1), Coordinate(x: 2, y: Double(i))], spatialReference: .wgs84)
+            let bytes: JSONValue = i % 3 == 0 ? .null : .string(Data([UInt8(i), 0, 255]).base64EncodedString())
+            features.append(Feature(geometry: .multipoint(points), properties: ["bytes": bytes, "ok": .bool(i % 2 == 0)]))
+        }
+        try TestSupport.write(features, to: blobs, table: table)
+        paths.append(blobs)
+        var arrowPaths = 0
+        for path in paths {
+            let table = try FeatureDataSource(path: path).featureTable(named: nil)
+            for parameters in [QueryParameters(), QueryParameters(outFields: []), QueryParameters(maxFeatures: 3),
+                               QueryParameters(returnsGeometry: false)] {
+                let (viaArrow, used) = try ArrowPathTests.read(table, parameters, arrow: true)
+                let (direct, _) = try ArrowPathTests.read(table, parameters, arrow: false)
+                #expect(viaArrow == direct, "\(path) \(parameters)")
+                if used { arrowPaths += 1 }
+            }
+        }
+        // All 4 queries of poly, line_zm, curve and sample.gpkg; of the files with a boolean (nulls, blobs) or a
+        // date-time field (sample.fgb) only the query without attributes: 16 + 3.
+        #expect(arrowPaths == 19, "the Arrow path was taken \(arrowPaths) times")
+    }
+
+    @Test(arguments: ["gpkg", "fgb", "shp"]) func pointsComeAsCoordinatesInOrder(ext: String) throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("p.\(ext)").path
+        let points = (0..<70_000).map { i in
+            Feature(geometry: .point(Point(x: 2_400_000 + Double(i) * 0.001, y: 450_000 - Double(i % 977) / 3,
+                                           spatialReference: TestSupport.texas)),
+                    properties: ["name": .string("p\(i)")])
+        }
+        let table = TableDescription(name: "p", spatialReference: TestSupport.texas, geometryType: .point,
+                                     fields: [Field(name: "name", type: .text)])
+        try TestSupport.write(points, to: path, table: table)
+        let t = try FeatureDataSource(path: path).featureTable(named: nil)
+        let result = t.queryFeatures(using: QueryParameters(outFields: []))
+        #expect(result.usesArrow == (ext != "shp"))
+        var coordinates: [Coordinate] = []
+        while true {
+            let batch = try result.nextPoints()
+            if batch.isEmpty { break }
+            #expect(batch.count <= 65_536)
+            coordinates += batch
+        }
+        #expect(coordinates == points.map { $0.geometry!.point!.coordinate })
+        let limited = t.queryFeatures(using: QueryParameters(maxFeatures: 10, outFields: []))
+        #expect(try limited.nextPoints().count == 10)
+        #expect(try limited.nextPoints().isEmpty)
+    }
+
+    @Test(arguments: ["gpkg", "shp"]) func aNewQueryStopsTheOldOne(ext: String) throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("q.\(ext)").path
+        try TestSupport.write(TestSupport.sampleFeatures(count: 5), to: path)
+        let table = try FeatureDataSource(path: path).featureTable(named: nil)
+        let first = table.queryFeatures()
+        #expect(try first.next() != nil)
+        let second = table.queryFeatures()
+        #expect(throws: FeatureDataError.self) { try first.next() }
+        #expect(throws: FeatureDataError.self) { try first.nextPoints() }
+        var count = 0
+        while try second.next() != nil { count += 1 }
+        #expect(count == 5, "the new query reads from the first feature")
+    }
+
+    @Test func pointsOfAPolygonTableAreRefused() throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for ext in ["gpkg", "shp"] {
+            let path = dir.appendingPathComponent("poly.\(ext)").path
+            try TestSupport.write(TestSupport.sampleFeatures(count: 2), to: path)
+            let result = try FeatureDataSource(path: path).featureTable(named: nil).queryFeatures()
+            #expect { try result.nextPoints() } throws: { "\($0)".contains("not a point") }
+        }
+    }
+
+    @Test func civilDatesFromDayCounts() {
+        // Python's proleptic Gregorian ordinals: date(1970, 1, 1) is 719,163 and date(1, 1, 1) is 1, so day
+        // -719,162 is 0001-01-01; 2000-02-29 is 10,957 days (30 years, 7 leap days) + 59 after 1970-01-01.
+        #expect(ArrowDates.civilDate(days: 0) == "1970-01-01")
+        #expect(ArrowDates.civilDate(days: 11_016) == "2000-02-29")
+        #expect(ArrowDates.civilDate(days: -1) == "1969-12-31")
+        #expect(ArrowDates.civilDate(days: -719_162) == "0001-01-01")
+        #expect(ArrowDates.civilDate(days: 2_932_896) == "9999-12-31")
+    }
+}
