@@ -106,11 +106,35 @@ struct FeatureInput {
         if layer != nil {
             throw .usage("--layer chooses a layer of a GeoPackage, a zip of shapefiles or a PostGIS database, not of \(path ?? "standard input")")
         }
-        let stdin = path == nil || path == "-"
-        let origin = stdin ? io.inputOrigin ?? InputOrigin(name: "stdin") : InputOrigin(name: path!)
-        let name = origin.name
         progress?.begin("reading")
         let data = try io.read(path)
+        return try read(data, origin: origin(of: path, io: io), inputSpatialReference: inputSpatialReference,
+                        defaultXYSpatialReference: defaultXYSpatialReference, csv: csv, progress: progress,
+                        batch: batch)
+    }
+
+    /// How messages name a path's input: the path, or "stdin" (or the origin `meridian internal` gives it).
+    static func origin(of path: String?, io: CommandIO) -> InputOrigin {
+        path == nil || path == "-" ? io.inputOrigin ?? InputOrigin(name: "stdin") : InputOrigin(name: path!)
+    }
+
+    /// Reads GeoJSON, CSV or WKT bytes already read (`read(_:layer:…)` for a path), for a command that looks at
+    /// the input's format before it reads it; the same checks, batches and errors.
+    /// - Parameters:
+    ///   - data: The input's bytes.
+    ///   - origin: How messages name the input.
+    ///   - inputSpatialReference: `--in-srs`/`--from`: the spatial reference of CSV/WKT coordinates.
+    ///   - defaultXYSpatialReference: Used for CSV `x,y` columns and WKT when `inputSpatialReference` is nil.
+    ///   - csv: What to keep of CSV input, and the batch size.
+    ///   - progress: Where to show how far reading has come.
+    ///   - batch: With `csv.batchSize`: receives the features a batch at a time.
+    /// - Throws: As `read(_:layer:inputSpatialReference:defaultXYSpatialReference:io:csv:progress:batch:)`.
+    static func read(
+        _ data: Data, origin: InputOrigin, inputSpatialReference: SpatialReference?,
+        defaultXYSpatialReference: SpatialReference?, csv: CSVOptions = CSVOptions(), progress: ProgressLine? = nil,
+        batch: (FeatureInput) throws(CommandError) -> Void = { _ throws(CommandError) in }
+    ) throws(CommandError) -> FeatureInput {
+        let name = origin.name
         progress?.begin("parsing", unit: "bytes", total: data.count)
         if let size = csv.batchSize, InputFormat.sniff(data) == .geoJSON, !GeoJSONSequence.startsWithSeparator(data) {
             if let sr = inputSpatialReference, sr != .wgs84 {
