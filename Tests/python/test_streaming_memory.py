@@ -1,4 +1,4 @@
-"""Streaming means streaming (issue 25, items 5 and 8): the commands that read a batch of features at a time hold
+"""Streaming means streaming (issue 25, items 5 and 8; buffer, measure, kml create, op and project): the commands that read a batch of features at a time hold
 the input's bytes and one batch, so their peak memory grows with the input's size in bytes and not with what every
 feature would cost as a parsed feature (about a kilobyte each, ten times its GeoJSON text here). On af45baa
 `buffer` of a GeoJSON FeatureCollection took 516 MB for 1 M features and `kml create` of a 3 M-point CSV 3.0 GB.
@@ -56,6 +56,7 @@ COMMANDS = {
     "kml create": ["kml", "create", "{input}", "-o", "out.kmz"],
     "op convex-hull --merge": ["op", "convex-hull", "--merge", "{input}", "-o", "out.wkt"],
     "op convex-hull": ["op", "convex-hull", "{input}", "-o", "out.geojson"],
+    "project": ["project", "{input}", "--to", "EPSG:3857", "-o", "out.{kind-out}"],
 }
 
 
@@ -64,9 +65,10 @@ COMMANDS = {
 def test_memory_grows_with_the_bytes_not_the_features(meridian, inputs, tmp_path, command, kind):
     peaks = {}
     for size in ("small", "large"):
-        for name in ("out.wkt", "out.kmz", "out.geojson"):
+        for name in ("out.wkt", "out.kmz", "out.geojson", "out.csv"):
             (tmp_path / name).unlink(missing_ok=True)
-        args = [meridian] + [a.replace("{input}", str(inputs / f"{size}.{kind}")) for a in COMMANDS[command]]
+        args = [meridian] + [a.replace("{input}", str(inputs / f"{size}.{kind}"))
+                             .replace("{kind-out}", "csv" if kind == "csv" else "wkt") for a in COMMANDS[command]]
         status, err, peaks[size] = _peak_rss(args, tmp_path)
         assert status == 0, err[-500:]
     size = (inputs / f"large.{kind}").stat().st_size
