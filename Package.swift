@@ -49,7 +49,7 @@ let package = Package(
         // libFuzzer targets for every reader of outside data (scripts/fuzz.sh); a replay tool in the normal build.
         .executableTarget(name: "BufferAroundPoints", dependencies: ["Meridian"], path: "examples/BufferAroundPoints"),
         .executableTarget(name: "CreateAndSaveKML", dependencies: ["Meridian"], path: "examples/CreateAndSaveKML"),
-        .executableTarget(name: "meridian-fuzz", dependencies: ["Meridian", "MeridianViewer"], path: "fuzz/Sources/meridian-fuzz"),
+        .executableTarget(name: "meridian-fuzz", dependencies: ["Meridian", "MeridianCLI", "MeridianViewer"], path: "fuzz/Sources/meridian-fuzz"),
 
         .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore"]),
         .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine", "CGEOS"]),  // CGEOS: WKB reference

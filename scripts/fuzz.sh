@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes Meridian's readers of outside data with libFuzzer under AddressSanitizer (issue 15).
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]      (default: all, 10 s each)
-#   TARGET: kml kmz geojson csv wkt viewer-json ogr (fuzz/Sources/meridian-fuzz/FuzzTargets.swift)
+#   TARGET: kml kmz geojson csv wkt viewer-json ogr geodesic-cli kmz-pack xml-attributes
+#   (fuzz/Sources/meridian-fuzz/FuzzTargets.swift)
 # Builds in its own scratch path (.build/fuzz) so the normal build is not invalidated. The seed corpus comes from the
 # repository: Tests/Fixtures (KML, KMZ, GeoJSON, CSV files) and fuzz/seeds/TARGET; the growing corpus lives in
 # .build/fuzz/corpus/TARGET (not committed). A crash, leak or timeout (an input taking more than FUZZ_TIMEOUT) fails the
@@ -17,7 +18,7 @@
 # FUZZ_SKIP_BUILD (set: use the fuzz binary already built, e.g. for several targets run in parallel).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(kml kmz geojson csv wkt viewer-json ogr)
+targets=(kml kmz geojson csv wkt viewer-json ogr geodesic-cli kmz-pack xml-attributes)
 which=${1:-all}
 seconds=${2:-10}
 if [[ $which != all ]]; then
@@ -58,6 +59,10 @@ seeds() {
     return 0
 }
 
+# The longest input: 64 KiB, but 4 KiB for the geodesic buffers (each vertex costs geodesic problems: the target is
+# the builder's paths and bounds, not large inputs, which the work bound refuses anyway).
+max_len() { [[ $1 == geodesic-cli ]] && echo 4096 || echo 65536; }
+
 mkdir -p "$scratch/artifacts"
 status=0
 for t in "${targets[@]}"; do
@@ -71,7 +76,7 @@ for t in "${targets[@]}"; do
     # SWIFT_BACKTRACE=enable=no: a Swift trap goes straight to libFuzzer's deadly-signal handler (which saves the input);
     # Swift's own backtracer would read the stack from another thread, which ASan reports as a bogus underflow.
     if ! MERIDIAN_FUZZ_TARGET=$t SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp \
-        nice -n "${FUZZ_NICE:-0}" "$binary" "$corpus" -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -max_len=65536 -timeout="${FUZZ_TIMEOUT:-10}" \
+        nice -n "${FUZZ_NICE:-0}" "$binary" "$corpus" -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -max_len="$(max_len "$t")" -timeout="${FUZZ_TIMEOUT:-10}" \
         -detect_leaks="${FUZZ_DETECT_LEAKS:-1}" -rss_limit_mb=4096 -artifact_prefix="$scratch/artifacts/$t-" -print_final_stats=1 \
         > "$log" 2>&1 || grep -q 'ERROR: LeakSanitizer' "$log"; then
         # The exit status covers a crash, a timeout and a leak report (libFuzzer's per input, or LeakSanitizer's at

@@ -27,11 +27,15 @@ public protocol Command {
     /// - Parameter io: Standard input, output and error.
     /// - Throws: `CommandError` (usage → exit 2, failure → exit 1).
     func run(io: CommandIO) throws(CommandError)
+    /// The most vertices the command's work may make (its `WorkBudget`; `--max-vertices` where it has one).
+    var maximumVertices: Int { get }
 }
 
 extension Command {
     /// Nothing to check beyond the declarations.
     public mutating func validate() throws(CommandError) {}
+    /// The default work bound, 5 million vertices.
+    public var maximumVertices: Int { defaultMaximumVertices }
 }
 
 /// The command's standard streams, replaceable in tests.
@@ -81,7 +85,17 @@ public final class CommandIO: @unchecked Sendable {
     public func progress(_ command: String) -> ProgressLine? {
         guard errorIsTerminal, !quiet else { return nil }
         let write = writeError
-        return ProgressLine(command: command) { try? write(Data($0.utf8)) }
+        return ProgressLine(command: command, delay: Self.progressDelay) { try? write(Data($0.utf8)) }
+    }
+
+    /// Seconds a command runs before its progress line appears: 1, or `MERIDIAN_PROGRESS_DELAY` when it is a
+    /// number from 0 to 86,400 (0 shows the line at once, so a test of the line does not depend on how fast the
+    /// machine runs the command).
+    static var progressDelay: Double {
+        guard let text = ProcessInfo.processInfo.environment["MERIDIAN_PROGRESS_DELAY"], let seconds = Double(text),
+              (0...86_400).contains(seconds)
+        else { return 1 }
+        return seconds
     }
 
     /// Reads all of standard input.

@@ -55,11 +55,15 @@ public enum MeridianCommandLine {
     }
 
     /// Parses the arguments into a new command (`CommandParser`), validates its option groups and then the command,
-    /// and runs it.
+    /// and runs it under a `WorkBudget` of its `maximumVertices` (no deadline).
     static func execute(_ type: any Command.Type, _ arguments: [String], io: CommandIO) throws(CommandError) {
         let (command, quiet) = try parse(type, arguments)
         io.quiet = quiet
-        try command.run(io: io)
+        let budget = WorkBudget(seconds: .infinity, maximumVertices: command.maximumVertices)
+        let ran = budget.run { [command] () -> Result<Void, CommandError> in
+            do throws(CommandError) { return .success(try command.run(io: io)) } catch { return .failure(error) }
+        }
+        try ran.get()
     }
 
     /// A command made from its arguments (`CommandParser`), its option groups and then itself validated, and

@@ -27,6 +27,9 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     case mixedDimensionResult(operation: String)
     /// Work run under a `WorkBudget` was stopped: its deadline passed or it was cancelled.
     case interrupted(String)
+    /// Work run under a `WorkBudget` would make, or made, more vertices than the budget allows; the message says
+    /// which operation and how many.
+    case limitExceeded(String)
     /// An argument other than a geometry or a distance is out of range (a DE-9IM pattern, a segment length, a
     /// deviation); the message says which and why.
     case invalidArgument(String)
@@ -54,6 +57,7 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
             "the \(op) mixes polygons, lines and/or points, which one Meridian geometry cannot hold; "
                 + "compute it separately for the polygons, the lines and the points"
         case .interrupted(let m): "interrupted: \(m)"
+        case .limitExceeded(let m): "too large: \(m)"
         case .invalidArgument(let m): "invalid argument: \(m)"
         case .spatialReferenceRequired(let op):
             "\(op) needs a spatial reference; these coordinates have none (SpatialReference.unspecified)"

@@ -90,6 +90,8 @@ public enum HTTPServerError: Error, Sendable, CustomStringConvertible, Equatable
 ///
 /// Bounds, each enforced as soon as it is crossed:
 /// - the request target: a raw or percent-encoded control character (NUL, CR, LF, … DEL) is answered 400;
+/// - the head: a `Host`, `Origin`, `Content-Type`, `Content-Length` or `Transfer-Encoding` header given twice is
+///   answered 400 (RFC 7230 §5.4 for `Host`), before admission sees the request;
 /// - `admission` sees the method, path and headers before any body byte is read and may answer instead (the viewer
 ///   refuses foreign `Host`s, foreign `Origin`s and wrong `Content-Type`s there);
 /// - the body: a declared `Content-Length` above `maximumBodySize` is answered 413 before the body is read, a larger
@@ -97,9 +99,12 @@ public enum HTTPServerError: Error, Sendable, CustomStringConvertible, Equatable
 /// - time: a request's line, headers and body must all arrive within `requestDeadline` seconds of the connection
 ///   opening (or of the previous response on a kept-alive connection), however slowly the bytes trickle in; a
 ///   connection still receiving after that is shut down. Connections idle for `idleTimeout` are closed;
-/// - connections: at most `connectionLimit`; when all but `reservedSlots` are taken, the connection that has been
-///   receiving its request the longest (at least 0.25 s) is shut down, so a new client always finds a free slot
-///   unless every connection is being answered.
+/// - connections: at most `connectionLimit` not shut down; when all but `reservedSlots` are taken, the connection
+///   that has been receiving its request the longest (at least 0.25 s) is shut down, and when all are taken the
+///   longest-receiving one is shut down whatever its age, so a new client always finds a slot unless every
+///   connection is being answered — also right after a burst of idle connections. libmicrohttpd itself admits
+///   `closingHeadroom` more, for connections shut down whose threads have not closed them yet, so that it does not
+///   reset a new connection while those finish.
 ///
 /// The C callbacks reach this object through an `Unmanaged` pointer passed as libmicrohttpd's closure argument; the
 /// object stays alive while the daemon runs because `stop()` (also called by `deinit`) stops the daemon first.
@@ -120,6 +125,8 @@ public final class HTTPServer: @unchecked Sendable {
     public let requestDeadline: Double
     /// Connection slots kept free for new clients by shutting down the slowest receiving connection.
     public let reservedSlots: Int
+    /// Connections libmicrohttpd admits beyond `connectionLimit`: room for those shut down and still closing.
+    public static let closingHeadroom = 64
 
     let handler: Handler
     let admission: Admission?
@@ -149,7 +156,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.admission = admission
         self.handler = handler
         connections = ConnectionTracker(
-            evictionThreshold: max(1, connectionLimit) - self.reservedSlots,
+            evictionThreshold: max(1, connectionLimit) - self.reservedSlots, limit: max(1, connectionLimit),
             deadlineNanoseconds: UInt64(self.requestDeadline * 1e9))
     }
 
@@ -184,7 +191,7 @@ public final class HTTPServer: @unchecked Sendable {
         let started: OpaquePointer?
         var v4 = sockaddr_in()
         var v6 = sockaddr_in6()
-        let limit = UInt32(connectionLimit), timeout = UInt32(idleTimeout)
+        let limit = UInt32(connectionLimit + Self.closingHeadroom), timeout = UInt32(idleTimeout)
         if inet_pton(AF_INET, address, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -259,12 +266,17 @@ final class ConnectionTracker: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [OpaquePointer: Entry] = [:]  // guarded by lock
     private let evictionThreshold: Int
+    /// Live connections at which the oldest receiving one is shut down whatever its age.
+    private let limit: Int
     private let deadline: UInt64
     /// A connection must have been receiving at least this long to be shut down for a new client.
     private let minimumAgeForEviction: UInt64 = 250_000_000
 
-    init(evictionThreshold: Int, deadlineNanoseconds: UInt64) {
+    /// A tracker that shuts connections down from `evictionThreshold` live ones (those receiving for at least
+    /// 0.25 s) and from `limit` (any receiving one), and those receiving longer than the deadline.
+    init(evictionThreshold: Int, limit: Int, deadlineNanoseconds: UInt64) {
         self.evictionThreshold = evictionThreshold
+        self.limit = max(limit, evictionThreshold)
         deadline = deadlineNanoseconds
     }
 
@@ -285,14 +297,14 @@ final class ConnectionTracker: @unchecked Sendable {
     /// How long the entry has been in its current state at `now`: 0 when `now` is before `since`.
     private func age(_ e: Entry, at now: UInt64) -> UInt64 { now >= e.since ? now - e.since : 0 }
 
-    /// Shuts down the longest-receiving connections (at least `minimumAgeForEviction` old) while the connections not
-    /// yet shut down reach the eviction threshold. Caller holds `lock`.
+    /// Shuts down the longest-receiving connections while the connections not yet shut down reach the eviction
+    /// threshold (those at least `minimumAgeForEviction` old) or exceed the limit (any). Caller holds `lock`.
     private func keepSlotsFree(now: UInt64) {
         var live = entries.values.filter { !$0.shutDown }.count
         guard live >= evictionThreshold else { return }
-        let candidates = entries.filter { $0.value.receiving && !$0.value.shutDown
-            && age($0.value, at: now) >= minimumAgeForEviction }.sorted { $0.value.since < $1.value.since }
-        for (connection, _) in candidates where live >= evictionThreshold {
+        let candidates = entries.filter { $0.value.receiving && !$0.value.shutDown }.sorted { $0.value.since < $1.value.since }
+        for (connection, entry) in candidates where live >= evictionThreshold {
+            guard live > limit || age(entry, at: now) >= minimumAgeForEviction else { break }
             shutDown(connection)
             live -= 1
         }
@@ -417,6 +429,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { closure, connection, ur
         if targetHasControlCharacter(pending.rawTarget) {
             return queue(connection, .jsonError(400, "the request path contains a control character"))
         }
+        if let name = repeatedHeader(connection, among: singleHeaders) {
+            return queue(connection, .jsonError(400, "the request has more than one \(name) header"))
+        }
         if let admission = server.admission, let refusal = admission(makeRequest(connection, url, method, body: Data(), probe: nil)) {
             return queue(connection, refusal)
         }
@@ -511,6 +526,32 @@ private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercas
         }, Unmanaged.passUnretained(box).toOpaque())
     }
     return box.values
+}
+
+/// Headers a request may carry once: two `Host`s must be answered 400 (RFC 7230 §5.4), and two of the others
+/// could be read differently by the admission checks and by what answers the request.
+let singleHeaders: Set<String> = ["host", "origin", "content-type", "content-length", "transfer-encoding"]
+
+/// The first of `names` (lower case) that the request's headers hold more than once, compared case-insensitively.
+private func repeatedHeader(_ connection: OpaquePointer, among names: Set<String>) -> String? {
+    final class Box {
+        var seen: Set<String> = []
+        var repeated: String?
+        let names: Set<String>
+        init(names: Set<String>) { self.names = names }
+    }
+    let box = Box(names: names)
+    withExtendedLifetime(box) {
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, { closure, _, key, _ in
+            guard let closure, let key else { return MHD_Result.YES }
+            let box = Unmanaged<Box>.fromOpaque(closure).takeUnretainedValue()
+            let name = String(cString: key).lowercased()
+            guard box.names.contains(name) else { return MHD_Result.YES }
+            if !box.seen.insert(name).inserted, box.repeated == nil { box.repeated = name }
+            return MHD_Result.YES
+        }, Unmanaged.passUnretained(box).toOpaque())
+    }
+    return box.repeated.map { $0 == "host" ? "Host" : $0.split(separator: "-").map { $0.capitalized }.joined(separator: "-") }
 }
 
 /// Sends a response on a connection.

@@ -63,8 +63,13 @@ enum KMLBridge {
     /// Builds the KML dataset to save: the sketched placemarks as a new document (palette icons stored as
     /// archive resources), or, with a `source`, that file with its edits applied and the new placemarks appended
     /// to its root document.
-    static func dataset(for sketch: SketchDocument, site: StaticSite, limits: ViewerLimits) throws(APIError)
-        -> KMLDataset
+    /// - Parameters:
+    ///   - sketch: The page's placemarks, and the opened file with its edits, if any.
+    ///   - site: The static site (the palette's icons).
+    ///   - limits: The viewer's limits.
+    ///   - failure: Turns an engine error (the work budget running out) into the API's answer.
+    static func dataset(for sketch: SketchDocument, site: StaticSite, limits: ViewerLimits,
+                        failure: (EngineError) -> APIError) throws(APIError) -> KMLDataset
     {
         var dataset: KMLDataset
         try checkSize(placemarks: sketch.placemarks.count,
@@ -73,7 +78,7 @@ enum KMLBridge {
             guard let data = Data(base64Encoded: source.data) else {
                 throw .badRequest("source.data must be the opened file's bytes in base64")
             }
-            dataset = try readBounded(data, limits: limits, failure: { .unprocessable($0.description) })
+            dataset = try readBounded(data, limits: limits, failure: failure)
             try apply(source.edits, to: &dataset, site: site)
             // The document as it will be saved: the file's placemarks left, edited, and the new ones.
             let all = dataset.document.allPlacemarks
@@ -477,7 +482,8 @@ enum KMLBridge {
     ///
     /// Bounded in two steps: a streaming pass counts placemarks and vertices as they are parsed (the KML of a KMZ is
     /// inflated as it goes, at most `limits.maximumKMLBytes`) and stops at the first limit crossed, checking the
-    /// request's `WorkBudget` at each placemark; only a file within every limit is then read into a tree.
+    /// request's `WorkBudget` at each placemark (and the reader at each 64 KiB it parses); only a file within every
+    /// limit is then read into a tree, under the same budget.
     static func readBounded(_ data: Data, limits: ViewerLimits, failure: (EngineError) -> APIError)
         throws(APIError) -> KMLDataset
     {
@@ -505,6 +511,8 @@ enum KMLBridge {
             throw error
         } catch let error as EngineError {
             throw failure(error)
+        } catch KMLError.interrupted(let reason) {
+            throw failure(.interrupted(reason))
         } catch let error as KMLError {
             throw readFailure(error)
         } catch {
@@ -512,6 +520,8 @@ enum KMLBridge {
         }
         do {
             return try KMLDataset(data: data, limits: archiveLimits)
+        } catch .interrupted(let reason) {
+            throw failure(.interrupted(reason))
         } catch {
             throw readFailure(error)
         }

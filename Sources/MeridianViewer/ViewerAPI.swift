@@ -25,6 +25,9 @@ public struct ViewerLimits: Sendable, Hashable {
     public var maximumKMLBytes: Int
     /// The most bytes of icons and other files read from an opened KMZ, in total (default 16 MiB).
     public var maximumKMZResourceBytes: Int
+    /// The most vertices one computing request's work may make (its `WorkBudget`; default 5,000,000): buffers
+    /// are refused from their estimate, or stopped while they grow, beyond it.
+    public var maximumWorkVertices: Int = 5_000_000
 
     /// Creates limits.
     /// - Parameters:
@@ -59,7 +62,8 @@ public struct ViewerLimits: Sendable, Hashable {
 /// done here with the Meridian library; the browser only draws and collects clicks.
 ///
 /// Endpoints (all JSON unless noted; errors are `{"error": "…"}` with a 4xx/5xx status):
-/// - `GET /api/health` → `{"ok": true, "version": …}`
+/// - `GET /api/health` → `{"ok": true, "version": …, "cancelled": n, "stoppedAtDeadline": n}`: the counts of
+///   computing requests stopped because their client went away and because their work budget ran out
 /// - `GET /api/srs/{wkid}` → the spatial reference's name, unit, area of use and that area as a polygon projected
 ///   into it (the red dashed boundary of page 1)
 /// - `POST /api/contains` `{"wkid"?, "x", "y"}` → `{"inside": Bool}`: whether the point lies within the spatial
@@ -86,6 +90,8 @@ public final class ViewerAPI: Sendable {
     let spatialReferences = SpatialReferenceCache()
     /// Slots for computing requests (`ViewerLimits.maximumConcurrentJobs`).
     private let jobSlots: DispatchSemaphore
+    /// How many computing requests were stopped, and why (reported by `/api/health`).
+    let stopped = StoppedJobs()
 
     /// The spatial reference page 1 uses: NAD27 / Texas North Central, US survey feet.
     public static let defaultWKID = 32038
@@ -126,21 +132,48 @@ public final class ViewerAPI: Sendable {
             return busy
         }
         defer { jobSlots.signal() }
-        let budget = WorkBudget(seconds: limits.workSeconds, isCancelled: request.isClientGone)
+        let budget = WorkBudget(seconds: limits.workSeconds, maximumVertices: limits.maximumWorkVertices,
+                                isCancelled: request.isClientGone)
+        let response: HTTPResponse
         do {
-            return try budget.run { () throws(APIError) -> HTTPResponse in try route(request) }
+            response = try budget.run { () throws(APIError) -> HTTPResponse in try route(request) }
         } catch let error as APIError {
-            return error.response
+            response = error.response
         } catch {
-            return APIError(500, "unexpected error: \(error)").response
+            response = APIError(500, "unexpected error: \(error)").response
+        }
+        if response.status == 503 { stopped.count(clientGone: request.isClientGone(), budget: budget) }
+        return response
+    }
+
+    /// What a computing request does, for the message of a 503 when its work budget stops it.
+    enum BudgetedWork {
+        /// Buffering points (`/api/buffer`, `/api/buffer/export`).
+        case buffers
+        /// Reading a KML or KMZ file (`/api/kml/open`).
+        case openingFile
+        /// Building a KMZ, reading the opened file again (`/api/kml`).
+        case savingFile
+
+        /// The message's start and the advice it ends with.
+        var words: (stopped: String, advice: String) {
+            switch self {
+            case .buffers: ("the computation was stopped", "use fewer points, smaller radii or planar mode")
+            case .openingFile: ("opening the file was stopped", "open a smaller file, with fewer placemarks or vertices")
+            case .savingFile: ("saving was stopped", "save fewer placemarks, or start from a smaller file")
+            }
         }
     }
 
-    /// The API's answer to an engine error: 503 when the work budget stopped it, 422 otherwise.
-    func failure(_ error: EngineError) -> APIError {
+    /// The API's answer to an engine error: 503 when the work budget stopped it (saying what was stopped and what
+    /// to change), 422 otherwise.
+    /// - Parameters:
+    ///   - error: The engine's error.
+    ///   - work: What the request was doing.
+    func failure(_ error: EngineError, doing work: BudgetedWork = .buffers) -> APIError {
         if case .interrupted = error {
-            return APIError(503, "the computation was stopped: it would take longer than the \(Self.seconds(limits.workSeconds)) "
-                + "allowed for one request (use fewer points, smaller radii or planar mode)")
+            return APIError(503, "\(work.words.stopped): it would take longer than the \(Self.seconds(limits.workSeconds)) "
+                + "allowed for one request (\(work.words.advice))")
         }
         // The engine's geodesic buffer names its own parameter (maxDeviation), which the API does not have.
         if case .invalidDistance(let message) = error, message.contains("maxDeviation") {
@@ -178,8 +211,8 @@ public final class ViewerAPI: Sendable {
 
     /// Every API endpoint (see the type's documentation for what each answers).
     static let routes: [Route] = [
-        Route(method: "GET", pattern: ["health"], bodyLimit: noBody) { _, _, _ in health() },
-        Route(method: "HEAD", pattern: ["health"], bodyLimit: noBody) { _, _, _ in health() },
+        Route(method: "GET", pattern: ["health"], bodyLimit: noBody) { api, _, _ in api.health() },
+        Route(method: "HEAD", pattern: ["health"], bodyLimit: noBody) { api, _, _ in api.health() },
         Route(method: "GET", pattern: ["srs", "*"], bodyLimit: noBody) { api, _, s throws(APIError) in
             guard let wkid = Int(s[1]), (1...999_999).contains(wkid) else {
                 throw .badRequest("the spatial reference must be a positive number such as 32038, got '\(s[1])'")
@@ -206,8 +239,9 @@ public final class ViewerAPI: Sendable {
         },
     ]
 
-    private static func health() -> HTTPResponse {
-        .json(["ok": "true", "version": ViewerServer.version])
+    private func health() -> HTTPResponse {
+        .json(["ok": "true", "version": ViewerServer.version, "cancelled": String(stopped.cancelled),
+               "stoppedAtDeadline": String(stopped.atDeadline)])
     }
 
     /// Finds the request's route in `routes` and runs it.
@@ -512,7 +546,7 @@ public final class ViewerAPI: Sendable {
 
     private func saveKML(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
         let sketch = try decode(KMLBridge.SketchDocument.self, from: r)
-        let dataset = try KMLBridge.dataset(for: sketch, site: site, limits: limits)
+        let dataset = try KMLBridge.dataset(for: sketch, site: site, limits: limits) { failure($0, doing: .savingFile) }
         // An opened file is saved under the name the page gives (the file's), its document keeping its own <name>.
         let given = sketch.source == nil ? nil : sketch.name.flatMap { $0.isEmpty ? nil : String($0.prefix(200)) }
         let name = given ?? dataset.document.name ?? "Untitled"
@@ -522,7 +556,7 @@ public final class ViewerAPI: Sendable {
 
     private func openKML(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard !r.body.isEmpty else { throw .badRequest("the request body is empty: send a KML or KMZ file") }
-        return .json(data: try KMLBridge.openResponse(r.body, limits: limits, failure: failure))
+        return .json(data: try KMLBridge.openResponse(r.body, limits: limits) { failure($0, doing: .openingFile) })
     }
 }
 
@@ -564,5 +598,27 @@ final class SpatialReferenceCache: @unchecked Sendable {
                                         horizon: horizon)
         lock.withLock { cache[wkid] = info }
         return info
+    }
+}
+
+/// Counts of computing requests the viewer stopped: because the client closed its connection, or because the work
+/// budget's deadline passed.
+final class StoppedJobs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancelledCount = 0  // guarded by lock
+    private var deadlineCount = 0  // guarded by lock
+
+    /// Requests stopped because their client went away.
+    var cancelled: Int { lock.withLock { cancelledCount } }
+    /// Requests stopped at their budget's deadline.
+    var atDeadline: Int { lock.withLock { deadlineCount } }
+
+    /// Counts a request answered 503 after its work ran: stopped at the deadline if that has passed, else
+    /// cancelled if its client is gone (neither: an engine's own 503, not counted).
+    func count(clientGone: Bool, budget: WorkBudget) {
+        let late = DispatchTime.now().uptimeNanoseconds > budget.deadline
+        lock.withLock {
+            if late { deadlineCount += 1 } else if clientGone { cancelledCount += 1 }
+        }
     }
 }

@@ -73,12 +73,18 @@ import Meridian
     /// silently ignored), and its per-feature outputs are the formats their names say (.csv and .geojsons were
     /// a GeoJSON FeatureCollection under those names).
     @Test func geodesicOptionsAndPerFeatureFormats() throws {
-        for args in [["--allow-outside-area"], ["--srs", "EPSG:32038"], ["--segments", "4"], ["--max-vertices", "9"]] {
+        for args in [["--allow-outside-area"], ["--srs", "EPSG:32038"], ["--segments", "4"]] {
             let r = runCommand(["buffer", "--geodesic", "--distance", "10km"] + args, stdin: input)
             #expect(r.status == 2 && r.stdout.isEmpty, "\(args)")
             #expect(r.stderr == "meridian buffer: \(args[0]) does not apply to a --geodesic buffer (it applies to a planar buffer)\n")
         }
         #expect(runCommand(["buffer", "--srs", "EPSG:32038", "--distance", "1", "--max-deviation", "1m"], stdin: input).status == 2)
+        // --max-vertices bounds geodesic buffers too (one work bound for every command that multiplies vertices).
+        let bounded = runCommand(["buffer", "--geodesic", "--distance", "10km", "--max-vertices", "9"], stdin: input)
+        #expect(bounded.status == 1 && bounded.stdout.isEmpty)
+        #expect(bounded.stderr.hasPrefix("meridian buffer: too large: the geodesic buffer would make about ")
+                && bounded.stderr.hasSuffix("more than the 9 the work may make (--max-vertices; raise it to allow more)\n"),
+                "\(bounded.stderr)")
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let csvPath = folder.appendingPathComponent("b.csv").path

@@ -124,7 +124,7 @@ import Testing
         let svg = dir.appendingPathComponent("drawing.kmz")
         try Data("<?xml version=\"1.0\"?>\n<!-- a comment -->\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8).write(to: svg)
         let cases: [(URL, [String], String)] = [
-            (png, ["kml", "convert", png.path, dir.appendingPathComponent("o.geojson").path], "found binary data (starts with 89 50 4E 47)"),
+            (png, ["kml", "convert", png.path, dir.appendingPathComponent("o.geojson").path], "found binary data: a NUL byte at line 3, column 1 (starts with 89 50 4E 47)"),
             (svg, ["kml", "convert", svg.path, dir.appendingPathComponent("o.geojson").path], "found XML whose root element is <svg>"),
             (svg, ["kml", "info", svg.path], "not KML or KMZ: found XML whose root element is <svg>"),
             (text, ["kml", "info", text.path], "not KML or KMZ: found GeoJSON"),

@@ -94,4 +94,43 @@ import Testing
         }
         #expect(vertices >= 2 * BufferOutput.chunkVertices, "the smallest batch has \(vertices) vertices")
     }
+
+    /// The streamed union the CLI writes (`BufferOutput.streamUnion`) of 500 circles that touch nothing, in batches
+    /// of 1, 64 and 500 circles, read back from the file by meridian's own readers: 500 parts, each centre (a
+    /// 1,000 ft lattice, 200 ft circles) the centre of exactly one part of the WKT, and 500 parts of the GeoJSON's
+    /// MultiPolygon with a count of 500 (a batch's last cluster dropped, or a batch written twice, changes both).
+    @Test(arguments: [1, 64, 500])
+    func aStreamedUnionOfIsolatedPointsHasAPartForEach(batchSize: Int) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sr = try SpatialReference(parsing: "EPSG:32038")
+        let points = (0..<500).map { Coordinate(x: 2_300_000 + Double($0 % 23) * 1_000, y: 450_000 + Double($0 / 23) * 1_000) }
+        let io = CommandIO(readInput: { Data() }, writeOutput: { _ in }, writeError: { _ in })
+        for format in [OutputFormat.wkt, .geoJSON] {
+            let url = folder.appendingPathComponent("u-\(batchSize).\(format == .wkt ? "wkt" : "geojson")")
+            try BufferOutput.streamUnion(
+                of: points, distances: [200], in: sr, parameters: .default, labels: FeatureLabels(name: "test", count: 500),
+                to: OutputFile(path: url.path, format: format), io: io, progress: nil, batchSize: batchSize, overlapped: true)
+            let data = try Data(contentsOf: url)
+            if format == .wkt {
+                let parts = try WKT.decode(String(decoding: data, as: UTF8.self), spatialReference: sr).polygon?.parts ?? []
+                #expect(parts.count == 500, "batch size \(batchSize): \(parts.count) parts")
+                // A part is the 64-gon around one centre: the mean of its vertices is that centre (to rounding).
+                let centres = parts.map { Self.centre(of: $0.shell) }
+                let held = points.map { c in centres.filter { hypot($0.x - c.x, $0.y - c.y) < 1e-6 }.count }
+                #expect(held.allSatisfy { $0 == 1 }, "batch size \(batchSize): centres held by \(Set(held)) parts")
+            } else {
+                let features = try GeoJSON.decodeFeatures(data)
+                #expect(features.count == 1 && features[0].properties["count"] == .number(500))
+                #expect(features.first?.geometry?.polygon?.parts.count == 500, "batch size \(batchSize)")
+            }
+        }
+    }
+
+    /// The mean of a closed ring's vertices (the closing one counted once).
+    static func centre(of ring: [Coordinate]) -> Coordinate {
+        let open = ring.dropLast()
+        let n = Double(open.count)
+        return Coordinate(x: open.reduce(0) { $0 + $1.x } / n, y: open.reduce(0) { $0 + $1.y } / n)
+    }
 }

@@ -56,4 +56,22 @@ import Testing
         }
         #expect(count == 20_000)
     }
+
+    /// Each streamed placemark carries the line its start tag ends on, for located messages (issue 25).
+    @Test func placemarksCarryTheirLine() throws {
+        let text = """
+            <kml xmlns="http://www.opengis.net/kml/2.2"><Document>
+            <Placemark><name>a</name></Placemark>
+
+            <Folder><Placemark
+               id="b"><name>b</name></Placemark></Folder>
+            </Document></kml>
+            """
+        var lines: [Int] = []
+        try KMLDataset.forEachPlacemark(data: Data(text.utf8)) { r in
+            lines.append(r.line)
+            return true
+        }
+        #expect(lines == [2, 5])
+    }
 }

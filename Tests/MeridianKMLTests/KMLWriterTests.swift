@@ -220,7 +220,7 @@ import Testing
 
         var missing = KMLDocument()
         missing.addStyle(KMLStyle(id: "x", iconStyle: KMLIconStyle(icon: KMLIcon(url: URL(fileURLWithPath: "/nonexistent/icon.png")))))
-        #expect(throws: KMLError.missingResource(href: "/nonexistent/icon.png")) {
+        #expect(throws: KMLError.missingResource(href: "/nonexistent/icon.png", reason: "no such file")) {
             try missing.save(to: dir.appendingPathComponent("missing.kmz"))
         }
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("missing.kmz").path))

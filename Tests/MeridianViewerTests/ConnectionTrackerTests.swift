@@ -30,7 +30,7 @@ import Darwin
     @Test func evictsTheOldestReceivingConnectionForANewOne() throws {
         let (a, b) = try Self.socketPair()
         defer { close(a); close(b) }
-        let tracker = ConnectionTracker(evictionThreshold: 2, deadlineNanoseconds: 10_000 * Self.ms)
+        let tracker = ConnectionTracker(evictionThreshold: 2, limit: 4, deadlineNanoseconds: 10_000 * Self.ms)
         tracker.started(Self.handle(1), fd: a, now: 0)
         tracker.started(Self.handle(2), fd: b, now: 300 * Self.ms)
         #expect(tracker.isShutDown(Self.handle(1)))
@@ -41,7 +41,7 @@ import Darwin
     @Test func shutsDownConnectionsPastTheDeadline() throws {
         let (a, b) = try Self.socketPair()
         defer { close(a); close(b) }
-        let tracker = ConnectionTracker(evictionThreshold: 100, deadlineNanoseconds: 1_000 * Self.ms)
+        let tracker = ConnectionTracker(evictionThreshold: 100, limit: 100, deadlineNanoseconds: 1_000 * Self.ms)
         tracker.started(Self.handle(1), fd: a, now: 0)
         tracker.started(Self.handle(2), fd: b, now: 600 * Self.ms)
         tracker.shutDownExpired(now: 1_200 * Self.ms)
@@ -54,12 +54,31 @@ import Darwin
     @Test func aSinceAfterTheClockReadingIsAgeZero() throws {
         let (a, b) = try Self.socketPair()
         defer { close(a); close(b) }
-        let tracker = ConnectionTracker(evictionThreshold: 2, deadlineNanoseconds: 1_000 * Self.ms)
+        let tracker = ConnectionTracker(evictionThreshold: 2, limit: 4, deadlineNanoseconds: 1_000 * Self.ms)
         tracker.started(Self.handle(1), fd: a, now: 0)
         tracker.answered(Self.handle(1), now: 2_000 * Self.ms)
         tracker.started(Self.handle(2), fd: b, now: 1_900 * Self.ms)
         tracker.shutDownExpired(now: 1_950 * Self.ms)
         #expect(!tracker.isShutDown(Self.handle(1)))
         #expect(!tracker.isShutDown(Self.handle(2)))
+    }
+
+    /// A burst of new connections beyond the limit: the oldest receiving ones are shut down however young, so
+    /// that a connection arriving right after the burst finds a slot (issue 25: it was reset); below the limit,
+    /// young connections are left alone.
+    @Test func beyondTheLimitTheOldestIsShutDownWhateverItsAge() throws {
+        let pairs = try (0..<5).map { _ in try Self.socketPair() }
+        defer { for (a, b) in pairs { close(a); close(b) } }
+        let tracker = ConnectionTracker(evictionThreshold: 2, limit: 3, deadlineNanoseconds: 10_000 * Self.ms)
+        for k in 0..<3 { tracker.started(Self.handle(k + 1), fd: pairs[k].0, now: UInt64(k) * Self.ms) }
+        #expect((1...3).allSatisfy { !tracker.isShutDown(Self.handle($0)) })  // at the limit, all young: kept
+        tracker.started(Self.handle(4), fd: pairs[3].0, now: 4 * Self.ms)
+        #expect(tracker.isShutDown(Self.handle(1)))
+        #expect((2...4).allSatisfy { !tracker.isShutDown(Self.handle($0)) })
+        // A connection being answered is never shut down for a newcomer.
+        tracker.answering(Self.handle(2))
+        tracker.started(Self.handle(5), fd: pairs[4].0, now: 5 * Self.ms)
+        #expect(!tracker.isShutDown(Self.handle(2)) && tracker.isShutDown(Self.handle(3)))
+        #expect(!tracker.isShutDown(Self.handle(4)) && !tracker.isShutDown(Self.handle(5)))
     }
 }

@@ -117,6 +117,32 @@ import Darwin
         #expect(small.hasSuffix("9000"))
     }
 
+    /// Two `Host` headers are 400 whichever comes first (RFC 7230 §5.4; a foreign one first used to get 200), and so
+    /// are two `Origin`, `Content-Type` or `Content-Length` headers; one of each is served. Checked before admission.
+    @Test func repeatedSingleHeadersAre400() throws {
+        let policy = RequestPolicyBox()
+        let server = HTTPServer(admission: { policy.value.refusal(for: $0) }) { _ in HTTPResponse(status: 200, body: Data("ok".utf8)) }
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        policy.value = RequestPolicy(host: "127.0.0.1", port: port)
+        let mine = "127.0.0.1:\(port)"
+        func send(_ headers: [String]) throws -> String {
+            try Self.exchange(port: port, Array(("POST /x HTTP/1.1\r\nConnection: close\r\n" + headers.map { $0 + "\r\n" }.joined()
+                + "\r\n{}").utf8))
+        }
+        let json = ["Content-Type: application/json", "Content-Length: 2"]
+        #expect(try send(["Host: \(mine)"] + json).hasPrefix("HTTP/1.1 200"))
+        for headers in [["Host: evil.example", "Host: \(mine)"], ["Host: \(mine)", "host: evil.example"],
+                        ["Host: \(mine)", "HOST: \(mine)"]] {
+            let answer = try send(headers + json)
+            #expect(answer.hasPrefix("HTTP/1.1 400") && answer.contains("more than one Host header"), "\(headers): \(answer)")
+        }
+        for extra in ["Origin: http://\(mine)", "Content-Type: application/json", "Content-Length: 2"] {
+            let answer = try send(["Host: \(mine)", "Origin: http://\(mine)"] + json + [extra])
+            #expect(answer.hasPrefix("HTTP/1.1 400") && answer.contains("more than one"), "\(extra): \(answer)")
+        }
+    }
+
     @Test func reportsABusyPortAndABadHost() throws {
         let first = HTTPServer { _ in HTTPResponse(status: 200) }
         let port = try first.start(port: 0)
@@ -161,5 +187,16 @@ import Darwin
         let bad = try Self.post(port: port, "/api/buffer", body: Array("{nope".utf8), host: "localhost:\(port)")
         #expect(bad.hasPrefix("HTTP/1.1 400"))
         #expect(bad.contains(#""error":"malformed JSON""#))
+    }
+}
+
+/// A policy set after the server has bound its port (the admission closure reads it).
+final class RequestPolicyBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var policy = RequestPolicy()
+    /// The policy in force.
+    var value: RequestPolicy {
+        get { lock.withLock { policy } }
+        set { lock.withLock { policy = newValue } }
     }
 }

@@ -25,6 +25,25 @@ import Testing
         #expect(RequestPolicy().refusal(for: request(["Host": "127.0.0.1:8080"]))?.status == 421)
     }
 
+    /// DNS rebinding: every name that merely starts or ends like an allowed one is refused — a suffix or prefix
+    /// label, a trailing dot, another or a longer port, no port, a second port — as Host and as Origin (a check
+    /// by prefix let `127.0.0.1.evil.example:PORT` through and no test noticed).
+    @Test func everyPrefixAndSuffixFormOfAnAllowedNameIsRefused() {
+        for name in ["127.0.0.1", "localhost", "[::1]"] {
+            let forms = ["\(name).evil.example:8080", "\(name).x:8080", "evil.\(name):8080", "x\(name):8080",
+                         "\(name).:8080", "\(name):8080.", "\(name):8080.evil.example", "\(name):80800", "\(name):808",
+                         "\(name):8081", "\(name):08080", "\(name)", "\(name):", "\(name):8080:8080", "\(name)x:8080",
+                         "\(name)%2e:8080", "\(name) :8080", "\(name):8080/", "user@\(name):8080"]
+            for host in forms {
+                #expect(policy.refusal(for: request(["Host": host]))?.status == 421, "Host \(host)")
+                let post = ["Host": "127.0.0.1:8080", "Content-Type": "application/json", "Origin": "http://\(host)"]
+                #expect(policy.refusal(for: request("POST", "/api/buffer", post))?.status == 403, "Origin \(host)")
+            }
+            #expect(policy.refusal(for: request(["Host": "\(name):8080"])) == nil, "\(name)")
+        }
+        #expect(policy.refusal(for: request(["Host": "[::1].evil:8080"]))?.status == 421)
+    }
+
     @Test func postsNeedTheRightTypeAndOrigin() {
         let json = ["Host": "127.0.0.1:8080", "Content-Type": "application/json; charset=utf-8"]
         #expect(policy.refusal(for: request("POST", "/api/buffer", json)) == nil)

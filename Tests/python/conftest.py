@@ -37,6 +37,34 @@ def viewer(meridian):
     assert status == 0, err
 
 
+DOCS = ROOT / ".build" / "docs"
+DOCS_GRAPHS = ROOT / ".build" / "docs-work" / "graphs"
+
+
+def _docs_are_current() -> bool:
+    """Whether scripts/docs.sh's site and symbol graphs exist and are newer than every Swift source and catalog."""
+    site, graphs = DOCS / "index.html", sorted(DOCS_GRAPHS.glob("*/*.symbols.json"))
+    if not site.is_file() or not graphs:
+        return False
+    newest_source = max(p.stat().st_mtime for p in (ROOT / "Sources").rglob("*") if p.is_file())
+    return min([site.stat().st_mtime] + [p.stat().st_mtime for p in graphs]) >= newest_source
+
+
+@pytest.fixture(scope="session")
+def docs_site(meridian) -> pathlib.Path:
+    """The DocC site and symbol graphs scripts/docs.sh builds (.build/docs, .build/docs-work/graphs), built here
+    when they are missing or older than Sources/ (scripts/test.sh builds them before this harness, so then nothing
+    is built), so the tests that need them run on their own too; a failed build fails them with the script's
+    message."""
+    if not _docs_are_current():
+        run = subprocess.run([str(ROOT / "scripts" / "docs.sh"), "--meridian", meridian], cwd=ROOT,
+                             capture_output=True, text=True, timeout=1800)
+        if run.returncode != 0 or not _docs_are_current():
+            pytest.fail(f"scripts/docs.sh could not build the documentation (exit {run.returncode}): "
+                        f"{run.stderr[-2000:]}")
+    return DOCS
+
+
 @pytest.fixture(scope="session")
 def dask_scheduler():
     """The address of a LocalCluster of two single-threaded worker processes that the meridian-dask tests share

@@ -11,6 +11,7 @@ Tolerances:
   level; 1e-9 relative.
 """
 import csv
+import json
 import pathlib
 import subprocess
 
@@ -129,3 +130,30 @@ def test_kmz_output_opens_in_gdal_with_the_same_shapes(meridian, case):
         x, y = to_tx.transform(ring[:, 0], ring[:, 1])
         area = shapely.Polygon(np.column_stack([x, y])).area
         assert abs(area - peer.area) / peer.area < 1e-7
+
+
+def test_a_doubled_quote_in_a_field_is_carried_through(meridian, tmp_path):
+    """A CSV field with doubled quotes, commas and a line break (RFC 4180) comes out of `buffer` as it was read: in
+    the CSV output, read by Python's csv module, and as a GeoJSON property; the buffer beside it is shapely's
+    (issue 25: no command was checked with such a field)."""
+    names = ['say ""hi"", then go', 'a ""b""', '""', 'two\nlines, "" and ""']
+    text = "lon,lat,name\n" + "".join(f'{-97 - i / 10},32.5,"{n}"\n' for i, n in enumerate(names))
+    (tmp_path / "q.csv").write_text(text)
+    expected = [n.replace('""', '"') for n in names]
+    for suffix in ("csv", "geojson"):
+        out = tmp_path / f"b.{suffix}"
+        r = subprocess.run([meridian, "buffer", str(tmp_path / "q.csv"), "--srs", "EPSG:32038", "--distance", "1km",
+                            "-o", str(out)], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        if suffix == "csv":
+            with out.open(newline="") as f:
+                rows = list(csv.DictReader(f))
+            assert [row["name"] for row in rows] == expected
+            tx = Transformer.from_crs("EPSG:4326", "EPSG:32038", always_xy=True)
+            for i, row in enumerate(rows):
+                x, y = tx.transform(-97 - i / 10, 32.5)
+                peer = shapely.Point(x, y).buffer(1000 / US_FT, quad_segs=16)
+                assert abs(shapely_wkt.loads(row["wkt"]).area - peer.area) < 1e-9 * peer.area
+        else:
+            features = json.loads(out.read_text())["features"]
+            assert [f["properties"]["name"] for f in features] == expected

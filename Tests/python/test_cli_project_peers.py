@@ -9,6 +9,7 @@ import csv
 import io
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 
@@ -200,3 +201,45 @@ def test_transformation_choice_errors(meridian, tmp_path):
     listing = subprocess.run([meridian, "project", "--list-transformations", "--from", "EPSG:4267", "--to",
                               "EPSG:4326", str(src)], capture_output=True, text=True, timeout=60)
     assert listing.returncode == 2
+
+
+@pytest.mark.parametrize("source,target,lon_range,lat_range", [
+    ("EPSG:4326", "EPSG:32038", (-103, -94), (31.72, 34.58)),  # degrees in, US survey feet out (4 decimals)
+    ("EPSG:32038", "EPSG:4267", (-103, -94), (31.72, 34.58)),  # feet in, degrees out (9 decimals)
+    ("EPSG:3857", "EPSG:4326", (-180, 180), (-85, 85)),        # metres in, degrees out
+    ("EPSG:4267", "EPSG:4326", (-103, -94), (31.72, 34.58)),   # degrees in and out (a datum shift)
+])
+def test_project_writes_pyproj_numbers_at_the_written_precision(meridian, source, target, lon_range, lat_range):
+    """Both directions, every written number against pyproj (not through a back-projection): each coordinate has
+    exactly the decimals `project` writes (9 for degrees, 4 for projected units) and is pyproj's value rounded to
+    them, within half a unit in the last place plus the two PROJ builds' agreement (1e-6 of a projected unit, about
+    1e-11 degree; see the module's tolerances). A doubled quote and a comma in a field are carried through as they
+    were read (issue 25: no command was checked with one)."""
+    rng = np.random.default_rng(11)
+    lon, lat = rng.uniform(*lon_range, 1500), rng.uniform(*lat_range, 1500)
+    source_is_geographic = source in ("EPSG:4326", "EPSG:4267")
+    if source_is_geographic:
+        a, b, header = lon, lat, "lon,lat"
+    else:
+        a, b = Transformer.from_crs("EPSG:4326", source, always_xy=True).transform(lon, lat)
+        header = "x,y"
+    names = [f'say ""{i}"", then, go' for i in range(len(a))]
+    text = f"{header},name\n" + "".join(f'{float(x)!r},{float(y)!r},"{n}"\n' for x, y, n in zip(a, b, names))
+    out = subprocess.run([meridian, "project", "--from", source, "--to", target], input=text,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.reader(io.StringIO(out.stdout)))
+    target_is_geographic = target in ("EPSG:4326", "EPSG:4267")
+    assert rows[0] == (["lon", "lat", "name"] if target_is_geographic else ["x", "y", "name"])
+    rows = rows[1:]
+    assert len(rows) == len(a)
+    assert [r[2] for r in rows] == [n.replace('""', '"') for n in names]
+    decimals = 9 if target_is_geographic else 4
+    pattern = re.compile(r"^-?\d+\.\d{%d}$" % decimals)
+    assert all(pattern.match(r[0]) and pattern.match(r[1]) for r in rows), rows[:3]
+    px, py = Transformer.from_crs(source, target, always_xy=True).transform(a, b)
+    agreement = 1e-11 if target_is_geographic else 1e-6
+    bound = 0.5 * 10.0 ** -decimals + agreement
+    for written, expected in ((np.array([float(r[0]) for r in rows]), px), (np.array([float(r[1]) for r in rows]), py)):
+        worst = np.max(np.abs(written - expected))
+        assert worst <= bound, f"{source} -> {target}: off by {worst!r} (bound {bound!r})"

@@ -294,3 +294,29 @@ def test_line_buffer_vertices_on_the_true_boundary(meridian, name):
           f"{worst_vertex:.3e} m, worst sampled edge deviation {worst_edge:.3f} m")
     assert not off, f"{len(off)} of {len(vertices)} vertices more than 1 mm off, e.g. {off[:3]}"
     assert worst_edge <= 200, worst_edge
+
+
+@pytest.mark.parametrize("line, distance", [
+    ([(0.0, 0.0), (1.0, 1.0)], 1.0),                                            # issue 25: 393 GB asked, SIGABRT
+    ([(-97.0 + 0.01 * i, 32.0 + 0.01 * i + 0.003 * (i % 2)) for i in range(300)], 10.0),  # 300 vertices, 420 km
+])
+def test_short_distance_buffers_of_long_diagonal_lines(meridian, line, distance):
+    """A long diagonal line buffered by a few metres: the segment index once asked for a cell every half distance
+    over the whole bounding box (5 × 10¹⁰ cells for a 157 km line at 1 m: "failed to allocate 393871712032 bytes",
+    exit 134). The buffer is now made, and it keeps the accuracy contract: every vertex at the distance (±1 mm,
+    GeographicLib), every edge within the default maxDeviation (0.2 % of the distance)."""
+    import numpy as np
+
+    stdin = json.dumps({"type": "Feature", "properties": {},
+                        "geometry": {"type": "LineString", "coordinates": line}})
+    result = json.loads(run(meridian, ["buffer", "--geodesic", "--distance", f"{distance}m", "-o", "-"], stdin))
+    geometry = result["features"][0]["geometry"]
+    vertices, samples = [], []
+    for ring in rings(geometry):
+        vertices += ring[:-1]
+        samples += [(ax + t * (bx - ax), ay + t * (by - ay)) for (ax, ay), (bx, by) in zip(ring, ring[1:])
+                    for t in (0.25, 0.5, 0.75)]
+    errors = np.abs(_line_distances(line, vertices + samples, [True] * len(vertices) + [False] * len(samples))
+                    - distance)
+    assert errors[:len(vertices)].max() <= 1e-3, errors[:len(vertices)].max()
+    assert errors[len(vertices):].max() <= 0.002 * distance, errors[len(vertices):].max()

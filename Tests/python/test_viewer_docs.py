@@ -1,5 +1,5 @@
 """`meridian serve --docs` serves the DocC site that scripts/docs.sh builds into .build/docs (scripts/test.sh builds
-it before this harness runs) at /docs/: one page and its data over HTTP, the viewer's file rules (only files of the
+it before this harness runs; the `docs_site` fixture builds it when it is missing or stale) at /docs/: one page and its data over HTTP, the viewer's file rules (only files of the
 site, by exact path) and the page as DocC's JavaScript renders it in headless Chromium."""
 import json
 import pathlib
@@ -8,16 +8,13 @@ import pytest
 
 from viewer_support import ROOT, Viewer
 
-DOCS = ROOT / ".build" / "docs"
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
 @pytest.fixture(scope="module")
-def docs_viewer(meridian):
-    if not (DOCS / "index.html").is_file():
-        pytest.fail(f"no documentation site in {DOCS}: run scripts/docs.sh (scripts/test.sh does before pytest)")
-    v = Viewer(meridian, "--docs", str(DOCS))
+def docs_viewer(meridian, docs_site):
+    v = Viewer(meridian, "--docs", str(docs_site))
     yield v
     status, err = v.stop()
     assert status == 0, err

@@ -11,7 +11,8 @@ public struct MeasureCommand: Command {
     public static let discussion = """
         Measures every feature of INPUT: the length of lines, the area and perimeter of polygons (holes subtracted
         from the area, their rings counted in the perimeter), in meters and square meters, one tab-separated line per
-        feature and a total.
+        feature and a total, each written as it is measured (memory holds the input's bytes and one batch of
+        features).
         """
     /// Examples for `--help`.
     public static let examples = ["meridian measure parcels.geojson --geodesic --json"]
@@ -34,30 +35,63 @@ public struct MeasureCommand: Command {
         var area: Double
         var perimeter: Double
         var id: JSONValue?
+    }
 
-        /// The sum of rows.
-        static func total(_ rows: [Row]) -> Row {
-            Row(type: "total", length: rows.reduce(0) { $0 + $1.length }, area: rows.reduce(0) { $0 + $1.area },
-                perimeter: rows.reduce(0) { $0 + $1.perimeter }, id: nil)
+    /// Measures every feature of the input and prints one line (or JSON object) per feature, as they are read: a
+    /// batch of features at a time (memory holds the input's bytes and one batch, whatever the number of features).
+    /// - Throws: `CommandError.failure` for unreadable input or a feature that cannot be measured.
+    public func run(io: CommandIO) throws(CommandError) {
+        var total = Row(type: "total", length: 0, area: 0, perimeter: 0, id: nil)
+        var index = 0
+        if json { io.output(Data("{\n  \"features\": [".utf8)) } else { io.print("feature\ttype\tlength_m\tarea_m2\tperimeter_m") }
+        _ = try FeatureInput.read(input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
+                                  defaultXYSpatialReference: input.spatialReference ?? .wgs84, io: io,
+                                  csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize)) { batch throws(CommandError) in
+            for (i, feature) in batch.features.enumerated() {
+                var row = Row(type: "null", length: 0, area: 0, perimeter: 0, id: feature.id)
+                if let g = feature.geometry {
+                    do throws(EngineError) { row = try measure(g, id: feature.id) } catch {
+                        throw .failure("\(batch.labels[i]): \(error.description)")
+                    }
+                }
+                total.length += row.length
+                total.area += row.area
+                total.perimeter += row.perimeter
+                write(row, index: index, io: io)
+                index += 1
+            }
+        }
+        if json {
+            // The rest of the document as `JSONValue` writes one: keys sorted, two spaces an indent.
+            io.output(Data("\n  ],\n  \"geodesic\": \(geodesic),\n  \"total\": ".utf8) + indented(object(total, index: nil))
+                      + Data("\n}\n".utf8))
+        } else {
+            io.print(String(format: "total\t\t%.3f\t%.3f\t%.3f", total.length, total.area, total.perimeter))
         }
     }
 
-    /// Measures every feature of the input and prints one line (or JSON object) per feature.
-    /// - Throws: `CommandError.failure` for unreadable input or a feature that cannot be measured.
-    public func run(io: CommandIO) throws(CommandError) {
-        let features = try FeatureInput.read(input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
-                                             defaultXYSpatialReference: input.spatialReference ?? .wgs84, io: io)
-        var rows: [Row] = []
-        for (i, feature) in features.features.enumerated() {
-            guard let g = feature.geometry else {
-                rows.append(Row(type: "null", length: 0, area: 0, perimeter: 0, id: feature.id))
-                continue
-            }
-            do { rows.append(try measure(g, id: feature.id)) } catch {
-                throw .failure("\(features.labels[i]): \(error.description)")
-            }
+    /// One feature's line, or its JSON object in the features array.
+    private func write(_ row: Row, index: Int, io: CommandIO) {
+        guard json else {
+            io.print(String(format: "%d\t%@\t%.3f\t%.3f\t%.3f", index, row.type, row.length, row.area, row.perimeter))
+            return
         }
-        if json { writeJSON(rows, io: io) } else { writeTable(rows, io: io) }
+        io.output(Data((index == 0 ? "\n    " : ",\n    ").utf8) + indented(object(row, index: index), by: 4))
+    }
+
+    /// A row as the JSON object `--json` writes.
+    private func object(_ r: Row, index: Int?) -> JSONValue {
+        var o: [String: JSONValue] = ["type": .string(r.type), "length_m": .number(r.length),
+                                      "area_m2": .number(r.area), "perimeter_m": .number(r.perimeter)]
+        if let index { o["index"] = .number(Double(index)) }
+        if let id = r.id { o["id"] = id }
+        return .object(o)
+    }
+
+    /// A JSON value encoded pretty, its lines after the first indented by `spaces` more.
+    private func indented(_ value: JSONValue, by spaces: Int = 2) -> Data {
+        let text = String(decoding: value.encoded(pretty: true), as: UTF8.self)
+        return Data(text.replacingOccurrences(of: "\n", with: "\n" + String(repeating: " ", count: spaces)).utf8)
     }
 
     /// One geometry's measures, in meters.
@@ -80,32 +114,5 @@ public struct MeasureCommand: Command {
             area = try GeometryEngine.area(of: g) * m * m
         }
         return Row(type: g.typeName, length: isArea ? 0 : length, area: area, perimeter: isArea ? length : 0, id: id)
-    }
-
-    /// `--json`: the features, the total and whether the measures are geodesic.
-    private func writeJSON(_ rows: [Row], io: CommandIO) {
-        func object(_ r: Row, index: Int?) -> JSONValue {
-            var o: [String: JSONValue] = ["type": .string(r.type), "length_m": .number(r.length),
-                                          "area_m2": .number(r.area), "perimeter_m": .number(r.perimeter)]
-            if let index { o["index"] = .number(Double(index)) }
-            if let id = r.id { o["id"] = id }
-            return .object(o)
-        }
-        let document = JSONValue.object([
-            "features": .array(rows.enumerated().map { object($1, index: $0) }),
-            "total": object(Row.total(rows), index: nil),
-            "geodesic": .bool(geodesic),
-        ])
-        io.output(document.encoded(pretty: true) + Data("\n".utf8))
-    }
-
-    /// The tab-separated table: a header, a line per feature, the total.
-    private func writeTable(_ rows: [Row], io: CommandIO) {
-        io.print("feature\ttype\tlength_m\tarea_m2\tperimeter_m")
-        for (i, r) in rows.enumerated() {
-            io.print(String(format: "%d\t%@\t%.3f\t%.3f\t%.3f", i, r.type, r.length, r.area, r.perimeter))
-        }
-        let total = Row.total(rows)
-        io.print(String(format: "total\t\t%.3f\t%.3f\t%.3f", total.length, total.area, total.perimeter))
     }
 }

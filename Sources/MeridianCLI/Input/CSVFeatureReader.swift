@@ -34,6 +34,12 @@ struct CSVFeatureReader {
     init(header: [String], origin: InputOrigin, inputSpatialReference: SpatialReference?,
          defaultXYSpatialReference: SpatialReference?, options: FeatureInput.CSVOptions, capacity: Int) throws(CommandError) {
         let lower = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        // A column named twice: which one holds the coordinates (or the property) would be a guess.
+        for (k, column) in lower.enumerated() {
+            if let first = lower.firstIndex(of: column), first < k {
+                throw .failure("\(origin.name): line 1: the CSV header names '\(header[k])' twice (columns \(first + 1) and \(k + 1)); rename one")
+            }
+        }
         let pairs: [(String, String, Bool)] = [("lon", "lat", true), ("longitude", "latitude", true),
                                                ("lng", "lat", true), ("x", "y", false)]
         guard let (xName, yName, geographic) = pairs.first(where: { lower.contains($0.0) && lower.contains($0.1) }),
@@ -67,8 +73,8 @@ struct CSVFeatureReader {
         guard let px = reader.number(x), let py = reader.number(y) else {
             throw CommandError.failure("\(name): \(origin.place(feature: nil, line: line)): '\(try reader.string(x))','\(try reader.string(y))' is not a finite coordinate pair")
         }
-        if spatialReference.isGeographic, !(abs(py) <= 90) {
-            throw CommandError.failure("\(name): \(origin.place(feature: row, line: line)): latitude \(py) is outside -90…90")
+        if spatialReference.isGeographic, let problem = ReadBack.longitudeLatitudeProblem(Coordinate(x: px, y: py)) {
+            throw CommandError.failure("\(name): \(origin.place(feature: row, line: line)): \(problem)")
         }
         lines.append(line)
         if options.keepTable { rows.append(options.tableWithoutCoordinates ? try otherFields(reader) : try reader.strings()) }
@@ -116,15 +122,22 @@ struct CSVFeatureReader {
         return properties
     }
 
-    /// Hands the rows read since the last batch to `batch`, as an input of their own (labels keep their numbers).
+    /// Hands the rows read since the last batch to `batch`, as an input of their own (labels keep their numbers; for
+    /// `pointsOnly`, their points and column values).
     private mutating func handOver(_ batch: (FeatureInput) throws(CommandError) -> Void) throws {
         guard !lines.isEmpty else { return }
-        let part = FeatureInput(
+        var part = FeatureInput(
             features: features, spatialReference: spatialReference,
             labels: origin.labels(count: lines.count, lines: lines, first: batchStart), format: .csv,
             table: table(), coordinateColumns: (x, y), header: header)
+        if options.pointsOnly {
+            part.points = points
+            if options.numericColumn != nil { part.columnValues = values }
+        }
         try batch(part)
         features.removeAll(keepingCapacity: true)
+        points.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
         rows.removeAll(keepingCapacity: true)
         lines.removeAll(keepingCapacity: true)
         batchStart = rowCount

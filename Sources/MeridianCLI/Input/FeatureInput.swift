@@ -40,8 +40,9 @@ struct FeatureInput {
         var pointsOnly = false
         /// With `pointsOnly`: a column read as numbers into `columnValues` (e.g. `--distance-field`).
         var numericColumn: String?
-        /// Hand the features to `read`'s `batch` closure this many at a time instead of keeping them all (CSV input
-        /// is then parsed batch by batch, so only one batch of features is ever held).
+        /// Hand the features to `read`'s `batch` closure this many at a time instead of keeping them all (CSV and
+        /// GeoJSON input is then parsed batch by batch, so only one batch of features is ever held besides the
+        /// input's bytes; WKT input is parsed whole first).
         var batchSize: Int?
         /// Read a point table of a GeoPackage, shapefile, FlatGeobuf or PostGIS input as bare points too (`points`
         /// and `numericColumn`'s `columnValues`, no features), as `pointsOnly` reads CSV.
@@ -92,7 +93,7 @@ struct FeatureInput {
     ///     features, only their count).
     /// - Throws: `CommandError.failure` naming the input when it cannot be read, is not one of the formats, has no
     ///   feature, has no feature with a non-empty geometry (nothing to work on is an error, never success), or
-    ///   has a latitude beyond ±90° in longitude/latitude coordinates.
+    ///   has a latitude beyond ±90° or a longitude beyond ±180° in longitude/latitude coordinates.
     static func read(
         _ path: String?, layer: String? = nil, inputSpatialReference: SpatialReference?,
         defaultXYSpatialReference: SpatialReference?, io: CommandIO, csv: CSVOptions = CSVOptions(),
@@ -105,12 +106,44 @@ struct FeatureInput {
         if layer != nil {
             throw .usage("--layer chooses a layer of a GeoPackage, a zip of shapefiles or a PostGIS database, not of \(path ?? "standard input")")
         }
-        let stdin = path == nil || path == "-"
-        let origin = stdin ? io.inputOrigin ?? InputOrigin(name: "stdin") : InputOrigin(name: path!)
-        let name = origin.name
         progress?.begin("reading")
         let data = try io.read(path)
+        return try read(data, origin: origin(of: path, io: io), inputSpatialReference: inputSpatialReference,
+                        defaultXYSpatialReference: defaultXYSpatialReference, csv: csv, progress: progress,
+                        batch: batch)
+    }
+
+    /// How messages name a path's input: the path, or "stdin" (or the origin `meridian internal` gives it).
+    static func origin(of path: String?, io: CommandIO) -> InputOrigin {
+        path == nil || path == "-" ? io.inputOrigin ?? InputOrigin(name: "stdin") : InputOrigin(name: path!)
+    }
+
+    /// Reads GeoJSON, CSV or WKT bytes already read (`read(_:layer:…)` for a path), for a command that looks at
+    /// the input's format before it reads it; the same checks, batches and errors.
+    /// - Parameters:
+    ///   - data: The input's bytes.
+    ///   - origin: How messages name the input.
+    ///   - inputSpatialReference: `--in-srs`/`--from`: the spatial reference of CSV/WKT coordinates.
+    ///   - defaultXYSpatialReference: Used for CSV `x,y` columns and WKT when `inputSpatialReference` is nil.
+    ///   - csv: What to keep of CSV input, and the batch size.
+    ///   - progress: Where to show how far reading has come.
+    ///   - batch: With `csv.batchSize`: receives the features a batch at a time.
+    /// - Throws: As `read(_:layer:inputSpatialReference:defaultXYSpatialReference:io:csv:progress:batch:)`.
+    static func read(
+        _ data: Data, origin: InputOrigin, inputSpatialReference: SpatialReference?,
+        defaultXYSpatialReference: SpatialReference?, csv: CSVOptions = CSVOptions(), progress: ProgressLine? = nil,
+        batch: (FeatureInput) throws(CommandError) -> Void = { _ throws(CommandError) in }
+    ) throws(CommandError) -> FeatureInput {
+        let name = origin.name
         progress?.begin("parsing", unit: "bytes", total: data.count)
+        if let size = csv.batchSize, InputFormat.sniff(data) == .geoJSON, !GeoJSONSequence.startsWithSeparator(data) {
+            if let sr = inputSpatialReference, sr != .wgs84 {
+                throw .usage("GeoJSON coordinates are WGS84 longitude/latitude (RFC 7946); --in-srs \(sr.definition) does not apply")
+            }
+            if let read = try readGeoJSONBatches(data, origin: origin, size: size, progress: progress, batch: batch) {
+                return read
+            }  // (else newline-delimited GeoJSON: read whole below, then handed over in batches)
+        }
         var input = try parse(data, origin: origin, inputSpatialReference: inputSpatialReference,
                               defaultXYSpatialReference: defaultXYSpatialReference, csv: csv, progress: progress,
                               batch: batch)
@@ -122,13 +155,13 @@ struct FeatureInput {
             }
             if input.spatialReference.isGeographic {
                 for (i, feature) in input.features.enumerated() {
-                    if let c = feature.geometry?.coordinates.first(where: { !(abs($0.y) <= 90) }) {
-                        throw .failure("\(input.labels[i]): latitude \(c.y) is outside -90…90")
+                    if let g = feature.geometry, let problem = ReadBack.longitudeLatitudeProblem(g) {
+                        throw .failure("\(input.labels[i]): \(problem)")
                     }
                 }
             }
         }
-        // GeoJSON and WKT are parsed whole; their features are then handed over in batches too.
+        // WKT is parsed whole; its features are then handed over in batches too.
         if let size = csv.batchSize, input.format != .csv {
             var start = 0
             progress?.begin("buffering", unit: "features", total: input.features.count)
@@ -141,6 +174,55 @@ struct FeatureInput {
             input.features = []
         }
         return input
+    }
+
+    /// A GeoJSON document read in batches (`GeoJSON.forEachFeature`): at most `size` features are held at a time,
+    /// each checked (longitude/latitude) as it is read, handed to `batch` with its labels; the returned input holds
+    /// only the count. Nil for newline-delimited GeoJSON (found at its second record, before any batch was handed
+    /// over), which `GeoJSONSequence` reads.
+    private static func readGeoJSONBatches(
+        _ data: Data, origin: InputOrigin, size: Int, progress: ProgressLine?,
+        batch: (FeatureInput) throws(CommandError) -> Void
+    ) throws(CommandError) -> FeatureInput? {
+        let name = origin.name
+        var features: [Feature] = [], lines: [Int] = []
+        var count = 0, first = 0, withGeometry = false
+        func handOver() throws(CommandError) {
+            guard !features.isEmpty else { return }
+            try batch(FeatureInput(features: features, spatialReference: .wgs84,
+                                   labels: origin.labels(count: features.count, lines: lines, first: first),
+                                   format: .geoJSON))
+            first += features.count
+            features.removeAll(keepingCapacity: true)
+            lines.removeAll(keepingCapacity: true)
+        }
+        do {
+            try GeoJSON.forEachFeature(data) { feature, line, offset in
+                if let g = feature.geometry {
+                    if let problem = ReadBack.longitudeLatitudeProblem(g) {
+                        throw CommandError.failure("\(name): \(origin.place(feature: count, line: line)): \(problem)")
+                    }
+                    withGeometry = withGeometry || !g.coordinates.isEmpty
+                }
+                features.append(feature)
+                lines.append(line)
+                count += 1
+                if count & 4095 == 0 { progress?.update(offset) }
+                if features.count == size { try handOver() }
+            }
+            try handOver()
+        } catch let error as CommandError {
+            throw error
+        } catch let error as FormatError {
+            if first == 0, GeoJSONSequence.isNewlineDelimited(error) { return nil }
+            throw .failure("\(name): \(origin.relocated(error).description)")
+        } catch {
+            throw .failure("\(name): \(error)")
+        }
+        guard count > 0 else { throw .failure("\(name): the input has no features") }
+        guard withGeometry else { throw .failure("\(name): no feature has a geometry (\(count) feature(s), each null or empty)") }
+        return FeatureInput(features: [], spatialReference: .wgs84, labels: origin.labels(count: count, lines: nil),
+                            format: .geoJSON)
     }
 
     private static func parse(
@@ -203,7 +285,8 @@ struct FeatureInput {
             return (features, lines)
         }
         do {
-            return (try GeoJSON.decodeFeatures(data), nil)
+            let (features, lines) = try GeoJSON.decodeFeaturesWithLines(data)
+            return (features, lines)
         } catch where GeoJSONSequence.isNewlineDelimited(error) {
             let (features, lines) = try GeoJSONSequence.decode(data, newlineDelimited: true)
             return (features, lines)

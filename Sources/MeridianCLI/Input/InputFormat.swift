@@ -53,7 +53,11 @@ enum InputFormat: Equatable {
         }
         while i < head.count, isSpace(head[i]) { i += 1 }
         guard i < head.count else { return .unrecognized("nothing but white space") }
-        if head[i...].contains(0) { return .unrecognized("binary data (\(hexPrefix(head)))") }
+        if let nul = head[i...].firstIndex(of: 0) {
+            let line = 1 + head[..<nul].filter { $0 == 0x0A }.count
+            let column = nul - (head[..<nul].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+            return .unrecognized("binary data: a NUL byte at line \(line), column \(column) (\(hexPrefix(head)))")
+        }
         switch head[i] {
         case UInt8(ascii: "<"):
             guard let root = rootElement(head, from: i) else {
@@ -73,11 +77,31 @@ enum InputFormat: Equatable {
             let keywords: Set<String> = ["POINT", "MULTIPOINT", "LINESTRING", "MULTILINESTRING", "POLYGON",
                                          "MULTIPOLYGON", "GEOMETRYCOLLECTION", "LINEARRING"]
             if keywords.contains(word.uppercased()) { return .wkt }
+            if let unsupported = unsupportedGeometryText(head, from: i, word: word.uppercased()) { return .unrecognized(unsupported) }
             if String(bytes: head[i...], encoding: .utf8) == nil, !endsInsideCharacter(head[i...]) {
                 return .unrecognized("binary data (\(hexPrefix(head)))")
             }
             return .csv
         }
+    }
+
+    /// What the first line is when it is geometry text Meridian does not read — a curved or surface WKT type, EWKT
+    /// with an `SRID=` prefix, or hex-encoded WKB — said with what to do; `nil` for anything else (which is then read
+    /// as CSV, whose header check would only say the columns are missing).
+    private static func unsupportedGeometryText(_ head: [UInt8], from i: Int, word: String) -> String? {
+        let curved: Set<String> = ["CIRCULARSTRING", "COMPOUNDCURVE", "CURVEPOLYGON", "MULTICURVE", "MULTISURFACE",
+                                   "CURVE", "SURFACE", "TRIANGLE", "TIN", "POLYHEDRALSURFACE"]
+        let supported = "it reads POINT, MULTIPOINT, LINESTRING, MULTILINESTRING, POLYGON and MULTIPOLYGON"
+        if curved.contains(word) { return "WKT \(word) at line 1, which is not supported (\(supported))" }
+        let line = head[i...].prefix { $0 != 0x0A && $0 != 0x0D }
+        if word == "SRID", line.dropFirst(4).first == UInt8(ascii: "=") {
+            return "EWKT (a line starting SRID=) at line 1, which is not supported: remove the SRID=…; prefix and give the spatial reference with --in-srs"
+        }
+        let isHex = line.count >= 18 && line.count % 2 == 0 && line.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }
+        if isHex, line.starts(with: Array("00".utf8)) || line.starts(with: Array("01".utf8)) {
+            return "hex-encoded WKB at line 1, which is not supported: convert it to WKT or GeoJSON"
+        }
+        return nil
     }
 
     /// The name of the first element after the XML declaration, comments, processing instructions and DOCTYPE.

@@ -143,6 +143,26 @@ struct DistanceOptions: OptionGroup {
     }
 }
 
+/// `--max-vertices`: the work bound of a command that can multiply vertices (buffers, offsets, densify, generalize,
+/// simplify, geodesic shapes). The command runs under a `WorkBudget` of this many vertices, which every such
+/// engine operation asks before it works (refusing an estimate beyond it) and counts while it works.
+struct WorkLimitOptions: OptionGroup {
+    /// The most vertices the command's work may make in all.
+    @Option var maximumVertices: Int
+
+    /// The limit, applying in `modes`.
+    /// - Parameter modes: The modes whose work it bounds (all by default).
+    init(modes: Modes = .all) {
+        _maximumVertices = Option(wrappedValue: defaultMaximumVertices, "--max-vertices", as: .wholeNumber(1...Int.max),
+                                  help: "refuse work estimated at, or making, more than N vertices in all (5,000,000 is about 1 GB at the peak), checked before each operation and while it runs",
+                                  modes: modes)
+    }
+}
+
+/// The work bound of every command, and of those with `--max-vertices` when it is not given: 5 million vertices
+/// (about 1 GB at the peak: the coordinates in GEOS, in Meridian and as text).
+let defaultMaximumVertices = 5_000_000
+
 /// `--threads N`: how many threads a command working on many features may use (`Parallelism.threadCount`: the
 /// union's clusters, per-feature buffers and operations, projection, writing); every processor by default. The
 /// output is byte-identical for every N: the work is cut into pieces fixed by the input and put back in order.

@@ -50,7 +50,8 @@ public final class ProgressLine: @unchecked Sendable {
         return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
     }
 
-    /// Starts a phase: its name, what it counts and how many there are, if known (for the ETA).
+    /// Starts a phase: its name, what it counts and how many there are, if known (for the ETA). With a delay of 0
+    /// the line is drawn at once.
     /// - Parameters:
     ///   - name: What is being done, e.g. "reading".
     ///   - unit: What is counted, e.g. "points" ("" for a phase without a count).
@@ -63,6 +64,7 @@ public final class ProgressLine: @unchecked Sendable {
             count = 0
             phaseStart = Self.now()
         }
+        if delay == 0 { redraw() }  // every phase drawn at least once, however fast (MERIDIAN_PROGRESS_DELAY=0)
     }
 
     /// Sets how many of the phase's items are done (cheap: call it every few thousand items).

@@ -3,7 +3,13 @@ import Meridian
 
 /// Runs engine work, turning its errors into command failures.
 func engine<T>(_ body: () throws(EngineError) -> T) throws(CommandError) -> T {
-    do { return try body() } catch { throw .failure(error.description) }
+    do { return try body() } catch { throw .failure(describe(error)) }
+}
+
+/// An engine error as the command line says it: the work bound's refusal names the option that sets it.
+func describe(_ error: EngineError) -> String {
+    guard case .limitExceeded = error else { return error.description }
+    return error.description + " (--max-vertices; raise it to allow more)"
 }
 
 /// Engine messages name items by index ("geometry 3", "vertex 3"); users know them by the input's labels

@@ -29,10 +29,67 @@ public enum GeoJSON {
     /// - Returns: The features in document order.
     /// - Throws: `FormatError` with line/column (and feature index when inside a FeatureCollection).
     public static func decodeFeatures(_ data: Data) throws(FormatError) -> [Feature] {
-        switch try read(data) {
-        case .features(let f): return f
-        case .feature(let f): return [f]
-        case .geometry(let g, _): return [Feature(geometry: g)]
+        try decodeFeaturesWithLines(data).features
+    }
+
+    /// Reads the features of a FeatureCollection one at a time without holding them (or the single feature of a
+    /// Feature or bare geometry): `body` gets each feature, the 1-based line where its object starts, and its byte
+    /// offset (the document before it has been read; a caller reading a mapped file may give those pages back).
+    /// The checks and errors are `decodeFeatures(_:)`'s.
+    /// - Parameters:
+    ///   - data: A UTF-8 GeoJSON document.
+    ///   - body: Receives each feature in document order; what it throws ends the reading and is rethrown.
+    /// - Throws: `FormatError` (with line, column and feature index), or what `body` throws.
+    public static func forEachFeature(_ data: Data, _ body: (Feature, _ line: Int, _ offset: Int) throws -> Void) throws {
+        try withoutActuallyEscaping(body) { body in try forEachFeature(data, escaping: body) }
+    }
+
+    /// `forEachFeature(_:_:)` with `body` allowed to be stored in the reader for the reading's duration.
+    private static func forEachFeature(_ data: Data, escaping body: @escaping (Feature, Int, Int) throws -> Void) throws {
+        var thrown: (any Error)?
+        let result: Result<Document, FormatError> = data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var reader = GeoJSONReader(bytes)
+            var line = 1, counted = 0
+            reader.onFeature = { (feature, offset) throws(JSONFailure) in
+                while counted < offset {  // lines counted incrementally, as TextPosition counts them
+                    let b = bytes[counted]
+                    if b == ASCII.lineFeed || (b == ASCII.carriageReturn && (counted + 1 >= bytes.count || bytes[counted + 1] != ASCII.lineFeed)) {
+                        line += 1
+                    }
+                    counted += 1
+                }
+                do { try body(feature, line, offset) } catch {
+                    thrown = error
+                    throw JSONFailure("stopped by the caller", at: offset)
+                }
+            }
+            do throws(JSONFailure) {
+                return .success(try reader.readDocument())
+            } catch {
+                return .failure(error.formatError("GeoJSON", in: bytes))
+            }
+        }
+        if let thrown { throw thrown }
+        switch try result.get() {
+        case .features: return
+        case .feature(let f): try body(f, 1, 0)
+        case .geometry(let g, _): try body(Feature(geometry: g), 1, 0)
+        }
+    }
+
+    /// Reads features as `decodeFeatures(_:)` does, with the 1-based line where each feature's object starts (for
+    /// messages that name a feature's place; 1 for a single Feature or a bare geometry at the top).
+    /// - Parameter data: A UTF-8 GeoJSON document.
+    /// - Returns: The features in document order, and their lines.
+    /// - Throws: `FormatError` with line/column (and feature index when inside a FeatureCollection).
+    public static func decodeFeaturesWithLines(_ data: Data) throws(FormatError) -> (features: [Feature], lines: [Int]) {
+        let (document, offsets) = try read(data)
+        switch document {
+        case .features(let f):
+            return (f, data.withUnsafeBytes { TextPosition.lines(ofOffsets: offsets, in: $0.bindMemory(to: UInt8.self)) })
+        case .feature(let f): return ([f], [1])
+        case .geometry(let g, _): return ([Feature(geometry: g)], [1])
         }
     }
 
@@ -41,7 +98,7 @@ public enum GeoJSON {
     /// - Returns: The geometry, in `.wgs84`.
     /// - Throws: `FormatError`, also for a FeatureCollection, a null geometry or empty coordinates.
     public static func decodeGeometry(_ data: Data) throws(FormatError) -> Geometry {
-        let document = try read(data)
+        let document = try read(data).document
         switch document {
         case .geometry(let g?, _): return g
         case .feature(let f):
@@ -167,12 +224,14 @@ public enum GeoJSON {
         case geometry(Geometry?, (line: Int, column: Int))
     }
 
-    private static func read(_ data: Data) throws(FormatError) -> Document {
-        let result: Result<Document, FormatError> = data.withUnsafeBytes { raw in
+    /// The document, and the byte offset of each feature of a FeatureCollection.
+    private static func read(_ data: Data) throws(FormatError) -> (document: Document, featureOffsets: [Int]) {
+        let result: Result<(Document, [Int]), FormatError> = data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             var reader = GeoJSONReader(bytes)
             do throws(JSONFailure) {
-                return .success(try reader.readDocument())
+                let document = try reader.readDocument()
+                return .success((document, reader.featureOffsets))
             } catch {
                 return .failure(error.formatError("GeoJSON", in: bytes))
             }
@@ -196,6 +255,10 @@ public enum GeoJSON {
         var positionLevel: Int?
         /// The deepest level at which an array of arrays (or an empty array) was found.
         var maxContainerLevel = -1
+        /// The byte offset of each feature object of the FeatureCollection read (none when `onFeature` takes them).
+        var featureOffsets: [Int] = []
+        /// When set, each feature of a FeatureCollection goes here (with its byte offset) instead of being kept.
+        var onFeature: ((Feature, Int) throws(JSONFailure) -> Void)?
 
         init(_ bytes: UnsafeBufferPointer<UInt8>) {
             scanner = JSONScanner(bytes)
@@ -330,7 +393,19 @@ public enum GeoJSON {
             var features: [Feature] = []
             var first = true
             var index = 0
+            featureOffsets = []
             while try scanner.nextElement(first: &first) {
+                let offset = scanner.position
+                if let onFeature {
+                    let feature: Feature
+                    do { feature = try readFeature() } catch {
+                        throw JSONFailure(error.message, at: error.offset, feature: error.feature ?? index)
+                    }
+                    try onFeature(feature, offset)
+                    index += 1
+                    continue
+                }
+                featureOffsets.append(offset)
                 do {
                     features.append(try readFeature())
                 } catch {

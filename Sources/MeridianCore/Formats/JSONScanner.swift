@@ -53,6 +53,27 @@ enum TextPosition {
         }
         return (line, column)
     }
+
+    /// The 1-based lines of ascending byte offsets, in one pass (line ends as `lineAndColumn(ofOffset:in:)` counts
+    /// them).
+    static func lines(ofOffsets offsets: [Int], in bytes: UnsafeBufferPointer<UInt8>) -> [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(offsets.count)
+        var line = 1
+        var i = 0
+        for offset in offsets {
+            let end = min(max(offset, i), bytes.count)
+            while i < end {
+                let b = bytes[i]
+                if b == ASCII.lineFeed || (b == ASCII.carriageReturn && (i + 1 >= bytes.count || bytes[i + 1] != ASCII.lineFeed)) {
+                    line += 1
+                }
+                i += 1
+            }
+            result.append(line)
+        }
+        return result
+    }
 }
 
 /// Byte values of the ASCII characters the scanners look for.

@@ -161,7 +161,8 @@ public enum WKT {
     }
 
     /// Appends one polygon part as WKT writes it inside `POLYGON`/`MULTIPOLYGON`: `((x y, …), (x y, …))`, the
-    /// shell and then the holes, for writing a multipolygon part by part.
+    /// shell and then the holes, each closed (the reader refuses an open ring), for writing a multipolygon part by
+    /// part.
     /// - Parameters:
     ///   - part: The part.
     ///   - hasZ: Whether to write a third number per vertex (true only when every vertex has one).
@@ -170,7 +171,7 @@ public enum WKT {
         out.append(UInt8(ascii: "("))
         for (i, ring) in part.rings.enumerated() {
             if i > 0 { out.append(", " as StaticString) }
-            writeSequence(ring, hasZ: hasZ, to: &out)
+            writeSequence(Polygon.closed(ring), hasZ: hasZ, to: &out)
         }
         out.append(UInt8(ascii: ")"))
     }

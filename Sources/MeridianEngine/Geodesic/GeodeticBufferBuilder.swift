@@ -169,9 +169,11 @@ final class GeodeticBufferBuilder {
                 throw .geos("geodesic buffer: could not sample a boundary curve within the deviation")
             }
             result.append(next)
+            if result.count % 1024 == 0 { try WorkBudget.produce(vertices: 1024, by: "the geodesic buffer") }
             current = next
             h = step
         }
+        try WorkBudget.produce(vertices: result.count % 1024, by: "the geodesic buffer")
         return result
     }
 
@@ -234,7 +236,8 @@ final class GeodeticBufferBuilder {
     /// 0.03 here (`LocalCircleMetric.maximumSkew`). n is the smallest count with r·(1 − cos(π/n))·(1 + 2·ϑ·tan φ)
     /// within 0.8 × the tolerance (the adaptive path's acceptance), and at least 8; `SmallCircleSeriesTests`
     /// measures the resulting deviation exactly.
-    func evenlySpacedCircle(center: Coordinate, radius: Double) -> [Coordinate]? {
+    /// The vertices are counted against the `WorkBudget` before they are made.
+    func evenlySpacedCircle(center: Coordinate, radius: Double) throws(EngineError) -> [Coordinate]? {
         guard frame.isIdentity, frame.geographicOutput,
               let metric = LocalCircleMetric(center: center, radius: radius, ellipsoid: geod.ellipsoid)
         else { return nil }
@@ -245,8 +248,9 @@ final class GeodeticBufferBuilder {
                                              tolerance: min(1e-5, 0.05 * tolerance))
         else { return nil }
         let allowed = accept / (radius * (1 + 2 * metric.skew))
-        let count = allowed >= 1 ? 8 : max(8, Int((Double.pi / acos(1 - allowed)).rounded(.up)))
-        let ring = series.ring(vertexCount: count)
+        let exact = allowed >= 1 ? 8 : max(8, (Double.pi / acos(1 - allowed)).rounded(.up))
+        try WorkBudget.produce(vertices: Int(min(exact, 1e15)), by: "the geodesic buffer")
+        let ring = series.ring(vertexCount: Int(exact))
         guard ring.allSatisfy({ $0.x > -180 && $0.x < 180 }), isStrictlyConvexLoop(ring) else { return nil }
         return ring
     }
@@ -273,7 +277,7 @@ final class GeodeticBufferBuilder {
 
     /// The geodesic circle of radius `radius` m around `center`, through the given mandatory azimuths.
     func circle(center: Coordinate, radius: Double, mandatory azimuths: [Double]) throws(EngineError) -> SampledCircle {
-        if azimuths.isEmpty, let ring = evenlySpacedCircle(center: center, radius: radius) {
+        if azimuths.isEmpty, let ring = try evenlySpacedCircle(center: center, radius: radius) {
             let n = ring.count - 1
             return SampledCircle(samples: ring.enumerated().map { k, c in
                 CurveSample(u: 360 * Double(k) / Double(n), ll: c, out: c)

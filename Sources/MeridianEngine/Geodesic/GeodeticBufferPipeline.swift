@@ -58,7 +58,7 @@ struct GeodeticBufferPipeline {
         for (i, g) in gs.enumerated() {
             try WorkBudget.check()
             let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: tolerances[i])
-            if let circle = Self.smallCircleBuffer(g, distance: distancesInMeters[i], builder: builder) {
+            if let circle = try Self.smallCircleBuffer(g, distance: distancesInMeters[i], builder: builder) {
                 polygons.append(circle)
                 continue
             }
@@ -226,13 +226,13 @@ struct GeodeticBufferPipeline {
     /// of ±180° written in that same lon/lat (`GeodeticBufferBuilder.evenlySpacedCircle`): a strictly convex ring,
     /// valid as it is, so it needs neither GEOS nor the union's vertex checks. `nil` for anything else.
     static func smallCircleBuffer(_ geometry: Geometry, distance: Double, builder: GeodeticBufferBuilder)
-        -> Polygon?
+        throws(EngineError) -> Polygon?
     {
         guard case .point(let point) = geometry, point.spatialReference == builder.frame.computeSR,
               abs(point.coordinate.y) < 90
         else { return nil }
         let center = Coordinate(x: normalizedLongitude(point.coordinate.x), y: point.coordinate.y)
-        guard let ring = builder.evenlySpacedCircle(center: center, radius: abs(distance)) else { return nil }
+        guard let ring = try builder.evenlySpacedCircle(center: center, radius: abs(distance)) else { return nil }
         return Polygon(shell: ring, spatialReference: builder.frame.outputSR)
     }
 }

@@ -266,6 +266,7 @@ private struct GeodesicShape {
             throw .invalidArgument("maxPointCount must be at most \(Self.pointLimit), got \(maxPointCount)")
         }
         cap = max(10, maxPointCount)
+        try WorkBudget.admit(vertices: Double(cap), for: "the geodesic shape")  // it makes at most `cap` vertices
         self.sweep = sweep
     }
 

@@ -71,8 +71,10 @@ extension GeometryEngine {
 
     /// The geodesic length of a geometry on its spatial reference's ellipsoid: the sum of its edges, each taken as
     /// the shortest geodesic between its vertices. Polylines: the length of all parts; polygons and envelopes: the
-    /// perimeter of every ring (holes included; for longitude/latitude polygons split at ±180° the edges along the
-    /// antimeridian count too); points: 0.
+    /// perimeter of every ring (holes included); points: 0. A longitude/latitude polygon's edges lying on ±180° are
+    /// cuts, not boundary (RFC 7946 §3.1.9, as `geodeticBuffer` writes a buffer crossing the antimeridian and reads
+    /// a polygon's): they do not count, so a circle split there has the perimeter of the whole circle (edges along
+    /// ±90° have no length anyway).
     /// - Parameters:
     ///   - geometry: A geometry in a geographic or projected spatial reference.
     ///   - lengthUnit: The unit of the result (default meters).
@@ -91,8 +93,22 @@ extension GeometryEngine {
         case .polyline:
             for path in try geodeticVertices(of: g, in: frame) { meters += frame.geodesic.pathLength(path) }
         case .polygon, .envelope:
-            for ring in try geodeticVertices(of: g, in: frame) {
-                meters += frame.geodesic.pathLength(Polygon.closed(ring))
+            let planar: [[Coordinate]] = switch g {
+            case .polygon(let p) where g.spatialReference.isGeographic: p.rings
+            case .envelope(let e) where g.spatialReference.isGeographic: e.polygon.rings
+            default: []
+            }
+            for (k, ring) in try geodeticVertices(of: g, in: frame).enumerated() {
+                let closed = Polygon.closed(ring)
+                guard planar.indices.contains(k) else {
+                    meters += frame.geodesic.pathLength(closed)
+                    continue
+                }
+                // Edges on ±180° (both ends at the same ±180 longitude in the input's own coordinates) are cuts.
+                let input = Polygon.closed(planar[k])
+                for i in 0..<(closed.count - 1) where !(abs(input[i].x) == 180 && input[i].x == input[i + 1].x) {
+                    meters += frame.geodesic.distance(closed[i], closed[i + 1])
+                }
             }
         }
         return LinearUnit.meters.convert(meters, to: lengthUnit)
@@ -230,6 +246,7 @@ extension GeometryEngine {
                 guard budget > 0 else {
                     throw .invalidDistance("a maximum segment length of \(maxSegmentLength) \(lengthUnit) would create more than 10 million vertices")
                 }
+                try WorkBudget.produce(vertices: n, by: "geodesic densify")
                 var added: [Coordinate] = []
                 for k in 1..<n {
                     var c = line.position(line.length * Double(k) / Double(n)).coordinate

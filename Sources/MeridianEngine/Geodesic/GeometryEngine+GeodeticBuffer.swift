@@ -116,10 +116,38 @@ extension GeometryEngine {
             try validate(geodeticDistance: d, for: g, index: i, geodesic: frame.geodesic)
             distancesInMeters.append(d)
         }
+        // A union admits each buffer on its own and counts only its result (its pieces are dissolved as it goes);
+        // separate buffers are admitted together and counted as they are made.
+        let estimates = gs.indices.map {
+            estimatedGeodeticBufferVertices(gs[$0], distance: distancesInMeters[$0], tolerance: tolerances[$0])
+        }
+        try WorkBudget.admit(vertices: shouldUnion ? estimates.max() ?? 0 : estimates.reduce(0, +),
+                             for: shouldUnion ? "a geodesic buffer of the union" : "the geodesic buffer")
         let pipeline = GeodeticBufferPipeline(frame: frame, context: context, geometries: gs,
                                               distances: distancesInMeters, tolerances: tolerances)
-        if shouldUnion { return [try pipeline.union(mergingPolygons: mergingPolygons)] }
+        if shouldUnion {
+            let union = try WorkBudget.uncounted { () throws(EngineError) in try pipeline.union(mergingPolygons: mergingPolygons) }
+            try WorkBudget.produce(vertices: union.vertexCount, by: "the geodesic union")
+            return [union]
+        }
         return try pipeline.buffers(seedingLines: seedingLines)
+    }
+
+    /// About how many vertices a geodesic buffer makes (`WorkBudget.admit(vertices:for:)` asks before the work): a
+    /// circle of `distance` whose chords stay within 0.8 × `tolerance` of it, π/acos(1 − 0.8·tolerance/distance)
+    /// vertices, around each point; half such a circle and two offset vertices for each vertex of a line or ring.
+    /// - Parameters:
+    ///   - g: The geometry.
+    ///   - distance: The buffer distance, meters.
+    ///   - tolerance: The deviation allowed, meters.
+    static func estimatedGeodeticBufferVertices(_ g: Geometry, distance: Double, tolerance: Double) -> Double {
+        let ratio = min(1, 0.8 * tolerance / max(abs(distance), 1e-300))
+        let circle = max(8, Double.pi / acos(1 - ratio))
+        let n = Double(g.coordinates.count)
+        switch g {
+        case .point, .multipoint: return n * circle
+        case .polyline, .polygon, .envelope: return n * (circle / 2 + 2)
+        }
     }
 
     /// The smallest non-zero geodesic buffer distance in meters, 1 µm: a thousand times the ground resolution of

@@ -264,6 +264,7 @@ enum SeededLineBuffer {
         func placed(_ seeds: ArraySlice<Coordinate>) throws(EngineError)
             -> (ring: [BoundaryVertex], largestMove: Double)?
         {
+            try WorkBudget.produce(vertices: seeds.count, by: "the geodesic buffer")
             var ring: [BoundaryVertex] = []
             ring.reserveCapacity(seeds.count)
             var largestMove = 0.0
@@ -386,14 +387,22 @@ private struct SegmentGrid {
     private let columns: Int, rows: Int
     private var cells: [[Int32]]
 
+    /// A grid of cells of `cell` or more (doubled until both the cells and the segments' entries in them number at
+    /// most `SegmentGrid.entryLimit(segments:)`): a long diagonal line buffered by a short distance once asked for
+    /// 5 × 10¹⁰ cells of half a metre (393 GB, issue 25); queries stay correct with larger cells, only slower.
     init(_ points: [(x: Double, y: Double)], cell: Double) {
         self.points = points
-        self.cell = cell
         minX = points.map(\.x).min()!
         minY = points.map(\.y).min()!
         let maxX = points.map(\.x).max()!, maxY = points.map(\.y).max()!
-        columns = max(1, Int(((maxX - minX) / cell).rounded(.down)) + 1)
-        rows = max(1, Int(((maxY - minY) / cell).rounded(.down)) + 1)
+        let limit = Self.entryLimit(segments: points.count - 1)
+        var size = max(cell, 1e-9, max(maxX - minX, maxY - minY) / 1e9)
+        while Self.gridCells(maxX - minX, maxY - minY, size) > limit || Self.entries(points, size, minX, minY) > limit {
+            size *= 2
+        }
+        self.cell = size
+        columns = Int(((maxX - minX) / size).rounded(.down)) + 1
+        rows = Int(((maxY - minY) / size).rounded(.down)) + 1
         cells = Array(repeating: [], count: columns * rows)
         for i in 0..<(points.count - 1) {
             let a = points[i], b = points[i + 1]
@@ -401,6 +410,28 @@ private struct SegmentGrid {
             let r0 = row(min(a.y, b.y)), r1 = row(max(a.y, b.y))
             for r in r0...r1 { for c in c0...c1 { cells[r * columns + c].append(Int32(i)) } }
         }
+    }
+
+    /// The most cells, and the most segment entries in cells, a grid may have: 16 per segment, at least 4,096.
+    static func entryLimit(segments: Int) -> Double { Double(max(4096, 16 * segments)) }
+
+    /// The cells of a grid of `size` over a `width` × `height` box.
+    private static func gridCells(_ width: Double, _ height: Double, _ size: Double) -> Double {
+        ((width / size).rounded(.down) + 1) * ((height / size).rounded(.down) + 1)
+    }
+
+    /// The entries segments would make in a grid of `size` (each goes into every cell of its bounding box).
+    private static func entries(_ points: [(x: Double, y: Double)], _ size: Double, _ minX: Double, _ minY: Double)
+        -> Double
+    {
+        var total = 0.0
+        for i in 0..<(points.count - 1) {
+            let a = points[i], b = points[i + 1]
+            let columns = ((max(a.x, b.x) - minX) / size).rounded(.down) - ((min(a.x, b.x) - minX) / size).rounded(.down) + 1
+            let rows = ((max(a.y, b.y) - minY) / size).rounded(.down) - ((min(a.y, b.y) - minY) / size).rounded(.down) + 1
+            total += columns * rows
+        }
+        return total
     }
 
     private func column(_ x: Double) -> Int { min(columns - 1, max(0, Int(((x - minX) / cell).rounded(.down)))) }

@@ -127,9 +127,16 @@ extension GeometryEngine {
             let d = distances.count == 1 ? distances[0] : distances[i]
             try validate(distance: d, for: g, index: i, metersPerUnit: metersPerUnit)
         }
+        // A union admits each buffer on its own (the pieces are dissolved as it goes) and counts its result; separate
+        // buffers are admitted together.
+        let estimates = gs.map { estimatedBufferVertices([$0], segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle) }
+        try WorkBudget.admit(vertices: shouldUnion ? Double(estimates.max() ?? 0) : estimates.reduce(0.0) { $0 + Double($1) },
+                             for: shouldUnion ? "a buffer of the union" : "the buffers")
         if shouldUnion, let c = PointBufferUnion.circles(gs, distances: distances, parameters: parameters) {
             // Point buffers: built directly and unioned by CircleUnion (GEOS only for degenerate configurations).
-            return [try PointBufferUnion.union(x: c.x, y: c.y, radius: c.radius, parameters: parameters, in: sr).0]
+            let union = try PointBufferUnion.union(x: c.x, y: c.y, radius: c.radius, parameters: parameters, in: sr).0
+            try WorkBudget.produce(vertices: union.vertexCount, by: "the union of the buffers")
+            return [union]
         }
         let distanceOf: @Sendable (Int) -> Double = { [distances] i in distances.count == 1 ? distances[0] : distances[i] }
         if !shouldUnion {
@@ -156,7 +163,33 @@ extension GeometryEngine {
             }
             buffers.append(try input.buffer(d, params))
         }
-        return [try context.polygon(try context.unaryUnion(of: buffers), in: sr)]
+        let union = try context.polygon(try context.unaryUnion(of: buffers), in: sr)
+        try WorkBudget.produce(vertices: union.vertexCount, by: "the union of the buffers")
+        return [union]
+    }
+
+    /// About how many vertices planar buffers of these geometries have, without computing them (what
+    /// `WorkBudget.admit(vertices:for:)` is asked before buffering): a circle of 4·`segmentsPerQuarterCircle` + 1
+    /// vertices per point, per line part and per polygon part, and two offset vertices per input vertex.
+    /// - Parameters:
+    ///   - geometries: The geometries to buffer.
+    ///   - segmentsPerQuarterCircle: Chords per quarter circle (`BufferParameters`).
+    /// - Returns: The estimate (`Int.max` when it overflows).
+    public static func estimatedBufferVertices(_ geometries: [Geometry], segmentsPerQuarterCircle: Int) -> Int {
+        let circle = 4 * segmentsPerQuarterCircle + 1
+        var total = 0
+        for g in geometries {
+            let n: Int
+            switch g {
+            case .point: n = circle
+            case .multipoint(let m): n = m.coordinates.count.multipliedReportingOverflow(by: circle).partialValue
+            case .polyline(let l): n = 2 * g.coordinates.count + l.parts.count * circle
+            case .polygon(let p): n = 2 * g.coordinates.count + p.parts.count * circle
+            case .envelope: n = 8 + circle
+            }
+            total = total.addingReportingOverflow(n).overflow ? Int.max : total + n
+        }
+        return total
     }
 
     /// Geometries buffered one by one with GEOS, in runs of at least `buffersPerRun` shared between
@@ -179,6 +212,7 @@ extension GeometryEngine {
                     throw .invalidGeometry(reason: "geometry \(i): \(reason)")
                 }
                 result.append(try context.polygon(try input.buffer(distance(i), params), in: sr))
+                try WorkBudget.produce(vertices: result[result.count - 1].vertexCount, by: "the buffers")
             }
             return result
         }

@@ -142,7 +142,29 @@ extension GeometryEngine {
         case .point, .multipoint: return g
         default: break
         }
-        return try GEOSContext().unary(g) { ref throws(EngineError) in try ref.densified(maxSegmentLength) }
+        try WorkBudget.admit(vertices: densifiedVertexCount(g, maxSegmentLength: maxSegmentLength), for: "densify")
+        let result = try GEOSContext().unary(g) { ref throws(EngineError) in try ref.densified(maxSegmentLength) }
+        try WorkBudget.produce(vertices: result.coordinates.count, by: "densify")
+        return result
+    }
+
+    /// The vertices `densify` makes: each segment becomes ⌈length / maxSegmentLength⌉ pieces (as GEOS splits it),
+    /// counted in floating point so that an absurd request is said as it is.
+    static func densifiedVertexCount(_ g: Geometry, maxSegmentLength: Double) -> Double {
+        let paths: [[Coordinate]] = switch g {
+        case .polyline(let l): l.parts
+        case .polygon(let p): p.parts.flatMap(\.rings)
+        case .envelope(let e): e.polygon.parts.flatMap(\.rings)
+        case .point, .multipoint: [g.coordinates]
+        }
+        var total = 0.0
+        for path in paths {
+            total += 1
+            for (a, b) in zip(path, path.dropFirst()) {
+                total += max(1, (hypot(b.x - a.x, b.y - a.y) / maxSegmentLength).rounded(.up))
+            }
+        }
+        return total
     }
 
     /// Removes vertices with the Douglas–Peucker algorithm (ArcGIS `generalize(_:maxDeviation:removeDegenerateParts:)`;
@@ -189,6 +211,7 @@ extension GeometryEngine {
         default: break
         }
         let result = try GEOSContext().unary(g) { ref throws(EngineError) in try ref.simplified(maxDeviation, "generalize") }
+        try WorkBudget.produce(vertices: result.coordinates.count, by: "generalize")
         guard removeDegenerateParts, case .polyline(let line) = result else { return result }
         let parts = line.parts.filter { part in part.contains { $0.x != part[0].x || $0.y != part[0].y } }
         return .polyline(Polyline(parts: parts, spatialReference: line.spatialReference))
@@ -211,6 +234,7 @@ extension GeometryEngine {
     }
 
     private static func simplified(_ g: Geometry) throws(EngineError) -> Geometry {
+        try WorkBudget.produce(vertices: g.coordinates.count, by: "simplify")  // it makes at most as many
         switch g {
         case .point: return g
         case .multipoint(let m):
@@ -230,6 +254,26 @@ extension GeometryEngine {
             let valid = try ref.madeValid("simplify")
             return .polygon(try context.polygon(valid, in: g.spatialReference))
         }
+    }
+
+    /// Refuses an offset distance that dwarfs the geometry: the result's coordinates are about M + |d| (M the
+    /// largest coordinate), where doubles step by ulp(M + |d|), and a geometry whose extent is under 1,000 such
+    /// steps collapses there (a 10-unit square offset by 1e300 in a unit of 1e-300 m, which the Earth bound lets
+    /// through, gave a pentagon). The same 1,000 steps as the command line's rule for buffer distances too fine
+    /// for the coordinates.
+    static func requireResolved(_ g: Geometry, atOffset distance: Double) throws(EngineError) {
+        var xMin = Double.infinity, xMax = -Double.infinity, yMin = Double.infinity, yMax = -Double.infinity
+        for c in g.coordinates {
+            xMin = min(xMin, c.x)
+            xMax = max(xMax, c.x)
+            yMin = min(yMin, c.y)
+            yMax = max(yMax, c.y)
+        }
+        let extent = max(xMax - xMin, yMax - yMin)
+        guard extent > 0, extent.isFinite else { return }
+        let scale = max(abs(xMin), abs(xMax), abs(yMin), abs(yMax)) + abs(distance)
+        guard extent < 1000 * scale.ulp else { return }
+        throw .invalidArgument("the offset distance \(distance) dwarfs the geometry: its extent, \(extent), is under 1,000 steps of a double at the result's coordinates (about \(scale), where doubles step by \(scale.ulp))")
     }
 
     /// A geometry at a constant distance from a polyline or polygon (ArcGIS
@@ -260,6 +304,11 @@ extension GeometryEngine {
     ) throws(EngineError) -> Geometry {
         let g = geometry.geometry
         guard distance != 0, distance.isFinite else { throw .invalidArgument("the offset distance must be non-zero and finite, got \(distance)") }
+        // As for buffers: no planar distance beyond half the Earth's circumference (1e300 gave a pentagon).
+        guard abs(distance) * (g.spatialReference.unit?.metersPerUnit ?? 1) <= maximumBufferDistance else {
+            throw .invalidArgument("the offset distance \(distance) exceeds half the Earth's circumference")
+        }
+        try requireResolved(g, atOffset: distance)
         guard bevelRatio >= 1, bevelRatio.isFinite else { throw .invalidArgument("the bevel ratio must be at least 1, got \(bevelRatio)") }
         guard flattenError > 0, flattenError.isFinite else { throw .invalidArgument("the flatten error must be positive, got \(flattenError)") }
         // Chords per quarter circle so that r·(1 − cos(π/(4q))) ≤ flattenError, capped at 1000.
@@ -271,6 +320,8 @@ extension GeometryEngine {
         case .mitered, .squared: .mitre
         }
         let mitreLimit = offsetType == .squared ? 2.0.squareRoot() : bevelRatio
+        try WorkBudget.admit(vertices: Double(estimatedBufferVertices([g], segmentsPerQuarterCircle: quadrantSegments)),
+                             for: "the offset")
         let context = try GEOSContext()
         switch g {
         case .point, .multipoint:
@@ -283,6 +334,7 @@ extension GeometryEngine {
                                                 mitreLimit: mitreLimit)
                 if case .polyline(let l) = try context.geometry(curve, in: line.spatialReference) { parts += l.parts }
             }
+            try WorkBudget.produce(vertices: parts.reduce(0) { $0 + $1.count }, by: "the offset")
             return .polyline(Polyline(parts: parts, spatialReference: line.spatialReference))
         case .polygon, .envelope:
             let ref = try context.make(g)
@@ -291,8 +343,9 @@ extension GeometryEngine {
             let params = try GEOSBufferParameters(
                 BufferParameters(segmentsPerQuarterCircle: quadrantSegments, joinStyle: join, mitreLimit: mitreLimit),
                 context: context, "offset")
-            let grown = try ref.buffer(distance, params, "offset")
-            return .polygon(try context.polygon(grown, in: g.spatialReference))
+            let grown = try context.polygon(try ref.buffer(distance, params, "offset"), in: g.spatialReference)
+            try WorkBudget.produce(vertices: grown.vertexCount, by: "the offset")
+            return .polygon(grown)
         }
     }
 }

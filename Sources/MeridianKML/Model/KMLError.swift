@@ -9,6 +9,14 @@ public enum KMLError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The document declares entities in a DOCTYPE (`<!ENTITY …>`): refused up front, before any expansion, to
     /// rule out "billion laughs" expansion and external-entity attacks.
     case entityDeclarationsRefused(line: Int)
+    /// The document declares attribute defaults in a DOCTYPE (`<!ATTLIST …>`): refused up front, because the
+    /// parser adds every default to every element it names, checking each against all the others.
+    case attributeListDeclarationsRefused(line: Int)
+    /// An element has more attributes (namespace declarations included) than the reader accepts.
+    case tooManyAttributes(limit: Int, line: Int, column: Int)
+    /// The document is in an encoding Meridian does not read (UCS-4, UTF-7, EBCDIC, …), or its XML declaration
+    /// names its encoding in a way that could be read two ways; the text says which.
+    case unsupportedEncoding(String)
     /// The XML is well-formed but its root element is not `<kml>` (nor a bare KML feature).
     case notKML(rootElement: String)
     /// The file is not a readable ZIP archive (bad signature, broken central directory, CRC error, …).
@@ -29,8 +37,11 @@ public enum KMLError: Error, Sendable, Hashable, CustomStringConvertible {
     case fileExists(path: String)
     /// The file name has an extension other than `.kml` or `.kmz`.
     case unsupportedExtension(path: String)
-    /// A local icon file referenced by the document does not exist or cannot be read.
-    case missingResource(href: String)
+    /// A local icon file named by a document built in code (a `file:` or absolute href) cannot be packed into a
+    /// KMZ: it does not exist, is not a regular file, cannot be read or is larger than the limit; `reason` says which.
+    case missingResource(href: String, reason: String)
+    /// Reading was stopped by the caller's `WorkBudget` (its deadline passed or it was cancelled).
+    case interrupted(String)
     /// A geometry could not be turned into KML (empty, non-finite, or not projectable to WGS84).
     case invalidGeometry(String)
 
@@ -40,6 +51,11 @@ public enum KMLError: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformedXML(let m, let l, let c): "malformed XML at line \(l), column \(c): \(m)"
         case .entityDeclarationsRefused(let l):
             "the document declares XML entities (DOCTYPE with <!ENTITY> at line \(l)); refused to prevent entity-expansion attacks"
+        case .attributeListDeclarationsRefused(let l):
+            "the document declares attribute defaults (DOCTYPE with <!ATTLIST> at line \(l)); refused, as KML needs none"
+        case .tooManyAttributes(let limit, let l, let c):
+            "an element at line \(l), column \(c) has more than \(limit) attributes, the most one element may have"
+        case .unsupportedEncoding(let what): "unsupported encoding: \(what)"
         case .notKML(let r): "not a KML document: the root element is <\(r)>"
         case .corruptArchive(let p, let r): "\(p) is not a readable KMZ/ZIP archive: \(r)"
         case .noKMLInArchive(let p, let e):
@@ -52,8 +68,9 @@ public enum KMLError: Error, Sendable, Hashable, CustomStringConvertible {
         case .io(let p, let r): "\(p): \(r)"
         case .fileExists(let p): "\(p) already exists (overwriting was not requested)"
         case .unsupportedExtension(let p): "\(p): expected a .kml or .kmz file name"
-        case .missingResource(let h): "the icon file \(h) does not exist or cannot be read"
+        case .missingResource(let h, let r): "the icon file \(h) cannot be packed: \(r)"
         case .invalidGeometry(let m): "invalid geometry: \(m)"
+        case .interrupted(let m): "reading was stopped: \(m)"
         }
     }
 }

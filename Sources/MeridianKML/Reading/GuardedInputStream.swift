@@ -1,7 +1,12 @@
 import Foundation
+import MeridianEngine
 
 /// An input stream for `XMLParser` that pulls bytes from a reader function (a file, a buffer, a ZIP entry) and
-/// refuses documents whose prolog declares entities (see `XMLPrologGuard`) before the parser sees a byte.
+/// refuses, before the parser sees a byte of them, documents whose prolog declares entities or attribute defaults
+/// or names an encoding Meridian does not read (see `XMLPrologGuard`), and chunks `MarkupScanner` refuses.
+///
+/// Each chunk also checks the caller's `WorkBudget` (if any): a server reading a document under a deadline stops
+/// within one chunk's parsing of it, however long the whole parse would take.
 final class GuardedInputStream: InputStream {
     /// Reads up to `count` bytes into the buffer; returns the count read, 0 at the end, or throws.
     typealias Reader = (UnsafeMutablePointer<UInt8>, Int) throws(KMLError) -> Int
@@ -16,13 +21,17 @@ final class GuardedInputStream: InputStream {
     /// How many bytes were handed to the parser.
     private(set) var bytesDelivered: UInt64 = 0
     private var validator: UTF8Validator?
-    private var instructions = EmptyProcessingInstructionScanner()
+    private var markup = MarkupScanner(layout: .bytes, startsWithDeclaration: false)
 
     /// The largest prolog inspected before the root element must have started.
     static let maximumPrologBytes = 1 << 20
     /// The bytes read for the first inspection of the prolog (most prologs are a few hundred bytes; longer ones are
     /// read in doubling steps). Whatever follows the prolog goes from the reader to the parser without a copy.
     static let firstPullBytes = 4096
+    /// The most bytes handed to the parser at a time. After the parser's first error the stream stops
+    /// (`stop()`), so at most this many bytes are parsed in libxml2's recovery mode, where the parser's view of
+    /// the markup could part from `MarkupScanner`'s.
+    static let maximumChunkBytes = 64 << 10
 
     init(reader: @escaping Reader) {
         self.reader = reader
@@ -31,9 +40,15 @@ final class GuardedInputStream: InputStream {
 
     override func open() {}
     override func close() {}
-    override var hasBytesAvailable: Bool { failure == nil && (!finished || pendingOffset < pending.count) }
+    override var hasBytesAvailable: Bool { failure == nil && !stopped && (!finished || pendingOffset < pending.count) }
     override var streamStatus: Stream.Status { failure != nil ? .error : .open }
     override var streamError: Error? { failure }
+    /// Whether the reader stopped delivering bytes (`stop()`).
+    private var stopped = false
+
+    /// Delivers no more bytes: the parser sees the end of the input at its next read. Called when parsing is
+    /// abandoned (an error, or the handler has read enough), so that nothing more is read, inflated or parsed.
+    func stop() { stopped = true }
 
     /// Reads up to `count` more bytes into `pending`, without zero-filling a buffer first.
     private func pull(_ count: Int) throws(KMLError) -> Int {
@@ -58,8 +73,11 @@ final class GuardedInputStream: InputStream {
             switch XMLPrologGuard.inspect(pending, isComplete: finished) {
             case .safe:
                 if XMLPrologGuard.isUTF8(pending) { validator = UTF8Validator() }
+                let (layout, declaration) = try XMLPrologGuard.layout(of: pending)
+                markup = MarkupScanner(layout: layout, startsWithDeclaration: declaration)
                 return
             case .refused(let line): throw .entityDeclarationsRefused(line: line)
+            case .refusedAttributeDefaults(let line): throw .attributeListDeclarationsRefused(line: line)
             case .needMore:
                 guard pending.count < Self.maximumPrologBytes else {
                     throw .malformedXML(message: "the XML prolog (before the root element) exceeds 1 MiB", line: 1, column: 1)
@@ -72,12 +90,11 @@ final class GuardedInputStream: InputStream {
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         guard failure == nil else { return -1 }
+        if stopped { return 0 }
         do throws(KMLError) {
-            let n = try deliver(buffer, maxLength: len)
-            if n > 0, !instructions.scan(buffer, count: n) {
-                throw .malformedXML(message: "processing instruction without data (<?name?>) not supported",
-                                    line: instructions.line, column: instructions.column)
-            }
+            do { try WorkBudget.check() } catch { throw .interrupted(error.description) }
+            let n = try deliver(buffer, maxLength: min(len, Self.maximumChunkBytes))
+            try markup.scan(buffer, count: n)
             if validator != nil {
                 if !validator!.validate(buffer, count: n) || (n == 0 && validator!.isIncomplete) {
                     throw .malformedXML(message: "invalid UTF-8 byte sequence", line: validator!.line,
@@ -111,65 +128,5 @@ final class GuardedInputStream: InputStream {
             bytesDelivered += UInt64(n)
             return n
         }
-    }
-}
-
-/// Finds processing instructions without data (`<?name?>`) outside comments and CDATA sections, chunk by chunk.
-///
-/// libxml2 reports such an instruction with a null data pointer, on which FoundationXML's `XMLParser` crashes
-/// (SIGSEGV in `_NSXMLParserProcessingInstruction`, found by fuzzing), so Meridian refuses the document first.
-/// NUL bytes are skipped, so that UTF-16 and UCS-4 documents are scanned too (XML allows no NUL character).
-struct EmptyProcessingInstructionScanner {
-    private enum State {
-        case text, open, commentOpen(Int), cdataOpen(Int), comment(Int), cdata(Int), name, nameEnd, body, bodyEnd
-    }
-    private var state = State.text
-    /// 1-based line of the last byte scanned (at a refusal: of the instruction's end).
-    private(set) var line = 1
-    /// 1-based byte column of the last byte scanned.
-    private(set) var column = 0
-
-    private static let cdataOpener = Array("<![CDATA[".utf8)
-
-    /// Scans the next chunk; returns `false` when it completes a processing instruction without data.
-    mutating func scan(_ p: UnsafePointer<UInt8>, count: Int) -> Bool {
-        for i in 0..<count {
-            let b = p[i]
-            if b == 0 { continue }
-            if b == 0x0A { line += 1; column = 0 } else { column += 1 }
-            switch state {
-            case .text:
-                if b == UInt8(ascii: "<") { state = .open }
-            case .open:
-                state = b == UInt8(ascii: "?") ? .name : b == UInt8(ascii: "!") ? .commentOpen(2)
-                    : b == UInt8(ascii: "<") ? .open : .text
-            case .commentOpen(let k):
-                if k == 2, b == UInt8(ascii: "[") { state = .cdataOpen(3) }
-                else if b == UInt8(ascii: "-") { state = k == 3 ? .comment(0) : .commentOpen(k + 1) }
-                else { state = b == UInt8(ascii: "<") ? .open : .text }
-            case .cdataOpen(let k):
-                if b == Self.cdataOpener[k] { state = k + 1 == Self.cdataOpener.count ? .cdata(0) : .cdataOpen(k + 1) }
-                else { state = b == UInt8(ascii: "<") ? .open : .text }
-            case .comment(let k):
-                state = b == UInt8(ascii: "-") ? .comment(min(k + 1, 2)) : (b == UInt8(ascii: ">") && k == 2) ? .text : .comment(0)
-            case .cdata(let k):
-                state = b == UInt8(ascii: "]") ? .cdata(min(k + 1, 2)) : (b == UInt8(ascii: ">") && k == 2) ? .text : .cdata(0)
-            case .name:
-                if b == UInt8(ascii: "?") { state = .nameEnd }
-                else if b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A { state = .body }
-            case .nameEnd:
-                if b == UInt8(ascii: ">") { return false }
-                state = b == UInt8(ascii: "?") ? .nameEnd : .name
-            case .body:
-                // A "<" inside an instruction's data restarts the scan there: libxml2 recovers from a malformed
-                // instruction (e.g. a broken XML declaration) without taking its "?>" as this scanner would, and
-                // then reports a later "<?name?>" with null data (found by fuzzing after 828,421 executions).
-                if b == UInt8(ascii: "?") { state = .bodyEnd } else if b == UInt8(ascii: "<") { state = .open }
-            case .bodyEnd:
-                state = b == UInt8(ascii: ">") ? .text : b == UInt8(ascii: "?") ? .bodyEnd
-                    : b == UInt8(ascii: "<") ? .open : .body
-            }
-        }
-        return true
     }
 }

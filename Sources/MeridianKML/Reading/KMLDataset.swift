@@ -18,8 +18,12 @@ public struct KMLDataset: Sendable {
     public var resources: [String: Data]
     /// What was tolerated while reading (bad coordinates kept as XML, unsafe archive entries ignored, …).
     public var warnings: [String]
-    /// The file read, if any: relative local icon paths are resolved against its folder when saving a KMZ.
+    /// The file read, if any.
     public var sourceURL: URL?
+    /// Which files of the disk saving a KMZ may pack as icons: `.anywhere` for a document built in code,
+    /// `.insideFolder` (the file's own folder) for one read from a KML file, `.none` for one read from a KMZ or
+    /// from bytes. Set it to pack icons from another folder you trust.
+    public var localIconAccess: KMLLocalIconAccess
 
     /// Creates a dataset around a document (ArcGIS's `KMLDataset(rootNode:)`).
     /// - Parameter rootNode: The root document.
@@ -30,6 +34,7 @@ public struct KMLDataset: Sendable {
         resources = [:]
         warnings = []
         sourceURL = nil
+        localIconAccess = .anywhere
     }
 
     /// Reads a KML or KMZ file (ArcGIS's `KMLDataset(url:)`; KMZ recognised by its ZIP signature or `.kmz`
@@ -43,6 +48,7 @@ public struct KMLDataset: Sendable {
         let source = try KMLSource(url: url, limits: limits)
         try self.init(source: source, limits: limits)
         sourceURL = url
+        if source.archive == nil { localIconAccess = .insideFolder(url.deletingLastPathComponent()) }
     }
 
     /// Reads KML text or KMZ bytes held in memory.
@@ -67,6 +73,7 @@ public struct KMLDataset: Sendable {
             throw .malformedXML(message: "\(error)", line: 0, column: 0)
         }
         self.init(rootNode: builder.rootDocument())
+        localIconAccess = .none
         rootAttributes = builder.rootAttributes
         rootUnmodeledElements = builder.rootUnmodeled
         warnings = source.skippedEntries.map { "ignored archive entry with an unsafe path: \($0)" }
@@ -97,6 +104,8 @@ public struct KMLPlacemarkRecord: Sendable {
     public var effectiveStyle: KMLStyle?
     /// 0-based position among the file's placemarks.
     public var index: Int
+    /// The 1-based line of the file (of the KML inside a KMZ) where the placemark's start tag ends, for messages.
+    public var line: Int
 }
 
 extension KMLDataset {
@@ -109,7 +118,41 @@ extension KMLDataset {
     /// - Throws: `KMLError` for unreadable files, or what `body` throws.
     public static func forEachPlacemark(in url: URL, limits: KMZLimits = .default,
                                         _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
-        try forEachPlacemark(of: KMLSource(url: url, limits: limits), body)
+        try forEachPlacemark(of: KMLSource(url: url, limits: limits), styles: nil, body)
+    }
+
+    /// Streams the placemarks of a KML or KMZ file as `forEachPlacemark(in:limits:_:)` does, resolving their
+    /// effective styles against `styles` (all the file's shared styles, from `sharedStyles(in:limits:)`) rather
+    /// than against those read so far: exactly the styles the document tree resolves, also for a file that uses a
+    /// style before defining it, still in bounded memory.
+    /// - Parameters:
+    ///   - url: A KML or KMZ file.
+    ///   - limits: Archive limits.
+    ///   - styles: The shared styles to resolve against.
+    ///   - body: Called for each placemark in document order; return `false` to stop early.
+    /// - Throws: `KMLError` for unreadable files, or what `body` throws.
+    public static func forEachPlacemark(in url: URL, limits: KMZLimits = .default, styles: KMLStyleResolver,
+                                        _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
+        try forEachPlacemark(of: KMLSource(url: url, limits: limits), styles: styles, body)
+    }
+
+    /// Every shared style of a KML or KMZ file (each `Style` and `StyleMap` with an id, in any container), read in
+    /// bounded memory: one pass of the streaming reader that keeps only the styles.
+    /// - Parameters:
+    ///   - url: A KML or KMZ file.
+    ///   - limits: Archive limits.
+    /// - Throws: `KMLError` for unreadable files.
+    public static func sharedStyles(in url: URL, limits: KMZLimits = .default) throws -> KMLStyleResolver {
+        var decoder = KMLDecoder()
+        var resolver = KMLStyleResolver()
+        try KMLEventParser.parse(KMLSource(url: url, limits: limits).stream) { event in
+            if case .child(let e, _) = event {
+                if e.isKML("Style") { resolver.add(.style(decoder.style(e))) }
+                else if e.isKML("StyleMap") { resolver.add(.styleMap(decoder.styleMap(e))) }
+            }
+            return true
+        }
+        return resolver
     }
 
     /// Streams the placemarks of KML text or KMZ bytes held in memory, as `forEachPlacemark(in:limits:_:)`: the
@@ -122,13 +165,15 @@ extension KMLDataset {
     /// - Throws: `KMLError` for unreadable data, or what `body` throws.
     public static func forEachPlacemark(data: Data, limits: KMZLimits = .default,
                                         _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
-        try forEachPlacemark(of: KMLSource(data: data, name: "(data)", limits: limits), body)
+        try forEachPlacemark(of: KMLSource(data: data, name: "(data)", limits: limits), styles: nil, body)
     }
 
-    private static func forEachPlacemark(of source: KMLSource, _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
+    /// Streams placemarks, resolving styles against `styles` when given, else against those read so far.
+    private static func forEachPlacemark(of source: KMLSource, styles: KMLStyleResolver?,
+                                         _ body: (KMLPlacemarkRecord) throws -> Bool) throws {
         try withoutActuallyEscaping(body) { body in
             var decoder = KMLDecoder()
-            var resolver = KMLStyleResolver()
+            var resolver = styles ?? KMLStyleResolver()
             var path: [String] = []
             var named: [Bool] = []
             var index = 0
@@ -140,18 +185,19 @@ extension KMLDataset {
                 case .endContainer:
                     path.removeLast()
                     named.removeLast()
-                case .child(let e):
+                case .child(let e, let line):
                     if e.isKML("name"), let last = named.indices.last, !named[last] {
                         path[last] = KMLDecoder.content(e)
                         named[last] = true
                     } else if e.isKML("Style") {
-                        resolver.add(.style(decoder.style(e)))
+                        if styles == nil { resolver.add(.style(decoder.style(e))) }
                     } else if e.isKML("StyleMap") {
-                        resolver.add(.styleMap(decoder.styleMap(e)))
+                        if styles == nil { resolver.add(.styleMap(decoder.styleMap(e))) }
                     } else if e.isKML("Placemark") {
                         let p = decoder.placemark(e)
                         let record = KMLPlacemarkRecord(placemark: p, folderPath: Array(path.dropFirst()),
-                                                        effectiveStyle: resolver.effectiveStyle(for: p), index: index)
+                                                        effectiveStyle: resolver.effectiveStyle(for: p), index: index,
+                                                        line: line)
                         index += 1
                         return try body(record)
                     }
@@ -198,7 +244,7 @@ struct TreeBuilder {
                 f.id = e.attribute("id")
                 stack.append(.folder(f))
             }
-        case .child(let e):
+        case .child(let e, _):
             guard var top = stack.popLast() else {
                 if e.isKML("Placemark") {
                     rootFeatures.append(.placemark(decoder.placemark(e)))

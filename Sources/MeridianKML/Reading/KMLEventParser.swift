@@ -9,8 +9,9 @@ import FoundationXML
 enum KMLParseEvent {
     /// A container starts; the element carries its name and attributes only.
     case beginContainer(KMLElement)
-    /// A complete direct child of the current container (a `Placemark`, `Style`, `name`, `NetworkLink`, …).
-    case child(KMLElement)
+    /// A complete direct child of the current container (a `Placemark`, `Style`, `name`, `NetworkLink`, …), with the
+    /// 1-based line its start tag ends on.
+    case child(KMLElement, line: Int)
     /// The current container ends.
     case endContainer
 }
@@ -28,6 +29,8 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
     private struct Frame {
         var element: KMLElement
         var isContainer: Bool
+        /// The line the element's start tag ends on (where the parser reports it).
+        var line = 0
         var text = ""
         var hasText = false
         var isSynthetic = false
@@ -46,6 +49,8 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
     /// Held strongly (the parser holds its delegate weakly, so there is no cycle): a weak reference would give
     /// the parser a side table and slow every retain and release FoundationXML makes of it in each callback.
     private var parser: XMLParser?
+    /// The input, stopped when parsing is abandoned so that nothing more is read or parsed.
+    private var stream: GuardedInputStream?
     private var sawRoot = false
 
     /// Deepest element nesting accepted (libxml2's own default limit is 256 without XML_PARSE_HUGE).
@@ -71,6 +76,7 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
         parser.shouldResolveExternalEntities = false
         parser.delegate = delegate
         delegate.parser = parser
+        delegate.stream = stream
         let ok = parser.parse()
         if let f = stream.failure { throw f }
         if let f = delegate.failure { throw f }
@@ -108,6 +114,7 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
 
     private func fail(_ error: Error) {
         if failure == nil { failure = error }
+        stream?.stop()
         parser?.abortParsing()
     }
 
@@ -116,6 +123,7 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
         do {
             if try !handler(event) {
                 stoppedByHandler = true
+                stream?.stop()
                 parser?.abortParsing()
             }
         } catch {
@@ -193,7 +201,7 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
             isContainer = parentIsContainer && namespace == KMLNamespace.kml22
                 && (elementName == "Document" || elementName == "Folder")
         }
-        stack.append(Frame(element: element, isContainer: isContainer))
+        stack.append(Frame(element: element, isContainer: isContainer, line: parser.lineNumber))
         if isContainer { emit(.beginContainer(element)) }
     }
 
@@ -205,7 +213,7 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
             emit(.endContainer)
         } else if let parent = stack.indices.last {
             if stack[parent].isContainer {
-                emit(.child(frame.element))
+                emit(.child(frame.element, line: frame.line))
             } else {
                 stack[parent].element.children.append(.element(frame.element))
             }
@@ -241,5 +249,21 @@ final class KMLEventParser: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? { nil }
 
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {}
+    /// An attribute default in the DTD (one the prolog guard could not see): refused, as `XMLPrologGuard` refuses
+    /// them.
+    func parser(_ parser: XMLParser, foundAttributeDeclarationWithName attributeName: String, forElement elementName: String,
+                type: String?, defaultValue: String?) {
+        fail(KMLError.attributeListDeclarationsRefused(line: parser.lineNumber))
+    }
+
+    /// The parser's first error (or warning) ends the parse: it is reported with its place, and the stream stops,
+    /// so that libxml2's recovery mode (which FoundationXML turns on) parses at most the chunk it holds. The
+    /// parser is not stopped from inside its error callback: libxml2 may still use its input buffer there.
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        if failure == nil, !stoppedByHandler {
+            failure = KMLError.malformedXML(message: Self.message(for: (parseError as NSError).code),
+                                            line: parser.lineNumber, column: parser.columnNumber)
+        }
+        stream?.stop()
+    }
 }

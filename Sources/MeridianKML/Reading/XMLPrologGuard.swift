@@ -1,9 +1,12 @@
 import Foundation
 
-/// Inspects the start of an XML document for a DOCTYPE declaring entities, before any parser sees it.
+/// Inspects the start of an XML document for a DOCTYPE declaring entities or attribute defaults, before any parser
+/// sees it.
 ///
 /// Entity declarations have no use in KML and are the vehicle of "billion laughs" expansion and external-entity
-/// (XXE) attacks, so a document declaring any is refused outright rather than parsed with limits.
+/// (XXE) attacks, so a document declaring any is refused outright rather than parsed with limits. Attribute
+/// defaults (`<!ATTLIST>`) have no use in KML either, and libxml2 adds each to every element it names, checking it
+/// against all the element's other attributes: 20,000 defaults made three placemarks take five seconds.
 enum XMLPrologGuard {
     /// What the inspected bytes tell.
     enum Verdict: Equatable {
@@ -11,6 +14,8 @@ enum XMLPrologGuard {
         case safe
         /// Entity declarations found, at a 1-based line.
         case refused(line: Int)
+        /// Attribute-list declarations found, at a 1-based line.
+        case refusedAttributeDefaults(line: Int)
         /// The prolog is not finished within the bytes given; more are needed.
         case needMore
     }
@@ -21,11 +26,13 @@ enum XMLPrologGuard {
     ///   - isComplete: Whether `bytes` is the whole document.
     static func inspect(_ bytes: [UInt8], isComplete: Bool) -> Verdict {
         var b = bytes
-        if b.count >= 2, (b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF) {
-            // UTF-16: transcode the prefix (an odd trailing byte is dropped) and inspect it as UTF-8.
-            let bigEndian = b[0] == 0xFE
+        let marked = b.starts(with: [0xFF, 0xFE]) || b.starts(with: [0xFE, 0xFF])
+        if marked || b.starts(with: [0x3C, 0, 0x3F, 0]) || b.starts(with: [0, 0x3C, 0, 0x3F]) {
+            // UTF-16, with or without a byte-order mark (as libxml2 detects it): transcode the prefix (an odd
+            // trailing byte is dropped) and inspect it as UTF-8.
+            let bigEndian = b[0] == 0xFE || b[0] == 0
             var units: [UInt16] = []
-            var i = 2
+            var i = marked ? 2 : 0
             while i + 1 < b.count {
                 units.append(bigEndian ? UInt16(b[i]) << 8 | UInt16(b[i + 1]) : UInt16(b[i + 1]) << 8 | UInt16(b[i]))
                 i += 2
@@ -79,6 +86,8 @@ enum XMLPrologGuard {
                         continue
                     } else if starts("<!ENTITY", at: j) {
                         return .refused(line: line(at: j))
+                    } else if starts("<!ATTLIST", at: j) {
+                        return .refusedAttributeDefaults(line: line(at: j))
                     } else if d == UInt8(ascii: "[") {
                         depth += 1
                     } else if d == UInt8(ascii: "]") {
@@ -105,18 +114,64 @@ enum XMLPrologGuard {
         if b.count >= 2, b[0] == 0x3C, b[1] == 0 { return false }
         var start = 0
         if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { start = 3 }
-        guard b.count >= start + 5, Array(b[start..<start + 5]) == Array("<?xml".utf8) else { return true }
-        var end = start
-        while end + 1 < b.count, !(b[end] == UInt8(ascii: "?") && b[end + 1] == UInt8(ascii: ">")) { end += 1 }
-        let declaration = String(decoding: b[start..<end], as: UTF8.self)
-        guard let r = declaration.range(of: "encoding") else { return true }
-        let rest = declaration[r.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
-        let name = rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " }.lowercased()
+        guard let name = declaredEncoding(b, from: start) else { return true }
         // Only an encoding libxml2 converts to UTF-8 itself turns the UTF-8 check off. For anything else (a garbled
         // declaration `encoding\u{B0}="UTF-8"`, an unknown name `utf-res`, both found by fuzzing) libxml2 falls back
         // to UTF-8 and would hand invalid bytes to XMLParser, which traps on them.
         // Exact names only: a family's prefix alone (`cp125`, found by fuzzing) is unknown to libxml2 too.
         return !Self.convertedEncodings.contains(name)
+    }
+
+    /// The encoding (lower-cased) named by the XML declaration at `start`, read by the XML 1.0 grammar:
+    /// `<?xml` S `version` Eq quoted-version S `encoding` Eq quoted-name, where Eq is `=` with optional white space
+    /// around it and the version is a digit, a dot and digits. Nil when there is no declaration, it names no encoding, or it strays from the grammar before the
+    /// name: libxml2 then does not take the name either and reads UTF-8 (`<?xml v\x9B…encoding="Shift_JIS"?>`,
+    /// found by fuzzing, turned the UTF-8 check off while libxml2 read the bytes as UTF-8, and XMLParser trapped).
+    static func declaredEncoding(_ b: [UInt8], from start: Int) -> String? {
+        var i = start
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+        func skipSpace() -> Bool {
+            let from = i
+            while i < b.count, isSpace(b[i]) { i += 1 }
+            return i > from
+        }
+        func word(_ w: String) -> Bool {
+            let u = Array(w.utf8)
+            guard i + u.count <= b.count, Array(b[i..<i + u.count]) == u else { return false }
+            i += u.count
+            return true
+        }
+        func equals() -> Bool {
+            _ = skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: "=") else { return false }
+            i += 1
+            _ = skipSpace()
+            return true
+        }
+        /// A quoted value of letters, digits, `.`, `_`, `-` (VersionNum and EncName), or nil.
+        func quoted() -> String? {
+            guard i < b.count, b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'") else { return nil }
+            let quote = b[i]
+            var j = i + 1
+            while j < b.count, b[j] != quote {
+                let c = b[j]
+                let ok = (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A) || c == 0x2E || c == 0x5F
+                    || c == 0x2D
+                guard ok else { return nil }
+                j += 1
+            }
+            guard j < b.count, j > i + 1 else { return nil }
+            defer { i = j + 1 }
+            return String(decoding: b[(i + 1)..<j], as: UTF8.self)
+        }
+        // The version as libxml2 reads one (a digit, a dot, digits; `version="180"` was found by fuzzing: libxml2
+        // then ignored the encoding too): anything else leaves the UTF-8 check on.
+        guard word("<?xml"), skipSpace(), word("version"), equals(), let version = quoted(),
+              version.utf8.count >= 3, version.utf8.dropFirst().first == UInt8(ascii: "."),
+              version.utf8.enumerated().allSatisfy({ $0.offset == 1 || ($0.element >= 0x30 && $0.element <= 0x39) }),
+              skipSpace(), word("encoding"), equals(), let name = quoted()
+        else { return nil }
+        return name.lowercased()
     }
 
     /// Encodings (lower-cased) that libxml2 converts to UTF-8 (built in, or through glibc's iconv): a short list,

@@ -179,8 +179,23 @@ struct KMLEncoder: ~Copyable {
     ///   - hrefs: Icon hrefs to replace (local files packed into a KMZ).
     ///   - out: The output.
     static func write(_ dataset: KMLDataset, hrefs: [String: String] = [:], to out: inout ByteBuffer) {
+        write(dataset, hrefs: hrefs, to: &out) { _ in }
+    }
+
+    /// Writes a whole file as `write(_:hrefs:to:)` does, with more placemarks streamed after the document's own
+    /// features (see there).
+    /// - Parameters:
+    ///   - dataset: The document.
+    ///   - hrefs: Icon hrefs to replace (local files packed into a KMZ).
+    ///   - out: The output.
+    ///   - streaming: Writes more placemarks after the document's own features, one at a time, through the
+    ///     function it is given (`KMLDataset.save(to:overwrite:placemarks:)`); the probing pass does not see them.
+    static func write(
+        _ dataset: KMLDataset, hrefs: [String: String] = [:], to out: inout ByteBuffer,
+        streaming: ((KMLPlacemark) throws(KMLError) -> Void) throws -> Void
+    ) rethrows {
         var probe = KMLEncoder(output: ByteBuffer(capacity: 16), probing: true)
-        probe.content(dataset)
+        probe.content(dataset) { _ in }
         var header = XMLTextWriter(output: ByteBuffer(capacity: 1024))
         header.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<kml xmlns=\"")
         header.raw(KMLNamespace.kml22)
@@ -211,7 +226,12 @@ struct KMLEncoder: ~Copyable {
         header.raw(">")
         header.bytes.withBytes { out.append($0) }
         var encoder = KMLEncoder(hrefs: hrefs, output: out, namespaces: probe.w.namespaces)
-        encoder.content(dataset)
+        do {
+            try encoder.content(dataset) { e in try streaming { p throws(KMLError) in try e.streamed(p) } }
+        } catch {
+            out = encoder.finish()
+            throw error
+        }
         out = encoder.finish()
         out.append("\n</kml>\n" as StaticString)
         out.flushIfFull()
@@ -221,17 +241,29 @@ struct KMLEncoder: ~Copyable {
     consuming func finish() -> ByteBuffer { w.finish() }
 
     /// Writes what the `<kml>` element holds: preserved root elements, then the document (or, for an implicit
-    /// one, its features).
-    private mutating func content(_ dataset: KMLDataset) {
+    /// one, its features), `more` placemarks after the document's own features.
+    private mutating func content(_ dataset: KMLDataset, more: (inout KMLEncoder) throws -> Void) rethrows {
         for e in dataset.rootUnmodeledElements {
             w.element(e)
             w.flushIfFull()
         }
         if dataset.document.isImplicit {
             for f in dataset.document.features { feature(f) }
+            try more(&self)
         } else {
-            container(dataset.document, tag: "Document")
+            try container(dataset.document, tag: "Document", more: more)
         }
+    }
+
+    /// A placemark streamed after the document's content (`write(_:hrefs:to:streaming:)`), refused when it uses a
+    /// namespace the `<kml>` element, already written, does not declare.
+    mutating func streamed(_ p: KMLPlacemark) throws(KMLError) {
+        let declared = w.namespaces.count
+        placemark(p)
+        guard w.namespaces.count == declared else {
+            throw .invalidGeometry("a placemark written after the document's start uses a namespace the document does not declare")
+        }
+        w.flushIfFull()
     }
 
     mutating func feature(_ f: KMLFeature) {
@@ -278,7 +310,10 @@ struct KMLEncoder: ~Copyable {
         w.close("Placemark")
     }
 
-    mutating func container<C: KMLContainer>(_ c: C, tag: String) {
+    mutating func container<C: KMLContainer>(_ c: C, tag: String) { container(c, tag: tag) { _ in } }
+
+    /// Writes a container, `more` placemarks after its own features (the streamed ones, for the root document).
+    mutating func container<C: KMLContainer>(_ c: C, tag: String, more: (inout KMLEncoder) throws -> Void) rethrows {
         w.open(tag, Self.idAttribute(c.id))
         var slots = Slots(c.unmodeledElements, rank: Self.featureRank)
         commonFields(c, &slots) { e in
@@ -286,6 +321,7 @@ struct KMLEncoder: ~Copyable {
         }
         slots.flush(before: 21, &w)
         for f in c.features { feature(f) }
+        try more(&self)
         slots.flush(before: Int.max, &w)
         w.close(tag)
     }

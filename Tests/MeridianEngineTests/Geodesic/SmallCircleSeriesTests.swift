@@ -109,7 +109,7 @@ import Testing
             let maxDeviation = Bool.random(using: &rng)
                 ? max(1e-4, 0.002 * r) : exp(Double.random(in: log(lowest)...log(max(lowest, 0.05 * r)), using: &rng))
             let builder = GeodeticBufferBuilder(frame: frame, context: context, tolerance: maxDeviation)
-            guard let ring = builder.evenlySpacedCircle(center: c, radius: r) else {
+            guard let ring = try builder.evenlySpacedCircle(center: c, radius: r) else {
                 // Only circles reaching ±180° may be left to the adaptive path.
                 let series = try #require(SmallCircleSeries(center: c, radius: r, geodesic: Self.geod, tolerance: 1e-5))
                 #expect(series.ring(vertexCount: 64).contains { abs($0.x) >= 180 }, "circle \(i) at \(c) r \(r) refused")

@@ -1,16 +1,23 @@
-// Fuzz targets for every reader of outside data (issue 15). Built two ways from this one file:
+// Fuzz targets for every reader of outside data (issue 15), and for the paths hostile testing found defects on
+// (issue 25: the geodesic builder through the command line, KMZ icon packing, XML attributes). Built two ways from
+// this one file:
 //  - by scripts/fuzz.sh with `-sanitize=fuzzer,address -D FUZZING -parse-as-library`: libFuzzer supplies `main` and
 //    calls `LLVMFuzzerTestOneInput`; the target is chosen by MERIDIAN_FUZZ_TARGET;
 //  - in the normal build, as a replay tool: `meridian-fuzz TARGET FILE...` runs each file through the target once
 //    (what the regression tests of crashes found use).
 // WKB has no reader in Meridian yet, so it has no target.
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import Meridian
+import MeridianCLI
 import MeridianViewer
 
 /// The fuzz targets by name; each takes arbitrary bytes and must return (any error thrown is fine, a crash is not).
 enum FuzzTargets {
-    static let names = ["kml", "kmz", "geojson", "csv", "wkt", "viewer-json", "ogr"]
+    static let names = ["kml", "kmz", "geojson", "csv", "wkt", "viewer-json", "ogr", "geodesic-cli", "kmz-pack",
+                        "xml-attributes"]
 
     /// Runs one input through one target.
     static func run(_ target: String, _ data: Data) {
@@ -33,13 +40,94 @@ enum FuzzTargets {
             let path = endpoints[Int(first) % endpoints.count]
             _ = viewer.handle(HTTPRequest(method: "POST", path: path, headers: ["content-type": "application/json"],
                                           body: Data(data.dropFirst())))
+        case "geodesic-cli":
+            geodesicBuffer(data)
+        case "kmz-pack":
+            packIcons(data)
+        case "xml-attributes":
+            attributes(data)
         default:
             fatalError("unknown fuzz target '\(target)' (one of \(names.joined(separator: ", ")))")
         }
     }
 
+    /// `meridian buffer --geodesic` in process, the way a user runs it (options parsed, input sniffed and read,
+    /// work bounded by `--max-vertices`): the first byte picks the distance, the second the deviation and `--union`,
+    /// the rest is standard input (GeoJSON, CSV or WKT). Any exit status is fine; a crash, a hang or unbounded
+    /// memory is not.
+    static func geodesicBuffer(_ data: Data) {
+        guard data.count >= 2 else { return }
+        let distances = ["1", "0.5m", "1e-6", "10km", "9000km", "19984km", "1e300", "-5km", "nan", "250nmi", "3mi", "0"]
+        let deviations = [nil, "1m", "0.0001", "5km", "1e-9"]
+        let a = Int(data[data.startIndex]), b = Int(data[data.startIndex + 1])
+        var arguments = ["buffer", "--geodesic", "--distance", distances[a % distances.count], "--max-vertices", "200000"]
+        if let d = deviations[b % deviations.count] { arguments += ["--max-deviation", d] }
+        if b & 0x80 != 0 { arguments.append("--union") }
+        let input = data.dropFirst(2)
+        let io = CommandIO(readInput: { Data(input) }, writeOutput: { _ in }, writeError: { _ in })
+        _ = MeridianCommandLine.run(arguments, io: io)
+    }
+
+    /// A KML document saved as a KMZ the way `kml convert` saves it: read from a file in a folder holding an icon,
+    /// beside a secret file outside it (and a symbolic link to the secret inside it), then saved. The archive must
+    /// never hold the secret's bytes, whatever the document's hrefs say (`file:`, absolute, `../`, the link).
+    static func packIcons(_ data: Data) {
+        let dir = packFolder
+        let source = dir.appendingPathComponent("doc/sent.kml"), out = dir.appendingPathComponent("out.kmz")
+        try? FileManager.default.removeItem(at: out)
+        guard (try? data.write(to: source)) != nil, let dataset = try? KMLDataset(url: source) else { return }
+        guard (try? dataset.save(to: out, overwrite: true)) != nil, let written = try? Data(contentsOf: out) else { return }
+        let back = try? KMLDataset(data: written)
+        let all = (back?.resources.values.reduce(Data(), +) ?? Data()) + written
+        if all.range(of: Data(secret)) != nil { fatalError("the KMZ packed a file from outside the document's folder") }
+    }
+
+    /// The secret the `kmz-pack` target must never pack (stored deflated, so searched for in the inflated entries).
+    /// An array, not `Data`: LeakSanitizer does not see a global `Data`'s tagged storage pointer as a reference and
+    /// reported it as a leak at exit.
+    static let secret = Array("MERIDIAN-FUZZ-SECRET-\(UUID().uuidString)".utf8)
+
+    /// The folder of the `kmz-pack` target: `doc/` with an icon and a link to the secret, the secret beside it.
+    static let packFolder: URL = {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-fuzz-pack-\(getpid())")
+        try? FileManager.default.createDirectory(at: dir.appendingPathComponent("doc"), withIntermediateDirectories: true)
+        try? Data(secret).write(to: dir.appendingPathComponent("secret.png"))
+        try? Data([0x89, 0x50, 0x4E, 0x47]).write(to: dir.appendingPathComponent("doc/pin.png"))
+        try? FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("doc/link.png").path,
+                                                    withDestinationPath: dir.appendingPathComponent("secret.png").path)
+        return dir
+    }()
+
+    /// The KML reader on documents full of attributes (the input as a whole document, and inside a placemark's
+    /// start tag): when it reads a document, the parser must have seen no element with more than 256 attributes
+    /// (libxml2's duplicate check is quadratic, so the reader refuses such elements before the parser sees them);
+    /// checked by parsing the same bytes again with a plain `XMLParser` that counts them.
+    static func attributes(_ data: Data) {
+        let wrapped = Data("<kml xmlns=\"http://www.opengis.net/kml/2.2\"><Placemark ".utf8) + data
+            + Data("><name>a</name></Placemark></kml>".utf8)
+        for document in [data, wrapped] where (try? KMLDataset(data: document)) != nil {
+            let counter = AttributeCounter()
+            let parser = XMLParser(data: document)
+            parser.shouldProcessNamespaces = false
+            parser.delegate = counter
+            _ = parser.parse()
+            if counter.most > 256 { fatalError("the reader let an element with \(counter.most) attributes reach the parser") }
+        }
+    }
+
     /// The viewer's API with an empty site (the API does not serve files).
     static let viewer = ViewerAPI(site: StaticSite(files: [:]))
+}
+
+/// Counts the attributes (namespace declarations included) of each element an `XMLParser` reports.
+final class AttributeCounter: NSObject, XMLParserDelegate {
+    /// The most attributes one element had.
+    var most = 0
+
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+        most = max(most, attributeDict.count)
+    }
 }
 
 /// The OGR read path (MeridianFeatureData): the input is written to files in a private scratch folder and read as a

@@ -4,7 +4,7 @@ import Meridian
 /// `meridian buffer`: buffers around features, planar in a projected spatial reference (`--srs`), like the seed
 /// sample, or geodesic on the ellipsoid (`--geodesic`).
 ///
-/// The two are the command's modes (`Kind`), declared as such: `--srs`, `--segments`, `--max-vertices` and
+/// The two are the command's modes (`Kind`), declared as such: `--srs`, `--segments` and
 /// `--allow-outside-area` apply only to planar buffers and `--max-deviation` only to geodesic ones, so giving one in
 /// the other mode is a usage error rather than silently ignored. `--geodesic` stays the flag users type to choose
 /// the geodesic mode. A geodesic buffer has no area of use (it is right anywhere), so `--allow-outside-area` has
@@ -19,12 +19,12 @@ public struct BufferCommand: Command {
         Planar: buffers every feature of INPUT in the projected spatial reference --srs (in its unit), one buffer per
         feature or, with --union, one dissolved polygon. Without --union each output feature keeps its input
         feature's properties, and GeoJSON, .geojsons, .wkt and .csv are written as they are computed, a few thousand
-        features at a time (memory does not grow with the input). With --union a large input is unioned and written
-        a batch of separate clusters at a time. GeoJSON vertices go to WGS84 through interpolants checked against
-        PROJ, within 1e-11 degrees (about 1 micrometre) of PROJ's own results, wherever PROJ's operation is smooth
-        (projections and Helmert datum shifts: EPSG:32038, EPSG:5070, UTM, ...; grid shifts run in PROJ).
-        --threads N shares the union, the buffers, the projection and the writing between N threads; the output is
-        the same for every N.
+        features at a time (memory holds the input's bytes and one batch, not every feature). With --union a large
+        input is unioned and written a batch of separate clusters at a time. GeoJSON vertices go to WGS84 through
+        interpolants checked against PROJ, within 1e-11 degrees (about 1 micrometre) of PROJ's own results, wherever
+        PROJ's operation is smooth (projections and Helmert datum shifts: EPSG:32038, EPSG:5070, UTM, ...; grid
+        shifts run in PROJ). --threads N shares the union, the buffers, the projection and the writing between N
+        threads; the output is the same for every N.
 
         Geodesic (--geodesic): every output vertex at the requested distance on the ellipsoid of the input's datum
         (within 1 mm), every edge (straight in longitude/latitude) within --max-deviation of the true curve. Works
@@ -64,9 +64,7 @@ public struct BufferCommand: Command {
             modes: .of(Kind.planar))
     var segments = 16
 
-    @Option("--max-vertices", as: .wholeNumber(1...Int.max), help: "without --union: refuse buffers estimated at more than N vertices in all (5,000,000 is about 1 GB at the peak), checked before each batch is buffered",
-            modes: .of(Kind.planar))
-    var maxVertices = 5_000_000
+    var workLimit = WorkLimitOptions()
 
     @Flag("--allow-outside-area", help: "buffer features outside the --srs horizon (refused by default: its area of use widened by 5°, where PROJ's projection returns each point)",
           modes: .of(Kind.planar))
@@ -84,6 +82,9 @@ public struct BufferCommand: Command {
 
     /// A command with every option at its default.
     public init() {}
+
+    /// `--max-vertices`: the bound of the buffers' work.
+    public var maximumVertices: Int { workLimit.maximumVertices }
 
     /// Refuses a geographic `--srs` and an output that cannot hold a union.
     public mutating func validate() throws(CommandError) {
@@ -111,8 +112,7 @@ public struct BufferCommand: Command {
             var parameters = BufferParameters.default
             parameters.segmentsPerQuarterCircle = segments
             let job = PlanarBufferJob(sr: srs, srUnit: unit, distance: distance, parameters: parameters,
-                                      allowOutside: allowOutsideArea,
-                                      maxVertices: hooks.vertices != nil ? .max : maxVertices)
+                                      allowOutside: allowOutsideArea)
             try PlanarBuffers(job: job, input: input, union: union, output: file, hooks: hooks).run(io: io)
         }
     }

@@ -26,6 +26,7 @@ struct GeodesicBuffers {
             if let d = try command.distance.fieldDistance(of: feature, label: label, in: .meters) { distances.append(d) }
         }
         if let fixed = command.distance.fixed { distances = [fixed.value(in: .meters)] }
+        try refuseInvalidPolygons(geometries, labels: input.labels)
         if command.union, let emit = command.hooks.union {
             try emit(.geometries(geometries, distances: distances, labels: input.labels))
             return
@@ -80,7 +81,7 @@ struct GeodesicBuffers {
                     }
                 }
             }
-            throw .failure(relabel(error.description, "geometry", labels: labels))
+            throw .failure(relabel(describe(error), "geometry", labels: labels))
         }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import Meridian
 
 /// What a planar buffer takes once the options are checked, and the buffering of a batch of features: the rules
-/// of `BufferRules.swift`, the area of use, the vertex limit, then GEOS.
+/// of `BufferRules.swift`, the area of use, then GEOS (under the command's `WorkBudget`, which bounds the vertices
+/// of all the batches together).
 struct PlanarBufferJob {
     /// `--srs`: the projected spatial reference the buffers are computed in.
     let sr: SpatialReference
@@ -14,30 +15,31 @@ struct PlanarBufferJob {
     let parameters: BufferParameters
     /// `--allow-outside-area`.
     let allowOutside: Bool
-    /// `--max-vertices`: the most output vertices (estimated before buffering) without --union.
-    let maxVertices: Int
 
     /// The buffers of the input's features (or their union) and the features' geometries in `sr`, refusing
-    /// features without geometry, outside the area of use, invalid polygons, unusable distances and, without
-    /// union, more than `maxVertices` estimated vertices counting those already written (`verticesSoFar`).
-    func buffers(of input: FeatureInput, union: Bool, verticesSoFar: inout Int) throws(CommandError)
-        -> ([Polygon], [Geometry])
-    {
-        let (geometries, distances) = try checked(input, union: union, verticesSoFar: &verticesSoFar)
+    /// features without geometry, outside the area of use, invalid polygons, unusable distances, work beyond the
+    /// command's `--max-vertices` (the engine's estimate before buffering, counting the batches already written)
+    /// and buffers that come out empty.
+    func buffers(of input: FeatureInput, union: Bool) throws(CommandError) -> ([Polygon], [Geometry]) {
+        let (geometries, distances) = try checked(input, union: union)
+        let buffers: [Polygon]
         do {
-            let buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
-                                                    parameters: parameters)
-            return (buffers, geometries)
+            buffers = try GeometryEngine.buffer(around: geometries, distances: distances, shouldUnion: union,
+                                                parameters: parameters)
+        } catch .limitExceeded(let why) {
+            throw .failure("too large: \(why) (\(input.labels.first + input.count) features so far, --segments \(parameters.segmentsPerQuarterCircle)); use fewer --segments or --union, or raise --max-vertices")
         } catch let error {
             throw .failure(relabel(error.description, "geometry", labels: input.labels))
         }
+        try refuseEmptyBuffers(buffers, distances: union ? [distances.max() ?? 0] : distances) { k in
+            union ? "\(input.labels.name): the union" : input.labels[k]
+        }
+        return (buffers, geometries)
     }
 
     /// The input's geometries projected to `sr` and their distances in its unit (one for all, or one per
-    /// geometry), with every check `buffers(of:union:verticesSoFar:)` makes before it buffers.
-    func checked(_ input: FeatureInput, union: Bool, verticesSoFar: inout Int) throws(CommandError)
-        -> (geometries: [Geometry], distances: [Double])
-    {
+    /// geometry), with every check `buffers(of:union:)` makes before it buffers.
+    func checked(_ input: FeatureInput, union: Bool) throws(CommandError) -> (geometries: [Geometry], distances: [Double]) {
         var inputs: [Geometry] = []
         var distances: [Double] = []
         for (i, feature) in input.features.enumerated() {
@@ -48,30 +50,25 @@ struct PlanarBufferJob {
             try refuseOutsideAreaOfUse(inputs, of: sr, label: { geometry, _ in input.labels[geometry] },
                                        override: "--allow-outside-area", verb: "buffer")
         }
-        if !union {
-            let estimate = estimatedBufferVertices(inputs, segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
-            let (total, overflow) = verticesSoFar.addingReportingOverflow(estimate)
-            verticesSoFar = overflow ? Int.max : total
-            guard verticesSoFar <= maxVertices else {
-                throw .failure(vertexLimitMessage(vertices: verticesSoFar, features: input.labels.first + input.count,
-                                                  segments: parameters.segmentsPerQuarterCircle, limit: maxVertices))
-            }
-        }
-        // Polygons checked in the input's own coordinates, so that the place GEOS names is where the user looks.
-        for (i, g) in inputs.enumerated() {
-            if case .polygon = g, let reason = try engine({ () throws(EngineError) in try GeometryEngine.invalidityReason(g) }) {
-                throw .failure("\(input.labels[i]): invalid polygon: \(reason) (GeometryEngine.makeValid can repair it)")
-            }
-        }
+        try refuseInvalidPolygons(inputs, labels: input.labels)
         let geometries = try projectEach(inputs, into: sr, labels: input.labels)
         if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
         try refuseUnusableDistances(distances, count: geometries.count, isAreal: { geometries[$0].isAreal },
                                     metersPerUnit: srUnit.metersPerUnit, label: { input.labels[$0] })
+        try refuseUnresolvableDistances(geometries, distances: distances, unit: srUnit.name, label: { input.labels[$0] })
         return (geometries, distances)
     }
 }
 
-/// Why buffers are refused for `--max-vertices`.
+extension PlanarBufferJob {
+    /// About how many vertices the buffers of these geometries have (`GeometryEngine.estimatedBufferVertices`), for
+    /// `BufferHooks.vertices`.
+    func estimatedVertices(_ geometries: [Geometry]) -> Int {
+        GeometryEngine.estimatedBufferVertices(geometries, segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
+    }
+}
+
+/// Why buffers are refused for `--max-vertices` (`meridian internal`'s check of the sum of its pieces).
 /// - Parameters:
 ///   - vertices: The estimated vertex count so far.
 ///   - features: The features read so far.

@@ -40,14 +40,13 @@ struct PlanarBuffers {
                                                                             progress: progress)
             return
         }
-        var vertices = 0
         if union, let emit = hooks.union {
-            let (geometries, distances) = try job.checked(features, union: true, verticesSoFar: &vertices)
+            let (geometries, distances) = try job.checked(features, union: true)
             try emit(BufferUnionInput(geometries, distances: distances, labels: features.labels))
             return
         }
-        let (buffers, geometries) = try job.buffers(of: features, union: union, verticesSoFar: &vertices)
-        hooks.vertices?(vertices, features.count)
+        let (buffers, geometries) = try job.buffers(of: features, union: union)
+        hooks.vertices?(job.estimatedVertices(geometries), features.count)
         try BufferOutput.write(buffers: buffers, inputs: geometries,
                                areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: job.sr), to: output, io: io)
     }
@@ -70,8 +69,8 @@ struct StreamedBuffers {
             return
         }
         var writer = try FeatureStreamWriter(format: output.format, buffersIn: job.sr)
+        var vertices = 0
         try output.stream(io: io) { out throws(CommandError) in
-            var vertices = 0
             writer.begin(&out)
             let read = try FeatureInput.read(
                 input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
@@ -79,7 +78,8 @@ struct StreamedBuffers {
                 csv: FeatureInput.CSVOptions(keepTable: output.format == .csv, batchSize: FeatureEncoding.batchSize),
                 progress: progress
             ) { batch throws(CommandError) in
-                let (buffers, _) = try job.buffers(of: batch, union: false, verticesSoFar: &vertices)
+                let (buffers, geometries) = try job.buffers(of: batch, union: false)
+                vertices = Self.sum(vertices, job.estimatedVertices(geometries))
                 try writer.write(buffers, of: batch, to: &out)
             }
             writer.end(&out)
@@ -92,17 +92,25 @@ struct StreamedBuffers {
     private func runIntoTable(_ input: InputOptions, io: CommandIO, progress: ProgressLine?) throws(CommandError) {
         var table = FeatureTableOutput(output, spatialReference: job.sr, geometryType: .polygon)
         var vertices = 0
-        _ = try FeatureInput.read(
+        let read = try FeatureInput.read(
             input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
             defaultXYSpatialReference: job.sr, io: io, csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize),
             progress: progress
         ) { batch throws(CommandError) in
-            let (buffers, _) = try job.buffers(of: batch, union: false, verticesSoFar: &vertices)
+            let (buffers, geometries) = try job.buffers(of: batch, union: false)
+            vertices = Self.sum(vertices, job.estimatedVertices(geometries))
             let features = zip(batch.features, buffers).map {
                 Feature(geometry: .polygon($1), properties: $0.properties, id: $0.id)
             }
             try table.add(features, fields: batch.fields, io: io)
         }
         try table.finish(io: io)
+        self.vertices?(vertices, read.count)
+    }
+
+    /// `a + b`, or `Int.max` when it overflows.
+    static func sum(_ a: Int, _ b: Int) -> Int {
+        let (total, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : total
     }
 }

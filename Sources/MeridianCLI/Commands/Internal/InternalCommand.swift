@@ -36,6 +36,10 @@ public struct InternalCommand: Command {
     /// A command with every option at its default.
     public init() {}
 
+    /// No work bound in a step: the coordinator checks the run's `--max-vertices` against the sum of its steps'
+    /// estimates (`vertices`), which one step's share of the input cannot judge.
+    public var maximumVertices: Int { .max }
+
     /// Runs the job file's step.
     /// - Throws: `CommandError` from the step (also reported on standard output as JSON).
     public func run(io: CommandIO) throws(CommandError) {
@@ -282,7 +286,7 @@ struct BufferPlan {
         parameters.segmentsPerQuarterCircle = command.segments
         self.parameters = parameters
         maxDeviation = command.maxDeviation?.value(in: .meters)
-        maxVertices = command.maxVertices
+        maxVertices = command.maximumVertices
         self.inputs = inputs
     }
 }

@@ -13,7 +13,8 @@ public struct KMLCommand: Command {
         create: placemarks from GeoJSON, CSV (lon,lat / x,y columns) or WKT (one geometry per line), projected
         to WGS84. Per-feature GeoJSON simplestyle properties (marker-color, stroke, stroke-width, stroke-opacity,
         fill, fill-opacity) override the style options; `name`/`description` properties name the placemarks and
-        other properties become ExtendedData.
+        other properties become ExtendedData. The input is read and the document written a batch of features at
+        a time: memory holds the input's bytes and one batch (WKT input is parsed whole first).
 
         info: counts of placemarks by geometry type, folders, styles, the bounding box and the reader's warnings.
 

@@ -27,53 +27,66 @@ struct KMLConvert {
         let path = destination.path ?? "-"
         let toKML = destination.format == .kml || destination.format == .kmz
         if inFormat.isKML {
+            guard toKML else {
+                try writeGeoJSON(to: path, io: io, progress: progress)
+                return
+            }
             progress?.begin("reading")
             let dataset = try KMLFiles.read(source, io: io)
-            if toKML {
-                progress?.begin("writing")
-                try KMLFiles.save(dataset, to: path, overwrite: overwrite)
-                progress?.finish()
-                io.note("wrote \(path)")
-            } else {
-                try writeGeoJSON(dataset, to: path, io: io, progress: progress)
-            }
+            progress?.begin("writing")
+            try KMLFiles.save(dataset, to: path, overwrite: overwrite, io: io, progress: progress)
+            progress?.finish()
+            io.note("wrote \(path)")
             return
         }
         guard toKML else { throw .usage("\(table ? "a feature table" : "GeoJSON") → GeoJSON is not a KML conversion") }
-        let input = try FeatureInput.read(source, layer: layer, inputSpatialReference: nil, defaultXYSpatialReference: nil,
-                                          io: io, progress: progress)
         let name = PostGISConnection.isConnectionString(source) ? (layer ?? "PostGIS")
             : URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
-        let document = try KMLFiles.document(named: name, from: input, style: nil, numbering: false, progress: progress)
-        progress?.begin("writing")
-        try KMLFiles.save(KMLDataset(rootNode: document), to: path, overwrite: overwrite)
+        let count = try KMLFiles.create(named: name, from: (source, layer, nil), style: nil, numbering: false, to: path,
+                                        overwrite: overwrite, io: io, progress: progress)
         progress?.finish()
-        io.note("wrote \(input.features.count) placemark(s) to \(path)")
+        io.note("wrote \(count) placemark(s) to \(path)")
     }
 
-    /// KML/KMZ → GeoJSON: each placemark a feature with its effective style as simplestyle properties.
-    private func writeGeoJSON(_ dataset: KMLDataset, to path: String, io: CommandIO, progress: ProgressLine?)
-        throws(CommandError)
-    {
-        let resolver = dataset.styleResolver
-        var features: [Feature] = []
-        var dropped = 0
-        dataset.document.forEachPlacemark { p in
-            let f = KMLFeatureConversion.feature(from: p, effectiveStyle: resolver.effectiveStyle(for: p))
-            if f.geometry == nil, p.geometry != nil { dropped += 1 }
-            features.append(f)
-        }
-        progress?.finish()  // before any message
-        if dropped > 0 { io.note("\(dropped) placemark geometr\(dropped == 1 ? "y" : "ies") (mixed MultiGeometry, gx:Track, Model) have no GeoJSON equivalent here and were written as null") }
+    /// KML/KMZ → GeoJSON: each placemark a feature with its effective style as simplestyle properties, streamed
+    /// (one pass for the shared styles, one for the placemarks: memory does not grow with the file). A placemark
+    /// whose geometry GeoJSON cannot hold as Meridian reads it back (a ring of fewer than 4 positions, a latitude
+    /// beyond ±90°, …; `ReadBack`) is refused with its place, and nothing is written.
+    private func writeGeoJSON(to path: String, io: CommandIO, progress: ProgressLine?) throws(CommandError) {
         if !overwrite && FileManager.default.fileExists(atPath: path) {
             throw .failure("\(path) already exists (add --overwrite to replace it)")
         }
-        try destination.stream(io: io) { out throws(CommandError) in
+        let url = URL(fileURLWithPath: source)
+        var count = 0, dropped = 0
+        progress?.begin("reading styles")
+        let styles: KMLStyleResolver
+        do { styles = try KMLDataset.sharedStyles(in: url) } catch { throw failure(error) }
+        try destination.stream(io: io, progress: progress) { out throws(CommandError) in
             GeoJSON.beginFeatureCollection(to: &out)
-            for (i, f) in features.enumerated() { GeoJSON.appendFeature(f, first: i == 0, to: &out) }
+            do {
+                try KMLDataset.forEachPlacemark(in: url, styles: styles) { record in
+                    let f = KMLFeatureConversion.feature(from: record.placemark, effectiveStyle: record.effectiveStyle)
+                    if let g = f.geometry, let problem = ReadBack.geoJSONProblem(g) ?? ReadBack.longitudeLatitudeProblem(g) {
+                        throw CommandError.failure("\(source): placemark \(record.index) (line \(record.line)): \(problem)")
+                    }
+                    if f.geometry == nil, record.placemark.geometry != nil { dropped += 1 }
+                    GeoJSON.appendFeature(f, first: count == 0, to: &out)
+                    count += 1
+                    return true
+                }
+            } catch { throw failure(error) }
             GeoJSON.endFeatureCollection(to: &out)
             out.append(UInt8(ascii: "\n"))
         }
-        io.note("wrote \(features.count) feature(s) to \(path)")
+        progress?.finish()  // before any message
+        if dropped > 0 { io.note("\(dropped) placemark geometr\(dropped == 1 ? "y" : "ies") (mixed MultiGeometry, gx:Track, Model) have no GeoJSON equivalent here and were written as null") }
+        io.note("wrote \(count) feature(s) to \(path)")
+    }
+
+    /// A reading error as the command says it: its own refusals as they are, the reader's naming the file.
+    private func failure(_ error: any Error) -> CommandError {
+        if let e = error as? CommandError { return e }
+        if let e = error as? KMLError { return KMLFiles.failure(source, e) }
+        return .failure("\(source): \(error)")
     }
 }

@@ -6,7 +6,7 @@ struct KMLCreate {
     /// The command's options.
     let command: KMLCommand
 
-    /// Reads the input and saves the document.
+    /// Reads the input and saves the document, a batch of features at a time (`KMLFiles.create`).
     /// - Throws: `CommandError.usage` for a bad `--icon`, `.failure` for unreadable input, a feature with no KML
     ///   equivalent or an unwritable output.
     func run(io: CommandIO, progress: ProgressLine?) throws(CommandError) {
@@ -15,14 +15,12 @@ struct KMLCreate {
         }
         let style = try command.style.sharedStyle()
         let path = command.input.path ?? "-"
-        let input = try FeatureInput.read(path, layer: command.input.layer, inputSpatialReference: command.input.spatialReference,
-                                          defaultXYSpatialReference: nil, io: io, progress: progress)
         let inputName = path == "-" ? "stdin" : URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        let document = try KMLFiles.document(named: command.style.documentName ?? inputName, from: input, style: style,
-                                             numbering: true, progress: progress)
-        progress?.begin("writing")
-        try KMLFiles.save(KMLDataset(rootNode: document), to: target, overwrite: command.overwrite)
+        let count = try KMLFiles.create(named: command.style.documentName ?? inputName,
+                                        from: (path, command.input.layer, command.input.spatialReference), style: style,
+                                        numbering: true, to: target, overwrite: command.overwrite, io: io,
+                                        progress: progress)
         progress?.finish()
-        io.note("wrote \(input.features.count) placemark(s) to \(target)")
+        io.note("wrote \(count) placemark(s) to \(target)")
     }
 }

@@ -3,10 +3,15 @@ import Meridian
 
 /// Reading and saving KML files the same way in every `kml` subcommand: content sniffed, errors naming the file.
 enum KMLFiles {
-    /// Saves a dataset as .kml or .kmz (by the name), refusing to replace a file unless `overwrite`.
-    static func save(_ dataset: KMLDataset, to path: String, overwrite: Bool) throws(CommandError) {
+    /// Saves a dataset as .kml or .kmz (by the name), refusing to replace a file unless `overwrite`; then (the
+    /// progress line finished) prints a warning for each icon kept as a link instead of being packed.
+    static func save(_ dataset: KMLDataset, to path: String, overwrite: Bool, io: CommandIO, progress: ProgressLine?)
+        throws(CommandError)
+    {
         do {
-            try dataset.save(to: URL(fileURLWithPath: path), overwrite: overwrite)
+            let warnings = try dataset.save(to: URL(fileURLWithPath: path), overwrite: overwrite)
+            progress?.finish()
+            for warning in warnings { io.note("warning: \(warning)") }
         } catch .fileExists(let p) {
             throw .failure("\(p) already exists (add --overwrite to replace it)")
         } catch {
@@ -31,30 +36,59 @@ enum KMLFiles {
         .failure(error.description.hasPrefix(path) ? error.description : "\(path): \(error.description)")
     }
 
-    /// A document of placemarks made from features (`KMLFeatureConversion`).
+    /// Saves a document of placemarks made from the features of a GeoJSON, CSV or WKT input
+    /// (`KMLFeatureConversion`), read and written a batch of features at a time: memory holds the input's bytes
+    /// and one batch, whatever the number of features (WKT is parsed whole first). Written atomically: a feature
+    /// with no KML equivalent leaves no file.
     /// - Parameters:
     ///   - name: The document's name.
-    ///   - input: The features.
+    ///   - input: The input's path (`-` for stdin, or a feature table's), `--layer` and the spatial reference of CSV
+    ///     x,y and WKT coordinates.
     ///   - style: A shared style every placemark uses, if any.
     ///   - numbering: Whether a placemark without a name is named "Feature N" (N from 1).
-    ///   - progress: Where to count the features converted.
-    static func document(
-        named name: String, from input: FeatureInput, style: KMLStyle?, numbering: Bool, progress: ProgressLine?
-    ) throws(CommandError) -> KMLDocument {
+    ///   - target: The .kml or .kmz file.
+    ///   - overwrite: Whether an existing file may be replaced.
+    /// - Returns: The number of placemarks written.
+    /// - Throws: `CommandError.failure` for unreadable input, a feature with no KML equivalent (naming it) or an
+    ///   output that exists or cannot be written.
+    static func create(
+        named name: String, from input: (path: String, layer: String?, spatialReference: SpatialReference?),
+        style: KMLStyle?, numbering: Bool, to target: String, overwrite: Bool, io: CommandIO, progress: ProgressLine?
+    ) throws(CommandError) -> Int {
         var document = KMLDocument(name: name)
         if let style { document.addStyle(style) }
-        progress?.begin("converting", unit: "features", total: input.features.count)
-        for (i, feature) in input.features.enumerated() {
-            if i & 1023 == 0 { progress?.update(i) }
-            do {
-                var p = try KMLFeatureConversion.placemark(from: feature)
-                if numbering, p.name == nil { p.name = "Feature \(i + 1)" }
-                if let id = style?.id { p.styleUrl = "#" + id }
-                document.addChildNode(p)
-            } catch {
-                throw .failure("\(input.labels[i]): \(error.description)")
+        var count = 0
+        do {
+            let warnings = try KMLDataset(rootNode: document).save(to: URL(fileURLWithPath: target), overwrite: overwrite) { add in
+                _ = try FeatureInput.read(
+                    input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
+                    defaultXYSpatialReference: nil, io: io,
+                    csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize), progress: progress
+                ) { batch throws(CommandError) in
+                    for (i, feature) in batch.features.enumerated() {
+                        do throws(KMLError) {
+                            var p = try KMLFeatureConversion.placemark(from: feature)
+                            if numbering, p.name == nil { p.name = "Feature \(count + 1)" }
+                            if let id = style?.id { p.styleUrl = "#" + id }
+                            try add(p)
+                        } catch {
+                            throw .failure("\(batch.labels[i]): \(error.description)")
+                        }
+                        count += 1
+                    }
+                }
             }
+            progress?.finish()
+            for warning in warnings { io.note("warning: \(warning)") }
+        } catch let error as CommandError {
+            throw error
+        } catch KMLError.fileExists(let p) {
+            throw .failure("\(p) already exists (add --overwrite to replace it)")
+        } catch let error as KMLError {
+            throw .failure(error.description)
+        } catch {
+            throw .failure("cannot write \(target): \(error)")
         }
-        return document
+        return count
     }
 }

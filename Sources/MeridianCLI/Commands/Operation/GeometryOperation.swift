@@ -28,14 +28,15 @@ struct GeometryOperation {
         let work = SharedWork(features: input.features, labels: input.labels, body: body)
         let n = work.features.count, threads = Parallelism.threadCount
         let runs = max(1, min(4 * threads, n / Self.featuresPerRun))
-        let pieces = try ForkJoin.map(count: runs, threads: threads) { (r: Int) throws(CommandError) -> [T] in
+        // WorkBudget.map: the command's --max-vertices bound holds on every thread.
+        let pieces = try WorkBudget.map(count: runs, threads: threads) { (r: Int) throws(CommandError) -> [T] in
             var results: [T] = []
             for i in (n * r / runs)..<(n * (r + 1) / runs) {
                 guard let g = work.features[i].geometry else { throw .failure("\(work.labels[i]) has no geometry") }
                 do throws(EngineError) {
                     results.append(try work.body(g, work.features[i]))
                 } catch {
-                    throw .failure("\(work.labels[i]): \(error.description)")
+                    throw .failure("\(work.labels[i]): \(describe(error))")
                 }
             }
             return results
@@ -50,16 +51,21 @@ struct GeometryOperation {
     /// reshape, one per gap for auto-complete, one hull for convex-hull --merge.
     /// - Throws: `CommandError.failure` naming the feature without a geometry or whose operation failed.
     func results(for input: FeatureInput) throws(CommandError) -> [Feature] {
-        let features = input.features
         if operation == .autoComplete { return try autoComplete(input) }
         if operation == .convexHull, command.merge {
-            let all = features.compactMap(\.geometry)
-            let hull = try engine { () throws(EngineError) in try GeometryEngine.convexHull(for: all, shouldMerge: true) }
-            return hull.map { Feature(geometry: $0, properties: [:], id: nil) }
+            return try mergedHull(of: input, with: nil).map { [Feature(geometry: $0, properties: [:], id: nil)] } ?? []
         }
         return try eachFeature(of: input) { (g: Geometry, feature: Feature) throws(EngineError) in
             try apply(to: g, of: feature)
         }.flatMap { $0 }
+    }
+
+    /// `convex-hull --merge` of a batch: the hull of the batch's geometries and of the hull of the batches before
+    /// (`so far`), exact since the hull of hulls is the hull of all; nil when there is no geometry yet.
+    func mergedHull(of input: FeatureInput, with soFar: Geometry?) throws(CommandError) -> Geometry? {
+        let all = (soFar.map { [$0] } ?? []) + input.features.compactMap(\.geometry)
+        guard !all.isEmpty else { return nil }
+        return try engine { () throws(EngineError) in try GeometryEngine.convexHull(for: all, shouldMerge: true) }.first
     }
 
     /// The features made from one feature's geometry.

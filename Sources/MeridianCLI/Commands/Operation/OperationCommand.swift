@@ -16,7 +16,9 @@ public struct OperationCommand: Command {
         other geometry take it as --with WKT, in the input's spatial reference; predicates print true or false, one
         line per feature. The geodesic shapes (ellipse, sector) are made around each point feature on its spatial
         reference's ellipsoid: lengths in meters, angles in degrees (0 is east, growing clockwise, as in ArcGIS),
-        output in the input's spatial reference.
+        output in the input's spatial reference. Features are read, operated on and written a batch at a time
+        (memory holds the input's bytes and one batch; auto-complete, which needs every polygon at once, and a
+        feature table output hold them all).
         """
     /// Examples for `--help`.
     public static let examples = [
@@ -78,6 +80,8 @@ public struct OperationCommand: Command {
             required: .of(Operation.relate))
     var pattern: String?
 
+    var workLimit = WorkLimitOptions(modes: Operation.writingGeometries)
+
     var threads = ThreadOptions()
 
     var output = OutputOptions(
@@ -87,7 +91,14 @@ public struct OperationCommand: Command {
     /// A command with every option at its default.
     public init() {}
 
-    /// Applies the operation to every feature and writes the results (or true/false lines).
+    /// `--max-vertices`: the bound of the operation's work.
+    public var maximumVertices: Int { workLimit.maximumVertices }
+
+    /// Applies the operation to every feature and writes the results (or true/false lines), a batch of features at
+    /// a time: memory holds the input's bytes, one batch and its results (and for a predicate one answer per
+    /// feature), whatever the number of features. `auto-complete`, which needs every polygon at once, and a feature
+    /// table output, written whole with the input's fields, read the whole input; `convex-hull --merge` keeps one
+    /// hull, merged with each batch (the hull of the hulls is the hull).
     /// - Throws: `CommandError.usage` for a `--with` geometry of the wrong kind, `.failure` naming the feature whose
     ///   operation failed, or for unreadable input or an unwritable output.
     public func run(io: CommandIO) throws(CommandError) {
@@ -97,16 +108,78 @@ public struct OperationCommand: Command {
     /// `run(io:)` with the thread count set.
     private func apply(io: CommandIO) throws(CommandError) {
         let file = try output.file(standardOutput: .wkt)
-        let features = try FeatureInput.read(input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
-                                             defaultXYSpatialReference: input.spatialReference ?? .wgs84, io: io)
-        let task = GeometryOperation(command: self, other: try otherGeometry(in: features.spatialReference),
-                                     spatialReference: features.spatialReference)
+        if operation == .autoComplete || file.format.isFeatureTable {
+            // Every polygon at once (auto-complete), or a feature table written whole with the input's fields.
+            let features = try read(io: io)
+            try write(try task(for: features.spatialReference).results(for: features), of: features, to: file, io: io)
+            return
+        }
+        var task: GeometryOperation?
+        func taskFor(_ batch: FeatureInput) throws(CommandError) -> GeometryOperation {
+            if let task { return task }
+            let made = try self.task(for: batch.spatialReference)
+            task = made
+            return made
+        }
         if operation.isPredicate {
-            let answers = try task.answers(for: features)
+            var answers: [Bool] = []
+            _ = try read(io: io, batchSize: FeatureEncoding.batchSize) { batch throws(CommandError) in
+                answers += try taskFor(batch).answers(for: batch)
+            }
             io.output(Data(answers.map { $0 ? "true\n" : "false\n" }.joined().utf8))
             return
         }
-        let results = try task.results(for: features)
+        try file.stream(io: io) { out throws(CommandError) in
+            if file.format == .geoJSON { GeoJSON.beginFeatureCollection(to: &out) }
+            var written = 0
+            func append(_ results: [Feature]) throws(CommandError) {
+                if file.format == .wkt {
+                    FeatureEncoding.writeWKT(results.compactMap(\.geometry), to: &out)
+                } else {
+                    for (i, f) in try FeatureEncoding.wgs84(results[...]).enumerated() {
+                        GeoJSON.appendFeature(f, first: written + i == 0, to: &out)
+                    }
+                }
+                written += results.count
+                out.flushIfFull()
+            }
+            var hull: Geometry?
+            _ = try read(io: io, batchSize: FeatureEncoding.batchSize) { batch throws(CommandError) in
+                let task = try taskFor(batch)
+                if operation == .convexHull, merge {
+                    hull = try task.mergedHull(of: batch, with: hull)
+                } else {
+                    try append(try task.results(for: batch))
+                }
+            }
+            if let hull { try append([Feature(geometry: hull, properties: [:], id: nil)]) }
+            if file.format == .geoJSON {
+                GeoJSON.endFeatureCollection(to: &out)
+                out.append(UInt8(ascii: "\n"))
+            }
+        }
+    }
+
+    /// Reads the input: whole, or handed to `batch` `batchSize` features at a time.
+    private func read(io: CommandIO, batchSize: Int? = nil,
+                      batch: (FeatureInput) throws(CommandError) -> Void = { _ throws(CommandError) in })
+        throws(CommandError) -> FeatureInput
+    {
+        try FeatureInput.read(input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
+                              defaultXYSpatialReference: input.spatialReference ?? .wgs84, io: io,
+                              csv: FeatureInput.CSVOptions(batchSize: batchSize), batch: batch)
+    }
+
+    /// The operation with its `--with` geometry decoded in the input's spatial reference.
+    private func task(for sr: SpatialReference) throws(CommandError) -> GeometryOperation {
+        GeometryOperation(command: self, other: try otherGeometry(in: sr), spatialReference: sr)
+    }
+
+    /// Writes the features made from a whole input: as WKT, a GeoJSON FeatureCollection, or a feature table with
+    /// the input's fields.
+    private func write(_ results: [Feature], of features: FeatureInput, to file: OutputFile, io: CommandIO)
+        throws(CommandError)
+    {
         if file.format.isFeatureTable {
             try FeatureTableOutput.write(
                 results, to: file,

@@ -12,44 +12,145 @@ struct ProjectionRun {
     /// `--allow-outside-area`.
     let allowOutsideArea: Bool
 
-    /// Projects the input into the output.
+    /// Projects the input into the output. GeoJSON, CSV and WKT go a batch of features (or CSV rows) at a time:
+    /// each batch is read, checked against the horizons (on another thread while it is projected), projected and
+    /// written before the next is read, so memory holds the input's bytes and one batch; the output is the same
+    /// bytes as when the whole input was projected at once. A feature table, in or out, is projected whole (its
+    /// writer takes every feature with the input's fields).
     func run(input options: InputOptions, output: OutputOptions, io: CommandIO) throws(CommandError) {
         let progress = io.progress(ProjectCommand.name)
         defer { progress?.finish() }
-        let input = try FeatureInput.read(options.path, layer: options.layer, inputSpatialReference: options.spatialReference,
-                                          defaultXYSpatialReference: nil, io: io,
-                                          csv: FeatureInput.CSVOptions(keepTable: true, tableWithoutCoordinates: true,
-                                                                       pointsOnly: true),
-                                          progress: progress)
-        let file = try outputFile(output, for: input.format)
+        if let path = options.path, FeatureDataInput.format(of: path) != nil {
+            let input = try FeatureInput.read(path, layer: options.layer, inputSpatialReference: options.spatialReference,
+                                              defaultXYSpatialReference: nil, io: io, progress: progress)
+            try projectWhole(input, into: try outputFile(output, for: input.format), io: io, progress: progress)
+            return
+        }
+        if options.layer != nil {
+            throw .usage("--layer chooses a layer of a GeoPackage, a zip of shapefiles or a PostGIS database, not of \(options.path ?? "standard input")")
+        }
+        progress?.begin("reading")
+        let data = try io.read(options.path)
+        let origin = FeatureInput.origin(of: options.path, io: io)
+        let format: FeatureInput.Format
+        switch InputFormat.sniff(data) {
+        case .csv: format = .csv
+        case .wkt: format = .wkt
+        case .geoJSON: format = .geoJSON
+        default:  // the reader says what it is
+            _ = try FeatureInput.read(data, origin: origin, inputSpatialReference: options.spatialReference,
+                                      defaultXYSpatialReference: nil)
+            throw .failure("\(origin.name): not GeoJSON, CSV or WKT")
+        }
+        let file = try outputFile(output, for: format)
+        let csv = FeatureInput.CSVOptions(keepTable: true, tableWithoutCoordinates: true, pointsOnly: true,
+                                          batchSize: format == .csv ? Self.pointsPerBatch : FeatureEncoding.batchSize)
+        if file.format.isFeatureTable {
+            let input = try FeatureInput.read(data, origin: origin, inputSpatialReference: options.spatialReference,
+                                              defaultXYSpatialReference: nil, csv: FeatureInput.CSVOptions(
+                                                keepTable: true, tableWithoutCoordinates: true, pointsOnly: true),
+                                              progress: progress)
+            try projectWhole(input, into: file, io: io, progress: progress)
+            return
+        }
+        var operations = Set<ProjectionOperation>()
+        var source: (sr: SpatialReference, transformation: DatumTransformation?)?
+        var written = 0
+        try file.stream(io: io, progress: progress) { out throws(CommandError) in
+            if format != .csv, file.format == .geoJSON { GeoJSON.beginFeatureCollection(to: &out) }
+            _ = try FeatureInput.read(data, origin: origin, inputSpatialReference: options.spatialReference,
+                                      defaultXYSpatialReference: nil, csv: csv, progress: progress) { batch throws(CommandError) in
+                if source == nil {
+                    source = (batch.spatialReference, try transformation.map { (t: String) throws(CommandError) in
+                        try TransformationList(from: batch.spatialReference, to: target).choose(t)
+                    })
+                }
+                operations.formUnion(try project(batch, transformation: source?.transformation, first: written == 0,
+                                                 as: file.format, to: &out))
+                written += batch.count
+            }
+            if format != .csv, file.format == .geoJSON {
+                GeoJSON.endFeatureCollection(to: &out)
+                out.append(UInt8(ascii: "\n"))
+            }
+        }
+        progress?.finish()
+        report(operations, from: source?.sr ?? target, io: io)
+    }
+
+    /// CSV rows projected at once (one bulk PROJ call; features go `FeatureEncoding.batchSize` at a time).
+    static let pointsPerBatch = 65_536
+
+    /// One batch: checked against the horizons on another thread while it is projected (first, on this thread,
+    /// with one thread; its error first), then written (CSV rows after the header for the first batch, WKT lines or
+    /// GeoJSON features).
+    /// - Returns: The operations PROJ ran.
+    private func project(
+        _ batch: FeatureInput, transformation chosen: DatumTransformation?, first: Bool, as format: OutputFormat,
+        to out: inout ByteBuffer
+    ) throws(CommandError) -> Set<ProjectionOperation> {
+        try checkingHorizons(of: batch) { (checked: () throws(CommandError) -> Void) throws(CommandError) in
+            if batch.format == .csv {
+                let (operations, coordinates) = try projectPoints(batch, transformation: chosen, checked: checked)
+                ProjectedCSV(input: batch, coordinates: coordinates, target: target).write(to: &out, header: first)
+                return operations
+            }
+            let (operations, projected) = try projectFeatures(batch, transformation: chosen, progress: nil,
+                                                              checked: checked)
+            if format == .wkt {
+                FeatureEncoding.writeWKT(projected.compactMap(\.geometry), to: &out)
+            } else {
+                for (i, f) in projected.enumerated() { GeoJSON.appendFeature(f, first: first && i == 0, to: &out) }
+                out.flushIfFull()
+            }
+            return operations
+        }
+    }
+
+    /// The whole input projected and written at once (a feature table in or out).
+    private func projectWhole(_ input: FeatureInput, into file: OutputFile, io: CommandIO, progress: ProgressLine?)
+        throws(CommandError)
+    {
         let chosen = try transformation.map { (t: String) throws(CommandError) in
             try TransformationList(from: input.spatialReference, to: target).choose(t)
         }
-        // The horizon check runs on another thread while the input is projected (first, on this thread, with one
-        // thread); its error comes first, and nothing is written before it has passed.
+        progress?.begin("projecting", unit: input.format == .csv ? "points" : "features",
+                        total: input.format == .csv ? input.points?.count : input.features.count)
+        let operations = try checkingHorizons(of: input) { (checked: () throws(CommandError) -> Void) throws(CommandError) in
+            if input.format == .csv {
+                let (operations, coordinates) = try projectPoints(input, transformation: chosen, checked: checked)
+                try file.stream(io: io, progress: progress) { out throws(CommandError) in
+                    ProjectedCSV(input: input, coordinates: coordinates, target: target).write(to: &out, header: true)
+                }
+                return operations
+            }
+            let (operations, projected) = try projectFeatures(input, transformation: chosen, progress: progress,
+                                                              checked: checked)
+            try write(projected, of: input, to: file, io: io, progress: progress)
+            return operations
+        }
+        progress?.finish()
+        report(operations, from: input.spatialReference, io: io)
+    }
+
+    /// Runs `body` while the input is checked against the horizons of the source and the target on another thread
+    /// (first, on this thread, with one thread, or not at all with `--allow-outside-area`); `body` waits for the
+    /// check (`checked`) before it writes anything, and the check's error comes first, as when it ran before
+    /// everything else.
+    private func checkingHorizons<T>(
+        of input: FeatureInput, _ body: (_ checked: () throws(CommandError) -> Void) throws(CommandError) -> T
+    ) throws(CommandError) -> T {
         let check = SharedCheck(run: self, input: input)
         let areaCheck = BackgroundTask(inline: allowOutsideArea || Parallelism.threadCount == 1) { () throws(CommandError) in
             if !check.run.allowOutsideArea { try check.run.refuseOutsideAreasOfUse(check.input) }
         }
         defer { try? areaCheck.wait() }
-        progress?.begin("projecting", unit: input.format == .csv ? "points" : "features",
-                        total: input.format == .csv ? input.points?.count : input.features.count)
-        let operations: Set<ProjectionOperation>
         do throws(CommandError) {
-            let checked = { () throws(CommandError) in try areaCheck.wait() }
-            if input.format == .csv {
-                operations = try projectPoints(input, transformation: chosen, to: file, io: io, progress: progress,
-                                               checked: checked)
-            } else {
-                operations = try projectFeatures(input, transformation: chosen, to: file, io: io, progress: progress,
-                                                 checked: checked)
-            }
+            return try body { () throws(CommandError) in try areaCheck.wait() }
         } catch {
-            try areaCheck.wait()  // the check's error first, as when it ran before everything else
+            try areaCheck.wait()
             throw error
         }
-        progress?.finish()
-        report(operations, from: input.spatialReference, io: io)
     }
 
     /// The output file, refused before any work when the input cannot be written as it: CSV in is CSV out;
@@ -87,12 +188,12 @@ struct ProjectionRun {
         }
     }
 
-    /// CSV input: every point in one bulk PROJ call, written back as the CSV with its coordinate columns replaced.
-    /// - Parameter checked: Waits for the horizon check (before anything is written).
+    /// CSV rows: every point in one bulk PROJ call, refused outside the projection's domain.
+    /// - Parameter checked: Waits for the horizon check (before the caller writes anything).
+    /// - Returns: The operations PROJ ran and each row's projected coordinates.
     private func projectPoints(
-        _ input: FeatureInput, transformation chosen: DatumTransformation?, to file: OutputFile, io: CommandIO,
-        progress: ProgressLine?, checked: () throws(CommandError) -> Void
-    ) throws(CommandError) -> Set<ProjectionOperation> {
+        _ input: FeatureInput, transformation chosen: DatumTransformation?, checked: () throws(CommandError) -> Void
+    ) throws(CommandError) -> (Set<ProjectionOperation>, [Coordinate]) {
         var operations = Set<ProjectionOperation>()
         var coordinates = input.points ?? []
         let original = coordinates
@@ -111,19 +212,16 @@ struct ProjectionRun {
             input.labels[$0]
         }
         try checked()
-        try file.stream(io: io, progress: progress) { out throws(CommandError) in
-            ProjectedCSV(input: input, coordinates: coordinates, target: target).write(to: &out)
-        }
-        return operations
+        return (operations, coordinates)
     }
 
-    /// GeoJSON, WKT or feature table input: feature by feature, written as WKT, GeoJSON or a feature table (with the
-    /// input's attributes).
-    /// - Parameter checked: Waits for the horizon check (before anything is written).
+    /// GeoJSON, WKT or feature table features, projected one by one and refused outside the projection's domain.
+    /// - Parameter checked: Waits for the horizon check (before the caller writes anything).
+    /// - Returns: The operations PROJ ran and the projected features.
     private func projectFeatures(
-        _ input: FeatureInput, transformation chosen: DatumTransformation?, to file: OutputFile, io: CommandIO,
-        progress: ProgressLine?, checked: () throws(CommandError) -> Void
-    ) throws(CommandError) -> Set<ProjectionOperation> {
+        _ input: FeatureInput, transformation chosen: DatumTransformation?, progress: ProgressLine?,
+        checked: () throws(CommandError) -> Void
+    ) throws(CommandError) -> (Set<ProjectionOperation>, [Feature]) {
         var operations = Set<ProjectionOperation>()
         var projected: [Feature] = []
         projected.reserveCapacity(input.features.count)
@@ -154,13 +252,19 @@ struct ProjectionRun {
             return "\(input.labels[f.feature]) vertex \(k - f.start)"
         }
         try checked()
+        return (operations, projected)
+    }
+
+    /// Writes a whole input's projected features: a feature table (with the input's attributes), WKT or GeoJSON.
+    private func write(_ projected: [Feature], of input: FeatureInput, to file: OutputFile, io: CommandIO,
+                       progress: ProgressLine?) throws(CommandError) {
         if file.format.isFeatureTable {
             progress?.begin("writing")
             try FeatureTableOutput.write(
                 projected, to: file, spatialReference: target, geometryType: FeatureTableOutput.geometryType(of: projected),
                 hasZ: projected.contains { $0.geometry?.coordinates.contains { $0.z != nil } ?? false },
                 fields: input.fields, io: io)
-            return operations
+            return
         }
         try file.stream(io: io, progress: progress) { out throws(CommandError) in
             if file.format == .wkt {
@@ -169,7 +273,6 @@ struct ProjectionRun {
                 try FeatureEncoding.writeGeoJSON(projected, to: &out)
             }
         }
-        return operations
     }
 
     /// Refuses the first vertex outside the projection's own domain (see
@@ -211,12 +314,12 @@ struct ProjectedCSV {
     /// The decimals of the coordinates written: 9 for degrees (about 0.1 mm), 4 for projected units.
     static func decimals(for target: SpatialReference) -> Int { target.isGeographic ? 9 : 4 }
 
-    /// Writes the header and the rows.
-    func write(to out: inout ByteBuffer) {
+    /// Writes the rows, after the header when `header` (the first batch).
+    func write(to out: inout ByteBuffer, header writesHeader: Bool) {
         guard let others = input.table, var header = input.header, let (xi, yi) = input.coordinateColumns else { return }
         header[xi] = target.isGeographic ? "lon" : "x"
         header[yi] = target.isGeographic ? "lat" : "y"
-        CSV.appendRecord(header, to: &out)
+        if writesHeader { CSV.appendRecord(header, to: &out) }
         let decimals = Self.decimals(for: target)
         for (r, row) in others.rows.enumerated() {
             var field = row.startIndex  // the next of the other columns
