@@ -89,7 +89,18 @@ def timed(command: list[str]) -> tuple[float, int, int, float]:
     return seconds, usage.ru_maxrss // 1024, os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
 
 
-def summary(meridian: str, path: str) -> dict:
+def _last_ring_start(data: bytes) -> int:
+    """The index of the "(" that opens the last ring whose first number has begun in `data`, if a ring closes
+    before it; else -1."""
+    end = len(data)
+    while (cut := data.rfind(b"(", 0, end)) > 0:
+        if cut + 1 < len(data) and data[cut + 1] in b"-0123456789":
+            return cut if data.rfind(b")", 0, cut) >= 0 else -1
+        end = cut
+    return -1
+
+
+def summary(meridian: str, path: str, block_size: int = 1 << 26) -> dict:
     """Parts, holes, area and perimeter of a WKT multipolygon, read with numpy a block of rings at a time (an
     independent reading of the output: neither meridian nor GEOS): rings are the runs of numbers between "(" and
     ")", parts are separated by ")), ((", and each ring's area is its shoelace about its first vertex."""
@@ -99,14 +110,17 @@ def summary(meridian: str, path: str) -> dict:
     with open(path, "rb") as f:
         rest = b""
         while True:
-            block = f.read(1 << 26)
+            block = f.read(block_size)
             data = rest + block
             if block:
-                cut = data.rfind(b"), (")  # a ring boundary: the rest waits for the next block
+                # Cut at the "(" that opens the last ring begun here: the separator before it, "), (" or ")), ((",
+                # is then wholly in this block (a cut inside ")), ((" lost a part), and the "(" is kept on both
+                # sides (here it opens nothing, the next block's ring starts with it).
+                cut = _last_ring_start(data)
                 if cut < 0:
                     rest = data
                     continue
-                data, rest = data[:cut + 1], data[cut + 1:]
+                data, rest = data[:cut + 1], data[cut:]
             parts += data.count(b")), ((")
             b = np.frombuffer(data, dtype=np.uint8)
             opens = np.nonzero(b == ord("("))[0]
