@@ -84,6 +84,26 @@ import Testing
         }
     }
 
+    /// `<Placemark "<?p?>` (found after 760,293 executions of xml-attributes): the scanner skipped what it took for a
+    /// quoted value and never saw the empty instruction, which libxml2 then reported to XMLParser (SIGSEGV). A quote
+    /// that does not follow `=` is refused at its column; a `<` inside a broken end tag is scanned as markup; quoted
+    /// values with blanks around `=` still read.
+    @Test func aQuoteWithoutAnAttributeNameIsRefused() throws {
+        let found = try Data(contentsOf: Self.folder.appendingPathComponent("quoted-value-without-name-hiding-empty-instruction.kml"))
+        for (data, expected) in [(found, "quoted value"),
+                                 (Data(#"<kml><Placemark/></Placemark "<?p?>></kml>"#.utf8), "processing instruction")] {
+            do {
+                _ = try KMLDataset(data: data)
+                Issue.record("read: \(expected)")
+            } catch {
+                guard case .malformedXML(let message, let line, _) = error else { Issue.record("\(error)"); continue }
+                #expect(message.contains(expected) && line == 1, "\(error)")
+            }
+        }
+        let fine = #"<kml xmlns="http://www.opengis.net/kml/2.2"><Placemark id = 'p"1' a ="x'y" ><name>a</name></Placemark></kml>"#
+        #expect(try KMLDataset(data: Data(fine.utf8)).document.allPlacemarks.map(\.name) == ["a"])
+    }
+
     /// A broken XML declaration that never ends in "?>" (libxml2 recovers from it) followed, 33 lines on, by
     /// `<?xml?>`: the scanner took that "?>" as the end of the broken declaration and let the empty instruction
     /// through, and XMLParser crashed (found after 828,421 executions). A "<" inside an instruction's data now

@@ -39,11 +39,14 @@ public struct MeasureCommand: Command {
 
     /// Measures every feature of the input and prints one line (or JSON object) per feature, as they are read: a
     /// batch of features at a time (memory holds the input's bytes and one batch, whatever the number of features).
+    /// Nothing is printed before the first feature with a geometry: an input without one is an error and prints
+    /// nothing.
     /// - Throws: `CommandError.failure` for unreadable input or a feature that cannot be measured.
     public func run(io: CommandIO) throws(CommandError) {
         var total = Row(type: "total", length: 0, area: 0, perimeter: 0, id: nil)
         var index = 0
-        if json { io.output(Data("{\n  \"features\": [".utf8)) } else { io.print("feature\ttype\tlength_m\tarea_m2\tperimeter_m") }
+        var out = HeldOutput(io: io)
+        out.write(json ? Data("{\n  \"features\": [".utf8) : Data("feature\ttype\tlength_m\tarea_m2\tperimeter_m\n".utf8))
         _ = try FeatureInput.read(input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
                                   defaultXYSpatialReference: input.spatialReference ?? .wgs84, io: io,
                                   csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize)) { batch throws(CommandError) in
@@ -53,30 +56,50 @@ public struct MeasureCommand: Command {
                     do throws(EngineError) { row = try measure(g, id: feature.id) } catch {
                         throw .failure("\(batch.labels[i]): \(error.description)")
                     }
+                    if out.isHolding, !g.coordinates.isEmpty { out.release() }
                 }
                 total.length += row.length
                 total.area += row.area
                 total.perimeter += row.perimeter
-                write(row, index: index, io: io)
+                out.write(text(row, index: index))
                 index += 1
             }
         }
         if json {
             // The rest of the document as `JSONValue` writes one: keys sorted, two spaces an indent.
-            io.output(Data("\n  ],\n  \"geodesic\": \(geodesic),\n  \"total\": ".utf8) + indented(object(total, index: nil))
+            out.write(Data("\n  ],\n  \"geodesic\": \(geodesic),\n  \"total\": ".utf8) + indented(object(total, index: nil))
                       + Data("\n}\n".utf8))
         } else {
-            io.print(String(format: "total\t\t%.3f\t%.3f\t%.3f", total.length, total.area, total.perimeter))
+            out.write(Data(String(format: "total\t\t%.3f\t%.3f\t%.3f\n", total.length, total.area, total.perimeter).utf8))
+        }
+        out.release()
+    }
+
+    /// Standard output held until the first feature with a geometry has been measured, then written as it comes.
+    private struct HeldOutput {
+        let io: CommandIO
+        private var held: Data? = Data()
+        init(io: CommandIO) { self.io = io }
+        /// Whether output is still held.
+        var isHolding: Bool { held != nil }
+        /// Writes, or holds while nothing is released.
+        mutating func write(_ data: Data) {
+            if held == nil { io.output(data) } else { held?.append(data) }
+        }
+        /// Writes what is held; from now on everything is written as it comes.
+        mutating func release() {
+            guard let data = held else { return }
+            held = nil
+            io.output(data)
         }
     }
 
     /// One feature's line, or its JSON object in the features array.
-    private func write(_ row: Row, index: Int, io: CommandIO) {
+    private func text(_ row: Row, index: Int) -> Data {
         guard json else {
-            io.print(String(format: "%d\t%@\t%.3f\t%.3f\t%.3f", index, row.type, row.length, row.area, row.perimeter))
-            return
+            return Data(String(format: "%d\t%@\t%.3f\t%.3f\t%.3f\n", index, row.type, row.length, row.area, row.perimeter).utf8)
         }
-        io.output(Data((index == 0 ? "\n    " : ",\n    ").utf8) + indented(object(row, index: index), by: 4))
+        return Data((index == 0 ? "\n    " : ",\n    ").utf8) + indented(object(row, index: index), by: 4)
     }
 
     /// A row as the JSON object `--json` writes.

@@ -24,7 +24,7 @@ struct MarkupScanner {
         case literal(matched: Int, of: Literal)
         case comment(dashes: Int), cdata(brackets: Int)
         case piName, piNameEnd, piBody, piBodyEnd, declaration
-        case tag(attributes: Int, quote: UInt32?), endTag
+        case tag(attributes: Int, quote: UInt32?, afterEquals: Bool), endTag
         case doctype(inSubset: Bool, quote: UInt32?)
     }
 
@@ -103,10 +103,11 @@ struct MarkupScanner {
                 : (c == Self.ascii(">") && brackets == 2) ? .text : .cdata(brackets: 0)
         case .piName, .piNameEnd, .piBody, .piBodyEnd, .declaration:
             try instructionStep(c)
-        case .tag(let attributes, let quote):
-            try tagStep(c, attributes: attributes, quote: quote)
+        case .tag(let attributes, let quote, let afterEquals):
+            try tagStep(c, attributes: attributes, quote: quote, afterEquals: afterEquals)
         case .endTag:
             if c == Self.ascii(">") { state = .text }
+            else if c == Self.ascii("<") { state = .open }  // not well-formed: what follows is markup to follow
         case .doctype(let subset, let quote):
             doctypeStep(c, inSubset: subset, quote: quote)
         }
@@ -119,7 +120,7 @@ struct MarkupScanner {
         else if c == Self.ascii("/") { state = .endTag }
         else if c == Self.ascii("<") { state = .open }
         else if c >= 0x80 || c == Self.ascii("_") || c == Self.ascii(":") || (0x61...0x7A).contains(c | 0x20) {
-            state = .tag(attributes: 0, quote: nil)
+            state = .tag(attributes: 0, quote: nil, afterEquals: false)
         } else {
             state = .text  // not markup: the parser reports an error
         }
@@ -164,21 +165,30 @@ struct MarkupScanner {
         }
     }
 
-    /// A start tag: quoted values skipped, each `=` outside them an attribute.
-    private mutating func tagStep(_ c: UInt32, attributes: Int, quote: UInt32?) throws(KMLError) {
+    /// A start tag: quoted values skipped, each `=` outside them an attribute. A quote that does not follow an `=`
+    /// opens no value (XML allows none there) and is refused: libxml2 reports the error but reads on, so a value the
+    /// scanner skipped could hide markup the parser then sees (fuzzing found `<Placemark "<?p?>` reaching the crash
+    /// above).
+    private mutating func tagStep(_ c: UInt32, attributes: Int, quote: UInt32?, afterEquals: Bool) throws(KMLError) {
         if let quote {
-            if c == quote { state = .tag(attributes: attributes, quote: nil) }
+            if c == quote { state = .tag(attributes: attributes, quote: nil, afterEquals: false) }
         } else if c == Self.ascii("\"") || c == Self.ascii("'") {
-            state = .tag(attributes: attributes, quote: c)
+            guard afterEquals else {
+                throw .malformedXML(message: "a quoted value without an attribute name and '=' in a start tag",
+                                    line: line, column: column)
+            }
+            state = .tag(attributes: attributes, quote: c, afterEquals: false)
         } else if c == Self.ascii("=") {
             guard attributes < Self.maximumAttributes else {
                 throw .tooManyAttributes(limit: Self.maximumAttributes, line: line, column: column)
             }
-            state = .tag(attributes: attributes + 1, quote: nil)
+            state = .tag(attributes: attributes + 1, quote: nil, afterEquals: true)
         } else if c == Self.ascii(">") {
             state = .text
         } else if c == Self.ascii("<") {
             state = .open  // not well-formed: the parser stops here
+        } else if !Self.blank.contains(c) {
+            state = .tag(attributes: attributes, quote: nil, afterEquals: false)
         }
     }
 
