@@ -87,10 +87,12 @@ import Testing
     /// `<Placemark "<?p?>` (found after 760,293 executions of xml-attributes): the scanner skipped what it took for a
     /// quoted value and never saw the empty instruction, which libxml2 then reported to XMLParser (SIGSEGV). A quote
     /// that does not follow `=` is refused at its column; a `<` inside a broken end tag is scanned as markup; quoted
-    /// values with blanks around `=` still read.
+    /// values with blanks around `=` still read. The same for an instruction without a target name hiding an empty
+    /// one (`<?=m <?p?>`, found after 281,342 more executions).
     @Test func aQuoteWithoutAnAttributeNameIsRefused() throws {
         let found = try Data(contentsOf: Self.folder.appendingPathComponent("quoted-value-without-name-hiding-empty-instruction.kml"))
-        for (data, expected) in [(found, "quoted value"),
+        let noTarget = try Data(contentsOf: Self.folder.appendingPathComponent("instruction-without-target-hiding-empty-instruction.kml"))
+        for (data, expected) in [(found, "quoted value"), (noTarget, "without a target name"),
                                  (Data(#"<kml><Placemark/></Placemark "<?p?>></kml>"#.utf8), "processing instruction")] {
             do {
                 _ = try KMLDataset(data: data)

@@ -23,7 +23,7 @@ struct MarkupScanner {
         case text, open, bang, subsetOpen, subsetBang
         case literal(matched: Int, of: Literal)
         case comment(dashes: Int), cdata(brackets: Int)
-        case piName, piNameEnd, piBody, piBodyEnd, declaration
+        case piStart, piName, piNameEnd, piBody, piBodyEnd, declaration
         case tag(attributes: Int, quote: UInt32?, afterEquals: Bool), endTag
         case doctype(inSubset: Bool, quote: UInt32?)
     }
@@ -74,6 +74,10 @@ struct MarkupScanner {
 
     private static let blank: Set<UInt32> = [0x20, 0x09, 0x0A, 0x0D]
     private static func ascii(_ s: Unicode.Scalar) -> UInt32 { s.value }
+    /// Whether a character may start an XML name (any character outside ASCII counts: the parser judges those).
+    private static func isNameStart(_ c: UInt32) -> Bool {
+        c >= 0x80 || c == ascii("_") || c == ascii(":") || (0x61...0x7A).contains(c | 0x20)
+    }
 
     /// Where the markup goes after a comment or processing instruction.
     private var resume: State { inSubset ? .doctype(inSubset: true, quote: nil) : .text }
@@ -91,7 +95,7 @@ struct MarkupScanner {
             else { state = inSubset ? .doctype(inSubset: true, quote: nil) : .text }  // a markup declaration, or an error
         case .subsetOpen:
             if c == Self.ascii("!") { state = .subsetBang }
-            else if c == Self.ascii("?") { state = .piName }
+            else if c == Self.ascii("?") { state = .piStart }
             else { state = .doctype(inSubset: true, quote: nil) }
         case .literal(let k, let literal):
             literalStep(c, matched: k, of: literal)
@@ -101,7 +105,7 @@ struct MarkupScanner {
         case .cdata(let brackets):
             state = c == Self.ascii("]") ? .cdata(brackets: min(brackets + 1, 2))
                 : (c == Self.ascii(">") && brackets == 2) ? .text : .cdata(brackets: 0)
-        case .piName, .piNameEnd, .piBody, .piBodyEnd, .declaration:
+        case .piStart, .piName, .piNameEnd, .piBody, .piBodyEnd, .declaration:
             try instructionStep(c)
         case .tag(let attributes, let quote, let afterEquals):
             try tagStep(c, attributes: attributes, quote: quote, afterEquals: afterEquals)
@@ -115,11 +119,11 @@ struct MarkupScanner {
 
     /// After `<`: a processing instruction, `<!…`, an end tag or a start tag.
     private mutating func open(_ c: UInt32) {
-        if c == Self.ascii("?") { state = .piName }
+        if c == Self.ascii("?") { state = .piStart }
         else if c == Self.ascii("!") { state = .bang }
         else if c == Self.ascii("/") { state = .endTag }
         else if c == Self.ascii("<") { state = .open }
-        else if c >= 0x80 || c == Self.ascii("_") || c == Self.ascii(":") || (0x61...0x7A).contains(c | 0x20) {
+        else if Self.isNameStart(c) {
             state = .tag(attributes: 0, quote: nil, afterEquals: false)
         } else {
             state = .text  // not markup: the parser reports an error
@@ -146,6 +150,13 @@ struct MarkupScanner {
     /// Processing instructions: a target name, then data up to `?>`; the XML declaration up to its first `>`.
     private mutating func instructionStep(_ c: UInt32) throws(KMLError) {
         switch state {
+        case .piStart:
+            // libxml2 reports an instruction without a target name and reads on, so what follows (an empty
+            // instruction, say) would reach XMLParser unseen (fuzzing found `<?=m <?p?>`): refused here.
+            guard Self.isNameStart(c) else {
+                throw .malformedXML(message: "processing instruction without a target name", line: line, column: column)
+            }
+            state = .piName
         case .piName:
             if c == Self.ascii("?") { state = .piNameEnd } else if Self.blank.contains(c) { state = .piBody }
         case .piNameEnd:
