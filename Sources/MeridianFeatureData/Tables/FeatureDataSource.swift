@@ -7,8 +7,8 @@ import MeridianCore
 /// `PG:"dbname=… "` connection string. The tables are listed at once; each is opened on demand.
 ///
 /// GDAL opens the source with exactly the one driver of the recognised format, reads nothing but the file named and
-/// its sidecar files (a shapefile's `.shx`, `.dbf`, `.prj`, `.cpg`) and never prints (see
-/// <doc:ReadingAndWritingFeatureData>).
+/// its sidecar files (a shapefile's `.shx`, `.dbf`, `.prj`, `.cpg`) and never prints (see the article "Reading and
+/// writing feature data" of MeridianFeatureData's documentation).
 public final class FeatureDataSource {
     let dataset: GDALDataset
     let limits: FeatureDataLimits
