@@ -8,16 +8,11 @@ import Testing
 /// WKT writers' output is read back exactly when `ReadBack` says it will, so a writer that checks first never
 /// emits what its reader refuses.
 @Suite struct ReadBackTests {
-    /// A small deterministic generator (SplitMix64).
+    /// Random geometries from the suite's deterministic generator (`SplitMix64`, JSONValueTests.swift).
     struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        private var random: SplitMix64
+        init(state: UInt64) { random = SplitMix64(seed: state) }
+        mutating func next() -> UInt64 { random.next() }
         mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 
         /// A coordinate: usually ordinary, sometimes repeated from `previous`, rarely not finite.
