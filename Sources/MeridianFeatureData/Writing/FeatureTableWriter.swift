@@ -33,6 +33,7 @@ public final class FeatureTableWriter {
     private var handle: UnsafeMutableRawPointer?
     private let layer: OGRLayerH
     private var budget: ShapefileBudget?
+    private var geometryBuilder: OGRGeometryBuilder
     private var isOpen = true
 
     /// Features per GeoPackage transaction: SQLite writes fast inside one, and the journal stays bounded.
@@ -69,6 +70,8 @@ public final class FeatureTableWriter {
         self.format = format
         self.table = table
         self.connection = connection
+        geometryBuilder = OGRGeometryBuilder(hasZ: table.hasZ, promoteToMulti: schema.promotesToMulti,
+                                             clockwiseShells: format == .shapefile)
         destinationName = name
         if let connection {
             target = .database(connection)
@@ -182,13 +185,27 @@ public final class FeatureTableWriter {
         guard geometry.spatialReference == sr else {
             throw FieldValueError("its geometry is in \(geometry.spatialReference), the layer in \(sr); project it first")
         }
-        let coordinates = geometry.coordinates
-        if table.hasZ {
-            guard coordinates.allSatisfy({ $0.z?.isFinite ?? false }) else {
-                throw FieldValueError("the layer has z values and a vertex of its geometry has none")
-            }
-        } else if coordinates.contains(where: { $0.z != nil }) {
-            throw FieldValueError("its geometry has z values and the layer was described without z")
+        // Ring by ring: a union's vertices are not copied into one array to be checked.
+        let hasZ = table.hasZ
+        let mismatched = FeatureTableWriter.anyVertices(of: geometry) { vertices in
+            vertices.contains { hasZ ? !($0.z?.isFinite ?? false) : $0.z != nil }
+        }
+        guard !mismatched else {
+            throw FieldValueError(hasZ ? "the layer has z values and a vertex of its geometry has none"
+                                       : "its geometry has z values and the layer was described without z")
+        }
+    }
+
+    /// Whether any of a geometry's vertex arrays (a ring, a path, a multipoint's) satisfies `predicate`; read in
+    /// place, without collecting the vertices into one array.
+    static func anyVertices(of geometry: Geometry, where predicate: ([Coordinate]) -> Bool) -> Bool {
+        let part = { (p: Polygon.Part) in predicate(p.shell) || p.holes.contains(where: predicate) }
+        return switch geometry {
+        case .point(let p): predicate([p.coordinate])
+        case .multipoint(let m): predicate(m.coordinates)
+        case .polyline(let l): l.parts.contains(where: predicate)
+        case .polygon(let p): p.parts.contains(where: part)
+        case .envelope(let e): e.polygon.parts.contains(where: part)
         }
     }
 
@@ -202,9 +219,7 @@ public final class FeatureTableWriter {
             try column.set(feature.properties[column.field.name], on: ogrFeature, at: Int32(i), format: format)
         }
         if let geometry = feature.geometry {
-            let g = try OGRGeometryCodec.make(geometry, promoteToMulti: schema.promotesToMulti,
-                                              clockwiseShells: format == .shapefile)
-            _ = OGR_F_SetGeometryDirectly(ogrFeature, g)
+            _ = OGR_F_SetGeometryDirectly(ogrFeature, try geometryBuilder.make(geometry))
         }
         guard OGR_L_CreateFeature(layer, ogrFeature) == OGRERR_NONE, messages.failures.isEmpty else {
             throw FieldValueError(messages.reason("GDAL could not write it"))
