@@ -113,3 +113,49 @@ def test_a_shapefile_holds_the_wkt_rings_clockwise_shells_counterclockwise_holes
         assert np.array_equal(a, b), f"ring {k}: the WKT's vertices, oriented as the format requires"
     # The orientation itself, independently of the WKT: as many clockwise rings as parts.
     assert sum(signed_area(r) < 0 for r in ours) == len(union["wkt"].geoms)
+
+
+@pytest.fixture(scope="module")
+def streamed(meridian, tmp_path_factory):
+    """More points than one union batch (65,536): the union is made and written batch by batch, to WKT and to each
+    table alike. 70,000 points in 16 clusters (rings of points leave holes), 4 chords a quarter circle to keep it
+    small."""
+    folder = tmp_path_factory.mktemp("union-streamed")
+    rng = np.random.default_rng(2707)
+    centres = rng.uniform([2_300_000, 380_000], [2_500_000, 520_000], size=(16, 2))
+    xy = centres[rng.integers(0, 16, 70_000)] + rng.normal(0, 4000, size=(70_000, 2))
+    src = folder / "points.gpkg"
+    pyogrio.raw.write(str(src), shapely.to_wkb(shapely.points(xy)), [np.arange(len(xy))], ["pid"],
+                      geometry_type="Point", crs="EPSG:32038", driver="GPKG", layer="points")
+    args = ["buffer", str(src), "--srs", "EPSG:32038", "--distance", "30us-ft", "--segments", "4", "--union"]
+    wkt = folder / "union.wkt"
+    run(meridian, *args, "-o", str(wkt))
+    return {"folder": folder, "args": args, "n": len(xy), "wkt": shapely.from_wkt(wkt.read_text().strip())}
+
+
+@pytest.mark.parametrize("ext", FORMATS)
+def test_a_union_written_batch_by_batch_holds_the_streamed_wkt_rings(meridian, streamed, ext):
+    out = streamed["folder"] / f"union.{ext}"
+    run(meridian, *streamed["args"], "-o", str(out))
+    ref = rings(streamed["wkt"])
+    assert len(streamed["wkt"].geoms) > 1000 and len(ref) > len(streamed["wkt"].geoms), "many parts, some holes"
+    if ext == "shp":
+        ours = shp_rings(out)
+        ref = [r if (signed_area(r) < 0) == (k in shells) else r[::-1]
+               for shells in [shell_indices(streamed["wkt"])] for k, r in enumerate(ref)]
+    else:
+        meta, _, wkb, fields = pyogrio.raw.read(str(out))
+        assert len(wkb) == 1 and list(fields[0]) == [streamed["n"]]
+        ours = rings(shapely.from_wkb(wkb[0]))
+    assert len(ours) == len(ref), "every shell and hole of every batch"
+    for k, (a, b) in enumerate(zip(ours, ref)):
+        assert np.array_equal(a, b), f"ring {k}"
+
+
+def shell_indices(geometry):
+    """The positions of the shells among `rings(geometry)`."""
+    out, k = set(), 0
+    for p in geometry.geoms:
+        out.add(k)
+        k += 1 + len(p.interiors)
+    return out

@@ -45,6 +45,17 @@ struct OGRGeometryBuilder {
         }
     }
 
+    /// A new empty MultiPolygon for `add(_:to:)`, owned by the caller.
+    func multiPolygon() throws(FieldValueError) -> OGRGeometryH { try create(wkbMultiPolygon) }
+
+    /// Adds polygon parts to a MultiPolygon made by `multiPolygon()`, each as `make` writes a part.
+    mutating func add(_ parts: [Polygon.Part], to multi: OGRGeometryH) throws(FieldValueError) {
+        for part in parts {
+            let g = try polygon(part)
+            try Self.add(g, to: multi)
+        }
+    }
+
     /// A Polygon for one part (unless `promoteToMulti`), else a MultiPolygon (an empty one for no parts, or an
     /// empty Polygon when not promoting).
     private mutating func polygon(_ parts: [Polygon.Part]) throws(FieldValueError) -> OGRGeometryH {
