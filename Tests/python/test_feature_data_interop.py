@@ -323,3 +323,22 @@ def test_a_malformed_geopackage_page_is_an_error_not_a_hang(meridian, fixtures, 
     assert "malformed-page-endless-arrow-stream.gpkg" in out.stderr and "'poly'" in out.stderr, out.stderr
     assert "malformed" in out.stderr.split(":", 1)[1], out.stderr
     assert not out_path.exists()
+
+
+@pytest.mark.parametrize("ext", FORMATS)
+def test_projecting_csv_into_a_feature_table_keeps_the_columns_against_pyproj(meridian, points, ext):
+    """CSV in, a feature table out: each row a point, the other columns its attributes (typed as `buffer` types
+    them); the coordinates as pyproj projects them (DEG_TOL), in the output's spatial reference."""
+    out = points["folder"] / f"projected-csv.{ext}"
+    run(meridian, "project", str(points["folder"] / "points.csv"), "--from", "EPSG:32038", "--to", "EPSG:4326",
+        "-o", str(out))
+    fields, geometries, meta = read(out)
+    assert CRS.from_user_input(meta["crs"]).to_epsg() == 4326
+    lon, lat = Transformer.from_crs("EPSG:32038", "EPSG:4326", always_xy=True).transform(points["x"], points["y"])
+    assert len(geometries) == N
+    assert np.abs(shapely.get_x(geometries) - lon).max() <= DEG_TOL
+    assert np.abs(shapely.get_y(geometries) - lat).max() <= DEG_TOL
+    assert list(fields["name"]) == list(points["names"])
+    assert fields["pid"].dtype.kind == "i" and list(fields["pid"]) == list(points["ids"])
+    assert fields["area"].dtype.kind == "f" and np.array_equal(fields["area"], points["area"])
+    assert "x" not in fields and "y" not in fields, "the coordinate columns are the geometry"
