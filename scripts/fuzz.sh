@@ -15,7 +15,10 @@
 #   nice 19 on a loaded machine may need more, see docs/fuzzing.md),
 # FUZZ_DETECT_LEAKS (1 default: libFuzzer checks for leaks after any input that allocates more than it frees;
 #   0: only LeakSanitizer's check at exit, which still fails the run on an unsuppressed leak, see docs/fuzzing.md),
-# FUZZ_SKIP_BUILD (set: use the fuzz binary already built, e.g. for several targets run in parallel).
+# FUZZ_SKIP_BUILD (set: use the fuzz binary already built, e.g. for several targets run in parallel),
+# FUZZ_SEED (libFuzzer's -seed: the same seed and binary mutate the same way, so a failure of a short run can be
+#   replayed; scripts/test.sh fixes it, long runs leave it unset for a new random seed each time).
+# A failing run prints its input in base64 (inputs are at most 64 KiB), so a CI log is enough to reproduce it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(kml kmz geojson csv wkt viewer-json ogr geodesic-cli kmz-pack xml-attributes)
@@ -77,12 +80,19 @@ for t in "${targets[@]}"; do
     # Swift's own backtracer would read the stack from another thread, which ASan reports as a bogus underflow.
     if ! MERIDIAN_FUZZ_TARGET=$t SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp \
         nice -n "${FUZZ_NICE:-0}" "$binary" "$corpus" -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -max_len="$(max_len "$t")" -timeout="${FUZZ_TIMEOUT:-10}" \
-        -detect_leaks="${FUZZ_DETECT_LEAKS:-1}" -rss_limit_mb=4096 -artifact_prefix="$scratch/artifacts/$t-" -print_final_stats=1 \
+        ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -detect_leaks="${FUZZ_DETECT_LEAKS:-1}" -rss_limit_mb=4096 -artifact_prefix="$scratch/artifacts/$t-" -print_final_stats=1 \
         > "$log" 2>&1 || grep -q 'ERROR: LeakSanitizer' "$log"; then
         # The exit status covers a crash, a timeout and a leak report (libFuzzer's per input, or LeakSanitizer's at
         # exit, which ends the process with its own exit code); the grep catches a leak report whatever the status.
         echo "fuzz $t FAILED (log: $log):" >&2
         grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$log" | head -20 >&2
+        artifact=$(sed -n "s/.*Test unit written to \([^ ]*\).*/\1/p" "$log" | tail -1)
+        if [[ -n $artifact && -f $artifact ]]; then
+            echo "the input ($(wc -c < "$artifact") bytes, base64; decode with base64 -d and replay:" \
+                "MERIDIAN_FUZZ_TARGET=$t $binary FILE):" >&2
+            head -c 65536 "$artifact" | base64 -w 0 >&2
+            echo >&2
+        fi
         status=1
     fi
     grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "$log" | sed "s/^/  $t /" || true

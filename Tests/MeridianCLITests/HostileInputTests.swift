@@ -128,7 +128,7 @@ import Testing
         // GeoJSON out for a projected target: refused up front, without the operation notes.
         let r = runCommand(["project", "--to", "EPSG:3857", "-o", never], stdin: Self.point)
         Self.expectOneLine(r, status: 2, "meridian project: GeoJSON output is WGS84 only")
-        // CSV in is CSV out: a .geojson name would have held CSV text.
+        // CSV in is CSV or a feature table out: a .geojson name would have held CSV text.
         let csv = runCommand(["project", "--to", "EPSG:3857", "-o", never], stdin: "lon,lat\n-97,32.5\n")
         Self.expectOneLine(csv, status: 2, "meridian project: CSV input is written as CSV")
         #expect(!FileManager.default.fileExists(atPath: never))

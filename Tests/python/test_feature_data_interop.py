@@ -303,3 +303,42 @@ def test_a_failed_connection_is_one_line_without_the_password(meridian, tmp_path
         out = run(meridian, "buffer", str(tmp_path / "none.csv"), "--srs", "EPSG:32038", "--distance", "1ft",
                   "-o", conn, "--layer", "t", ok=False)
         assert "secret" not in out.stderr + out.stdout
+
+
+@pytest.mark.parametrize("command", [["measure"], ["buffer", "--srs", "EPSG:27700", "--distance", "1m"], ["project", "--to", "EPSG:4326"],
+                                     ["kml", "create"]])
+def test_a_malformed_geopackage_page_is_an_error_not_a_hang(meridian, fixtures, tmp_path, command):
+    """Fuzzing found it (Tests/Fixtures/fuzz/README.md): GDAL's Arrow stream reported SQLite's "malformed" and then
+    gave empty batches for ever. Each command reading the file ends at once with one line naming the file and layer;
+    a regression shows as the 60 s timeout (the file is 45 KB; the read takes milliseconds)."""
+    src = fixtures / "fuzz" / "ogr" / "malformed-page-endless-arrow-stream.gpkg"
+    verb = command[:2] if command[0] == "kml" else command[:1]
+    out_path = tmp_path / ("out.kml" if command[0] == "kml" else "out.gpkg")
+    args = [*verb, str(src), *command[len(verb):], "-o", str(out_path)]
+    if command[0] == "measure":
+        args = ["measure", str(src)]
+    out = subprocess.run([meridian, *args], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1, out.stderr
+    assert out.stderr.count("\n") == 1, out.stderr
+    assert "malformed-page-endless-arrow-stream.gpkg" in out.stderr and "'poly'" in out.stderr, out.stderr
+    assert "malformed" in out.stderr.split(":", 1)[1], out.stderr
+    assert not out_path.exists()
+
+
+@pytest.mark.parametrize("ext", FORMATS)
+def test_projecting_csv_into_a_feature_table_keeps_the_columns_against_pyproj(meridian, points, ext):
+    """CSV in, a feature table out: each row a point, the other columns its attributes (typed as `buffer` types
+    them); the coordinates as pyproj projects them (DEG_TOL), in the output's spatial reference."""
+    out = points["folder"] / f"projected-csv.{ext}"
+    run(meridian, "project", str(points["folder"] / "points.csv"), "--from", "EPSG:32038", "--to", "EPSG:4326",
+        "-o", str(out))
+    fields, geometries, meta = read(out)
+    assert CRS.from_user_input(meta["crs"]).to_epsg() == 4326
+    lon, lat = Transformer.from_crs("EPSG:32038", "EPSG:4326", always_xy=True).transform(points["x"], points["y"])
+    assert len(geometries) == N
+    assert np.abs(shapely.get_x(geometries) - lon).max() <= DEG_TOL
+    assert np.abs(shapely.get_y(geometries) - lat).max() <= DEG_TOL
+    assert list(fields["name"]) == list(points["names"])
+    assert fields["pid"].dtype.kind == "i" and list(fields["pid"]) == list(points["ids"])
+    assert fields["area"].dtype.kind == "f" and np.array_equal(fields["area"], points["area"])
+    assert "x" not in fields and "y" not in fields, "the coordinate columns are the geometry"

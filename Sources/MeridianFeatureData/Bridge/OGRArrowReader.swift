@@ -121,6 +121,9 @@ final class OGRArrowReader {
         }
         guard array.release != nil else { return false }
         defer { array.release?(&array) }
+        // GDAL ends a stream with a released array; an empty batch is no progress either (GDAL 3.6's GeoPackage
+        // stream gives one again and again after SQLite found the file malformed): the end, never a retry.
+        guard array.length > 0 else { return false }
         guard Int(array.n_children) == formats.count, let children = array.children else {
             throw FieldValueError("GDAL's Arrow stream gave a batch of another shape than its schema")
         }

@@ -104,12 +104,15 @@ public final class FeatureQueryResult {
         guard !finished else { return [] }
         var coordinates: [Coordinate] = []
         let more = try GDALRuntime.capturing { messages throws(FeatureDataError) -> Bool in
+            let more: Bool
             do throws(FieldValueError) {
-                guard let arrow, try arrow.nextPoints(into: &coordinates) else { return false }
-                return true
+                more = try arrow?.nextPoints(into: &coordinates) ?? false
             } catch {
                 throw unreadable(nil, messages.failures.first.map { "\(error.reason): \($0)" } ?? error.reason)
             }
+            // GDAL may say a read failed and still hand over a batch, or end the stream: either way, its error.
+            if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
+            return more
         }
         if let most = parameters.maxFeatures, featuresRead + coordinates.count > most {
             coordinates.removeLast(featuresRead + coordinates.count - most)
@@ -132,12 +135,15 @@ public final class FeatureQueryResult {
                 pending.removeAll(keepingCapacity: true)
                 pendingStart = 0
                 let more = try GDALRuntime.capturing { messages throws(FeatureDataError) -> Bool in
+                    let more: Bool
                     do throws(FieldValueError) {
-                        guard let arrow, try arrow.next(into: &pending, codec: &geometryCodec) else { return false }
-                        return true
+                        more = try arrow?.next(into: &pending, codec: &geometryCodec) ?? false
                     } catch {
                         throw unreadable(nil, messages.failures.first.map { "\(error.reason): \($0)" } ?? error.reason)
                     }
+                    // GDAL may say a read failed and still hand over a batch, or end the stream: either way, its error.
+                    if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
+                    return more
                 }
                 if !more {
                     try checkComplete(read: featuresRead + batch.count)

@@ -46,9 +46,9 @@ struct ProjectionRun {
         let csv = FeatureInput.CSVOptions(keepTable: true, tableWithoutCoordinates: true, pointsOnly: true,
                                           batchSize: format == .csv ? Self.pointsPerBatch : FeatureEncoding.batchSize)
         if file.format.isFeatureTable {
+            // CSV rows become point features, the other columns their attributes (typed as `buffer` types them).
             let input = try FeatureInput.read(data, origin: origin, inputSpatialReference: options.spatialReference,
-                                              defaultXYSpatialReference: nil, csv: FeatureInput.CSVOptions(
-                                                keepTable: true, tableWithoutCoordinates: true, pointsOnly: true),
+                                              defaultXYSpatialReference: nil, csv: FeatureInput.CSVOptions(),
                                               progress: progress)
             try projectWhole(input, into: file, io: io, progress: progress)
             return
@@ -114,10 +114,10 @@ struct ProjectionRun {
         let chosen = try transformation.map { (t: String) throws(CommandError) in
             try TransformationList(from: input.spatialReference, to: target).choose(t)
         }
-        progress?.begin("projecting", unit: input.format == .csv ? "points" : "features",
-                        total: input.format == .csv ? input.points?.count : input.features.count)
+        progress?.begin("projecting", unit: input.points != nil ? "points" : "features",
+                        total: input.points?.count ?? input.features.count)
         let operations = try checkingHorizons(of: input) { (checked: () throws(CommandError) -> Void) throws(CommandError) in
-            if input.format == .csv {
+            if input.points != nil {
                 let (operations, coordinates) = try projectPoints(input, transformation: chosen, checked: checked)
                 try file.stream(io: io, progress: progress) { out throws(CommandError) in
                     ProjectedCSV(input: input, coordinates: coordinates, target: target).write(to: &out, header: true)
@@ -153,19 +153,19 @@ struct ProjectionRun {
         }
     }
 
-    /// The output file, refused before any work when the input cannot be written as it: CSV in is CSV out;
-    /// GeoJSON, WKT or a feature table in is .geojson (WGS84 targets only), .wkt or a feature table (.gpkg, .shp, .fgb,
-    /// PG:…), WKT on standard output for any target but WGS84.
+    /// The output file, refused before any work when the input cannot be written as it: CSV in is CSV out or a
+    /// feature table (.gpkg, .shp, .fgb, PG:…); GeoJSON, WKT or a feature table in is .geojson (WGS84 targets only),
+    /// .wkt or a feature table, WKT on standard output for any target but WGS84.
     func outputFile(_ output: OutputOptions, for input: FeatureInput.Format) throws(CommandError) -> OutputFile {
         let standardOutput: OutputFormat = input == .csv ? .csv : target == .wgs84 ? .geoJSON : .wkt
         let file = try output.file(standardOutput: standardOutput)
         let ext = file.path.flatMap(OutputFormat.fileExtension) ?? ""
         switch (input, file.format) {
-        case (.csv, .csv), (.csv, .text):
+        case (.csv, .csv), (.csv, .text), (_, .geoPackage), (_, .shapefile), (_, .flatGeobuf), (_, .postGIS):
             return file
         case (.csv, _):
-            throw .usage("CSV input is written as CSV (the coordinate columns replaced); use -o OUT.csv, not '.\(ext)'")
-        case (_, .wkt), (_, .geoPackage), (_, .shapefile), (_, .flatGeobuf), (_, .postGIS):
+            throw .usage("CSV input is written as CSV (the coordinate columns replaced) or as a feature table (.gpkg, .shp, .fgb, PG:…); use -o OUT.csv, not '.\(ext)'")
+        case (_, .wkt):
             return file
         case (_, .geoJSON):
             guard target == .wgs84 else { throw .usage("GeoJSON output is WGS84 only (RFC 7946); write .wkt for \(target.name)") }
