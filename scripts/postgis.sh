@@ -68,6 +68,12 @@ start() {
         echo "postgis.sh: the server did not start (log above: $log)" >&2
         exit 1
     fi
+    # The server runs at the caller's priority: pg_ctl starts it in a session (and so a scheduler autogroup) of its
+    # own, which would otherwise run at the default weight beside a benchmark run at `echo -20 > /proc/self/autogroup`.
+    local nice pid
+    nice=$(sed -n 's/.* nice \(-\?[0-9]*\)$/\1/p' /proc/self/autogroup 2>/dev/null || true)
+    pid=$(head -1 "$data/postmaster.pid" 2>/dev/null || true)
+    if [[ -n $nice && -n $pid && -w /proc/$pid/autogroup ]]; then echo "$nice" >"/proc/$pid/autogroup" || true; fi
     psql_ -d postgres -c "CREATE DATABASE meridian"
     psql_ -d meridian -c "CREATE EXTENSION postgis" \
         -c "CREATE ROLE meridian LOGIN PASSWORD 'meridian'" \

@@ -17,6 +17,7 @@ the contiguous US. The inputs are written by pyogrio (GDAL 3.12 of its wheel), n
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -111,10 +112,31 @@ def run(tool, fmt, n, reps, folder):
     remove(out)
 
 
-def psql(conn, sql):
-    """Runs SQL with psql over the connection of an OGR `PG:` string (its keyword/value part)."""
-    return subprocess.run(["psql", conn.removeprefix("PG:"), "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql],
-                          capture_output=True, text=True)
+APP = f"meridian-p6-{os.getpid()}"  # psql's application_name for the timed query, to find its backend
+
+
+def psql(conn, sql, timeout=None, app="meridian-p6-admin"):
+    """Runs SQL with psql over the connection of an OGR `PG:` string (its keyword/value part). A query that passes
+    `timeout` seconds has its server backend terminated (killing psql alone leaves the query running in the
+    server, where it took a core from the next benchmarks) and raises `subprocess.TimeoutExpired`."""
+    env = dict(os.environ, PGAPPNAME=app)
+    p = subprocess.Popen(["psql", conn.removeprefix("PG:"), "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        terminate(conn, app)
+        raise
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
+def terminate(conn, app):
+    """Ends the server backends of the psql sessions named `app` (their queries with them)."""
+    subprocess.run(["psql", conn.removeprefix("PG:"), "-qAt", "-c",
+                    f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '{app}'"],
+                   capture_output=True, text=True, env=dict(os.environ, PGAPPNAME="meridian-p6-admin"))
 
 
 def postgis(n, reps, folder, conn):
@@ -128,10 +150,19 @@ def postgis(n, reps, folder, conn):
     psql(conn, f"VACUUM ANALYZE {table}")
     sql = (f"DROP TABLE IF EXISTS p6_union; CREATE TABLE p6_union AS "
            f"SELECT ST_Union(ST_Buffer(geom, {R_M!r}, 'quad_segs=16')) AS geom FROM {table}")
+    # bench/run's `timeout` ends this script with SIGTERM: its query is ended in the server too. P6_PEER_TIMEOUT
+    # (bench/run's limit for the peers) bounds the query itself a little earlier.
+    signal.signal(signal.SIGTERM, lambda *_: (terminate(conn, APP), sys.exit(124)))
+    limit = float(os.environ.get("P6_PEER_TIMEOUT", "900")) - 5
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()
-        r = psql(conn, sql)
+        try:
+            r = psql(conn, sql, timeout=limit, app=APP)
+        except subprocess.TimeoutExpired:
+            print(json.dumps({"tool": "postgis", "timeout": limit}), flush=True)
+            psql(conn, f"DROP TABLE IF EXISTS p6_union; DROP TABLE IF EXISTS {table}")
+            return
         times.append(time.perf_counter() - t0)
         if r.returncode != 0:
             print(json.dumps({"tool": "postgis", "error": r.stderr.strip()[-300:]}))

@@ -125,6 +125,41 @@ enum BufferOutput {
         }
     }
 
+    /// As `streamUnion`, into a feature table (GeoPackage, shapefile, FlatGeobuf, PostGIS): one polygon feature with
+    /// a `count` field, each batch's parts handed to GDAL's geometry as soon as the batch is done
+    /// (`FeatureTableOutput.writeUnion`), so the whole union is never held twice; its parts come in the order of the
+    /// streamed WKT. `stop` and `finish` as in `streamUnion`; nothing is written when anything fails.
+    static func streamUnionTable(
+        of points: [Coordinate], distances: [Double], in sr: SpatialReference, parameters: BufferParameters,
+        labels: FeatureLabels, count: Int, to output: OutputFile, io: CommandIO, progress: ProgressLine?,
+        stop: () -> Bool, finish: () throws(CommandError) -> Void
+    ) throws(CommandError) {
+        var table = FeatureTableOutput(output, spatialReference: sr, geometryType: .polygon)
+        try table.writeUnion(count: count, io: io) { add throws(CommandError) in
+            progress?.begin("union", unit: "buffers", total: points.count)
+            var failure: CommandError?
+            do throws(EngineError) {
+                try GeometryEngine.unionOfBuffers(
+                    aroundPoints: points, distances: distances, in: sr, parameters: parameters,
+                    batchSize: unionBatchSize, overlapped: true
+                ) { (batch: Polygon, done: Int) throws(EngineError) in
+                    if stop() { throw .interrupted("stopped before writing a batch") }
+                    do throws(CommandError) {
+                        try add(batch)
+                    } catch {
+                        failure = error
+                        throw .interrupted("the table could not be written")
+                    }
+                    progress?.update(done)
+                }
+            } catch {
+                try finish()
+                throw failure ?? .failure(relabel(error.description, "geometry", labels: labels))
+            }
+            try finish()
+        }
+    }
+
     /// Vertices in a chunk of a union batch's parts that `appendParts` hands to one of its threads (about 0.7 MB of
     /// text).
     static let chunkVertices = 32_768

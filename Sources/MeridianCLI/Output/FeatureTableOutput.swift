@@ -52,6 +52,28 @@ struct FeatureTableOutput {
         self.writer = nil
     }
 
+    /// Writes a union as one polygon feature with a `count` field (the table created here), its parts handed over
+    /// a piece at a time: `produce` is given a function that puts each piece's rings into GDAL's geometry at once
+    /// (`FeatureTableWriter.addPiece`), so the whole union is held by GDAL only; then the table is committed. When
+    /// `produce` throws, nothing is written.
+    mutating func writeUnion(
+        count: Int, io: CommandIO,
+        produce: (_ add: (Polygon) throws(CommandError) -> Void) throws(CommandError) -> Void
+    ) throws(CommandError) {
+        let writer = try open([Field(name: "count", type: .int64)], io: io)
+        self.writer = writer
+        do {
+            try writer.beginPolygon(properties: ["count": .number(Double(count))])
+        } catch {
+            throw .failure(error.description)
+        }
+        try produce { piece throws(CommandError) in
+            do throws(FeatureDataError) { try writer.addPiece(piece) } catch { throw .failure(error.description) }
+        }
+        do { try writer.endPolygon() } catch { throw .failure(error.description) }
+        try finish(io: io)
+    }
+
     /// Writes features all at once.
     static func write(_ features: [Feature], to output: OutputFile, spatialReference: SpatialReference,
                       geometryType: GeometryType?, hasZ: Bool = false, fields: [Field]?, io: CommandIO)

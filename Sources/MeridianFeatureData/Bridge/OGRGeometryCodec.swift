@@ -7,9 +7,7 @@ import MeridianCore
 ///
 /// Read: curves are linearised (OGR's default step of 4°), M values are dropped (Meridian has no M), an empty
 /// geometry is `nil` as in GeoJSON; geometry collections, polyhedral surfaces, TINs and non-finite coordinates are
-/// refused by the WKB reader with its reason. Written: polylines and polygons go out as MultiLineString and
-/// MultiPolygon when `promoteToMulti` (what `ogr2ogr -nlt PROMOTE_TO_MULTI` does; GeoPackage, FlatGeobuf and PostGIS
-/// columns hold one type), as they are otherwise.
+/// refused by the WKB reader with its reason. Written by `OGRGeometryBuilder`.
 struct OGRGeometryCodec {
     /// The spatial reference given to the geometries read.
     let spatialReference: SpatialReference
@@ -102,46 +100,4 @@ struct OGRGeometryCodec {
             throw FieldValueError("its geometry cannot be read: \(error.message)")
         }
     }
-
-    /// An OGR geometry (owned by the caller, who hands it to `OGR_F_SetGeometryDirectly` or destroys it) for a
-    /// Meridian geometry.
-    /// - Parameters:
-    ///   - geometry: Any geometry.
-    ///   - promoteToMulti: Whether a polyline or polygon of one part is written as a multi-geometry.
-    ///   - clockwiseShells: Whether polygon shells are turned clockwise and holes counter-clockwise (a shapefile's
-    ///     rule, which GDAL then takes as given: `SHAPE_REWIND_ON_WRITE=NO`).
-    static func make(_ geometry: Geometry, promoteToMulti: Bool, clockwiseShells: Bool = false)
-        throws(FieldValueError) -> OGRGeometryH
-    {
-        var wkb = [UInt8](WKB.encode(clockwiseShells ? shapefileOriented(geometry) : geometry, flavor: .iso))
-        let hasZ = geometry.coordinates.contains { $0.z != nil }
-        if promoteToMulti, wkb.count >= 5 {
-            let type = UInt32(wkb[1]) | UInt32(wkb[2]) << 8 | UInt32(wkb[3]) << 16 | UInt32(wkb[4]) << 24
-            let base = type % 1000
-            if base == 2 || base == 3 {  // LineString, Polygon → one-member MultiLineString, MultiPolygon
-                let multi = base + 3 + (hasZ ? 1000 : 0)
-                wkb = [1] + le(multi) + le(1) + wkb
-            }
-        }
-        var result: OGRGeometryH?
-        let status = wkb.withUnsafeBytes { OGR_G_CreateFromWkbEx($0.baseAddress, nil, &result, $0.count) }
-        guard status == OGRERR_NONE, let result else { throw FieldValueError("GDAL cannot read its geometry's WKB") }
-        return result
-    }
-
-    /// A polygon (or an envelope's) with clockwise shells and counter-clockwise holes; other geometries as they are.
-    static func shapefileOriented(_ geometry: Geometry) -> Geometry {
-        guard case .polygon(var polygon) = geometry.envelope.map({ Geometry.polygon($0.polygon) }) ?? geometry else {
-            return geometry
-        }
-        func oriented(_ ring: [Coordinate], clockwise: Bool) -> [Coordinate] {
-            (Polygon.signedArea(ring) < 0) == clockwise ? ring : ring.reversed()
-        }
-        polygon.parts = polygon.parts.map {
-            Polygon.Part(shell: oriented($0.shell, clockwise: true), holes: $0.holes.map { oriented($0, clockwise: false) })
-        }
-        return .polygon(polygon)
-    }
-
-    private static func le(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
 }

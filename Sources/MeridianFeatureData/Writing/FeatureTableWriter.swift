@@ -33,6 +33,10 @@ public final class FeatureTableWriter {
     private var handle: UnsafeMutableRawPointer?
     private let layer: OGRLayerH
     private var budget: ShapefileBudget?
+    private var geometryBuilder: OGRGeometryBuilder
+    /// The polygon feature being assembled by ``addPiece(_:)``: its properties, GDAL's MultiPolygon so far, and the
+    /// rings and vertices it holds (for the shapefile budget).
+    private var pending: (feature: Feature, geometry: OGRGeometryH, rings: Int, vertices: Int)?
     private var isOpen = true
 
     /// Features per GeoPackage transaction: SQLite writes fast inside one, and the journal stays bounded.
@@ -69,6 +73,8 @@ public final class FeatureTableWriter {
         self.format = format
         self.table = table
         self.connection = connection
+        geometryBuilder = OGRGeometryBuilder(hasZ: table.hasZ, promoteToMulti: schema.promotesToMulti,
+                                             clockwiseShells: format == .shapefile)
         destinationName = name
         if let connection {
             target = .database(connection)
@@ -98,21 +104,72 @@ public final class FeatureTableWriter {
     /// - Throws: `FeatureDataError.cannotWrite` naming the feature (its index among those added, from 0) and why;
     ///   the writer is then cancelled and the destination left as it was.
     public func add(_ feature: Feature) throws(FeatureDataError) {
-        guard isOpen, let handle else {
+        try adding { messages throws(FieldValueError) in
+            guard pending == nil else { throw FieldValueError("a polygon was begun and not ended") }
+            try check(feature.geometry)
+            try budget?.add(feature.geometry)
+            let geometry = try feature.geometry.map { g throws(FieldValueError) in try geometryBuilder.make(g) }
+            try write(feature, geometry: geometry, messages: messages)
+        }
+    }
+
+    /// Begins a polygon feature whose parts come a piece at a time (``addPiece(_:)``), as a union made batch by
+    /// batch gives them (`GeometryEngine.unionOfBuffers(…batchSize:_:)`): each piece's rings go into GDAL's geometry
+    /// at once, so the whole polygon is never held by the caller. ``endPolygon()`` writes it: one MultiPolygon (a
+    /// shapefile's one polygon record) with every piece's parts in order.
+    /// - Parameter properties: The feature's properties (as a feature's for ``add(_:)``).
+    /// - Throws: `FeatureDataError.cannotWrite` when the table does not hold polygons, or a polygon is already
+    ///   begun; the writer is then cancelled.
+    public func beginPolygon(properties: [String: JSONValue]) throws(FeatureDataError) {
+        try adding { _ throws(FieldValueError) in
+            guard pending == nil else { throw FieldValueError("a polygon was begun and not ended") }
+            if let type = table.geometryType, type != .polygon {
+                throw FieldValueError("its geometry is a polygon, the layer holds \(type.rawValue)s")
+            }
+            pending = (Feature(geometry: nil, properties: properties), try geometryBuilder.multiPolygon(), 0, 0)
+        }
+    }
+
+    /// Adds a piece's parts to the polygon begun by ``beginPolygon(properties:)``, checked as ``add(_:)`` checks a
+    /// feature's geometry.
+    /// - Throws: `FeatureDataError.cannotWrite`; the writer is then cancelled.
+    public func addPiece(_ piece: Polygon) throws(FeatureDataError) {
+        try adding { _ throws(FieldValueError) in
+            guard var p = pending else { throw FieldValueError("no polygon was begun") }
+            try check(.polygon(piece))
+            try geometryBuilder.add(piece.parts, to: p.geometry)
+            p.rings += piece.parts.reduce(0) { $0 + 1 + $1.holes.count }
+            p.vertices += piece.vertexCount
+            pending = p
+        }
+    }
+
+    /// Writes the polygon begun by ``beginPolygon(properties:)`` with every piece added.
+    /// - Throws: `FeatureDataError.cannotWrite` (a shapefile past its size limit, GDAL's refusal); the writer is
+    ///   then cancelled.
+    public func endPolygon() throws(FeatureDataError) {
+        try adding { messages throws(FieldValueError) in
+            guard let p = pending else { throw FieldValueError("no polygon was begun") }
+            pending = nil
+            do throws(FieldValueError) {
+                try budget?.add(contentBytes: ShapefileBudget.polygonContentBytes(rings: p.rings, vertices: p.vertices,
+                                                                                   hasZ: table.hasZ))
+            } catch {
+                OGR_G_DestroyGeometry(p.geometry)
+                throw error
+            }
+            try write(p.feature, geometry: p.geometry, messages: messages)
+        }
+    }
+
+    /// Runs one step of adding a feature with GDAL's messages captured; a failure cancels the writer and names the
+    /// feature.
+    private func adding(_ body: (GDALMessages) throws(FieldValueError) -> Void) throws(FeatureDataError) {
+        guard isOpen, handle != nil else {
             throw .cannotWrite(destination: destinationName, table: table.name, reason: "the writer was finished or cancelled")
         }
         do {
-            try GDALRuntime.capturing { messages throws(FieldValueError) in
-                try check(feature.geometry)
-                try budget?.add(feature.geometry)
-                try write(feature, messages: messages)
-                featuresWritten += 1
-                if format == .geoPackage, featuresWritten % FeatureTableWriter.transactionSize == 0 {
-                    guard GDALDatasetCommitTransaction(handle) == OGRERR_NONE,
-                          GDALDatasetStartTransaction(handle, 0) == OGRERR_NONE
-                    else { throw FieldValueError(messages.reason("GDAL could not commit a transaction")) }
-                }
-            }
+            try GDALRuntime.capturing { messages throws(FieldValueError) in try body(messages) }
         } catch {
             cancel()
             throw .cannotWrite(destination: destinationName, table: table.name,
@@ -132,6 +189,10 @@ public final class FeatureTableWriter {
     public func finish() throws(FeatureDataError) {
         guard isOpen, let handle else {
             throw .cannotWrite(destination: destinationName, table: table.name, reason: "the writer was finished or cancelled")
+        }
+        guard pending == nil else {
+            cancel()
+            throw .cannotWrite(destination: destinationName, table: table.name, reason: "a polygon was begun and not ended")
         }
         isOpen = false
         self.handle = nil
@@ -160,6 +221,8 @@ public final class FeatureTableWriter {
     /// Abandons the table: the scratch files are removed or the transaction rolled back. Does nothing after
     /// ``finish()``.
     public func cancel() {
+        if let p = pending { OGR_G_DestroyGeometry(p.geometry) }
+        pending = nil
         guard isOpen else { return }
         isOpen = false
         if let handle {
@@ -182,32 +245,49 @@ public final class FeatureTableWriter {
         guard geometry.spatialReference == sr else {
             throw FieldValueError("its geometry is in \(geometry.spatialReference), the layer in \(sr); project it first")
         }
-        let coordinates = geometry.coordinates
-        if table.hasZ {
-            guard coordinates.allSatisfy({ $0.z?.isFinite ?? false }) else {
-                throw FieldValueError("the layer has z values and a vertex of its geometry has none")
-            }
-        } else if coordinates.contains(where: { $0.z != nil }) {
-            throw FieldValueError("its geometry has z values and the layer was described without z")
+        // Ring by ring: a union's vertices are not copied into one array to be checked.
+        let hasZ = table.hasZ
+        let mismatched = FeatureTableWriter.anyVertices(of: geometry) { vertices in
+            vertices.contains { hasZ ? !($0.z?.isFinite ?? false) : $0.z != nil }
+        }
+        guard !mismatched else {
+            throw FieldValueError(hasZ ? "the layer has z values and a vertex of its geometry has none"
+                                       : "its geometry has z values and the layer was described without z")
         }
     }
 
-    /// Hands one feature to GDAL.
-    private func write(_ feature: Feature, messages: GDALMessages) throws(FieldValueError) {
+    /// Whether any of a geometry's vertex arrays (a ring, a path, a multipoint's) satisfies `predicate`; read in
+    /// place, without collecting the vertices into one array.
+    static func anyVertices(of geometry: Geometry, where predicate: ([Coordinate]) -> Bool) -> Bool {
+        let part = { (p: Polygon.Part) in predicate(p.shell) || p.holes.contains(where: predicate) }
+        return switch geometry {
+        case .point(let p): predicate([p.coordinate])
+        case .multipoint(let m): predicate(m.coordinates)
+        case .polyline(let l): l.parts.contains(where: predicate)
+        case .polygon(let p): p.parts.contains(where: part)
+        case .envelope(let e): e.polygon.parts.contains(where: part)
+        }
+    }
+
+    /// Hands one feature to GDAL with its geometry (owned by this call: given to the feature, or destroyed), and
+    /// commits a GeoPackage's transaction every `transactionSize` features.
+    private func write(_ feature: Feature, geometry: OGRGeometryH?, messages: GDALMessages) throws(FieldValueError) {
         guard let ogrFeature = OGR_F_Create(OGR_L_GetLayerDefn(layer)) else {
+            if let geometry { OGR_G_DestroyGeometry(geometry) }
             throw FieldValueError("GDAL could not create a feature")
         }
         defer { OGR_F_Destroy(ogrFeature) }
+        if let geometry { _ = OGR_F_SetGeometryDirectly(ogrFeature, geometry) }
         for (i, column) in schema.columns.enumerated() {
             try column.set(feature.properties[column.field.name], on: ogrFeature, at: Int32(i), format: format)
         }
-        if let geometry = feature.geometry {
-            let g = try OGRGeometryCodec.make(geometry, promoteToMulti: schema.promotesToMulti,
-                                              clockwiseShells: format == .shapefile)
-            _ = OGR_F_SetGeometryDirectly(ogrFeature, g)
-        }
         guard OGR_L_CreateFeature(layer, ogrFeature) == OGRERR_NONE, messages.failures.isEmpty else {
             throw FieldValueError(messages.reason("GDAL could not write it"))
+        }
+        featuresWritten += 1
+        if format == .geoPackage, featuresWritten % FeatureTableWriter.transactionSize == 0, let handle {
+            guard GDALDatasetCommitTransaction(handle) == OGRERR_NONE, GDALDatasetStartTransaction(handle, 0) == OGRERR_NONE
+            else { throw FieldValueError(messages.reason("GDAL could not commit a transaction")) }
         }
     }
 

@@ -27,7 +27,13 @@ struct ShapefileBudget {
 
     /// Counts one more record, or throws when the `.shp` or the `.dbf` would pass the limit.
     mutating func add(_ geometry: Geometry?) throws(FieldValueError) {
-        let shp = shpBytes + 8 + ShapefileBudget.contentBytes(geometry, hasZ: hasZ)
+        try add(contentBytes: ShapefileBudget.contentBytes(geometry, hasZ: hasZ))
+    }
+
+    /// Counts one more record of `contentBytes` bytes of content (see `contentBytes(_:hasZ:)`), or throws when the
+    /// `.shp` or the `.dbf` would pass the limit.
+    mutating func add(contentBytes: Int) throws(FieldValueError) {
+        let shp = shpBytes + 8 + contentBytes
         let dbf = dbfBytes + dbfRecordBytes
         guard shp <= limit, dbf <= limit else {
             throw FieldValueError("the shapefile's \(shp > limit ? ".shp" : ".dbf") would pass \(limit) bytes, the format's limit; write a GeoPackage (.gpkg) or FlatGeobuf (.fgb) instead")
@@ -49,9 +55,13 @@ struct ShapefileBudget {
             return 44 + 4 * l.parts.count + 16 * n + zm(n)
         case .polygon, .envelope:
             let rings = geometry.polygonRings
-            let n = rings.reduce(0) { $0 + $1.count }
-            return 44 + 4 * rings.count + 16 * n + zm(n)
+            return polygonContentBytes(rings: rings.count, vertices: rings.reduce(0) { $0 + $1.count }, hasZ: hasZ)
         }
+    }
+
+    /// The bytes of a polygon record's content with `rings` rings of `vertices` vertices in all.
+    static func polygonContentBytes(rings: Int, vertices n: Int, hasZ: Bool) -> Int {
+        44 + 4 * rings + 16 * n + (hasZ ? 2 * (16 + 8 * n) : 0)
     }
 }
 

@@ -51,6 +51,13 @@ struct PointUnion {
                                              stop: { areaCheck.hasFailed }, finish: { () throws(CommandError) in try areaCheck.wait() })
                 return
             }
+            if output.format.isFeatureTable, projected.count > BufferOutput.unionBatchSize {
+                try BufferOutput.streamUnionTable(
+                    of: projected, distances: distances, in: sr, parameters: job.parameters, labels: input.labels,
+                    count: input.count, to: output, io: io, progress: progress, stop: { areaCheck.hasFailed },
+                    finish: { () throws(CommandError) in try areaCheck.wait() })
+                return
+            }
         } catch {
             try areaCheck.wait()  // the check's error first, as when it ran before everything else
             throw error
