@@ -134,11 +134,12 @@ enum BufferOutput {
     static let chunkWindow = 2
 
     /// Appends a union batch's parts in order: WKT polygon texts (in the batch's spatial reference) or GeoJSON
-    /// polygon coordinate arrays (projected to WGS84 here, by `InterpolatedProjection`), each but the output's first
-    /// preceded by a comma (", " in WKT). The parts go in chunks of about `chunkVertices` vertices, each projected
-    /// and formatted by whichever of `threads` threads is free (`OrderedWorkSharing`, at most `chunkWindow` chunks
-    /// per thread ahead), this one writing every chunk in order as soon as it is ready, so the writing does not hold
-    /// up the projection and the bytes are the same as one thread's, whatever the timing.
+    /// polygon coordinate arrays (projected to WGS84 here, a ring at a time into one buffer per chunk by
+    /// `RingProjector`, and written from it), each but the output's first preceded by a comma (", " in WKT). The parts
+    /// go in chunks of about `chunkVertices` vertices, each projected and formatted by whichever of `threads` threads
+    /// is free (`OrderedWorkSharing`, at most `chunkWindow` chunks per thread ahead), this one writing every chunk in
+    /// order as soon as it is ready, so the writing does not hold up the projection and the bytes are the same as one
+    /// thread's, whatever the timing.
     /// - Parameters:
     ///   - batch: The batch's parts.
     ///   - projection: From the batch's spatial reference to WGS84 for GeoJSON; nil for WKT.

@@ -206,7 +206,9 @@ public enum GeoJSON {
         out.append(ASCII.leftBracket)
         for r in 0...part.holes.count {
             if r > 0 { out.append(ASCII.comma) }
-            try transform(r == 0 ? part.shell : part.holes[r - 1]) { appendPolygonRing(closed: $0, isShell: r == 0, to: &out) }
+            try transform(r == 0 ? part.shell : part.holes[r - 1]) {
+                appendPolygonRing(closed: $0, isShell: r == 0, to: &out)
+            }
             out.flushIfFull()  // a streaming output drains between rings, even within one huge geometry
         }
         out.append(ASCII.rightBracket)

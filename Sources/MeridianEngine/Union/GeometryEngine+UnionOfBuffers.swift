@@ -43,8 +43,8 @@ extension GeometryEngine {
     ///     circles or more by several threads
     ///     (`PointBufferUnion.union(clusters:of:parameters:in:minimumToShare:threads:)`): all of them for the first
     ///     batch, `unionThreads(whileBodyRuns:)` for the others, as `body` is expected to use the rest (writing a
-    ///     batch costs about twice its union, and a union shared by threads costs more CPU in all). `body` gets the same
-    ///     batches, the same parts in the same order, either way and whatever the threads' timing, always on the
+    ///     batch costs about twice its union, and a union shared by threads costs more CPU in all). `body` gets the
+    ///     same batches, the same parts in the same order, either way and whatever the threads' timing, always on the
     ///     calling thread; false (the default) does everything on the calling thread.
     ///   - body: Receives each batch's parts as a polygon, and how many circles are done so far.
     /// - Throws: `EngineError` as `unionOfBuffers(aroundPoints:distances:in:parameters:)`, or what `body` throws
@@ -107,11 +107,11 @@ extension GeometryEngine {
         }
     }
 
-    /// The threads a batch's union gets in `unionOfBuffers(aroundPoints:distances:in:parameters:batchSize:overlapped:_:)`
-    /// while `body` handles the batch before it: a third of `threads` (at least one), about the union's share of the
-    /// work when `body` writes the batch as text (measured for P5 in EPSG:32038: union 31% of the CPU with GeoJSON
-    /// out, 38% with WKT), so that neither side waits on the other and no CPU goes to sharing a union that another
-    /// job could have used: on 2 threads, one union thread beside a writer of 2 threads (3 threads on 2 cores).
+    /// The threads a batch's union gets in the batched `unionOfBuffers` while `body` handles the batch before it: a
+    /// third of `threads` (at least one), about the union's share of the work when `body` writes the batch as text
+    /// (profiled for P5 in EPSG:32038, 1 M points: the union 25–31 % of the CPU of union and writing, WKT or GeoJSON
+    /// out), so that neither side waits on the other and no CPU goes to sharing a union that another job could have used: on 2 threads, one union thread
+    /// beside a writer of 2 threads (3 threads on 2 cores).
     /// - Parameter threads: The threads of the whole job (`Parallelism.threadCount`).
     static func unionThreads(whileBodyRuns threads: Int) -> Int {
         max(1, threads / 3)
