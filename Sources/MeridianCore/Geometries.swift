@@ -192,13 +192,28 @@ public struct Polygon: Sendable, Hashable, Codable {
     /// A ring with its first vertex repeated at the end if it was not already.
     /// - Parameter ring: Any ring.
     public static func closed(_ ring: [Coordinate]) -> [Coordinate] {
-        guard let first = ring.first, let last = ring.last, first.x != last.x || first.y != last.y else { return ring }
-        return ring + [first]
+        var closed = ring
+        close(&closed)
+        return closed
+    }
+
+    /// Repeats a ring's first vertex at its end if it is not already there (in place: `closed(_:)` without a copy
+    /// when the ring is uniquely held).
+    /// - Parameter ring: Any ring.
+    public static func close(_ ring: inout [Coordinate]) {
+        guard let first = ring.first, let last = ring.last, first.x != last.x || first.y != last.y else { return }
+        ring.append(first)
     }
 
     /// Twice the signed planar area of a ring (shoelace): positive when counter-clockwise.
     /// - Parameter ring: A closed ring.
     public static func signedArea(_ ring: [Coordinate]) -> Double {
+        ring.withUnsafeBufferPointer { signedArea($0) }
+    }
+
+    /// `signedArea(_:)` of a ring held in memory the caller owns.
+    /// - Parameter ring: A closed ring.
+    public static func signedArea(_ ring: UnsafeBufferPointer<Coordinate>) -> Double {
         guard ring.count > 2 else { return 0 }
         var sum = 0.0
         let x0 = ring[0].x, y0 = ring[0].y  // shift for precision

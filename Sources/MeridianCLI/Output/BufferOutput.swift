@@ -169,11 +169,12 @@ enum BufferOutput {
     static let chunkWindow = 2
 
     /// Appends a union batch's parts in order: WKT polygon texts (in the batch's spatial reference) or GeoJSON
-    /// polygon coordinate arrays (projected to WGS84 here, by `InterpolatedProjection`), each but the output's first
-    /// preceded by a comma (", " in WKT). The parts go in chunks of about `chunkVertices` vertices, each projected
-    /// and formatted by whichever of `threads` threads is free (`OrderedWorkSharing`, at most `chunkWindow` chunks
-    /// per thread ahead), this one writing every chunk in order as soon as it is ready, so the writing does not hold
-    /// up the projection and the bytes are the same as one thread's, whatever the timing.
+    /// polygon coordinate arrays (projected to WGS84 here, a ring at a time into one buffer per chunk by
+    /// `RingProjector`, and written from it), each but the output's first preceded by a comma (", " in WKT). The parts
+    /// go in chunks of about `chunkVertices` vertices, each projected and formatted by whichever of `threads` threads
+    /// is free (`OrderedWorkSharing`, at most `chunkWindow` chunks per thread ahead), this one writing every chunk in
+    /// order as soon as it is ready, so the writing does not hold up the projection and the bytes are the same as one
+    /// thread's, whatever the timing.
     /// - Parameters:
     ///   - batch: The batch's parts.
     ///   - projection: From the batch's spatial reference to WGS84 for GeoJSON; nil for WKT.
@@ -184,7 +185,7 @@ enum BufferOutput {
     static func appendParts(of batch: Polygon, projection: InterpolatedProjection?, first: inout Bool,
                             to out: inout ByteBuffer, threads: Int = Parallelism.threadCount) throws(EngineError)
     {
-        let parts = batch.parts, sr = batch.spatialReference, wkt = projection == nil
+        let parts = batch.parts, sr = batch.spatialReference
         var ends = [0]  // chunk c is parts[bounds[c]..<bounds[c + 1]]
         var vertices = 0
         for (i, part) in parts.enumerated() {
@@ -196,11 +197,21 @@ enum BufferOutput {
         }
         let bounds = ends, chunks = ends.count - 1
         @Sendable func format(_ c: Int, leadingComma: Bool, to o: inout ByteBuffer) throws(EngineError) {
-            var chunk = Polygon(parts: Array(parts[bounds[c]..<bounds[c + 1]]), spatialReference: sr)
-            try projection?.project(&chunk)
-            for (i, part) in chunk.parts.enumerated() {
-                if leadingComma || i > 0 { o.append(wkt ? ", " as StaticString : ",") }
-                if wkt { WKT.appendPolygonPart(part, to: &o) } else { GeoJSON.appendPolygonPart(part, to: &o) }
+            guard let projection else {
+                for (i, part) in parts[bounds[c]..<bounds[c + 1]].enumerated() {
+                    if leadingComma || i > 0 { o.append(", " as StaticString) }
+                    WKT.appendPolygonPart(part, to: &o)
+                }
+                return
+            }
+            guard sr == projection.source else { throw .spatialReferenceMismatch(projection.source, sr) }
+            // Each ring projected into one reused buffer and written from there: no copy of the chunk's parts.
+            var rings = RingProjector(projection)
+            for (i, part) in parts[bounds[c]..<bounds[c + 1]].enumerated() {
+                if leadingComma || i > 0 { o.append(UInt8(ascii: ",")) }
+                try GeoJSON.appendPolygonPart(part, to: &o) { (ring, write) throws(EngineError) in
+                    try rings.withProjected(ring, write)
+                }
             }
         }
         // Each chunk's text is made by whichever thread is free; this one writes them in order.

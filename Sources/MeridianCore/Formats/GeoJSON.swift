@@ -187,9 +187,31 @@ public enum GeoJSON {
     ///   - part: The part, in WGS84 longitude/latitude.
     ///   - out: The output.
     public static func appendPolygonPart(_ part: Polygon.Part, to out: inout ByteBuffer) {
-        var w = JSONWriter(pretty: false, into: out)
-        writeRings(part, to: &w)
-        out = w.finish()
+        appendPolygonPart(part, to: &out) { ring, write in Polygon.closed(ring).withUnsafeBufferPointer(write) }
+    }
+
+    /// `appendPolygonPart(_:to:)` of a part whose rings are first transformed one at a time (e.g. projected to
+    /// WGS84 into a buffer the caller reuses, so that no copy of the part is made): `transform` gets each ring, the
+    /// shell first, and hands `write` the ring to write, closed (`Polygon.close(_:)`), before it returns.
+    /// - Parameters:
+    ///   - part: The part, in any spatial reference.
+    ///   - out: The output.
+    ///   - transform: Gets a ring and calls `write` once with its transformed, closed vertices in WGS84
+    ///     longitude/latitude.
+    /// - Throws: What `transform` throws (the output then holds part of the part).
+    public static func appendPolygonPart<E: Error>(
+        _ part: Polygon.Part, to out: inout ByteBuffer,
+        transformingRings transform: ([Coordinate], (UnsafeBufferPointer<Coordinate>) -> Void) throws(E) -> Void
+    ) throws(E) {
+        out.append(ASCII.leftBracket)
+        for r in 0...part.holes.count {
+            if r > 0 { out.append(ASCII.comma) }
+            try transform(r == 0 ? part.shell : part.holes[r - 1]) {
+                appendPolygonRing(closed: $0, isShell: r == 0, to: &out)
+            }
+            out.flushIfFull()  // a streaming output drains between rings, even within one huge geometry
+        }
+        out.append(ASCII.rightBracket)
     }
 
     /// Appends one ring of a polygon part as a Polygon's "coordinates" hold it (closed; counter-clockwise for a
@@ -200,9 +222,35 @@ public enum GeoJSON {
     ///   - isShell: Whether it is the part's shell.
     ///   - out: The output.
     public static func appendPolygonRing(_ ring: [Coordinate], isShell: Bool, to out: inout ByteBuffer) {
-        var w = JSONWriter(pretty: false, into: out)
-        writePositions(oriented(ring, counterClockwise: isShell), to: &w)
-        out = w.finish()
+        Polygon.closed(ring).withUnsafeBufferPointer { appendPolygonRing(closed: $0, isShell: isShell, to: &out) }
+    }
+
+    /// `appendPolygonRing(_:isShell:to:)` of a closed ring in memory the caller owns: the positions written
+    /// straight to the output, backwards when the ring turns the wrong way (as `oriented(_:counterClockwise:)`
+    /// turns it), the same bytes as a compact `JSONWriter` writes.
+    /// - Parameters:
+    ///   - ring: The ring, closed, in WGS84 longitude/latitude.
+    ///   - isShell: Whether it is the part's shell.
+    ///   - out: The output.
+    public static func appendPolygonRing(closed ring: UnsafeBufferPointer<Coordinate>, isShell: Bool,
+                                         to out: inout ByteBuffer) {
+        let area = Polygon.signedArea(ring)
+        let backwards = area != 0 && (area > 0) != isShell
+        out.append(ASCII.leftBracket)
+        for k in ring.indices {
+            if k > 0 { out.append(ASCII.comma) }
+            let c = ring[backwards ? ring.count - 1 - k : k]
+            out.append(ASCII.leftBracket)
+            JSONWriter.appendNumber(c.x, to: &out)
+            out.append(ASCII.comma)
+            JSONWriter.appendNumber(c.y, to: &out)
+            if let z = c.z {
+                out.append(ASCII.comma)
+                JSONWriter.appendNumber(z, to: &out)
+            }
+            out.append(ASCII.rightBracket)
+        }
+        out.append(ASCII.rightBracket)
     }
 
     /// Writes one geometry object (compact, keys sorted).

@@ -34,8 +34,14 @@ struct JSONWriter: ~Copyable {
     /// Writes a number: the shortest text that reads back to the same double (Swift's `description`), integral values
     /// below 10^16 in magnitude without a fraction, −0 as `0`, and NaN/±infinity as `null`.
     mutating func writeNumber(_ d: Double) {
+        Self.appendNumber(d, to: &bytes)
+    }
+
+    /// Appends a number as `writeNumber(_:)` writes it, to bytes without a writer (`GeoJSON`'s positions).
+    @inline(__always)
+    static func appendNumber(_ d: Double, to bytes: inout ByteBuffer) {
         if !d.isFinite {
-            append("null")
+            bytes.append("null" as StaticString)
         } else if d == 0 {
             bytes.append(ASCII.zero)
         } else if d.magnitude < 1e16 && Double(Int64(d)) == d {  // a whole number (tested without a libm call)
