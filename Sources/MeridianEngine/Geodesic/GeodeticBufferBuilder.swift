@@ -145,6 +145,7 @@ final class GeodeticBufferBuilder {
             var best: (CurveSample, Double)?
             var grows = 0
             for _ in 0..<80 {
+                DebugCounters.attempts += 1
                 let (candidate, deviation, terminal) = try attempt(from: current, step: candidateStep, to: b,
                                                                    required: required, point: point, distance: distance,
                                                                    metric: metric)
@@ -174,6 +175,7 @@ final class GeodeticBufferBuilder {
             h = step
         }
         try WorkBudget.produce(vertices: result.count % 1024, by: "the geodesic buffer")
+        DebugCounters.curves += 1; DebugCounters.samples += result.count
         return result
     }
 
@@ -472,5 +474,17 @@ final class GeodeticBufferBuilder {
         let ref = try valid(try context.make(.polygon(Polygon(shell: closed, spatialReference: frame.outputSR))))
         record(ref)
         return [ref]
+    }
+}
+
+enum DebugCounters {
+    nonisolated(unsafe) static var attempts = 0
+    nonisolated(unsafe) static var curves = 0
+    nonisolated(unsafe) static var samples = 0
+    nonisolated(unsafe) static var footIterations = 0
+    nonisolated(unsafe) static var foots = 0
+    nonisolated(unsafe) static var footMax = 0
+    static func dump(_ tag: String) {
+        FileHandle.standardError.write("DBG \(tag) attempts=\(attempts) curves=\(curves) samples=\(samples) foots=\(foots) footIter=\(footIterations) footMax=\(footMax)\n".data(using: .utf8)!)
     }
 }
