@@ -209,11 +209,9 @@ struct GeodeticBufferPipeline {
         let attempts: [(Double, VertexPlacement)] = [(1.0, .crossings), (1.0, .projections), (1.0 / 4, .crossings),
                                                      (1.0 / 16, .crossings), (1.0, .asIs)]
         for (scale, placement) in attempts {
-            DebugCounters.dump("refinement scale=\(scale) \(placement)")
             try WorkBudget.check()
             do {
                 let polygon = try build(scale, placement)
-                DebugCounters.dump("built vertices=\(polygon.vertexCount)")
                 guard let reason = try GeometryEngine.invalidityReason(polygon) else { return polygon }
                 problem = reason
             } catch {

@@ -67,11 +67,7 @@ extension Geodesic {
             t = min(max(radius * atan2(sin(sigma) * cos(beta), cos(sigma)), 0), length)
         }
         var lastStep = Double.infinity
-        DebugCounters.foots += 1
-        var iters = 0
-        defer { DebugCounters.footMax = max(DebugCounters.footMax, iters) }
         for _ in 0..<60 {
-            iters += 1; DebugCounters.footIterations += 1
             let (azimuth, inv) = at(t)
             let beta = (inv.azimuth1 - azimuth) * .pi / 180
             let sigma = inv.distance / radius
