@@ -151,7 +151,10 @@ final class GeodeticBufferBuilder {
         }
         while current.u < b.u {
             safety += 1
-            if safety > 200_000 { throw .invalidDistance("the buffer needs more than 200,000 vertices on one curve; raise maxDeviation") }
+            if safety > 200_000 {
+                throw .invalidDistance("the geodesic buffer needs more than 200,000 vertices on one boundary curve (a long "
+                    + "segment at a small maxDeviation); raise maxDeviation or the distance")
+            }
             let remaining = b.u - current.u
             var candidateStep = min(h, maxStep, remaining)
             var best: (CurveSample, Double)?
