@@ -13,7 +13,9 @@ import MeridianCore
 /// generalize and simplify, geodesic shapes — first estimates what it will make and asks `admit(vertices:for:)`,
 /// which refuses with `EngineError.limitExceeded` when that is more than the budget has left, and then counts
 /// what it makes with `produce(vertices:by:)` while it works, which stops it as soon as the total passes
-/// `maximumVertices`. So no input can make such an operation exhaust memory: a 157 km line buffered by 1 m, a
+/// `maximumVertices`. Work that takes time without making vertices is charged too, as vertex equivalents
+/// (`spend(vertices:by:)`; a geodesic buffer's chord attempts beyond four per vertex kept, four attempts a vertex).
+/// So no input can make such an operation exhaust memory or run unbounded: a 157 km line buffered by 1 m, a
 /// square densified every micrometre, a buffer of a million segments per quarter circle are refused before or
 /// while they grow. The command line runs every command under a budget of `--max-vertices` (default 5 million),
 /// the viewer every request under one of `ViewerLimits.maximumWorkVertices`.
@@ -106,7 +108,24 @@ public final class WorkBudget: @unchecked Sendable {
     ///   - operation: What made them, for the message.
     /// - Throws: `EngineError.limitExceeded` naming the limit.
     public static func produce(vertices: Int, by operation: String) throws(EngineError) {
-        guard let budget = current, budget.maximumVertices != .max, counting else { return }
+        guard counting else { return }
+        try charge(vertices: vertices, by: operation)
+    }
+
+    /// Counts work done beyond the vertices it made, as its equivalent in vertices (each caller documents its exchange
+    /// rate): counted even inside `uncounted(_:)`, since such work is not dissolved into a result that is counted
+    /// later. So the budget bounds time too, not only memory (e.g. a geodesic chord tried again and again).
+    /// - Parameters:
+    ///   - vertices: The vertex equivalent of the work just done, ≥ 0.
+    ///   - operation: What did the work, for the message.
+    /// - Throws: `EngineError.limitExceeded` naming the limit.
+    static func spend(vertices: Int, by operation: String) throws(EngineError) {
+        try charge(vertices: vertices, by: operation)
+    }
+
+    /// Adds to the current budget's count (if any) and stops the work once the total passes its limit.
+    private static func charge(vertices: Int, by operation: String) throws(EngineError) {
+        guard let budget = current, budget.maximumVertices != .max else { return }
         let total = budget.lock.withLock { () -> Int in
             budget.produced = budget.produced.addingReportingOverflow(max(0, vertices)).overflow ? .max
                 : budget.produced + max(0, vertices)

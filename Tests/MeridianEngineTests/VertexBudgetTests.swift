@@ -78,6 +78,30 @@ import MeridianCore
         } throws: { Self.isLimit($0 as! EngineError, "the geodesic buffer would make about") }
     }
 
+    /// Work that makes no vertices (a geodesic buffer's chord attempts beyond four per sample kept) is charged with
+    /// `spend`, which counts inside a union's `uncounted` work too, where `produce` does not: so a union cannot run
+    /// unbounded on attempts either. The message names the work and the limit.
+    @Test func workIsChargedEvenWhereVerticesAreNotCounted() throws {
+        let budget = WorkBudget(seconds: .infinity, maximumVertices: 100)
+        try Self.uncountedWork(budget, pieces: 1000, attempts: 60)
+        #expect(budget.verticesProduced == 60)
+        #expect {
+            try Self.uncountedWork(budget, pieces: 0, attempts: 41)
+        } throws: { Self.isLimit($0 as! EngineError, "the attempts made more than the 100 vertices") }
+        #expect(GeodeticBufferBuilder.attemptsPerVertex == 4)
+    }
+
+    /// Inside `budget`, in uncounted work: `pieces` vertices produced and `attempts` vertices' worth of work spent.
+    static func uncountedWork(_ budget: WorkBudget, pieces: Int, attempts: Int) throws {
+        _ = try budget.run { () throws -> Int in
+            try WorkBudget.uncounted { () throws(EngineError) -> Int in
+                try WorkBudget.produce(vertices: pieces, by: "pieces")
+                try WorkBudget.spend(vertices: attempts, by: "the attempts")
+                return attempts
+            }
+        }
+    }
+
     /// Planar buffers with many segments, and offsets: refused from their estimate.
     @Test func planarBuffersAndOffsetsAreAdmittedFromTheirEstimate() throws {
         let points = (0..<2_000).map { Point(x: Double($0) * 100, y: 0, spatialReference: Self.utm) }

@@ -128,6 +128,11 @@ final class GeodeticBufferBuilder {
     /// the curve crosses it (geographic output), and no chord spanning more than 90° of longitude.
     /// With a `metric` (a small circle in identical compute and output lon/lat), chords are measured by its
     /// closed-form estimate instead of inverse geodesics.
+    ///
+    /// Work: the samples are counted against the `WorkBudget` as vertices, and the attempts beyond
+    /// `attemptsPerVertex` per sample kept as one vertex each `attemptsPerVertex` (an attempt costs one direct
+    /// problem and five foot points, each a few inverse problems: about what placing a vertex costs), counted in
+    /// unions too. Ordinary curves take about two attempts per sample and are charged their samples only.
     /// - Returns: The samples after `a`, ending with `b`.
     func sampleCurve(from a: CurveSample, to b: CurveSample, maxStep: Double, required: Double,
                      point: (Double) throws(EngineError) -> CurveSample,
@@ -137,14 +142,25 @@ final class GeodeticBufferBuilder {
         var current = a
         var h = min(maxStep, b.u - a.u)
         var safety = 0
+        var attempts = 0, chargedAttempts = 0
+        func chargeAttempts() throws(EngineError) {
+            let excess = attempts / Self.attemptsPerVertex - result.count
+            guard excess > chargedAttempts else { return }
+            try WorkBudget.spend(vertices: excess - chargedAttempts, by: "the geodesic buffer's chord attempts")
+            chargedAttempts = excess
+        }
         while current.u < b.u {
             safety += 1
-            if safety > 200_000 { throw .invalidDistance("the buffer needs more than 200,000 vertices on one curve; raise maxDeviation") }
+            if safety > 200_000 {
+                throw .invalidDistance("the geodesic buffer needs more than 200,000 vertices on one boundary curve (a long "
+                    + "segment at a small maxDeviation); raise maxDeviation or the distance")
+            }
             let remaining = b.u - current.u
             var candidateStep = min(h, maxStep, remaining)
             var best: (CurveSample, Double)?
             var grows = 0
             for _ in 0..<80 {
+                attempts += 1
                 let (candidate, deviation, terminal) = try attempt(from: current, step: candidateStep, to: b,
                                                                    required: required, point: point, distance: distance,
                                                                    metric: metric)
@@ -169,13 +185,21 @@ final class GeodeticBufferBuilder {
                 throw .geos("geodesic buffer: could not sample a boundary curve within the deviation")
             }
             result.append(next)
-            if result.count % 1024 == 0 { try WorkBudget.produce(vertices: 1024, by: "the geodesic buffer") }
+            if result.count % 1024 == 0 {
+                try WorkBudget.produce(vertices: 1024, by: "the geodesic buffer")
+                try chargeAttempts()
+            }
             current = next
             h = step
         }
         try WorkBudget.produce(vertices: result.count % 1024, by: "the geodesic buffer")
+        try chargeAttempts()
         return result
     }
+
+    /// The chord attempts `sampleCurve` makes per sample kept without charging them to the `WorkBudget`, and the
+    /// attempts charged as one vertex beyond them.
+    static let attemptsPerVertex = 4
 
     private func attempt(from current: CurveSample, step: Double, to end: CurveSample, required: Double,
                          point: (Double) throws(EngineError) -> CurveSample,
@@ -474,3 +498,4 @@ final class GeodeticBufferBuilder {
         return [ref]
     }
 }
+

@@ -7,7 +7,10 @@ extension GeometryEngine {
     /// Why: when the whole buffer fills a 1000-pixel view (a diameter of 2 × distance), 0.2 % of the distance is
     /// one pixel, so the polygon is indistinguishable from the true curve at any zoom showing all of it; the area is
     /// then within about 0.27 % of the true area (a chord's mean inward deviation is 2/3 of its maximum). A circle
-    /// needs about π·√(1/(2·0.002)) ≈ 50 vertices away from the poles. Never less than 0.1 mm.
+    /// needs about π·√(1/(2·0.002)) ≈ 50 vertices away from the poles. Never less than 0.1 mm, except below a
+    /// distance of 0.2 mm, where it is half the distance (the most an explicit `maxDeviation` may be): a deviation
+    /// larger than the distance let the chords of the offset curves on both sides of a line cross each other, and
+    /// the union of such pieces grew without bound (a 9,000 km line buffered by 10 µm ran for minutes).
     public static let defaultGeodeticMaxDeviationRatio = 0.002
 
     /// Buffers one geometry on the ellipsoid. See ``geodeticBuffer(around:distances:distanceUnit:maxDeviation:curveType:shouldUnion:outputSpatialReference:)``.
@@ -162,7 +165,7 @@ extension GeometryEngine {
     static func maximumGeodeticLineDistance(_ g: Geodesic) -> Double { 0.45 * g.halfMeridian }
 
     private static func deviation(_ requested: Double?, distance d: Double, index: Int) throws(EngineError) -> Double {
-        guard let requested else { return max(defaultGeodeticMaxDeviationRatio * abs(d), 1e-4) }
+        guard let requested else { return max(defaultGeodeticMaxDeviationRatio * abs(d), min(1e-4, abs(d) / 2)) }
         guard requested.isFinite, requested >= 1e-4, requested >= 1e-6 * abs(d), requested <= abs(d) / 2 else {
             throw .invalidDistance("geometry \(index): maxDeviation \(requested) m must be at least 0.1 mm and 1e-6 × |distance|, and at most |distance|/2 (distance \(d) m)")
         }
