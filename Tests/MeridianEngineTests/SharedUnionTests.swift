@@ -99,6 +99,31 @@ import Testing
         }
     }
 
+    /// Finding the clusters stops at its pair limit, and below it gives the same clusters: a whole problem whose
+    /// circles each reach most others (P1d's 5-mile circles: seconds of pairs before the limit) takes the
+    /// one-thread path, with the same parts.
+    @Test func clustersStopAtTheirPairLimit() throws {
+        var random = Sequence(state: 11)
+        let n = 2_000
+        var x: [Double] = [], y: [Double] = []
+        for _ in 0..<n {
+            x.append(100 * random.next())
+            y.append(100 * random.next())
+        }
+        let r = [Double](repeating: 40, count: n)
+        let circle = UnitCircle(segmentsPerQuarterCircle: BufferParameters.default.segmentsPerQuarterCircle)
+        let dense = CircleUnion(circle: circle, x: x, y: y, radius: r)
+        #expect(dense.clusters(maximumPairs: 64 * n) == nil)
+        #expect(dense.clusters(maximumPairs: nil)?.count == 1)
+        let sparse = Self.problem(6_000, seed: 7)
+        #expect(sparse.clusters(maximumPairs: 64 * 6_000) == sparse.clusters())
+        let expected = try dense.run()
+        let (polygon, method) = try PointBufferUnion.union(x: x, y: y, radius: r, parameters: .default,
+                                                           in: .webMercator, threads: 3, minimumToShare: 1)
+        let same = polygon.parts == expected
+        #expect(same && method == .circleUnion)
+    }
+
     /// One cluster holding most circles (20,000 circles meeting five others each on average: one connected union
     /// with thousands of holes): its arcs traced on 1, 2 and 3 threads give the parts `CircleUnion.run()` gives, in
     /// its order, for the whole problem and for a batch of its clusters.

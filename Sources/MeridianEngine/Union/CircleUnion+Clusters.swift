@@ -6,14 +6,24 @@ extension CircleUnion {
     /// rounded vertices), so polygons of different clusters are disjoint with a gap, and the union of all circles is
     /// the disjoint union of the clusters' unions. Clusters are listed by their lowest circle index, each sorted.
     func clusters() -> [[Int]] {
+        clusters(maximumPairs: nil) ?? []
+    }
+
+    /// `clusters()`, or nil as soon as more than `maximumPairs` pairs of circles have been looked at: the pairs
+    /// grow with how many circles each one reaches (a hundred thousand 5-mile circles reach thousands each: seconds
+    /// of pairs), so a caller that wants the clusters only to share the work between threads gives up on them there.
+    func clusters(maximumPairs: Int?) -> [[Int]]? {
         let n = cx.count
         guard n > 0 else { return [] }
         var sets = UnionFind(count: n)
         let grid = CircleGrid(x: cx, y: cy, radius: r)
+        let limit = maximumPairs ?? Int.max
+        var pairs = 0
         for i in 0..<n {
             let (ix, iy) = grid.cell(cx[i], cy[i])
             for ring in 0...grid.reach(for: r[i]) {
                 grid.forEachInRing(ix, iy, ring) { j in
+                    pairs &+= 1
                     guard j > i else { return }
                     let dx = cx[j] - cx[i], dy = cy[j] - cy[i]
                     let reachSum = (r[i] + r[j]) * (1 + 1e-9)
@@ -21,6 +31,7 @@ extension CircleUnion {
                     sets.union(j, i)
                 }
             }
+            if pairs > limit { return nil }
         }
         var index = [Int32](repeating: -1, count: n)  // cluster of each set's root, -1 before its first member
         var result: [[Int]] = []

@@ -158,12 +158,15 @@ enum PointBufferUnion {
         return runs
     }
 
-    /// The union of a whole problem on several threads, or nil when a run of its clusters meets a degenerate
-    /// configuration (the caller then takes the one-thread path, with its GEOS fallback).
+    /// The union of a whole problem on several threads, or nil when finding its clusters would look at more than
+    /// 64 pairs of circles per circle, or a run of its clusters meets a degenerate configuration (the caller then
+    /// takes the one-thread path, with its GEOS fallback).
     private static func sharedUnion(_ problem: CircleUnion, parameters: BufferParameters,
                                     in spatialReference: SpatialReference, threads: Int) throws(EngineError) -> Polygon? {
-        let clusters = problem.clusters()
-        guard let parts = sharedParts(clusters[...], circles: problem.cx.count, of: problem, whole: true,
+        // Sharing needs the clusters; where finding them would cost more than a small part of the union itself
+        // (circles that each reach thousands of others, as P1d's), the one-thread path is faster.
+        guard let clusters = problem.clusters(maximumPairs: 64 * problem.cx.count),
+              let parts = sharedParts(clusters[...], circles: problem.cx.count, of: problem, whole: true,
                                       threads: threads) else { return nil }
         return Polygon(parts: parts, spatialReference: spatialReference)
     }
