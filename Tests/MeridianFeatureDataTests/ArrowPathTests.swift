@@ -101,6 +101,34 @@ import Testing
         #expect(count == 5, "the new query reads from the first feature")
     }
 
+    /// A shapefile has no Arrow stream: `nextPoints` reads OGR's points directly, which must give what the feature
+    /// path gives (z included) and refuse a truncated file as the feature path does.
+    @Test func shapefilePointsAreTheFeaturePathsAndATruncatedFileIsRefused() throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("z.shp").path
+        let points = (0..<500).map { i in
+            Feature(geometry: .point(Point(Coordinate(x: -97 + Double(i) / 1000, y: 32.5 - Double(i % 7) / 100,
+                                                      z: Double(i) * 0.25), spatialReference: .wgs84)),
+                    properties: ["n": .number(Double(i))])
+        }
+        let description = TableDescription(name: "z", spatialReference: .wgs84, geometryType: .point, hasZ: true,
+                                           fields: [Field(name: "n", type: .int32)])
+        try TestSupport.write(points, to: path, table: description)
+        let table = try FeatureDataSource(path: path).featureTable(named: nil)
+        let direct = try table.queryFeatures(using: QueryParameters(outFields: [])).nextPoints()
+        let (features, _) = try ArrowPathTests.read(table, QueryParameters(), arrow: false)
+        #expect(direct.count == 500)
+        let same = direct == features.map { $0.geometry!.point!.coordinate }
+        #expect(same, "nextPoints differs from the feature path")
+        #expect(direct.allSatisfy { $0.z != nil })
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        try data.prefix(data.count * 6 / 10).write(to: URL(fileURLWithPath: path))
+        let truncated = try FeatureDataSource(path: path).featureTable(named: nil)
+        let result = truncated.queryFeatures(using: QueryParameters(outFields: []))
+        #expect { while try !result.nextPoints().isEmpty {} } throws: { "\($0)".contains("z.shp") }
+    }
+
     @Test func pointsOfAPolygonTableAreRefused() throws {
         let dir = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
