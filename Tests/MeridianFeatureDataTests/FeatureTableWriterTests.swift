@@ -29,6 +29,38 @@ import Testing
         #expect(FeatureTableWriterTests.listing(dir) == before, "no scratch folder or new sidecar is left")
     }
 
+    /// SQLite's page size, from the file header (bytes 16–17, big-endian; 1 stands for 65,536).
+    static func sqlitePageSize(_ path: String) throws -> Int {
+        let header = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)).prefix(18))
+        let size = Int(header[16]) << 8 | Int(header[17])
+        return size == 1 ? 65_536 : size
+    }
+
+    /// A GeoPackage for large geometries has 64 KiB pages, one without the hint SQLite's 4 KiB; both hold the same
+    /// features (test_union_tables.py checks the spatial index of a large union written so).
+    @Test func aGeoPackageForLargeGeometriesHasLargePagesAndTheSameFeatures() throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let features = TestSupport.sampleFeatures(count: 30)
+        var read: [[Feature]] = []
+        for large in [false, true] {
+            let path = dir.appendingPathComponent("large-\(large).gpkg").path
+            let writer = try FeatureTableWriter(path: path, table: TestSupport.sampleTable(), largeGeometries: large)
+            try writer.add(contentsOf: features)
+            try writer.finish()
+            #expect(try FeatureTableWriterTests.sqlitePageSize(path) == (large ? 65_536 : 4_096))
+            read.append(try TestSupport.readAll(path).1)
+            let table = try FeatureDataSource(path: path).featureTable(named: nil)
+            #expect(table.numberOfFeatures == 30)
+        }
+        #expect(read[0] == read[1])
+        #expect(read[0].count == 30)
+        // The thread's GDAL setting is restored: a later GeoPackage without the hint has 4 KiB pages again.
+        let after = dir.appendingPathComponent("after.gpkg").path
+        try TestSupport.write(features, to: after)
+        #expect(try FeatureTableWriterTests.sqlitePageSize(after) == 4_096)
+    }
+
     @Test func releasingAnUnfinishedWriterLeavesNothing() throws {
         let dir = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

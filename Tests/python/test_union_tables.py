@@ -118,12 +118,12 @@ def test_a_shapefile_holds_the_wkt_rings_clockwise_shells_counterclockwise_holes
 @pytest.fixture(scope="module")
 def streamed(meridian, tmp_path_factory):
     """More points than one union batch (65,536): the union is made and written batch by batch, to WKT and to each
-    table alike. 70,000 points in 16 clusters (rings of points leave holes), 4 chords a quarter circle to keep it
-    small."""
+    table alike. 100,000 points in 16 clusters (rings of points leave holes), 4 chords a quarter circle to keep it
+    small; 100,000 points or more make the GeoPackage one for large geometries (64 KiB pages)."""
     folder = tmp_path_factory.mktemp("union-streamed")
     rng = np.random.default_rng(2707)
     centres = rng.uniform([2_300_000, 380_000], [2_500_000, 520_000], size=(16, 2))
-    xy = centres[rng.integers(0, 16, 70_000)] + rng.normal(0, 4000, size=(70_000, 2))
+    xy = centres[rng.integers(0, 16, 100_000)] + rng.normal(0, 4000, size=(100_000, 2))
     src = folder / "points.gpkg"
     pyogrio.raw.write(str(src), shapely.to_wkb(shapely.points(xy)), [np.arange(len(xy))], ["pid"],
                       geometry_type="Point", crs="EPSG:32038", driver="GPKG", layer="points")
@@ -150,6 +150,37 @@ def test_a_union_written_batch_by_batch_holds_the_streamed_wkt_rings(meridian, s
     assert len(ours) == len(ref), "every shell and hole of every batch"
     for k, (a, b) in enumerate(zip(ours, ref)):
         assert np.array_equal(a, b), f"ring {k}"
+
+
+def gpkg_page_size_and_rtree(path):
+    """SQLite's page size of a GeoPackage and the rows of its one spatial index (read with Python's sqlite3)."""
+    import sqlite3
+    with sqlite3.connect(path) as db:
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+        (table, column), = db.execute("SELECT table_name, column_name FROM gpkg_extensions "
+                                      "WHERE extension_name = 'gpkg_rtree_index'").fetchall()
+        rows = db.execute(f'SELECT id, minx, maxx, miny, maxy FROM "rtree_{table}_{column}"').fetchall()
+    return size, rows
+
+
+def test_a_large_union_geopackage_has_large_pages_and_its_spatial_index(meridian, union, streamed):
+    """A union of 100,000 points or more goes into a GeoPackage with 64 KiB pages (GDAL reads the geometry back five
+    times to fill the spatial index: 16 times fewer page reads), a small one with SQLite's 4 KiB; the spatial index
+    holds the one feature's box either way (an R-tree stores float32 bounds rounded outwards)."""
+    small = union["folder"] / "small-union.gpkg"
+    run(meridian, "buffer", str(union["src"]), "--srs", "EPSG:32038", "--distance", f"{R_FT}us-ft", "--union",
+        "-o", str(small))
+    large = streamed["folder"] / "union.gpkg"
+    if not large.exists():
+        run(meridian, *streamed["args"], "-o", str(large))
+    for path, geometry, size in [(small, union["wkt"], 4096), (large, streamed["wkt"], 65536)]:
+        page, rows = gpkg_page_size_and_rtree(path)
+        assert page == size, path.name
+        assert len(rows) == 1 and rows[0][0] == 1, "the one feature is indexed"
+        minx, miny, maxx, maxy = geometry.bounds
+        _, lo_x, hi_x, lo_y, hi_y = rows[0]
+        assert lo_x <= minx and hi_x >= maxx and lo_y <= miny and hi_y >= maxy, "the box holds the union"
+        assert max(minx - lo_x, hi_x - maxx, miny - lo_y, hi_y - maxy) < 1.0, "float32 rounding only (< 1 ft here)"
 
 
 def shell_indices(geometry):

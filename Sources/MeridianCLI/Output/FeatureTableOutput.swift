@@ -60,7 +60,8 @@ struct FeatureTableOutput {
         count: Int, io: CommandIO,
         produce: (_ add: (Polygon) throws(CommandError) -> Void) throws(CommandError) -> Void
     ) throws(CommandError) {
-        let writer = try open([Field(name: "count", type: .int64)], io: io)
+        // A union of 100,000 circles or more is a geometry of 100 MB or more: written for large geometries.
+        let writer = try open([Field(name: "count", type: .int64)], largeGeometries: count >= 100_000, io: io)
         self.writer = writer
         do {
             try writer.beginPolygon(properties: ["count": .number(Double(count))])
@@ -99,13 +100,15 @@ struct FeatureTableOutput {
         return types.count == 1 ? types.first : nil
     }
 
-    /// Creates the table.
-    private func open(_ fields: [Field], io: CommandIO) throws(CommandError) -> FeatureTableWriter {
+    /// Creates the table (see `FeatureTableWriter`'s `largeGeometries`).
+    private func open(_ fields: [Field], largeGeometries: Bool = false, io: CommandIO) throws(CommandError)
+        -> FeatureTableWriter
+    {
         guard let path = output.path else { throw .usage("\(output.format.name) is written to a file or database, not standard output") }
         let table = TableDescription(name: layerName, spatialReference: spatialReference.isUnspecified ? nil : spatialReference,
                                      geometryType: geometryType, hasZ: hasZ, fields: fields)
         do {
-            let writer = try FeatureTableWriter(path: path, table: table)
+            let writer = try FeatureTableWriter(path: path, table: table, largeGeometries: largeGeometries)
             for note in writer.notes { io.note("note: \(note)") }
             return writer
         } catch {

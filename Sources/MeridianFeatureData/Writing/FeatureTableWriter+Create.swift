@@ -5,13 +5,15 @@ import MeridianEngine
 
 extension FeatureTableWriter {
     /// Creates the dataset (a new file in the scratch folder, or the database opened for update with a transaction
-    /// started), the layer and its fields.
+    /// started), the layer and its fields; a GeoPackage for `largeGeometries` with 64 KiB pages.
     /// - Returns: The dataset handle (owned by the writer) and the layer.
     static func create(
         _ target: WriteTarget, format: FeatureDataFormat, table: TableDescription, schema: OutputSchema,
-        overwrite: Bool, name: String
+        overwrite: Bool, largeGeometries: Bool = false, name: String
     ) throws(FeatureDataError) -> (UnsafeMutableRawPointer, OGRLayerH) {
-        let handle = try openDataset(target, format: format, name: name)
+        let handle = try openDataset(target, format: format,
+                                     sqlitePragma: format == .geoPackage && largeGeometries ? "page_size=65536" : nil,
+                                     name: name)
         do throws(FeatureDataError) {
             let layer = try GDALRuntime.capturing { messages throws(FeatureDataError) -> OGRLayerH in
                 let fail = { (reason: String) in
@@ -53,8 +55,9 @@ extension FeatureTableWriter {
         }
     }
 
-    /// A new file dataset, or the database opened for update inside a transaction.
-    private static func openDataset(_ target: WriteTarget, format: FeatureDataFormat, name: String)
+    /// A new file dataset (created with GDAL's `OGR_SQLITE_PRAGMA` set to `sqlitePragma` on this thread, if given),
+    /// or the database opened for update inside a transaction.
+    private static func openDataset(_ target: WriteTarget, format: FeatureDataFormat, sqlitePragma: String?, name: String)
         throws(FeatureDataError) -> UnsafeMutableRawPointer
     {
         if case .database(let connection) = target {
@@ -73,6 +76,10 @@ extension FeatureTableWriter {
         }
         let created: (UnsafeMutableRawPointer?, String) = GDALRuntime.capturing { messages in
             guard let driver = GDALGetDriverByName(format.driverName) else { return (nil, "no GDAL driver \(format.driverName)") }
+            let key = "OGR_SQLITE_PRAGMA"
+            let before = CPLGetThreadLocalConfigOption(key, nil).map { String(cString: $0) }
+            if let sqlitePragma { CPLSetThreadLocalConfigOption(key, sqlitePragma) }
+            defer { if sqlitePragma != nil { CPLSetThreadLocalConfigOption(key, before) } }
             let handle = GDALCreate(driver, target.gdalName, 0, 0, 0, GDT_Unknown, nil)
             return (handle, messages.reason("GDAL could not create the file"))
         }

@@ -49,15 +49,24 @@ public final class FeatureTableWriter {
     ///     connection string (the table is `table.name`).
     ///   - table: What the table holds.
     ///   - overwrite: Whether an existing file or table of that name may be replaced (default `true`).
+    ///   - largeGeometries: Whether the table will hold a few very large geometries (a union of buffers: one
+    ///     geometry of hundreds of megabytes) rather than many small ones. A GeoPackage then uses SQLite's largest
+    ///     page, 64 KiB instead of 4 KiB: GDAL reads each geometry back five times when it fills the spatial index
+    ///     at the end, and large pages make those reads 16 times fewer (a 1M-point union: 11.3 s → 8.6 s in all).
+    ///     A small table written so takes about 1.3 MB instead of 0.1 MB. Other formats ignore it. Default `false`.
     /// - Throws: `FeatureDataError.unsupportedByFormat` for what the format cannot hold, `.cannotWrite` for an
     ///   existing destination without `overwrite`, a folder that cannot be written, or GDAL's refusal, and
     ///   `.connectionFailed`.
-    public convenience init(path: String, table: TableDescription, overwrite: Bool = true) throws(FeatureDataError) {
-        try self.init(path: path, table: table, overwrite: overwrite, shapefileLimit: ShapefileBudget.defaultLimit)
+    public convenience init(
+        path: String, table: TableDescription, overwrite: Bool = true, largeGeometries: Bool = false
+    ) throws(FeatureDataError) {
+        try self.init(path: path, table: table, overwrite: overwrite, largeGeometries: largeGeometries,
+                      shapefileLimit: ShapefileBudget.defaultLimit)
     }
 
     /// As the public initialiser, with the shapefile size limit as a parameter (the tests lower it).
-    init(path: String, table: TableDescription, overwrite: Bool, shapefileLimit: Int) throws(FeatureDataError) {
+    init(path: String, table: TableDescription, overwrite: Bool, largeGeometries: Bool = false,
+         shapefileLimit: Int) throws(FeatureDataError) {
         guard let format = FeatureDataFormat.forOutput(path) else {
             throw .cannotWrite(destination: path, table: nil,
                                reason: "the name does not end in .gpkg, .shp or .fgb and is not a PG: connection string")
@@ -83,7 +92,8 @@ public final class FeatureTableWriter {
         }
         do {
             (handle, layer) = try FeatureTableWriter.create(target, format: format, table: table, schema: schema,
-                                                            overwrite: overwrite, name: name)
+                                                            overwrite: overwrite, largeGeometries: largeGeometries,
+                                                            name: name)
         } catch {
             target.discard()
             throw error

@@ -104,7 +104,8 @@ func runP6(_ args: [String]) throws {
         phases[1].append(seconds(clock.now - start))
         start = clock.now
         let writer = try FeatureTableWriter(
-            path: args[1], table: TableDescription(name: "buffers", spatialReference: sr, geometryType: .polygon))
+            path: args[1], table: TableDescription(name: "buffers", spatialReference: sr, geometryType: .polygon),
+            largeGeometries: true)  // one union of up to millions of circles, as the CLI writes it
         try writer.add(Feature(geometry: .polygon(union)))
         try writer.finish()
         phases[2].append(seconds(clock.now - start))
