@@ -62,23 +62,34 @@ public final class FeatureQueryResult {
         if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
         guard wanted > 0 else { finished = true; return [] }
         if arrow != nil { return try nextFromArrow(wanted) }
-        return try GDALRuntime.capturing { messages throws(FeatureDataError) in
-            var batch: [Feature] = []
-            batch.reserveCapacity(min(wanted, 65_536))
-            while batch.count < wanted {
+        return try nextByFeature(wanted) { handle, _ throws(FeatureDataError) in try feature(handle) }
+    }
+
+    /// Up to `wanted` features read one at a time with `OGR_L_GetNextFeature`, each converted by `convert` (given
+    /// the OGR feature and its ID, `nil` when it has none) while GDAL's feature is alive. Ends the query after the
+    /// last feature, checking the count the file declares; a failure GDAL reports is the read's error.
+    private func nextByFeature<T>(
+        _ wanted: Int, _ convert: (OGRFeatureH, Int?) throws(FeatureDataError) -> T
+    ) throws(FeatureDataError) -> [T] {
+        let values = try GDALRuntime.capturing { messages throws(FeatureDataError) -> [T] in
+            var values: [T] = []
+            values.reserveCapacity(min(wanted, 65_536))
+            while values.count < wanted {
                 guard let handle = OGR_L_GetNextFeature(table.layer) else {
                     if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
-                    try checkComplete(read: featuresRead + batch.count)
+                    try checkComplete(read: featuresRead + values.count)
                     finished = true
                     break
                 }
                 defer { OGR_F_Destroy(handle) }
-                batch.append(try feature(handle))
-                if !messages.failures.isEmpty { throw unreadable(batch.last?.id?.intValue, messages.reason("")) }
+                let fid = OGR_F_GetFID(handle)
+                values.append(try convert(handle, fid >= 0 ? Int(fid) : nil))
+                if !messages.failures.isEmpty { throw unreadable(fid >= 0 ? Int(fid) : nil, messages.reason("")) }
             }
-            featuresRead += batch.count
-            return batch
+            return values
         }
+        featuresRead += values.count
+        return values
     }
 
     /// The coordinates of the next point features, up to 65,536 at a time, without building ``/MeridianCore/Feature``
@@ -136,36 +147,19 @@ public final class FeatureQueryResult {
         var wanted = 65_536
         if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
         guard wanted > 0 else { finished = true; return [] }
-        let coordinates = try GDALRuntime.capturing { messages throws(FeatureDataError) -> [Coordinate] in
-            var coordinates: [Coordinate] = []
-            coordinates.reserveCapacity(wanted)
-            while coordinates.count < wanted {
-                guard let handle = OGR_L_GetNextFeature(table.layer) else {
-                    if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
-                    try checkComplete(read: featuresRead + coordinates.count)
-                    finished = true
-                    break
-                }
-                defer { OGR_F_Destroy(handle) }
-                let fid = OGR_F_GetFID(handle)
-                guard let g = OGR_F_GetGeometryRef(handle), OGR_G_IsEmpty(g) == 0,
-                      OGR_GT_Flatten(OGR_G_GetGeometryType(g)) == wkbPoint else {
-                    let g = OGR_F_GetGeometryRef(handle)
-                    let what = g.flatMap { OGR_G_IsEmpty($0) == 0 ? OGR_G_GetGeometryName($0) : nil }
-                        .map { "a " + String(cString: $0) } ?? "missing or empty"
-                    throw unreadable(fid >= 0 ? Int(fid) : nil, "its geometry is \(what), not a point")
-                }
-                let c = Coordinate(x: OGR_G_GetX(g, 0), y: OGR_G_GetY(g, 0), z: OGR_G_Is3D(g) != 0 ? OGR_G_GetZ(g, 0) : nil)
-                guard c.x.isFinite, c.y.isFinite, c.z?.isFinite ?? true else {
-                    throw unreadable(fid >= 0 ? Int(fid) : nil, "its point has a coordinate that is not a finite number")
-                }
-                coordinates.append(c)
-                if !messages.failures.isEmpty { throw unreadable(fid >= 0 ? Int(fid) : nil, messages.reason("")) }
+        return try nextByFeature(wanted) { handle, fid throws(FeatureDataError) -> Coordinate in
+            guard let g = OGR_F_GetGeometryRef(handle), OGR_G_IsEmpty(g) == 0,
+                  OGR_GT_Flatten(OGR_G_GetGeometryType(g)) == wkbPoint else {
+                let what = OGR_F_GetGeometryRef(handle).flatMap { OGR_G_IsEmpty($0) == 0 ? OGR_G_GetGeometryName($0) : nil }
+                    .map { "a " + String(cString: $0) } ?? "missing or empty"
+                throw unreadable(fid, "its geometry is \(what), not a point")
             }
-            return coordinates
+            let c = Coordinate(x: OGR_G_GetX(g, 0), y: OGR_G_GetY(g, 0), z: OGR_G_Is3D(g) != 0 ? OGR_G_GetZ(g, 0) : nil)
+            guard c.x.isFinite, c.y.isFinite, c.z?.isFinite ?? true else {
+                throw unreadable(fid, "its point has a coordinate that is not a finite number")
+            }
+            return c
         }
-        featuresRead += coordinates.count
-        return coordinates
     }
 
     /// The next features from the Arrow stream: what is left of the current Arrow batch, then further batches.
