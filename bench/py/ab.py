@@ -1,0 +1,105 @@
+"""Before/after: the same cases timed on two builds of Meridian, alternated on the same machine in one run, so that
+a change's effect is not confused with the machine's (issue 26: "no case slower"; the host and its load differ
+between days by more than most changes do).
+
+    ab.py OLD_DIR NEW_DIR [--rounds N] [--reps N] [CASE ...]
+
+OLD_DIR and NEW_DIR are release build folders (`.build/release` of two checkouts) holding `meridian` and
+`meridian-bench`. Each round runs every case once on each build (old first in odd rounds, new first in even ones);
+each run is one process repeating the timed work REPS times (in-process cases) or one command line (CLI cases),
+and its median counts. Inputs are bench/run's (bench/out/inputs; run bench/run once first). Prints one line per
+case: the median over rounds of each build's figure, new / old, and how many rounds the new build was faster.
+Both builds run with their default threads, as users run them.
+
+Cases: P1a P1b P1d P1e (buffer + union in process), P2 (geodesic circles), P3-32038 P3-3857 (project 1M points),
+P4w P4r (KML write / read), P5-10k-wkt P5-10k-geojson P5-100k-wkt P5-100k-geojson (the CLI, CSV → union → file),
+G1cli (the CLI, a geodesic buffer of the zigzag line), G4 (geodesic buffers of Texas's counties, union).
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INPUTS = os.path.join(HERE, "..", "out", "inputs")
+R_P1 = {"P1a": "5280", "P1b": "1692.6", "P1d": "26400", "P1e": "1"}
+
+
+def bench_case(args):
+    """A meridian-bench case: the median of its own repetitions."""
+    return lambda build, reps, scratch: ("bench", [os.path.join(build, "meridian-bench"), *args(reps, scratch)])
+
+
+def cli_case(args):
+    """A whole command line: its wall time."""
+    return lambda build, reps, scratch: ("cli", [os.path.join(build, "meridian"), *args(scratch)])
+
+
+def p5(n, fmt):
+    return cli_case(lambda s: ["buffer", f"{INPUTS}/P5-{n}.csv", "--srs", "EPSG:5070", "--distance", "1692.6us-ft",
+                               "--union", "--quiet", "-o", f"{s}/p5.{fmt}"])
+
+
+CASES = {
+    **{c: bench_case(lambda reps, s, c=c: ["p1", f"{INPUTS}/{c}.xy", R_P1[c], str(reps), "--time-only"]) for c in R_P1},
+    "P2": bench_case(lambda reps, s: ["p2", f"{INPUTS}/P2.xy", str(reps)]),
+    "P3-32038": bench_case(lambda reps, s: ["p3", f"{INPUTS}/P3.xy", "32038", str(reps)]),
+    "P3-3857": bench_case(lambda reps, s: ["p3", f"{INPUTS}/P3.xy", "3857", str(reps)]),
+    "P4w": bench_case(lambda reps, s: ["p4", "write", INPUTS, s, str(reps)]),
+    "P4r": bench_case(lambda reps, s: ["p4", "read", os.path.join(HERE, "..", "out", "kml", "peer.kml"), str(reps)]),
+    "P5-10k-wkt": p5(10000, "wkt"), "P5-10k-geojson": p5(10000, "geojson"),
+    "P5-100k-wkt": p5(100000, "wkt"), "P5-100k-geojson": p5(100000, "geojson"),
+    "G1cli": cli_case(lambda s: ["buffer", f"{INPUTS}/G1.geojson", "--geodesic", "--distance", "100km",
+                                 "--quiet", "-o", f"{s}/g1.geojson"]),
+    "G4": bench_case(lambda reps, s: ["geo", "polygons", f"{INPUTS}/G4.json", "10000", str(reps), "-", "--union"]),
+}
+
+
+def once(case, build, reps, scratch):
+    kind, command = CASES[case](build, reps, scratch)
+    t0 = time.perf_counter()
+    p = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(command)}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+    if kind == "cli":
+        return wall
+    line = [x for x in p.stdout.splitlines() if x.startswith("{")][-1]
+    return statistics.median(json.loads(line)["times"])
+
+
+def main(argv):
+    old, new = argv[0], argv[1]
+    rest = argv[2:]
+    rounds, reps = 5, 3
+    for flag in ("--rounds", "--reps"):
+        if flag in rest:
+            i = rest.index(flag)
+            value = int(rest[i + 1])
+            del rest[i:i + 2]
+            rounds, reps = (value, reps) if flag == "--rounds" else (rounds, value)
+    cases = rest or list(CASES)
+    unknown = [c for c in cases if c not in CASES]
+    if unknown:
+        sys.exit(f"unknown case(s) {unknown}; known: {' '.join(CASES)}")
+    print(f"| Case | old (median of {rounds} rounds) | new | new / old | rounds new faster | load before → after |")
+    print("|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as scratch:
+        for case in cases:
+            load0 = os.getloadavg()[0]
+            times = {"old": [], "new": []}
+            for r in range(rounds):
+                order = [("old", old), ("new", new)] if r % 2 == 0 else [("new", new), ("old", old)]
+                for name, build in order:
+                    times[name].append(once(case, build, reps, scratch))
+            o, n = statistics.median(times["old"]), statistics.median(times["new"])
+            faster = sum(a < b for a, b in zip(times["new"], times["old"]))
+            print(f"| {case} | {o:.4f} s | {n:.4f} s | {n / o:.3f} | {faster} of {rounds} | "
+                  f"{load0:.1f} → {os.getloadavg()[0]:.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
