@@ -28,15 +28,15 @@ import Testing
     /// Whether the three outputs are the same bytes (a Boolean: Swift Testing would diff megabytes otherwise).
     static func same(_ outputs: [Data]) -> Bool { outputs.count == 3 && outputs[0] == outputs[1] && outputs[0] == outputs[2] }
 
-    /// 20,000 points in EPSG:32038 where a 200 ft circle meets about one other: more than `PointBufferUnion`'s
-    /// 8,192 circles worth sharing, fewer than a streamed union's batch.
+    /// 40,000 points in EPSG:32038 where a 200 ft circle meets about one other: more than `PointBufferUnion`'s
+    /// 32,768 circles worth sharing (`defaultMinimumToShare`), fewer than a streamed union's batch (65,536).
     @Test(arguments: ["geojson", "wkt"])
     func unionOfPointBuffers(format: String) throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         var random: UInt64 = 29
-        let side = (20_000 * Double.pi * 4 * 200 * 200).squareRoot()
-        let rows = (0..<20_000).map { _ in "\(2_300_000 + side * Self.unit(&random)),\(420_000 + side * Self.unit(&random))" }
+        let side = (40_000 * Double.pi * 4 * 200 * 200).squareRoot()
+        let rows = (0..<40_000).map { _ in "\(2_300_000 + side * Self.unit(&random)),\(420_000 + side * Self.unit(&random))" }
         let input = folder.appendingPathComponent("points.csv")
         try ("x,y\n" + rows.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
         let written = try Self.outputs(["buffer", input.path, "--srs", "EPSG:32038", "--distance", "200", "--union"],

@@ -39,8 +39,8 @@ extension GeometryEngine {
     ///   - parameters: Chords per quarter circle (1…1000) and end cap.
     ///   - batchSize: About how many circles to union at once (1 or more; clusters are not split).
     ///   - overlapped: Whether to use `Parallelism.threadCount` threads: the next batch is then unioned on a
-    ///     background thread while `body` handles this one (at most two batches are held), and each batch of 8,192
-    ///     circles or more by several threads
+    ///     background thread while `body` handles this one (at most two batches are held), and each batch of 32,768
+    ///     circles or more (`PointBufferUnion.defaultMinimumToShare`) by several threads
     ///     (`PointBufferUnion.union(clusters:of:parameters:in:minimumToShare:threads:)`): all of them for the first
     ///     batch, `unionThreads(whileBodyRuns:)` for the others, as `body` is expected to use the rest (writing a
     ///     batch costs about twice its union, and a union shared by threads costs more CPU in all). `body` gets the
