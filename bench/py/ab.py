@@ -12,7 +12,8 @@ case: the median over rounds of each build's figure, new / old, and how many rou
 Both builds run with their default threads, as users run them.
 
 Cases: P1a P1b P1d P1e (buffer + union in process), P2 (geodesic circles), P3-32038 P3-3857 (project 1M points),
-P4w P4r (KML write / read), P5-10k-wkt P5-10k-geojson P5-100k-wkt P5-100k-geojson (the CLI, CSV → union → file),
+P4w P4r (KML write / read), P4big (stream a 1 GiB KML, one repetition; the file is
+made on first use in bench/out/kml and kept), P5-10k-wkt P5-10k-geojson P5-100k-wkt P5-100k-geojson (the CLI, CSV → union → file),
 G1cli (the CLI, a geodesic buffer of the zigzag line), G4 (geodesic buffers of Texas's counties, union).
 """
 import json
@@ -25,7 +26,17 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INPUTS = os.path.join(HERE, "..", "out", "inputs")
+KML = os.path.join(HERE, "..", "out", "kml")
 R_P1 = {"P1a": "5280", "P1b": "1692.6", "P1d": "26400", "P1e": "1"}
+
+
+def large_kml():
+    """bench/run's 1 GiB KML (peer.kml's placemarks repeated), made once and kept for the rounds."""
+    path = os.path.join(KML, "large.kml")
+    if not os.path.exists(path):
+        subprocess.run([sys.executable, os.path.join(HERE, "make_large_kml.py"), os.path.join(KML, "peer.kml"), path],
+                       check=True)
+    return path
 
 
 def bench_case(args):
@@ -49,7 +60,8 @@ CASES = {
     "P3-32038": bench_case(lambda reps, s: ["p3", f"{INPUTS}/P3.xy", "32038", str(reps)]),
     "P3-3857": bench_case(lambda reps, s: ["p3", f"{INPUTS}/P3.xy", "3857", str(reps)]),
     "P4w": bench_case(lambda reps, s: ["p4", "write", INPUTS, s, str(reps)]),
-    "P4r": bench_case(lambda reps, s: ["p4", "read", os.path.join(HERE, "..", "out", "kml", "peer.kml"), str(reps)]),
+    "P4r": bench_case(lambda reps, s: ["p4", "read", os.path.join(KML, "peer.kml"), str(reps)]),
+    "P4big": bench_case(lambda reps, s: ["p4", "read-stream", large_kml(), "1"]),
     "P5-10k-wkt": p5(10000, "wkt"), "P5-10k-geojson": p5(10000, "geojson"),
     "P5-100k-wkt": p5(100000, "wkt"), "P5-100k-geojson": p5(100000, "geojson"),
     "G1cli": cli_case(lambda s: ["buffer", f"{INPUTS}/G1.geojson", "--geodesic", "--distance", "100km",
