@@ -63,7 +63,8 @@ enum PointBufferUnion {
     /// (`union(clusters:of:parameters:in:minimumToShare:threads:)`): the same parts in the same order.
     static func union(
         x: [Double], y: [Double], radius: [Double], parameters: BufferParameters,
-        in spatialReference: SpatialReference, threads: Int = Parallelism.threadCount, minimumToShare: Int = defaultMinimumToShare
+        in spatialReference: SpatialReference, threads: Int = Parallelism.threadCount,
+        minimumToShare: Int = defaultMinimumToShare
     ) throws(EngineError) -> (Polygon, Method) {
         let circle = UnitCircle(segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
         let problem = CircleUnion(circle: circle, x: x, y: y, radius: radius)
@@ -122,7 +123,8 @@ enum PointBufferUnion {
     ///   - threads: The most threads to use (`Parallelism.threadCount` by default).
     static func union(
         clusters: ArraySlice<[Int]>, of problem: CircleUnion, parameters: BufferParameters,
-        in spatialReference: SpatialReference, minimumToShare: Int = defaultMinimumToShare, threads: Int = Parallelism.threadCount
+        in spatialReference: SpatialReference, minimumToShare: Int = defaultMinimumToShare,
+        threads: Int = Parallelism.threadCount
     ) throws(EngineError) -> (Polygon, Method) {
         let circles = clusters.reduce(0) { $0 + $1.count }
         guard circles >= minimumToShare, threads > 1,

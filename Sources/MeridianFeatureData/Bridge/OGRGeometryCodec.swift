@@ -65,16 +65,21 @@ struct OGRGeometryCodec {
         return c
     }
 
+    /// The coordinate of a non-empty OGR point (z when it has one).
+    /// - Throws: For a coordinate that is not a finite number.
+    static func pointCoordinate(ogr g: OGRGeometryH) throws(FieldValueError) -> Coordinate {
+        let c = Coordinate(x: OGR_G_GetX(g, 0), y: OGR_G_GetY(g, 0), z: OGR_G_Is3D(g) != 0 ? OGR_G_GetZ(g, 0) : nil)
+        guard c.x.isFinite, c.y.isFinite, c.z?.isFinite ?? true else {
+            throw FieldValueError("its point has a coordinate that is not a finite number")
+        }
+        return c
+    }
+
     /// An OGR geometry (borrowed; its M values may be dropped in place) as Meridian's, `nil` when empty.
     private mutating func geometry(ogr g: OGRGeometryH) throws(FieldValueError) -> Geometry? {
         guard OGR_G_IsEmpty(g) == 0 else { return nil }
         if OGR_GT_Flatten(OGR_G_GetGeometryType(g)) == wkbPoint {
-            let c = Coordinate(x: OGR_G_GetX(g, 0), y: OGR_G_GetY(g, 0),
-                               z: OGR_G_Is3D(g) != 0 ? OGR_G_GetZ(g, 0) : nil)
-            guard c.x.isFinite, c.y.isFinite, c.z?.isFinite ?? true else {
-                throw FieldValueError("its point has a coordinate that is not a finite number")
-            }
-            return .point(Point(c, spatialReference: spatialReference))
+            return .point(Point(try OGRGeometryCodec.pointCoordinate(ogr: g), spatialReference: spatialReference))
         }
         var linear: OGRGeometryH?
         defer { if let linear { OGR_G_DestroyGeometry(linear) } }

@@ -148,17 +148,14 @@ public final class FeatureQueryResult {
         if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
         guard wanted > 0 else { finished = true; return [] }
         return try nextByFeature(wanted) { handle, fid throws(FeatureDataError) -> Coordinate in
-            guard let g = OGR_F_GetGeometryRef(handle), OGR_G_IsEmpty(g) == 0,
-                  OGR_GT_Flatten(OGR_G_GetGeometryType(g)) == wkbPoint else {
-                let what = OGR_F_GetGeometryRef(handle).flatMap { OGR_G_IsEmpty($0) == 0 ? OGR_G_GetGeometryName($0) : nil }
-                    .map { "a " + String(cString: $0) } ?? "missing or empty"
-                throw unreadable(fid, "its geometry is \(what), not a point")
+            let geometry = OGR_F_GetGeometryRef(handle).flatMap { OGR_G_IsEmpty($0) == 0 ? $0 : nil }
+            guard let g = geometry, OGR_GT_Flatten(OGR_G_GetGeometryType(g)) == wkbPoint else {
+                let what = geometry.flatMap { OGR_G_GetGeometryName($0) }.map { "a " + String(cString: $0) }
+                throw unreadable(fid, "its geometry is \(what ?? "missing or empty"), not a point")
             }
-            let c = Coordinate(x: OGR_G_GetX(g, 0), y: OGR_G_GetY(g, 0), z: OGR_G_Is3D(g) != 0 ? OGR_G_GetZ(g, 0) : nil)
-            guard c.x.isFinite, c.y.isFinite, c.z?.isFinite ?? true else {
-                throw unreadable(fid, "its point has a coordinate that is not a finite number")
+            do throws(FieldValueError) { return try OGRGeometryCodec.pointCoordinate(ogr: g) } catch {
+                throw unreadable(fid, error.reason)
             }
-            return c
         }
     }
 
