@@ -5,7 +5,8 @@ import MeridianEngine
 
 extension FeatureTableWriter {
     /// Creates the dataset (a new file in the scratch folder, or the database opened for update with a transaction
-    /// started), the layer and its fields; a GeoPackage for `largeGeometries` with 64 KiB pages.
+    /// started), the layer and its fields; a GeoPackage for `largeGeometries` with 64 KiB pages and its spatial index
+    /// made before the first feature.
     /// - Returns: The dataset handle (owned by the writer) and the layer.
     static func create(
         _ target: WriteTarget, format: FeatureDataFormat, table: TableDescription, schema: OutputSchema,
@@ -39,6 +40,13 @@ extension FeatureTableWriter {
                     guard OGR_L_CreateField(layer, definition, 0) == OGRERR_NONE else {
                         throw fail(messages.reason("GDAL could not create field '\(column.outputName)'"))
                     }
+                }
+                // GDAL defers a new GeoPackage table's spatial index to the end and then fills it with
+                // `ST_MinX(geom)` … `ST_IsEmpty(geom)` over the table: five reads of each geometry from the file.
+                // For a few huge geometries, the index is made now, on the empty table, and the GeoPackage's own
+                // triggers fill it as each feature is inserted, from the geometry in memory.
+                if format == .geoPackage, largeGeometries, OGR_L_SyncToDisk(layer) != OGRERR_NONE {
+                    throw fail(messages.reason("GDAL could not create the spatial index"))
                 }
                 if format == .geoPackage, GDALDatasetStartTransaction(handle, 0) != OGRERR_NONE {
                     throw fail(messages.reason("GDAL could not start a transaction"))
