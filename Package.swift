@@ -2,8 +2,9 @@
 // Meridian: a geometry engine and KML toolkit for Linux.
 //
 // Module ladder (each layer imports only the ones below it):
-//   C shims (CGEOS, CPROJ, CZip, CMicroHTTPD,   system libraries from Debian, a modulemap and shim.h each
-//            CGDAL)
+//   C shims (CGEOS, CPROJ, CZip, CMicroHTTPD)   system libraries from Debian, a modulemap and shim.h each
+//   CGDAL                                       GDAL's headers (libgdal-dev) and a loader: libgdal is opened with
+//                                               dlopen on the first GDAL use, never linked (see its CGDAL.h)
 //   MeridianCore                                value types, GeoJSON/WKT codecs; imports no C
 //   MeridianEngine                              GEOS + PROJ: projection, buffers, overlay, predicates, geodesy
 //   MeridianKML                                 KML model, writer, reader, KMZ (libzip)
@@ -30,9 +31,12 @@ let package = Package(
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"]), .brew(["geos"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"]), .brew(["proj"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"]), .brew(["libzip"])]),
-        .systemLibrary(name: "CGDAL", pkgConfig: "gdal", providers: [.apt(["libgdal-dev"]), .brew(["gdal"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
 
+        // GDAL (apt: libgdal-dev, brew: gdal; scripts/install-deps.sh) is not a systemLibrary: SwiftPM would add
+        // `pkg-config --libs gdal` (-lgdal) to every link that depends on it, and `meridian --version` would map
+        // libgdal and its ~110 libraries at start (~50 ms). A C target with the headers and a dlopen loader instead.
+        .target(name: "CGDAL"),
         .target(name: "MeridianCore"),
         .target(name: "MeridianEngine", dependencies: ["MeridianCore", "CGEOS", "CPROJ"]),
         .target(name: "MeridianKML", dependencies: ["MeridianCore", "MeridianEngine", "CZip"]),

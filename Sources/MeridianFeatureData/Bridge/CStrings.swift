@@ -31,6 +31,6 @@ struct CStringList {
 /// A C string owned by GDAL (`CPLMalloc`ed, as `OSRExportToWkt` returns), copied and freed.
 func takeGDALString(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
     guard let pointer else { return nil }
-    defer { VSIFree(pointer) }
+    defer { gdal.VSIFree(pointer) }
     return String(cString: pointer)
 }

@@ -27,34 +27,41 @@ enum GDALRuntime {
     ]
 
     private static let ready: Void = {
-        for (key, value) in configuration { CPLSetConfigOption(key, value) }
-        _ = CPLSetErrorHandler(silentHandler)
-        OSRSetPROJEnableNetwork(0)
-        GDALAllRegister()
+        for (key, value) in configuration { gdal.CPLSetConfigOption(key, value) }
+        _ = gdal.CPLSetErrorHandler(silentHandler)
+        gdal.OSRSetPROJEnableNetwork(0)
+        gdal.GDALAllRegister()
     }()
 
-    /// Makes sure GDAL is set up; cheap after the first call.
-    static func prepare() { _ = ready }
+    /// Makes sure libgdal is loaded (``GDALLibrary``) and set up; cheap after the first call. Every entry point of
+    /// this module that leads to GDAL calls it first, so that a missing or unusable libgdal is an error of that
+    /// operation (and only of operations on GDAL formats).
+    /// - Throws: `GDALUnavailable`, one line naming the library and saying why (`dlerror`'s text).
+    static func prepare() throws(GDALUnavailable) {
+        if case .failure(let failure) = GDALLibrary.loaded { throw failure }
+        _ = ready
+    }
 
     /// The global handler: drops every message (the thread-local handlers of `capturing` collect them).
     private static let silentHandler: CPLErrorHandler = { _, _, _ in }
 
-    /// Runs `body` with GDAL's messages on this thread collected into `GDALMessages` instead of printed.
+    /// Runs `body` with GDAL's messages on this thread collected into `GDALMessages` instead of printed. Only called
+    /// after `prepare()` has succeeded (by an entry point of the module).
     /// - Parameter body: The GDAL calls; it reads what GDAL said from the messages it is given.
     static func capturing<T, E: Error>(_ body: (GDALMessages) throws(E) -> T) throws(E) -> T {
-        prepare()
+        _ = ready
         let messages = GDALMessages()
-        CPLErrorReset()
-        CPLPushErrorHandlerEx(collectingHandler, Unmanaged.passUnretained(messages).toOpaque())
+        gdal.CPLErrorReset()
+        gdal.CPLPushErrorHandlerEx(collectingHandler, Unmanaged.passUnretained(messages).toOpaque())
         defer {
-            CPLPopErrorHandler()
+            gdal.CPLPopErrorHandler()
             withExtendedLifetime(messages) {}
         }
         return try body(messages)
     }
 
     private static let collectingHandler: CPLErrorHandler = { level, _, message in
-        guard let userData = CPLGetErrorHandlerUserData() else { return }
+        guard let userData = gdal.CPLGetErrorHandlerUserData() else { return }
         let messages = Unmanaged<GDALMessages>.fromOpaque(userData).takeUnretainedValue()
         let text = message.map { String(cString: $0) } ?? "unknown GDAL error"
         if level.rawValue >= CE_Failure.rawValue {

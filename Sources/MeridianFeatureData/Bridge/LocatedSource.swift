@@ -20,8 +20,14 @@ struct LocatedSource {
     /// - Parameters:
     ///   - path: A file path or a `PG:` string.
     ///   - limits: Bounds on a zip archive.
-    /// - Throws: `FeatureDataError.cannotOpen` saying what is missing or what the file is instead.
+    /// - Throws: `FeatureDataError.cannotOpen` saying what is missing or what the file is instead, or that GDAL
+    ///   cannot be loaded.
     static func locate(_ path: String, limits: FeatureDataLimits) throws(FeatureDataError) -> LocatedSource {
+        do throws(GDALUnavailable) {
+            try GDALRuntime.prepare()
+        } catch {
+            throw .cannotOpen(source: PostGISConnection(path)?.redacted ?? path, reason: error.description)
+        }
         if let connection = PostGISConnection(path) {
             return LocatedSource(format: .postGIS, gdalName: connection.openString, displayName: connection.redacted,
                                   connection: connection, isZipped: false)
@@ -81,11 +87,11 @@ struct LocatedSource {
     static func zipListing(_ path: String, maximumEntries: Int) -> (names: [String], bytes: UInt64) {
         guard !path.contains("{"), !path.contains("}") else { return ([], 0) }
         return GDALRuntime.capturing { _ in
-            guard let directory = VSIOpenDir("/vsizip/{\(path)}", -1, nil) else { return ([], 0) }
-            defer { VSICloseDir(directory) }
+            guard let directory = gdal.VSIOpenDir("/vsizip/{\(path)}", -1, nil) else { return ([], 0) }
+            defer { gdal.VSICloseDir(directory) }
             var names: [String] = []
             var bytes: UInt64 = 0
-            while let entry = VSIGetNextDirEntry(directory), names.count <= maximumEntries {
+            while let entry = gdal.VSIGetNextDirEntry(directory), names.count <= maximumEntries {
                 names.append(String(cString: entry.pointee.pszName))
                 if entry.pointee.bSizeKnown != 0 { bytes += UInt64(entry.pointee.nSize) }
             }
@@ -127,6 +133,11 @@ final class GDALDataset {
     ///   - update: Whether to open it for writing (PostGIS destinations).
     /// - Throws: `FeatureDataError.cannotOpen`, or `.connectionFailed` for a database that cannot be reached.
     init(opening location: LocatedSource, update: Bool = false) throws(FeatureDataError) {
+        do throws(GDALUnavailable) {
+            try GDALRuntime.prepare()
+        } catch {
+            throw .cannotOpen(source: location.displayName, reason: error.description)
+        }
         self.location = location
         let flags = UInt32(GDAL_OF_VECTOR) | UInt32(update ? GDAL_OF_UPDATE : GDAL_OF_READONLY)
             | UInt32(GDAL_OF_VERBOSE_ERROR)
@@ -134,7 +145,7 @@ final class GDALDataset {
         let opened: (UnsafeMutableRawPointer?, String) = GDALRuntime.capturing { messages in
             let handle = withCStringList([location.format.driverName]) { drivers in
                 withCStringList(options) { options in
-                    GDALOpenEx(location.gdalName, flags, drivers.constant, options.constant, nil)
+                    gdal.GDALOpenEx(location.gdalName, flags, drivers.constant, options.constant, nil)
                 }
             }
             return (handle, messages.reason("GDAL could not open it as a \(location.format)"))
@@ -150,7 +161,7 @@ final class GDALDataset {
     deinit {
         guard owns else { return }
         let handle = self.handle
-        GDALRuntime.capturing { _ in GDALClose(handle) }
+        GDALRuntime.capturing { _ in gdal.GDALClose(handle) }
     }
 
     /// Hands the handle over to the caller, who closes it.
@@ -173,9 +184,9 @@ final class GDALDataset {
 
     /// The names of the dataset's layers, at most `limit` + 1 of them (one more tells the caller there are too many).
     func layerNames(limit: Int) -> [String] {
-        let count = min(Int(GDALDatasetGetLayerCount(handle)), limit + 1)
+        let count = min(Int(gdal.GDALDatasetGetLayerCount(handle)), limit + 1)
         return (0..<count).compactMap { i in
-            GDALDatasetGetLayer(handle, Int32(i)).flatMap { OGR_L_GetName($0) }.map { String(cString: $0) }
+            gdal.GDALDatasetGetLayer(handle, Int32(i)).flatMap { gdal.OGR_L_GetName($0) }.map { String(cString: $0) }
         }
     }
 
@@ -183,7 +194,7 @@ final class GDALDataset {
     /// up with SQL).
     func layer(named name: String, among names: [String]) -> OGRLayerH? {
         guard let index = names.firstIndex(of: name) else { return nil }
-        return GDALDatasetGetLayer(handle, Int32(index))
+        return gdal.GDALDatasetGetLayer(handle, Int32(index))
     }
 
     /// A message of several lines (libpq's are) as one line.

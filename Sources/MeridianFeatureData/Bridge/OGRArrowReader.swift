@@ -27,13 +27,13 @@ final class OGRArrowReader {
     /// Opens the stream, or returns `nil` when the layer has no native Arrow stream or a field read is of a type the
     /// stream would represent differently.
     init?(layer: OGRLayerH, readers: [OGRFieldReader], returnsGeometry: Bool, batchSize: Int) {
-        guard OGR_L_TestCapability(layer, OLCFastGetArrowStream) != 0,
+        guard gdal.OGR_L_TestCapability(layer, OLCFastGetArrowStream) != 0,
               readers.allSatisfy({ OGRArrowReader.supportedTypes.contains($0.field.type) }) else { return nil }
         let options = ["INCLUDE_FID=YES", "MAX_FEATURES_IN_BATCH=\(max(1, min(batchSize, 65_536)))"]
         // The C stream interface lets its structures be moved: filled here, then kept in the reader.
         var stream = ArrowArrayStream()
         var schema = ArrowSchema()
-        let opened = withCStringList(options) { OGR_L_GetArrowStream(layer, &stream, $0.base) }
+        let opened = withCStringList(options) { gdal.OGR_L_GetArrowStream(layer, &stream, $0.base) }
         guard opened, let getSchema = stream.get_schema, getSchema(&stream, &schema) == 0 else {
             if stream.release != nil { stream.release?(&stream) }
             return nil
@@ -48,8 +48,8 @@ final class OGRArrowReader {
             formats.append(child?.format.map { String(cString: $0) } ?? "")
         }
         self.formats = formats
-        let fidName = OGR_L_GetFIDColumn(layer).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "OGC_FID"
-        let geometryName = OGR_L_GetGeometryColumn(layer).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        let fidName = gdal.OGR_L_GetFIDColumn(layer).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "OGC_FID"
+        let geometryName = gdal.OGR_L_GetGeometryColumn(layer).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
             ?? "wkb_geometry"
         fidColumn = names[fidName]
         geometryColumn = returnsGeometry ? names[geometryName] : nil

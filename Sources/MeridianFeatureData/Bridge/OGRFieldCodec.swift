@@ -11,10 +11,10 @@ struct OGRFieldReader {
 
     /// The reader for field `index` of a layer definition.
     init(_ definition: OGRFieldDefnH) {
-        let name = String(cString: OGR_Fld_GetNameRef(definition))
-        let type = OGR_Fld_GetType(definition)
-        let subtype = OGR_Fld_GetSubType(definition)
-        let width = Int(OGR_Fld_GetWidth(definition))
+        let name = String(cString: gdal.OGR_Fld_GetNameRef(definition)!)
+        let type = gdal.OGR_Fld_GetType(definition)
+        let subtype = gdal.OGR_Fld_GetSubType(definition)
+        let width = Int(gdal.OGR_Fld_GetWidth(definition))
         let fieldType: FieldType
         switch type {
         case OFTInteger: fieldType = subtype == OFSTBoolean ? .boolean : subtype == OFSTInt16 ? .int16 : .int32
@@ -37,17 +37,17 @@ struct OGRFieldReader {
     /// The value of this field (index `index`) of a feature, as a GeoJSON property value.
     /// - Throws: A reason (for `FeatureDataError.unreadableFeature`) for an integer beyond ±2^53.
     func value(of feature: OGRFeatureH, at index: Int32) throws(FieldValueError) -> JSONValue {
-        guard OGR_F_IsFieldSetAndNotNull(feature, index) != 0 else { return .null }
+        guard gdal.OGR_F_IsFieldSetAndNotNull(feature, index) != 0 else { return .null }
         switch field.type {
-        case .boolean: return .bool(OGR_F_GetFieldAsInteger(feature, index) != 0)
-        case .int16, .int32: return .number(Double(OGR_F_GetFieldAsInteger(feature, index)))
-        case .int64: return try integer(OGR_F_GetFieldAsInteger64(feature, index))
-        case .float32, .float64: return OGRFieldReader.real(OGR_F_GetFieldAsDouble(feature, index))
-        case .text: return .string(String(cString: OGR_F_GetFieldAsString(feature, index)))
+        case .boolean: return .bool(gdal.OGR_F_GetFieldAsInteger(feature, index) != 0)
+        case .int16, .int32: return .number(Double(gdal.OGR_F_GetFieldAsInteger(feature, index)))
+        case .int64: return try integer(gdal.OGR_F_GetFieldAsInteger64(feature, index))
+        case .float32, .float64: return OGRFieldReader.real(gdal.OGR_F_GetFieldAsDouble(feature, index))
+        case .text: return .string(String(cString: gdal.OGR_F_GetFieldAsString(feature, index)!))
         case .date, .dateOnly, .timeOnly: return .string(dateText(feature, index))
         case .blob:
             var count: Int32 = 0
-            guard let bytes = OGR_F_GetFieldAsBinary(feature, index, &count), count > 0 else { return .string("") }
+            guard let bytes = gdal.OGR_F_GetFieldAsBinary(feature, index, &count), count > 0 else { return .string("") }
             return .string(Data(bytes: bytes, count: Int(count)).base64EncodedString())
         case .json: return try jsonValue(feature, index)
         }
@@ -74,24 +74,24 @@ struct OGRFieldReader {
         var count: Int32 = 0
         switch ogrType {
         case OFTIntegerList:
-            guard let list = OGR_F_GetFieldAsIntegerList(feature, index, &count) else { return .array([]) }
+            guard let list = gdal.OGR_F_GetFieldAsIntegerList(feature, index, &count) else { return .array([]) }
             return .array((0..<Int(count)).map { .number(Double(list[$0])) })
         case OFTInteger64List:
-            guard let list = OGR_F_GetFieldAsInteger64List(feature, index, &count) else { return .array([]) }
+            guard let list = gdal.OGR_F_GetFieldAsInteger64List(feature, index, &count) else { return .array([]) }
             var values: [JSONValue] = []
             for i in 0..<Int(count) { values.append(try integer(list[i])) }
             return .array(values)
         case OFTRealList:
-            guard let list = OGR_F_GetFieldAsDoubleList(feature, index, &count) else { return .array([]) }
+            guard let list = gdal.OGR_F_GetFieldAsDoubleList(feature, index, &count) else { return .array([]) }
             return .array((0..<Int(count)).map { OGRFieldReader.real(list[$0]) })
         case OFTStringList:
-            guard let list = OGR_F_GetFieldAsStringList(feature, index) else { return .array([]) }
+            guard let list = gdal.OGR_F_GetFieldAsStringList(feature, index) else { return .array([]) }
             var values: [JSONValue] = []
             var i = 0
             while let s = list[i] { values.append(.string(String(cString: s))); i += 1 }
             return .array(values)
         default:
-            let text = String(cString: OGR_F_GetFieldAsString(feature, index))
+            let text = String(cString: gdal.OGR_F_GetFieldAsString(feature, index)!)
             return (try? JSONValue.decode(Data(text.utf8))) ?? .string(text)
         }
     }
@@ -100,7 +100,7 @@ struct OGRFieldReader {
     private func dateText(_ feature: OGRFeatureH, _ index: Int32) -> String {
         var year: Int32 = 0, month: Int32 = 0, day: Int32 = 0, hour: Int32 = 0, minute: Int32 = 0, zone: Int32 = 0
         var second: Float = 0
-        _ = OGR_F_GetFieldAsDateTimeEx(feature, index, &year, &month, &day, &hour, &minute, &second, &zone)
+        _ = gdal.OGR_F_GetFieldAsDateTimeEx(feature, index, &year, &month, &day, &hour, &minute, &second, &zone)
         let date = OGRFieldReader.dateText(year: Int(year), month: Int(month), day: Int(day))
         let seconds = Double(second)
         let millis = Int((seconds * 1000).rounded())

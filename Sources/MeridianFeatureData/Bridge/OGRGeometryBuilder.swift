@@ -75,7 +75,7 @@ struct OGRGeometryBuilder {
                 try Self.add(ring, to: g)
             }
         } catch {
-            OGR_G_DestroyGeometry(g)
+            gdal.OGR_G_DestroyGeometry(g)
             throw error
         }
         return g
@@ -93,7 +93,7 @@ struct OGRGeometryBuilder {
                 try Self.add(m, to: g)
             }
         } catch {
-            OGR_G_DestroyGeometry(g)
+            gdal.OGR_G_DestroyGeometry(g)
             throw error
         }
         return g
@@ -102,7 +102,7 @@ struct OGRGeometryBuilder {
     /// A point.
     private func point(_ c: Coordinate) throws(FieldValueError) -> OGRGeometryH {
         let g = try create(wkbPoint)
-        if hasZ { OGR_G_SetPoint(g, 0, c.x, c.y, c.z ?? .nan) } else { OGR_G_SetPoint_2D(g, 0, c.x, c.y) }
+        if hasZ { gdal.OGR_G_SetPoint(g, 0, c.x, c.y, c.z ?? .nan) } else { gdal.OGR_G_SetPoint_2D(g, 0, c.x, c.y) }
         return g
     }
 
@@ -135,7 +135,7 @@ struct OGRGeometryBuilder {
         scratch.withUnsafeBytes { raw in
             guard let x = raw.baseAddress else { return }
             let y = x + MemoryLayout<Double>.stride
-            OGR_G_SetPoints(g, Int32(n), x, stride, y, stride, hasZ ? y + MemoryLayout<Double>.stride : nil,
+            gdal.OGR_G_SetPoints(g, Int32(n), x, stride, y, stride, hasZ ? y + MemoryLayout<Double>.stride : nil,
                             hasZ ? stride : 0)
         }
         return g
@@ -143,7 +143,7 @@ struct OGRGeometryBuilder {
 
     /// A new empty geometry of a type, with z when `hasZ` (and `z`).
     private func create(_ type: OGRwkbGeometryType, z: Bool = true) throws(FieldValueError) -> OGRGeometryH {
-        guard let g = OGR_G_CreateGeometry(hasZ && z ? OGR_GT_SetZ(type) : type) else {
+        guard let g = gdal.OGR_G_CreateGeometry(hasZ && z ? gdal.OGR_GT_SetZ(type) : type) else {
             throw FieldValueError("GDAL could not create a geometry")
         }
         return g
@@ -151,8 +151,8 @@ struct OGRGeometryBuilder {
 
     /// Hands `member` to `container` (which then owns it), or destroys it when GDAL refuses.
     private static func add(_ member: OGRGeometryH, to container: OGRGeometryH) throws(FieldValueError) {
-        guard OGR_G_AddGeometryDirectly(container, member) == OGRERR_NONE else {
-            OGR_G_DestroyGeometry(member)
+        guard gdal.OGR_G_AddGeometryDirectly(container, member) == OGRERR_NONE else {
+            gdal.OGR_G_DestroyGeometry(member)
             throw FieldValueError("GDAL could not assemble its geometry")
         }
     }

@@ -23,7 +23,7 @@ struct OGRGeometryCodec {
 
     /// The geometry of an OGR feature (borrowed; its M values may be dropped in place), or `nil` for none or empty.
     mutating func geometry(of feature: OGRFeatureH) throws(FieldValueError) -> Geometry? {
-        guard let g = OGR_F_GetGeometryRef(feature) else { return nil }
+        guard let g = gdal.OGR_F_GetGeometryRef(feature) else { return nil }
         return try geometry(ogr: g)
     }
 
@@ -38,10 +38,10 @@ struct OGRGeometryCodec {
             return geometry.coordinates.isEmpty ? nil : geometry
         }
         var g: OGRGeometryH?
-        guard OGR_G_CreateFromWkbEx(wkb.baseAddress, nil, &g, wkb.count) == OGRERR_NONE, let g else {
+        guard gdal.OGR_G_CreateFromWkbEx(wkb.baseAddress, nil, &g, wkb.count) == OGRERR_NONE, let g else {
             throw FieldValueError("its geometry (WKB) cannot be read")
         }
-        defer { OGR_G_DestroyGeometry(g) }
+        defer { gdal.OGR_G_DestroyGeometry(g) }
         return try geometry(ogr: g)
     }
 
@@ -68,7 +68,7 @@ struct OGRGeometryCodec {
     /// The coordinate of a non-empty OGR point (z when it has one).
     /// - Throws: For a coordinate that is not a finite number.
     static func pointCoordinate(ogr g: OGRGeometryH) throws(FieldValueError) -> Coordinate {
-        let c = Coordinate(x: OGR_G_GetX(g, 0), y: OGR_G_GetY(g, 0), z: OGR_G_Is3D(g) != 0 ? OGR_G_GetZ(g, 0) : nil)
+        let c = Coordinate(x: gdal.OGR_G_GetX(g, 0), y: gdal.OGR_G_GetY(g, 0), z: gdal.OGR_G_Is3D(g) != 0 ? gdal.OGR_G_GetZ(g, 0) : nil)
         guard c.x.isFinite, c.y.isFinite, c.z?.isFinite ?? true else {
             throw FieldValueError("its point has a coordinate that is not a finite number")
         }
@@ -77,27 +77,27 @@ struct OGRGeometryCodec {
 
     /// An OGR geometry (borrowed; its M values may be dropped in place) as Meridian's, `nil` when empty.
     private mutating func geometry(ogr g: OGRGeometryH) throws(FieldValueError) -> Geometry? {
-        guard OGR_G_IsEmpty(g) == 0 else { return nil }
-        if OGR_GT_Flatten(OGR_G_GetGeometryType(g)) == wkbPoint {
+        guard gdal.OGR_G_IsEmpty(g) == 0 else { return nil }
+        if gdal.OGR_GT_Flatten(gdal.OGR_G_GetGeometryType(g)) == wkbPoint {
             return .point(Point(try OGRGeometryCodec.pointCoordinate(ogr: g), spatialReference: spatialReference))
         }
         var linear: OGRGeometryH?
-        defer { if let linear { OGR_G_DestroyGeometry(linear) } }
+        defer { if let linear { gdal.OGR_G_DestroyGeometry(linear) } }
         var source = g
-        if OGR_G_HasCurveGeometry(g, 0) != 0 {
-            guard let l = OGR_G_GetLinearGeometry(g, 0, nil) else {
+        if gdal.OGR_G_HasCurveGeometry(g, 0) != 0 {
+            guard let l = gdal.OGR_G_GetLinearGeometry(g, 0, nil) else {
                 throw FieldValueError("its curved geometry cannot be converted to straight segments")
             }
             linear = l
             source = l
         }
-        if OGR_G_IsMeasured(source) != 0 { OGR_G_SetMeasured(source, 0) }
-        let size = OGR_G_WkbSizeEx(source)
+        if gdal.OGR_G_IsMeasured(source) != 0 { gdal.OGR_G_SetMeasured(source, 0) }
+        let size = gdal.OGR_G_WkbSizeEx(source)
         guard size <= limits.maximumGeometryBytes else {
             throw FieldValueError("its geometry takes \(size) bytes, more than the limit of \(limits.maximumGeometryBytes)")
         }
         if buffer.count < size { buffer = [UInt8](repeating: 0, count: size) }
-        let status = buffer.withUnsafeMutableBufferPointer { OGR_G_ExportToIsoWkb(source, wkbNDR, $0.baseAddress) }
+        let status = buffer.withUnsafeMutableBufferPointer { gdal.OGR_G_ExportToIsoWkb(source, wkbNDR, $0.baseAddress) }
         guard status == OGRERR_NONE else { throw FieldValueError("GDAL cannot export its geometry") }
         do {
             return try WKB.decode(Data(buffer[0..<size]), spatialReference: spatialReference)

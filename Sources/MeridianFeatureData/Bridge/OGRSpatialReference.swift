@@ -15,7 +15,7 @@ enum OGRSpatialReference {
         if let match = fullMatch(srs) { return match }
         let wkt: String? = withCStringList(["FORMAT=WKT2_2019", "MULTILINE=NO"]) { options in
             var text: UnsafeMutablePointer<CChar>?
-            guard OSRExportToWktEx(srs, &text, options.constant) == OGRERR_NONE else { VSIFree(text); return nil }
+            guard gdal.OSRExportToWktEx(srs, &text, options.constant) == OGRERR_NONE else { gdal.VSIFree(text); return nil }
             return takeGDALString(text)
         }
         guard let wkt else { throw .unknownSpatialReference("(from the source)", reason: "GDAL cannot export it as WKT") }
@@ -24,8 +24,8 @@ enum OGRSpatialReference {
 
     /// The spatial reference of an EPSG or ESRI code carried by the object itself.
     private static func authorityCode(_ srs: OGRSpatialReferenceH) -> SpatialReference? {
-        guard let name = OSRGetAuthorityName(srs, nil).map({ String(cString: $0) }),
-              let code = OSRGetAuthorityCode(srs, nil).flatMap({ Int(String(cString: $0)) }), code > 0
+        guard let name = gdal.OSRGetAuthorityName(srs, nil).map({ String(cString: $0) }),
+              let code = gdal.OSRGetAuthorityCode(srs, nil).flatMap({ Int(String(cString: $0)) }), code > 0
         else { return nil }
         switch name.uppercased() {
         case "EPSG": return try? SpatialReference(code: "EPSG:\(code)")
@@ -38,10 +38,10 @@ enum OGRSpatialReference {
     private static func fullMatch(_ srs: OGRSpatialReferenceH) -> SpatialReference? {
         var count: Int32 = 0
         var confidences: UnsafeMutablePointer<Int32>?
-        guard let matches = OSRFindMatches(srs, nil, &count, &confidences) else { return nil }
+        guard let matches = gdal.OSRFindMatches(srs, nil, &count, &confidences) else { return nil }
         defer {
-            OSRFreeSRSArray(matches)
-            VSIFree(confidences)
+            gdal.OSRFreeSRSArray(matches)
+            gdal.VSIFree(confidences)
         }
         let sure = (0..<Int(count)).filter { confidences?[$0] == 100 }
         guard sure.count == 1, let match = matches[sure[0]] else { return nil }
@@ -54,29 +54,29 @@ enum OGRSpatialReference {
     /// - Throws: `EngineError.unknownSpatialReference` when GDAL cannot import its definition.
     static func make(_ spatialReference: SpatialReference) throws(EngineError) -> OGRSpatialReferenceH? {
         guard !spatialReference.isUnspecified else { return nil }
-        guard let srs = OSRNewSpatialReference(nil) else {
+        guard let srs = gdal.OSRNewSpatialReference(nil) else {
             throw .unknownSpatialReference(spatialReference.definition, reason: "GDAL could not create it")
         }
         let definition = spatialReference.definition
         let parts = definition.split(separator: ":", maxSplits: 1)
         let status: OGRErr
         if parts.count == 2, parts[0] == "EPSG", let code = Int32(parts[1]) {
-            status = OSRImportFromEPSG(srs, code)
+            status = gdal.OSRImportFromEPSG(srs, code)
         } else if parts.count == 2, parts[0] == "ESRI", Int32(parts[1]) != nil {
-            status = OSRSetFromUserInput(srs, definition)
+            status = gdal.OSRSetFromUserInput(srs, definition)
         } else if definition.hasPrefix("+") {
-            status = OSRImportFromProj4(srs, definition)
+            status = gdal.OSRImportFromProj4(srs, definition)
         } else {
             status = definition.withCString { text in
                 var cursor: UnsafeMutablePointer<CChar>? = UnsafeMutablePointer(mutating: text)
-                return OSRImportFromWkt(srs, &cursor)
+                return gdal.OSRImportFromWkt(srs, &cursor)
             }
         }
         guard status == OGRERR_NONE else {
-            OSRRelease(srs)
+            gdal.OSRRelease(srs)
             throw .unknownSpatialReference(definition, reason: "GDAL could not import it")
         }
-        OSRSetAxisMappingStrategy(srs, OAMS_TRADITIONAL_GIS_ORDER)
+        gdal.OSRSetAxisMappingStrategy(srs, OAMS_TRADITIONAL_GIS_ORDER)
         return srs
     }
 }

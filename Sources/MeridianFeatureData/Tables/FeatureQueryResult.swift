@@ -75,14 +75,14 @@ public final class FeatureQueryResult {
             var values: [T] = []
             values.reserveCapacity(min(wanted, 65_536))
             while values.count < wanted {
-                guard let handle = OGR_L_GetNextFeature(table.layer) else {
+                guard let handle = gdal.OGR_L_GetNextFeature(table.layer) else {
                     if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
                     try checkComplete(read: featuresRead + values.count)
                     finished = true
                     break
                 }
-                defer { OGR_F_Destroy(handle) }
-                let fid = OGR_F_GetFID(handle)
+                defer { gdal.OGR_F_Destroy(handle) }
+                let fid = gdal.OGR_F_GetFID(handle)
                 values.append(try convert(handle, fid >= 0 ? Int(fid) : nil))
                 if !messages.failures.isEmpty { throw unreadable(fid >= 0 ? Int(fid) : nil, messages.reason("")) }
             }
@@ -148,9 +148,9 @@ public final class FeatureQueryResult {
         if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
         guard wanted > 0 else { finished = true; return [] }
         return try nextByFeature(wanted) { handle, fid throws(FeatureDataError) -> Coordinate in
-            let geometry = OGR_F_GetGeometryRef(handle).flatMap { OGR_G_IsEmpty($0) == 0 ? $0 : nil }
-            guard let g = geometry, OGR_GT_Flatten(OGR_G_GetGeometryType(g)) == wkbPoint else {
-                let what = geometry.flatMap { OGR_G_GetGeometryName($0) }.map { "a " + String(cString: $0) }
+            let geometry = gdal.OGR_F_GetGeometryRef(handle).flatMap { gdal.OGR_G_IsEmpty($0) == 0 ? $0 : nil }
+            guard let g = geometry, gdal.OGR_GT_Flatten(gdal.OGR_G_GetGeometryType(g)) == wkbPoint else {
+                let what = geometry.flatMap { gdal.OGR_G_GetGeometryName($0) }.map { "a " + String(cString: $0) }
                 throw unreadable(fid, "its geometry is \(what ?? "missing or empty"), not a point")
             }
             do throws(FieldValueError) { return try OGRGeometryCodec.pointCoordinate(ogr: g) } catch {
@@ -200,7 +200,7 @@ public final class FeatureQueryResult {
 
     /// One OGR feature as a Meridian feature.
     private func feature(_ handle: OGRFeatureH) throws(FeatureDataError) -> Feature {
-        let fid = OGR_F_GetFID(handle)
+        let fid = gdal.OGR_F_GetFID(handle)
         do {
             let geometry = parameters.returnsGeometry ? try geometryCodec.geometry(of: handle) : nil
             var properties: [String: JSONValue] = [:]

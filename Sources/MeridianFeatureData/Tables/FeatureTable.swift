@@ -55,21 +55,21 @@ public class FeatureTable {
         self.layer = layer
         self.limits = limits
         self.format = dataset.location.format
-        let name = String(cString: OGR_L_GetName(layer))
+        let name = String(cString: gdal.OGR_L_GetName(layer)!)
         tableName = name
-        let definition = OGR_L_GetLayerDefn(layer)
-        let fieldCount = Int(OGR_FD_GetFieldCount(definition))
+        let definition = gdal.OGR_L_GetLayerDefn(layer)
+        let fieldCount = Int(gdal.OGR_FD_GetFieldCount(definition))
         guard fieldCount <= limits.maximumFields else {
             throw .limitExceeded(source: dataset.location.displayName,
                                  reason: "layer '\(name)' has \(fieldCount) fields, more than the limit of \(limits.maximumFields)")
         }
-        fieldReaders = (0..<fieldCount).map { OGRFieldReader(OGR_FD_GetFieldDefn(definition, Int32($0))) }
+        fieldReaders = (0..<fieldCount).map { OGRFieldReader(gdal.OGR_FD_GetFieldDefn(definition, Int32($0))!) }
         fields = fieldReaders.map(\.field)
-        let type = OGR_L_GetGeomType(layer)
+        let type = gdal.OGR_L_GetGeomType(layer)
         hasGeometry = type != wkbNone
         geometryType = FeatureTable.geometryType(of: type)
-        hasZ = OGR_GT_HasZ(type) != 0
-        let count = GDALRuntime.capturing { _ in OGR_L_GetFeatureCount(layer, 0) }
+        hasZ = gdal.OGR_GT_HasZ(type) != 0
+        let count = GDALRuntime.capturing { _ in gdal.OGR_L_GetFeatureCount(layer, 0) }
         numberOfFeatures = count >= 0 ? Int(count) : nil
         spatialReference = try FeatureTable.spatialReference(of: layer, source: dataset.location.displayName, table: name)
     }
@@ -87,13 +87,13 @@ public class FeatureTable {
         activeQuery?.stop()
         queryGeneration += 1
         GDALRuntime.capturing { _ in
-            OGR_L_ResetReading(layer)
+            gdal.OGR_L_ResetReading(layer)
             var ignored = parameters.returnsGeometry ? [] : ["OGR_GEOMETRY"]
             if let wanted = parameters.outFields {
                 ignored += fields.map(\.name).filter { !wanted.contains($0) }
             }
             _ = withCStringList(ignored) { list in
-                OGR_L_SetIgnoredFields(layer, list.mutableConstant)
+                gdal.OGR_L_SetIgnoredFields(layer, list.mutableConstant)
             }
         }
         let result = FeatureQueryResult(table: self, parameters: parameters, generation: queryGeneration,
@@ -104,7 +104,7 @@ public class FeatureTable {
 
     /// Meridian's name for an OGR layer geometry type; `nil` for none, unknown, collections and the other types.
     static func geometryType(of type: OGRwkbGeometryType) -> GeometryType? {
-        switch OGR_GT_Flatten(type) {
+        switch gdal.OGR_GT_Flatten(type) {
         case wkbPoint: .point
         case wkbMultiPoint: .multipoint
         case wkbLineString, wkbMultiLineString, wkbCircularString, wkbCompoundCurve, wkbMultiCurve: .polyline
@@ -117,7 +117,7 @@ public class FeatureTable {
     private static func spatialReference(of layer: OGRLayerH, source: String, table: String)
         throws(FeatureDataError) -> SpatialReference?
     {
-        guard let srs = OGR_L_GetSpatialRef(layer) else { return nil }
+        guard let srs = gdal.OGR_L_GetSpatialRef(layer) else { return nil }
         do {
             return try GDALRuntime.capturing { _ throws(EngineError) in try OGRSpatialReference.meridian(srs) }
         } catch {

@@ -29,15 +29,15 @@ extension FeatureTableWriter {
                 } catch {
                     throw fail("its spatial reference cannot be given to GDAL: \(error)")
                 }
-                defer { if let srs { OSRRelease(srs) } }
+                defer { if let srs { gdal.OSRRelease(srs) } }
                 let layer = withCStringList(layerOptions(format, schema: schema)) { options in
-                    GDALDatasetCreateLayer(handle, table.name, srs, schema.layerGeometryType(table), options.base)
+                    gdal.GDALDatasetCreateLayer(handle, table.name, srs, schema.layerGeometryType(table), options.base)
                 }
                 guard let layer else { throw fail(messages.reason("GDAL could not create the layer")) }
                 for column in schema.columns {
                     guard let definition = schema.definition(column) else { throw fail("GDAL could not define a field") }
-                    defer { OGR_Fld_Destroy(definition) }
-                    guard OGR_L_CreateField(layer, definition, 0) == OGRERR_NONE else {
+                    defer { gdal.OGR_Fld_Destroy(definition) }
+                    guard gdal.OGR_L_CreateField(layer, definition, 0) == OGRERR_NONE else {
                         throw fail(messages.reason("GDAL could not create field '\(column.outputName)'"))
                     }
                 }
@@ -45,10 +45,10 @@ extension FeatureTableWriter {
                 // `ST_MinX(geom)` … `ST_IsEmpty(geom)` over the table: five reads of each geometry from the file.
                 // For a few huge geometries, the index is made now, on the empty table, and the GeoPackage's own
                 // triggers fill it as each feature is inserted, from the geometry in memory.
-                if format == .geoPackage, largeGeometries, OGR_L_SyncToDisk(layer) != OGRERR_NONE {
+                if format == .geoPackage, largeGeometries, gdal.OGR_L_SyncToDisk(layer) != OGRERR_NONE {
                     throw fail(messages.reason("GDAL could not create the spatial index"))
                 }
-                if format == .geoPackage, GDALDatasetStartTransaction(handle, 0) != OGRERR_NONE {
+                if format == .geoPackage, gdal.GDALDatasetStartTransaction(handle, 0) != OGRERR_NONE {
                     throw fail(messages.reason("GDAL could not start a transaction"))
                 }
                 return layer
@@ -56,8 +56,8 @@ extension FeatureTableWriter {
             return (handle, layer)
         } catch {
             GDALRuntime.capturing { _ in
-                if format == .postGIS { _ = GDALDatasetRollbackTransaction(handle) }
-                GDALClose(handle)
+                if format == .postGIS { _ = gdal.GDALDatasetRollbackTransaction(handle) }
+                gdal.GDALClose(handle)
             }
             throw error.scrubbed(by: target)
         }
@@ -74,21 +74,21 @@ extension FeatureTableWriter {
             let dataset = try GDALDataset(opening: location, update: true)
             let handle = dataset.release()
             let started = GDALRuntime.capturing { messages in
-                GDALDatasetStartTransaction(handle, 0) == OGRERR_NONE ? nil : messages.reason("no transaction")
+                gdal.GDALDatasetStartTransaction(handle, 0) == OGRERR_NONE ? nil : messages.reason("no transaction")
             }
             if let reason = started {
-                GDALRuntime.capturing { _ in GDALClose(handle) }
+                GDALRuntime.capturing { _ in gdal.GDALClose(handle) }
                 throw .cannotWrite(destination: name, table: nil, reason: connection.scrub(reason))
             }
             return handle
         }
         let created: (UnsafeMutableRawPointer?, String) = GDALRuntime.capturing { messages in
-            guard let driver = GDALGetDriverByName(format.driverName) else { return (nil, "no GDAL driver \(format.driverName)") }
+            guard let driver = gdal.GDALGetDriverByName(format.driverName) else { return (nil, "no GDAL driver \(format.driverName)") }
             let key = "OGR_SQLITE_PRAGMA"
-            let before = CPLGetThreadLocalConfigOption(key, nil).map { String(cString: $0) }
-            if let sqlitePragma { CPLSetThreadLocalConfigOption(key, sqlitePragma) }
-            defer { if sqlitePragma != nil { CPLSetThreadLocalConfigOption(key, before) } }
-            let handle = GDALCreate(driver, target.gdalName, 0, 0, 0, GDT_Unknown, nil)
+            let before = gdal.CPLGetThreadLocalConfigOption(key, nil).map { String(cString: $0) }
+            if let sqlitePragma { gdal.CPLSetThreadLocalConfigOption(key, sqlitePragma) }
+            defer { if sqlitePragma != nil { gdal.CPLSetThreadLocalConfigOption(key, before) } }
+            let handle = gdal.GDALCreate(driver, target.gdalName, 0, 0, 0, GDT_Unknown, nil)
             return (handle, messages.reason("GDAL could not create the file"))
         }
         guard let handle = created.0 else { throw .cannotWrite(destination: name, table: nil, reason: created.1) }
@@ -99,11 +99,11 @@ extension FeatureTableWriter {
     private static func dropOrRefuseExisting(
         _ handle: UnsafeMutableRawPointer, table: String, overwrite: Bool, fail: (String) -> FeatureDataError
     ) throws(FeatureDataError) {
-        guard let existing = GDALDatasetGetLayerByName(handle, table) else { return }
+        guard let existing = gdal.GDALDatasetGetLayerByName(handle, table) else { return }
         guard overwrite else { throw fail("the table already exists (overwriting was not requested)") }
-        let count = GDALDatasetGetLayerCount(handle)
-        guard let index = (0..<count).first(where: { GDALDatasetGetLayer(handle, $0) == existing }),
-              GDALDatasetDeleteLayer(handle, index) == OGRERR_NONE
+        let count = gdal.GDALDatasetGetLayerCount(handle)
+        guard let index = (0..<count).first(where: { gdal.GDALDatasetGetLayer(handle, $0) == existing }),
+              gdal.GDALDatasetDeleteLayer(handle, index) == OGRERR_NONE
         else { throw fail("the existing table could not be dropped") }
     }
 

@@ -75,6 +75,11 @@ public final class FeatureTableWriter {
         }
         let connection = PostGISConnection(path)
         let name = connection?.redacted ?? path
+        do throws(GDALUnavailable) {
+            try GDALRuntime.prepare()
+        } catch {
+            throw .cannotWrite(destination: name, table: nil, reason: error.description)
+        }
         do {
             schema = try OutputSchema(table, format: format)
         } catch {
@@ -101,9 +106,9 @@ public final class FeatureTableWriter {
             throw error
         }
         if format == .shapefile {
-            let definition = OGR_L_GetLayerDefn(layer)
-            let widths = (0..<OGR_FD_GetFieldCount(definition)).map {
-                Int(OGR_Fld_GetWidth(OGR_FD_GetFieldDefn(definition, $0)))
+            let definition = gdal.OGR_L_GetLayerDefn(layer)
+            let widths = (0..<gdal.OGR_FD_GetFieldCount(definition)).map {
+                Int(gdal.OGR_Fld_GetWidth(gdal.OGR_FD_GetFieldDefn(definition, $0)))
             }
             budget = ShapefileBudget(fieldWidths: widths, hasZ: table.hasZ, limit: shapefileLimit)
         }
@@ -167,7 +172,7 @@ public final class FeatureTableWriter {
                 try budget?.add(contentBytes: ShapefileBudget.polygonContentBytes(rings: p.rings, vertices: p.vertices,
                                                                                    hasZ: table.hasZ))
             } catch {
-                OGR_G_DestroyGeometry(p.geometry)
+                gdal.OGR_G_DestroyGeometry(p.geometry)
                 throw error
             }
             try write(p.feature, geometry: p.geometry, messages: messages)
@@ -210,12 +215,12 @@ public final class FeatureTableWriter {
         self.handle = nil
         let reason: String? = GDALRuntime.capturing { messages in
             if format == .geoPackage || format == .postGIS {
-                guard GDALDatasetCommitTransaction(handle) == OGRERR_NONE else {
-                    GDALClose(handle)
+                guard gdal.GDALDatasetCommitTransaction(handle) == OGRERR_NONE else {
+                    gdal.GDALClose(handle)
                     return messages.reason("GDAL could not commit the transaction")
                 }
             }
-            GDALClose(handle)
+            gdal.GDALClose(handle)
             return messages.failures.first
         }
         if let reason {
@@ -233,14 +238,14 @@ public final class FeatureTableWriter {
     /// Abandons the table: the scratch files are removed or the transaction rolled back. Does nothing after
     /// ``finish()``.
     public func cancel() {
-        if let p = pending { OGR_G_DestroyGeometry(p.geometry) }
+        if let p = pending { gdal.OGR_G_DestroyGeometry(p.geometry) }
         pending = nil
         guard isOpen else { return }
         isOpen = false
         if let handle {
             GDALRuntime.capturing { _ in
-                if format == .geoPackage || format == .postGIS { _ = GDALDatasetRollbackTransaction(handle) }
-                GDALClose(handle)
+                if format == .geoPackage || format == .postGIS { _ = gdal.GDALDatasetRollbackTransaction(handle) }
+                gdal.GDALClose(handle)
             }
         }
         handle = nil
@@ -284,21 +289,21 @@ public final class FeatureTableWriter {
     /// Hands one feature to GDAL with its geometry (owned by this call: given to the feature, or destroyed), and
     /// commits a GeoPackage's transaction every `transactionSize` features.
     private func write(_ feature: Feature, geometry: OGRGeometryH?, messages: GDALMessages) throws(FieldValueError) {
-        guard let ogrFeature = OGR_F_Create(OGR_L_GetLayerDefn(layer)) else {
-            if let geometry { OGR_G_DestroyGeometry(geometry) }
+        guard let ogrFeature = gdal.OGR_F_Create(gdal.OGR_L_GetLayerDefn(layer)) else {
+            if let geometry { gdal.OGR_G_DestroyGeometry(geometry) }
             throw FieldValueError("GDAL could not create a feature")
         }
-        defer { OGR_F_Destroy(ogrFeature) }
-        if let geometry { _ = OGR_F_SetGeometryDirectly(ogrFeature, geometry) }
+        defer { gdal.OGR_F_Destroy(ogrFeature) }
+        if let geometry { _ = gdal.OGR_F_SetGeometryDirectly(ogrFeature, geometry) }
         for (i, column) in schema.columns.enumerated() {
             try column.set(feature.properties[column.field.name], on: ogrFeature, at: Int32(i), format: format)
         }
-        guard OGR_L_CreateFeature(layer, ogrFeature) == OGRERR_NONE, messages.failures.isEmpty else {
+        guard gdal.OGR_L_CreateFeature(layer, ogrFeature) == OGRERR_NONE, messages.failures.isEmpty else {
             throw FieldValueError(messages.reason("GDAL could not write it"))
         }
         featuresWritten += 1
         if format == .geoPackage, featuresWritten % FeatureTableWriter.transactionSize == 0, let handle {
-            guard GDALDatasetCommitTransaction(handle) == OGRERR_NONE, GDALDatasetStartTransaction(handle, 0) == OGRERR_NONE
+            guard gdal.GDALDatasetCommitTransaction(handle) == OGRERR_NONE, gdal.GDALDatasetStartTransaction(handle, 0) == OGRERR_NONE
             else { throw FieldValueError(messages.reason("GDAL could not commit a transaction")) }
         }
     }

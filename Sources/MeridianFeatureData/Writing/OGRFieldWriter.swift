@@ -10,36 +10,36 @@ extension OutputSchema.Column {
         throws(FieldValueError)
     {
         guard let value, !value.isNull else {
-            OGR_F_SetFieldNull(feature, index)
+            gdal.OGR_F_SetFieldNull(feature, index)
             return
         }
         switch writtenType {
         case .int16, .int32, .int64:
-            OGR_F_SetFieldInteger64(feature, index, try integer(value, format: format))
+            gdal.OGR_F_SetFieldInteger64(feature, index, try integer(value, format: format))
         case .boolean:
             guard let b = value.boolValue ?? value.intValue.flatMap({ $0 == 0 || $0 == 1 ? $0 == 1 : nil }) else {
                 throw mismatch(value, "true or false")
             }
-            OGR_F_SetFieldInteger(feature, index, b ? 1 : 0)
+            gdal.OGR_F_SetFieldInteger(feature, index, b ? 1 : 0)
         case .float32, .float64:
             guard let d = value.doubleValue else { throw mismatch(value, "a number") }
-            OGR_F_SetFieldDouble(feature, index, d)
+            gdal.OGR_F_SetFieldDouble(feature, index, d)
         case .text, .json:
             let text = self.text(value)
             if format == .shapefile, text.utf8.count > OutputSchema.shapefileTextBytes {
                 throw FieldValueError("field '\(field.name)' holds \(text.utf8.count) bytes of text; a shapefile's .dbf holds at most 254")
             }
-            OGR_F_SetFieldString(feature, index, text)
+            gdal.OGR_F_SetFieldString(feature, index, text)
         case .date, .dateOnly, .timeOnly:
             guard let s = value.stringValue, let p = ISODate.parse(s, as: writtenType) else {
                 throw mismatch(value, writtenType == .dateOnly ? "a date (YYYY-MM-DD)" : writtenType == .timeOnly
                                ? "a time (HH:MM:SS)" : "an ISO 8601 date and time")
             }
-            OGR_F_SetFieldDateTimeEx(feature, index, Int32(p.year), Int32(p.month), Int32(p.day), Int32(p.hour),
+            gdal.OGR_F_SetFieldDateTimeEx(feature, index, Int32(p.year), Int32(p.month), Int32(p.day), Int32(p.hour),
                                      Int32(p.minute), p.second, Int32(p.zone))
         case .blob:
             guard let s = value.stringValue, let bytes = Data(base64Encoded: s) else { throw mismatch(value, "base64 text") }
-            bytes.withUnsafeBytes { OGR_F_SetFieldBinary(feature, index, Int32($0.count), $0.baseAddress) }
+            bytes.withUnsafeBytes { gdal.OGR_F_SetFieldBinary(feature, index, Int32($0.count), $0.baseAddress) }
         }
     }
 

@@ -127,22 +127,22 @@ struct OutputSchema {
         case .timeOnly: (OFTTime, OFSTNone)
         case .blob: (OFTBinary, OFSTNone)
         }
-        guard let definition = OGR_Fld_Create(column.outputName, type) else { return nil }
-        OGR_Fld_SetSubType(definition, subtype)
+        guard let definition = gdal.OGR_Fld_Create(column.outputName, type) else { return nil }
+        gdal.OGR_Fld_SetSubType(definition, subtype)
         if format == .shapefile {
             switch column.writtenType {
-            case .int16: OGR_Fld_SetWidth(definition, 6)
-            case .int32: OGR_Fld_SetWidth(definition, 11)
-            case .int64: OGR_Fld_SetWidth(definition, 18)
+            case .int16: gdal.OGR_Fld_SetWidth(definition, 6)
+            case .int32: gdal.OGR_Fld_SetWidth(definition, 11)
+            case .int64: gdal.OGR_Fld_SetWidth(definition, 18)
             case .float32, .float64:
-                OGR_Fld_SetWidth(definition, 24)
-                OGR_Fld_SetPrecision(definition, 15)
-            case .text: OGR_Fld_SetWidth(definition, Int32(min(column.field.length ?? OutputSchema.shapefileTextBytes,
+                gdal.OGR_Fld_SetWidth(definition, 24)
+                gdal.OGR_Fld_SetPrecision(definition, 15)
+            case .text: gdal.OGR_Fld_SetWidth(definition, Int32(min(column.field.length ?? OutputSchema.shapefileTextBytes,
                                                                OutputSchema.shapefileTextBytes)))
             default: break
             }
         } else if column.writtenType == .text, let length = column.field.length, length > 0 {
-            OGR_Fld_SetWidth(definition, Int32(length))
+            gdal.OGR_Fld_SetWidth(definition, Int32(length))
         }
         return definition
     }
@@ -150,14 +150,14 @@ struct OutputSchema {
     /// The OGR layer geometry type: polylines and polygons as their multi types except in a shapefile (whose
     /// polyline and polygon records hold any number of parts); with the 2.5D flag for z.
     func layerGeometryType(_ table: TableDescription) -> OGRwkbGeometryType {
-        guard let type = table.geometryType else { return table.hasZ ? OGR_GT_SetZ(wkbUnknown) : wkbUnknown }
+        guard let type = table.geometryType else { return table.hasZ ? gdal.OGR_GT_SetZ(wkbUnknown) : wkbUnknown }
         let flat: OGRwkbGeometryType = switch type {
         case .point: wkbPoint
         case .multipoint: wkbMultiPoint
         case .polyline: format == .shapefile ? wkbLineString : wkbMultiLineString
         case .polygon: format == .shapefile ? wkbPolygon : wkbMultiPolygon
         }
-        return table.hasZ ? OGR_GT_SetZ(flat) : flat
+        return table.hasZ ? gdal.OGR_GT_SetZ(flat) : flat
     }
 
     /// Whether one-part polylines and polygons are promoted to multi-geometries.

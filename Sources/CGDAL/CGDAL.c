@@ -1,0 +1,76 @@
+// The loader of CGDAL.h: libgdal opened with dlopen, its functions resolved with dlsym into one table.
+#include "CGDAL.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// The table filled by `meridian_gdal_load`; read-only once it has been returned.
+static MeridianGDALFunctions table;
+
+/// Opens `name` and fills `table` from it.
+/// - Returns: 1 when every function was found; else 0, with dlerror's text in `message` and the library closed.
+static int meridian_gdal_try(const char *name, char *message, size_t capacity, int *found) {
+    void *library = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
+    if (!library) {
+        const char *reason = dlerror();
+        snprintf(message, capacity, "%s", reason ? reason : name);
+        *found = 0;
+        return 0;
+    }
+    *found = 1;
+#define MERIDIAN_GDAL_RESOLVE(name)                                                                                  \
+    {                                                                                                                \
+        void *symbol = dlsym(library, #name);                                                                        \
+        if (!symbol) {                                                                                               \
+            const char *reason = dlerror();                                                                          \
+            snprintf(message, capacity, "%s", reason ? reason : #name);                                              \
+            dlclose(library);                                                                                        \
+            return 0;                                                                                                \
+        }                                                                                                            \
+        table.name = (__typeof__(table.name))symbol;                                                                 \
+    }
+    MERIDIAN_GDAL_FUNCTIONS(MERIDIAN_GDAL_RESOLVE)
+#undef MERIDIAN_GDAL_RESOLVE
+    return 1;
+}
+
+const MeridianGDALFunctions *meridian_gdal_load(char *message, size_t capacity) {
+    const char *chosen = getenv("MERIDIAN_GDAL_LIBRARY");
+    if (chosen && *chosen) {
+        int found;
+        return meridian_gdal_try(chosen, message, capacity, &found) ? &table : NULL;
+    }
+    // The soname of the headers' GDAL first (GDAL 3.x is libgdal.so.(26 + minor) since 3.0), then the development
+    // link, then the other GDAL 3 sonames, newest first.
+    char candidates[16][40];
+    int count = 0;
+#if defined(__APPLE__)
+    snprintf(candidates[count++], sizeof candidates[0], "libgdal.%d.dylib", 26 + GDAL_VERSION_MINOR);
+    snprintf(candidates[count++], sizeof candidates[0], "libgdal.dylib");
+#else
+#if GDAL_VERSION_MAJOR == 3
+    snprintf(candidates[count++], sizeof candidates[0], "libgdal.so.%d", 26 + GDAL_VERSION_MINOR);
+#endif
+    snprintf(candidates[count++], sizeof candidates[0], "libgdal.so");
+    for (int soname = 37; soname >= 26 && count < 16; soname--) {
+        if (GDAL_VERSION_MAJOR == 3 && soname == 26 + GDAL_VERSION_MINOR) continue;
+        snprintf(candidates[count++], sizeof candidates[0], "libgdal.so.%d", soname);
+    }
+#endif
+    // The message kept: the first library found that lacked a function, else why the first name could not be opened.
+    char first[512] = "";
+    int firstFound = 0;
+    for (int i = 0; i < count; i++) {
+        char reason[512];
+        int found;
+        if (meridian_gdal_try(candidates[i], reason, sizeof reason, &found)) return &table;
+        if (i == 0 || (found && !firstFound)) {
+            snprintf(first, sizeof first, "%s", reason);
+            firstFound = found;
+        }
+    }
+    snprintf(message, capacity, "%s (tried %s to %s)", first, candidates[0], candidates[count - 1]);
+    return NULL;
+}
