@@ -166,7 +166,8 @@ typedef struct MeridianGDALFunctions {
 /// The library tried first is the one named by the environment variable `MERIDIAN_GDAL_LIBRARY` if it is set (then
 /// no other); else, in order, the soname of the GDAL whose headers this was compiled with (libgdal.so.32 for GDAL
 /// 3.6), `libgdal.so` (installed with the headers, libgdal-dev), and the sonames of GDAL 3.0 to 3.11 from the newest.
-/// It is opened with RTLD_LAZY | RTLD_LOCAL, as a linked libgdal was bound.
+/// It is opened lazily bound (as a linked libgdal was), RTLD_LOCAL, and with RTLD_DEEPBIND where that is safe (see
+/// `meridian_gdal_open_flags` in CGDAL.c).
 /// - Parameters:
 ///   - message: Receives, on failure, one line naming the library and saying why (dlerror's text).
 ///   - capacity: The size of `message` in bytes.
