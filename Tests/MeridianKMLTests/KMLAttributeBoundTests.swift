@@ -44,6 +44,39 @@ import Testing
         }
     }
 
+    /// The line and column of a refusal, counted from the text itself (the character `>` that closes `<?p?>`), are
+    /// the scanner's whatever the chunks: character data is skipped to the next `<` in one step in a one-byte-per-
+    /// character layout and character by character in UTF-16, and a run may be split between chunks.
+    @Test func aRefusalHasTheSameLineAndColumnForEveryChunking() throws {
+        let text = "<?xml version=\"1.0\"?>\n<kml xmlns=\"http://www.opengis.net/kml/2.2\"><Document><name>ab é\ncd</name>\n"
+            + "  <name>x é</name>   <?p?></Document></kml>\n"
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let line = lines.firstIndex { $0.contains("<?p?>") }! + 1
+        let refused = lines[line - 1]
+        let column = refused.distance(from: refused.startIndex, to: refused.range(of: "<?p?>")!.upperBound)
+        var utf16 = [UInt8(0xFF), 0xFE]
+        for u in text.utf16 { utf16 += [UInt8(u & 0xFF), UInt8(u >> 8)] }
+        for (bytes, characterColumn) in [(Array(text.utf8), column + 1), (utf16, column)] {
+            // In UTF-8 (the bytes layout) the column counts bytes: "é" is two.
+            let layout = try XMLPrologGuard.layout(of: bytes)
+            for chunk in [1, 2, 3, 7, 64, bytes.count] {
+                var scanner = MarkupScanner(layout: layout.layout, startsWithDeclaration: layout.startsWithDeclaration)
+                var place: (Int, Int)?
+                do throws(KMLError) {
+                    for start in stride(from: 0, to: bytes.count, by: chunk) {
+                        let end = min(start + chunk, bytes.count)
+                        try bytes[start..<end].withUnsafeBufferPointer { (b) throws(KMLError) in
+                            try scanner.scan(b.baseAddress!, count: b.count)
+                        }
+                    }
+                } catch {
+                    if case .malformedXML(_, let l, let c) = error { place = (l, c) }
+                }
+                #expect(place?.0 == line && place?.1 == characterColumn, "chunks of \(chunk): \(String(describing: place))")
+            }
+        }
+    }
+
     @Test func anElementWithMoreThanTheLimitIsRefusedWithItsPlace() throws {
         let fine = try KMLDataset(data: Data(Self.document(attributes: Self.limit).utf8))
         #expect(fine.document.allPlacemarks.map(\.name) == ["p"])

@@ -46,6 +46,8 @@ struct MarkupScanner {
     private var inSubset = false
     /// How bytes group into characters.
     private var decoder: CharacterDecoder
+    /// Whether each byte is one character (`XMLCharacterLayout.bytes`).
+    private let isBytes: Bool
     /// 1-based line of the last character scanned (at a refusal: of the character refused).
     private(set) var line = 1
     /// 1-based column, in characters, of the last character scanned.
@@ -58,6 +60,7 @@ struct MarkupScanner {
     ///     blank: that ends at its first `>`.
     init(layout: XMLCharacterLayout, startsWithDeclaration: Bool) {
         decoder = CharacterDecoder(layout: layout)
+        isBytes = layout == .bytes
         if startsWithDeclaration { state = .declaration }
     }
 
@@ -65,14 +68,44 @@ struct MarkupScanner {
     /// - Throws: `KMLError.malformedXML` at a processing instruction without data, `KMLError.tooManyAttributes` at
     ///   the attribute one past `maximumAttributes`; with the line and column.
     mutating func scan(_ p: UnsafePointer<UInt8>, count: Int) throws(KMLError) {
-        for i in 0..<count {
-            guard let c = decoder.next(p[i]) else { continue }
+        var i = 0
+        while i < count {
+            if isBytes, case .text = state {
+                // Character data (most of a KML: coordinates) up to the next `<`, where the state machine would
+                // only count lines and columns: found with memchr, its lines counted in one pass.
+                let end = memchr(p + i, Int32(UInt8(ascii: "<")), count - i)
+                    .map { UnsafeRawPointer($0) - UnsafeRawPointer(p) } ?? count
+                advancePosition(over: UnsafeBufferPointer(start: p + i, count: end - i))
+                i = end
+                guard i < count else { return }
+            }
+            let b = p[i]
+            i += 1
+            guard let c = decoder.next(b) else { continue }
             if c == 0x0A { line += 1; column = 0 } else { column += 1 }
             try step(c)
         }
     }
 
-    private static let blank: Set<UInt32> = [0x20, 0x09, 0x0A, 0x0D]
+    /// Counts lines and columns over bytes that are one character each (the `bytes` layout), as `scan` does one
+    /// character at a time.
+    private mutating func advancePosition(over run: UnsafeBufferPointer<UInt8>) {
+        var newlines = 0, last = -1
+        for (k, b) in run.enumerated() where b == 0x0A {
+            newlines += 1
+            last = k
+        }
+        if newlines == 0 {
+            column += run.count
+        } else {
+            line += newlines
+            column = run.count - 1 - last
+        }
+    }
+
+    /// Whether a character is XML white space.
+    @inline(__always)
+    private static func isBlank(_ c: UInt32) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
     private static func ascii(_ s: Unicode.Scalar) -> UInt32 { s.value }
     /// Whether a character may start an XML name (any character outside ASCII counts: the parser judges those).
     private static func isNameStart(_ c: UInt32) -> Bool {
@@ -158,7 +191,7 @@ struct MarkupScanner {
             }
             state = .piName
         case .piName:
-            if c == Self.ascii("?") { state = .piNameEnd } else if Self.blank.contains(c) { state = .piBody }
+            if c == Self.ascii("?") { state = .piNameEnd } else if Self.isBlank(c) { state = .piBody }
         case .piNameEnd:
             if c == Self.ascii(">") {
                 throw .malformedXML(message: "processing instruction without data (<?name?>) not supported",
@@ -198,7 +231,7 @@ struct MarkupScanner {
             state = .text
         } else if c == Self.ascii("<") {
             state = .open  // not well-formed: the parser stops here
-        } else if !Self.blank.contains(c) {
+        } else if !Self.isBlank(c) {
             state = .tag(attributes: attributes, quote: nil, afterEquals: false)
         }
     }
