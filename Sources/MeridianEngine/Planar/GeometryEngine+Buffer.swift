@@ -129,8 +129,13 @@ extension GeometryEngine {
         }
         // A union admits each buffer on its own (the pieces are dissolved as it goes) and counts its result; separate
         // buffers are admitted together.
-        let estimates = gs.map { estimatedBufferVertices([$0], segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle) }
-        try WorkBudget.admit(vertices: shouldUnion ? Double(estimates.max() ?? 0) : estimates.reduce(0.0) { $0 + Double($1) },
+        var largest = 0, sum = 0.0
+        for g in gs {
+            let n = estimatedBufferVertices(g, segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
+            largest = max(largest, n)
+            sum += Double(n)
+        }
+        try WorkBudget.admit(vertices: shouldUnion ? Double(largest) : sum,
                              for: shouldUnion ? "a buffer of the union" : "the buffers")
         if shouldUnion, let c = PointBufferUnion.circles(gs, distances: distances, parameters: parameters) {
             // Point buffers: built directly and unioned by CircleUnion (GEOS only for degenerate configurations).
@@ -176,20 +181,24 @@ extension GeometryEngine {
     ///   - segmentsPerQuarterCircle: Chords per quarter circle (`BufferParameters`).
     /// - Returns: The estimate (`Int.max` when it overflows).
     public static func estimatedBufferVertices(_ geometries: [Geometry], segmentsPerQuarterCircle: Int) -> Int {
-        let circle = 4 * segmentsPerQuarterCircle + 1
         var total = 0
         for g in geometries {
-            let n: Int
-            switch g {
-            case .point: n = circle
-            case .multipoint(let m): n = m.coordinates.count.multipliedReportingOverflow(by: circle).partialValue
-            case .polyline(let l): n = 2 * g.coordinates.count + l.parts.count * circle
-            case .polygon(let p): n = 2 * g.coordinates.count + p.parts.count * circle
-            case .envelope: n = 8 + circle
-            }
+            let n = estimatedBufferVertices(g, segmentsPerQuarterCircle: segmentsPerQuarterCircle)
             total = total.addingReportingOverflow(n).overflow ? Int.max : total + n
         }
         return total
+    }
+
+    /// `estimatedBufferVertices(_:segmentsPerQuarterCircle:)` of one geometry, counted in place.
+    static func estimatedBufferVertices(_ g: Geometry, segmentsPerQuarterCircle: Int) -> Int {
+        let circle = 4 * segmentsPerQuarterCircle + 1
+        switch g {
+        case .point: return circle
+        case .multipoint(let m): return m.coordinates.count.multipliedReportingOverflow(by: circle).partialValue
+        case .polyline(let l): return 2 * l.parts.reduce(0) { $0 + $1.count } + l.parts.count * circle
+        case .polygon(let p): return 2 * p.vertexCount + p.parts.count * circle
+        case .envelope: return 8 + circle
+        }
     }
 
     /// Geometries buffered one by one with GEOS, in runs of at least `buffersPerRun` shared between
