@@ -53,7 +53,7 @@ public struct Point: Sendable, Hashable, Codable {
         guard points.count >= minimumCount else {
             throw .malformed("\(what) needs at least \(minimumCount) points, got \(points.count)")
         }
-        return (points.map(\.coordinate), first.spatialReference)
+        return (points.map { $0.coordinate }, first.spatialReference)
     }
 }
 
@@ -184,7 +184,7 @@ public struct Polygon: Sendable, Hashable, Codable {
     }
 
     /// All rings of all parts, shells and holes.
-    public var rings: [[Coordinate]] { parts.flatMap(\.rings) }
+    public var rings: [[Coordinate]] { parts.flatMap { $0.rings } }
 
     /// The total number of vertices over every ring.
     public var vertexCount: Int { parts.reduce(0) { $0 + $1.shell.count + $1.holes.reduce(0) { $0 + $1.count } } }

@@ -60,7 +60,7 @@ public enum KMLPalette {
     /// - Parameter hex: The color text.
     public static func rgb(_ hex: String) -> (red: UInt8, green: UInt8, blue: UInt8)? {
         let digits = hex.hasPrefix("#") ? hex.dropFirst() : Substring(hex)
-        guard digits.count == 6, digits.allSatisfy(\.isHexDigit), let v = UInt32(digits, radix: 16) else { return nil }
+        guard digits.count == 6, digits.allSatisfy({ $0.isHexDigit }), let v = UInt32(digits, radix: 16) else { return nil }
         return (UInt8(v >> 16), UInt8((v >> 8) & 0xff), UInt8(v & 0xff))
     }
 }

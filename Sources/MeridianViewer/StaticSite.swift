@@ -100,7 +100,7 @@ public struct StaticSite: Sendable {
         for c in candidates where FileManager.default.fileExists(atPath: c.appendingPathComponent("index.html").path) {
             return try StaticSite(folder: c)
         }
-        throw .notFound(candidates.map(\.path))
+        throw .notFound(candidates.map { $0.path })
     }
 
     /// The media type for a file name's extension.

@@ -251,7 +251,7 @@ public final class ViewerAPI: Sendable {
         guard !candidates.isEmpty else { throw .notFound("no API endpoint \(r.path)") }
         guard let route = candidates.first(where: { $0.method == r.method }) else {
             var refusal = APIError(405, "\(r.method) is not allowed on \(r.path)").response
-            refusal.headers["Allow"] = candidates.map(\.method).joined(separator: ", ")
+            refusal.headers["Allow"] = candidates.map { $0.method }.joined(separator: ", ")
             return refusal
         }
         let limit = route.bodyLimit(limits)
@@ -413,7 +413,7 @@ public final class ViewerAPI: Sendable {
         let points = body.points.map { Point(x: $0.x, y: $0.y, spatialReference: info.spatialReference) }
         do {
             // The engine's one rule (the command line's too): the projection's horizon.
-            let all = Multipoint(points.map(\.coordinate), spatialReference: info.spatialReference)
+            let all = Multipoint(points.map { $0.coordinate }, spatialReference: info.spatialReference)
             if let outside = try GeometryEngine.firstVertexOutsideHorizon([all], of: info.spatialReference) {
                 throw APIError.unprocessable("point \(outside.vertexIndex) \(outside.reasonPhrase(for: info.spatialReference))"
                                              + ": tap within the projection's horizon")

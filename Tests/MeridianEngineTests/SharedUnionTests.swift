@@ -64,7 +64,7 @@ import Testing
     }
 
     /// The one-thread union of the given clusters (what the batched union did before the two halves).
-    static func oneThread(_ clusters: ArraySlice<[Int]>, of problem: CircleUnion) throws -> Polygon {
+    static func oneThread(_ clusters: Slice<CircleClusters>, of problem: CircleUnion) throws -> Polygon {
         let sub = problem.subproblem(clusters.flatMap { $0 })
         return try PointBufferUnion.union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: .default, in: .webMercator).0
     }
@@ -155,8 +155,10 @@ import Testing
 
     /// The runs cover the clusters once, in order, none empty, at most the count asked, about equal in circles.
     @Test func splitRunsCoverTheClusters() {
-        let clusters: [[Int]] = (0..<50).map { k in Array(0..<(1 + (k * 7) % 11)) }
-        let circles = clusters.reduce(0) { $0 + $1.count }
+        let lists: [[Int]] = (0..<50).map { k in Array(0..<(1 + (k * 7) % 11)) }
+        let clusters = CircleClusters(members: lists.flatMap { $0 },
+                                      starts: lists.reduce(into: [0]) { starts, list in starts.append(starts.last! + list.count) })
+        let circles = lists.reduce(0) { $0 + $1.count }
         for count in [1, 2, 3, 4, 49, 50, 80] {
             let runs = PointBufferUnion.splitRuns(clusters[...], circles: circles, count: count)
             #expect(runs.first?.lowerBound == 0 && runs.last?.upperBound == clusters.count)
@@ -165,6 +167,38 @@ import Testing
             let sizes = runs.map { clusters[$0].reduce(0) { $0 + $1.count } }
             #expect(sizes.max()! <= circles / min(count, clusters.count) + 11, "\(count) runs: \(sizes)")
         }
+    }
+
+    /// The clusters are the connected components of "centres closer than the sum of the radii", listed by their
+    /// lowest circle, each increasing: checked against components found by comparing every pair of circles.
+    @Test func clustersAreTheComponentsOfEveryPair() {
+        let problem = Self.problem(2_000, seed: 5)
+        let n = problem.cx.count
+        var component = Array(0..<n)  // the lowest circle reachable so far, relaxed until nothing changes
+        var changed = true
+        while changed {
+            changed = false
+            for i in 0..<n {
+                for j in (i + 1)..<n {
+                    let dx = problem.cx[j] - problem.cx[i], dy = problem.cy[j] - problem.cy[i]
+                    let reach = (problem.r[i] + problem.r[j]) * (1 + 1e-9)
+                    guard dx * dx + dy * dy < reach * reach, component[i] != component[j] else { continue }
+                    let low = min(component[i], component[j])
+                    component[i] = low
+                    component[j] = low
+                    changed = true
+                }
+            }
+        }
+        var expected: [Int: [Int]] = [:]
+        for i in 0..<n { expected[component[i], default: []].append(i) }
+        let lists = expected.keys.sorted().map { expected[$0]! }
+        let clusters = problem.clusters()
+        #expect(lists.count > 100 && lists.contains { $0.count > 5 })
+        let same = clusters.map { Array($0) } == lists
+        #expect(same)
+        #expect(clusters.count == lists.count && clusters.members.count == n)
+        #expect(clusters[1..<4].circles.elementsEqual(lists[1..<4].joined()) && clusters[1..<4].circleCount == lists[1..<4].reduce(0) { $0 + $1.count })
     }
 
     @Test func theMergeInterleavesTheHalves() throws {

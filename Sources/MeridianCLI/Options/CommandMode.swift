@@ -35,8 +35,8 @@ struct Modes: Sendable {
     ///   - title: How messages name them (default: their titles, e.g. "densify, ellipse and sector").
     ///   - tag: How help tags an option with them (default: their names, e.g. "densify, ellipse, sector").
     static func of<M: CommandMode>(_ modes: [M], title: String? = nil, tag: String? = nil) -> Modes {
-        Modes(names: modes.map(\.rawValue), title: title ?? HelpText.list(modes.map(\.title), conjunction: "and"),
-              tag: tag ?? modes.map(\.rawValue).joined(separator: ", "))
+        Modes(names: modes.map { $0.rawValue }, title: title ?? HelpText.list(modes.map { $0.title }, conjunction: "and"),
+              tag: tag ?? modes.map { $0.rawValue }.joined(separator: ", "))
     }
 
     /// Some modes of one command, e.g. `.of(Operation.densify, .ellipse)`.

@@ -137,7 +137,7 @@ struct Mode<M: CommandMode>: Declared {
     init(argument placeholder: String, help: String) {
         let slot = Slot<M>(nil)
         self.slot = slot
-        let names = M.allCases.map(\.rawValue)
+        let names = M.allCases.map { $0.rawValue }
         declaration = Declaration(role: .modeArgument, names: [placeholder], placeholder: placeholder,
                                   valueSummary: "one of " + HelpText.list(names, conjunction: "or"), help: help,
                                   required: .all, choices: Self.choices) { text throws(CommandError) in

@@ -148,7 +148,7 @@ extension ValueKind where Value == String {
 extension ValueKind where Value: CaseIterable & RawRepresentable<String> {
     /// One of the cases of `Value`, by raw value.
     static func choice(_: Value.Type = Value.self) -> ValueKind {
-        let names = Value.allCases.map(\.rawValue)
+        let names = Value.allCases.map { $0.rawValue }
         return ValueKind(placeholder: names.joined(separator: "|"), summary: "one of " + HelpText.list(names, conjunction: "or"),
                          show: \.rawValue) { text, option throws(CommandError) in
             guard let value = Value(rawValue: text) else {

@@ -18,7 +18,7 @@ enum BufferOutput {
     ) throws(CommandError) {
         switch output.format {
         case .wkt:
-            try output.stream(io: io) { out throws(CommandError) in FeatureEncoding.writeWKT(buffers.map(\.geometry), to: &out) }
+            try output.stream(io: io) { out throws(CommandError) in FeatureEncoding.writeWKT(buffers.map { $0.geometry }, to: &out) }
         case .svg:
             guard let sr = buffers.first?.spatialReference else { throw .failure("no buffers to draw") }
             var picture = SVGPicture()

@@ -32,7 +32,7 @@ struct FeatureStreamWriter {
     mutating func write(_ buffers: [Polygon], of batch: FeatureInput, to out: inout ByteBuffer) throws(CommandError) {
         switch format {
         case .wkt:
-            FeatureEncoding.writeWKT(buffers.map(\.geometry), to: &out)
+            FeatureEncoding.writeWKT(buffers.map { $0.geometry }, to: &out)
         case .csv:
             if !csvHeader {
                 CSV.appendRecord((batch.table?.header ?? ["feature"]) + ["wkt"], to: &out)

@@ -90,7 +90,7 @@ struct FeatureTableOutput {
     static func fields(_ schema: [Field]?, describing features: [Feature]) -> [Field] {
         let inferred = Field.fields(describing: features)
         guard let schema else { return inferred }
-        let names = Set(schema.map(\.name))
+        let names = Set(schema.map { $0.name })
         return schema + inferred.filter { !names.contains($0.name) }
     }
 

@@ -162,7 +162,7 @@ enum OutputFormat: CaseIterable, Sendable {
 
     /// ".geojson, .json, .wkt or PG:…": the extensions of some formats (and PostGIS's prefix), as messages list them.
     static func extensionList(_ formats: [OutputFormat]) -> String {
-        HelpText.list(formats.flatMap(\.extensions).map { "." + $0 } + (formats.contains(.postGIS) ? ["PG:…"] : []),
+        HelpText.list(formats.flatMap { $0.extensions }.map { "." + $0 } + (formats.contains(.postGIS) ? ["PG:…"] : []),
                       conjunction: "or")
     }
 }

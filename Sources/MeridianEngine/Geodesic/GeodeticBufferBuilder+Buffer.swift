@@ -30,7 +30,7 @@ extension GeodeticBufferBuilder {
             let isPolygon: Bool = { if case .polyline = g { return false } else { return true } }()
             for path in paths {
                 var vertices = (isPolygon ? Polygon.closed(path) : path).map(key)
-                vertices = vertices.enumerated().filter { i, c in i == 0 || geod.distance(vertices[i - 1], c) > 1e-9 }.map(\.1)
+                vertices = vertices.enumerated().filter { i, c in i == 0 || geod.distance(vertices[i - 1], c) > 1e-9 }.map { $0.1 }
                 if vertices.count == 1 || (isPolygon && vertices.count <= 2) {
                     if !isPolygon { isolated.append(vertices[0]); addVertex(vertices[0]) }
                     continue

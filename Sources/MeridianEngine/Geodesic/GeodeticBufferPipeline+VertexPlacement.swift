@@ -25,7 +25,7 @@ extension GeodeticBufferPipeline {
         // (in the sliver between a chord and its arc), so it survives the GEOS union but is not on the true union's
         // boundary.
         let coverage = ElementCoverage(groups: groups, geodesic: geod,
-                                       reach: 2 * (groups.map(\.tolerance).max() ?? 0) + 1)
+                                       reach: 2 * (groups.map { $0.tolerance }.max() ?? 0) + 1)
         if placement == .projections {
             return try projected(polygon, coverage: coverage, frame: frame)
         }

@@ -137,11 +137,11 @@ struct GeodeticBufferPipeline {
                         let (ref, group) = try builder.buffer(g, distance: distances[i])
                         results.append((ref, group, builder.generated))
                     }
-                    let unioned = try context.unaryUnion(of: results.map(\.ref))
+                    let unioned = try context.unaryUnion(of: results.map { $0.ref })
                     // One buffer (a merged coverage): its set as it is, not copied into an empty one.
                     let generated = results.count == 1 ? results[0].generated
                         : results.reduce(into: Set<XY>()) { $0.formUnion($1.generated) }
-                    built[scale] = (unioned, results.map(\.group), generated)
+                    built[scale] = (unioned, results.map { $0.group }, generated)
                 }
                 let b = built[scale]!
                 let polygon = try Self.finish(b.unioned, groups: b.groups, generated: b.generated, frame: frame,

@@ -49,7 +49,7 @@ struct GeodeticCircleCulling {
         let meanLatitude = centers.reduce(0) { $0 + $1.y } / Double(max(n, 1))
         let scale = max(cos(meanLatitude * .pi / 180), 0.05)
         let degrees = 180 / Double.pi
-        let grid = CircleGrid(x: centers.map { $0.x * scale }, y: centers.map(\.y),
+        let grid = CircleGrid(x: centers.map { $0.x * scale }, y: centers.map { $0.y },
                               radius: radii.map { $0 / rLow * degrees })
         var scratch = CoverageScratch()
         for i in 0..<n {

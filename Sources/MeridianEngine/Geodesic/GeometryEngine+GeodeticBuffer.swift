@@ -88,7 +88,7 @@ extension GeometryEngine {
         maxDeviation: Double? = nil, curveType: GeodeticCurveType = .geodesic, shouldUnion: Bool,
         outputSpatialReference: SpatialReference? = nil
     ) throws(EngineError) -> [Polygon] {
-        try geodeticBuffer(around: geometries.map(\.geometry), distances: distances, distanceUnit: distanceUnit,
+        try geodeticBuffer(around: geometries.map { $0.geometry }, distances: distances, distanceUnit: distanceUnit,
                            maxDeviation: maxDeviation, shouldUnion: shouldUnion,
                            outputSpatialReference: outputSpatialReference, mergingPolygons: true,
                            seedingLines: true)

@@ -92,8 +92,8 @@ enum SeededLineBuffer {
         let maxLatitude = vertices.map { abs($0.y) }.max()! + latitudeMargin
         guard maxLatitude < 80 else { return .failure(.notApplicable) }
         let longitudeMargin = latitudeMargin / cos(maxLatitude * .pi / 180)
-        let minX = vertices.map(\.x).min()!, maxX = vertices.map(\.x).max()!
-        let minY = vertices.map(\.y).min()!, maxY = vertices.map(\.y).max()!
+        let minX = vertices.map { $0.x }.min()!, maxX = vertices.map { $0.x }.max()!
+        let minY = vertices.map { $0.y }.min()!, maxY = vertices.map { $0.y }.max()!
         guard minX - longitudeMargin > -180, maxX + longitudeMargin < 180, maxX - minX < 90 else {
             return .failure(.notApplicable)
         }
@@ -184,8 +184,8 @@ enum SeededLineBuffer {
         // A line much longer than its extent (a dense zigzag) makes GEOS's noding of the offset curves slow
         // (seconds): left to the exact path.
         let length = zip(seedLine, seedLine.dropFirst()).reduce(0.0) { $0 + hypot($1.1.x - $1.0.x, $1.1.y - $1.0.y) }
-        let extent = hypot(seedLine.map(\.x).max()! - seedLine.map(\.x).min()!,
-                           seedLine.map(\.y).max()! - seedLine.map(\.y).min()!)
+        let extent = hypot(seedLine.map { $0.x }.max()! - seedLine.map { $0.x }.min()!,
+                           seedLine.map { $0.y }.max()! - seedLine.map { $0.y }.min()!)
         guard length <= 4 * (extent + 2 * d) else { return .failure(.notApplicable) }
         let quarterSegments = min(256, max(8, Int((Double.pi / 4 / acos(1 - 0.5 * tolerance / d)).rounded(.up))))
         let planarLine = try planarBuffer(seedLine, distance: d, quarterSegments: quarterSegments, context: context)
@@ -392,9 +392,9 @@ private struct SegmentGrid {
     /// 5 × 10¹⁰ cells of half a metre (393 GB, issue 25); queries stay correct with larger cells, only slower.
     init(_ points: [(x: Double, y: Double)], cell: Double) {
         self.points = points
-        minX = points.map(\.x).min()!
-        minY = points.map(\.y).min()!
-        let maxX = points.map(\.x).max()!, maxY = points.map(\.y).max()!
+        minX = points.map { $0.x }.min()!
+        minY = points.map { $0.y }.min()!
+        let maxX = points.map { $0.x }.max()!, maxY = points.map { $0.y }.max()!
         let limit = Self.entryLimit(segments: points.count - 1)
         var size = max(cell, 1e-9, max(maxX - minX, maxY - minY) / 1e9)
         while Self.gridCells(maxX - minX, maxY - minY, size) > limit || Self.entries(points, size, minX, minY) > limit {

@@ -73,8 +73,8 @@ struct SmallCircleSeries {
             latitudes.append(dphi)
             longitudes.append(dlambda)
         }
-        var coarse = Self.transform(latitudes: latitudes.enumerated().filter { $0.offset % 2 == 0 }.map(\.element),
-                                    longitudes: longitudes.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+        var coarse = Self.transform(latitudes: latitudes.enumerated().filter { $0.offset % 2 == 0 }.map { $0.element },
+                                    longitudes: longitudes.enumerated().filter { $0.offset % 2 == 0 }.map { $0.element })
         while true {
             let fine = Self.transform(latitudes: latitudes, longitudes: longitudes)
             var latitudeGap = 0.0, longitudeGap = 0.0

@@ -12,7 +12,7 @@ extension GeometryEngine {
     public static func projectReportingOperations(
         _ geometries: [some GeometryConvertible], into spatialReference: SpatialReference
     ) throws(EngineError) -> (geometries: [Geometry], operations: [ProjectionOperation]) {
-        let gs = geometries.map(\.geometry)
+        let gs = geometries.map { $0.geometry }
         guard let source = gs.first?.spatialReference else { return ([], []) }
         if let other = gs.first(where: { $0.spatialReference != source }) {
             throw .spatialReferenceMismatch(source, other.spatialReference)

@@ -185,7 +185,7 @@ extension GeometryEngine {
         var parts = polygon.parts
         polygon = Polygon(parts: [], spatialReference: target)  // drops the only other reference to the parts
         // The rings moved out of the parts (so each is uniquely referenced and transformed without a copy of it).
-        let holeCounts = parts.map(\.holes.count)
+        let holeCounts = parts.map { $0.holes.count }
         var rings: [[Coordinate]] = []
         rings.reserveCapacity(parts.count + holeCounts.reduce(0, +))
         for i in parts.indices {
@@ -195,7 +195,7 @@ extension GeometryEngine {
             parts[i].holes = []
         }
         let vertices = rings.reduce(0) { $0 + $1.count }
-        let runs = runsOfRings(rings.map(\.count), pieces: vertices >= threshold ? threads : 1)
+        let runs = runsOfRings(rings.map { $0.count }, pieces: vertices >= threshold ? threads : 1)
         try rings.withUnsafeMutableBufferPointer { (buffer: inout UnsafeMutableBufferPointer<[Coordinate]>) throws(EngineError) in
             let shared = SharedRings(buffer)
             try WorkBudget.forEach(count: runs.count, threads: threads) { (r: Int) throws(EngineError) in

@@ -137,13 +137,13 @@ extension GeometryEngine {
     public static func firstVertexOutsideHorizon(
         _ geometries: [some GeometryConvertible], of spatialReference: SpatialReference
     ) throws(EngineError) -> VertexOutsideHorizon? {
-        let gs = geometries.map(\.geometry)
+        let gs = geometries.map { $0.geometry }
         guard let source = gs.first?.spatialReference, !spatialReference.isUnspecified else { return nil }
         if let other = gs.first(where: { $0.spatialReference != source }) {
             throw .spatialReferenceMismatch(source, other.spatialReference)
         }
         if source.isUnspecified { throw .spatialReferenceRequired(operation: "a horizon check") }
-        let coordinates = gs.count == 1 ? gs[0].coordinates : gs.flatMap(\.coordinates)
+        let coordinates = gs.count == 1 ? gs[0].coordinates : gs.flatMap { $0.coordinates }
         guard let outside = try ProjectionHorizon(of: spatialReference).firstOutside(coordinates, in: source) else {
             return nil
         }

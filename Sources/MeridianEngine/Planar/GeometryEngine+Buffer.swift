@@ -102,7 +102,7 @@ extension GeometryEngine {
         around geometries: [some GeometryConvertible], distances: [Double], distanceUnit: LinearUnit? = nil,
         shouldUnion: Bool, parameters: BufferParameters = .default
     ) throws(EngineError) -> [Polygon] {
-        let gs = geometries.map(\.geometry)
+        let gs = geometries.map { $0.geometry }
         guard let sr = gs.first?.spatialReference else { return [] }
         guard distances.count == gs.count || distances.count == 1 else {
             throw .distanceCountMismatch(geometries: gs.count, distances: distances.count)

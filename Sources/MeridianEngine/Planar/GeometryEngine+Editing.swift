@@ -229,7 +229,7 @@ extension GeometryEngine {
         for g in existingBoundaries { try requireSameSpatialReference(sr, g.spatialReference) }
         for g in newBoundaries { try requireSameSpatialReference(sr, g.spatialReference) }
         let context = try GEOSContext()
-        let lineParts = newBoundaries.flatMap(\.parts)
+        let lineParts = newBoundaries.flatMap { $0.parts }
         guard !lineParts.isEmpty else { return [] }
         let lines = try context.make(.polyline(Polyline(parts: lineParts, spatialReference: sr)))
         let preparedLines = try GEOSPreparedGeometry(lines, "autoComplete")
@@ -258,7 +258,7 @@ extension GeometryEngine {
         let strayPoints = strays.isEmpty ? nil : try context.make(.multipoint(Multipoint(strays, spatialReference: sr)))
         // A face edge lies along a line when its midpoint is within rounding of one (noding moves vertices by
         // rounding, so an exact test against the original lines would be fragile).
-        let extent = Envelope(around: lineParts.flatMap { $0 } + existingBoundaries.flatMap { $0.parts.flatMap(\.shell) },
+        let extent = Envelope(around: lineParts.flatMap { $0 } + existingBoundaries.flatMap { $0.parts.flatMap { $0.shell } },
                               spatialReference: sr)
         let tolerance = 1e-9 * max(1, extent.map { max($0.width, $0.height) } ?? 1)
         var result: [Polygon] = []

@@ -21,7 +21,7 @@ extension GeometryEngine {
     /// - Parameter geometries: At least one geometry.
     /// - Throws: as ``union(_:_:)``; `.badGeometry` for no geometries.
     public static func union(of geometries: [some GeometryConvertible]) throws(EngineError) -> Geometry {
-        let gs = geometries.map(\.geometry)
+        let gs = geometries.map { $0.geometry }
         guard let sr = gs.first?.spatialReference else { throw .badGeometry(.empty("nothing to union")) }
         let context = try GEOSContext()
         var refs: [(ref: GEOSGeometryRef, dimension: Int)] = []
@@ -31,10 +31,10 @@ extension GeometryEngine {
             try context.requireValid(ref, g)
             if !g.coordinates.isEmpty { refs.append((ref, g.dimension)) }
         }
-        guard let top = refs.map(\.dimension).max() else {
+        guard let top = refs.map({ $0.dimension }).max() else {
             return gs.max { $0.dimension < $1.dimension }!  // all empty: the empty geometry of the highest dimension
         }
-        let result = try context.unaryUnion(of: refs.filter { $0.dimension == top }.map(\.ref))
+        let result = try context.unaryUnion(of: refs.filter { $0.dimension == top }.map { $0.ref })
         try context.requireSingleDimension(result, "union")
         return try context.geometry(result, in: sr)
     }

@@ -64,7 +64,7 @@ extension GeometryEngine {
     public static func convexHull(for geometries: [some GeometryConvertible], shouldMerge: Bool)
         throws(EngineError) -> [Geometry]
     {
-        let gs = geometries.map(\.geometry)
+        let gs = geometries.map { $0.geometry }
         guard let sr = gs.first?.spatialReference else { return [] }
         if let other = gs.first(where: { $0.spatialReference != sr }) { throw .spatialReferenceMismatch(sr, other.spatialReference) }
         let empty = Geometry.polygon(Polygon(parts: [], spatialReference: sr))
@@ -153,8 +153,8 @@ extension GeometryEngine {
     static func densifiedVertexCount(_ g: Geometry, maxSegmentLength: Double) -> Double {
         let paths: [[Coordinate]] = switch g {
         case .polyline(let l): l.parts
-        case .polygon(let p): p.parts.flatMap(\.rings)
-        case .envelope(let e): e.polygon.parts.flatMap(\.rings)
+        case .polygon(let p): p.parts.flatMap { $0.rings }
+        case .envelope(let e): e.polygon.parts.flatMap { $0.rings }
         case .point, .multipoint: [g.coordinates]
         }
         var total = 0.0
@@ -244,7 +244,7 @@ extension GeometryEngine {
             return .multipoint(Multipoint(unique, spatialReference: m.spatialReference))
         case .polyline(let l):
             let parts = l.parts.map { part in
-                part.enumerated().filter { i, c in i == 0 || c != part[i - 1] }.map(\.element)
+                part.enumerated().filter { i, c in i == 0 || c != part[i - 1] }.map { $0.element }
             }.filter { $0.count >= 2 }
             return .polyline(Polyline(parts: parts, spatialReference: l.spatialReference))
         case .polygon, .envelope:
@@ -509,10 +509,10 @@ extension GeometryEngine {
     /// The envelope around several geometries (ArcGIS `combineExtents(of:)`); empty geometries add nothing.
     /// - Throws: `.spatialReferenceMismatch`, `.badGeometry` when every geometry is empty.
     public static func combineExtents(of geometries: [some GeometryConvertible]) throws(EngineError) -> Envelope {
-        let gs = geometries.map(\.geometry)
+        let gs = geometries.map { $0.geometry }
         guard let sr = gs.first?.spatialReference else { throw .badGeometry(.empty("no geometries to combine")) }
         if let other = gs.first(where: { $0.spatialReference != sr }) { throw .spatialReferenceMismatch(sr, other.spatialReference) }
-        guard let envelope = Envelope(around: gs.flatMap(\.coordinates), spatialReference: sr) else {
+        guard let envelope = Envelope(around: gs.flatMap({ $0.coordinates }), spatialReference: sr) else {
             throw .badGeometry(.empty("every geometry is empty: there is no extent"))
         }
         return envelope

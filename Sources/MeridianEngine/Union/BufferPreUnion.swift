@@ -87,7 +87,7 @@ struct BufferPreUnion {
         }
         guard !polygon.parts.isEmpty else { return nil }
         for ring in polygon.rings {
-            guard ring.count >= 3, ring.allSatisfy(\.isFinite) else { return nil }
+            guard ring.count >= 3, ring.allSatisfy({ $0.isFinite }) else { return nil }
             guard g.spatialReference.isGeographic else { continue }
             let closed = Polygon.closed(ring)
             for i in closed.indices {
@@ -104,7 +104,7 @@ struct BufferPreUnion {
     static func coverageUnion(_ polygons: [Polygon], context: GEOSContext) -> Polygon? {
         guard let sr = polygons.first?.spatialReference,
               let members = try? polygons.map({ p throws(EngineError) in try context.make(.polygon(p)) }),
-              members.allSatisfy(\.isValid),
+              members.allSatisfy({ $0.isValid }),
               let collection = try? context.collection(members),
               let unioned = try? collection.coverageUnion(),
               unioned.isValid,

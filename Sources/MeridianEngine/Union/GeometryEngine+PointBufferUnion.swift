@@ -24,7 +24,7 @@ extension GeometryEngine {
     public static func unionOfPointBuffers(
         around points: [some GeometryConvertible], distances: [Double], parameters: BufferParameters = .default
     ) throws(EngineError) -> PointBufferUnionResult {
-        let gs = points.map(\.geometry)
+        let gs = points.map { $0.geometry }
         guard let sr = gs.first?.spatialReference else { throw .badGeometry(.empty("no points to buffer")) }
         guard distances.count == gs.count || distances.count == 1 else {
             throw .distanceCountMismatch(geometries: gs.count, distances: distances.count)

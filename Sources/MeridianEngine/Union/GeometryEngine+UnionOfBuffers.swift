@@ -73,7 +73,7 @@ extension GeometryEngine {
             return
         }
         let radius = distances.count == 1 ? Array(repeating: distances[0], count: centres.count) : distances
-        let x = centres.map(\.x), y = centres.map(\.y)
+        let x = centres.map { $0.x }, y = centres.map { $0.y }
         let threads = overlapped ? Parallelism.threadCount : 1
         guard centres.count > batchSize else {
             try body(try PointBufferUnion.union(x: x, y: y, radius: radius, parameters: parameters, in: sr,

@@ -79,8 +79,8 @@ enum PointBufferUnion {
             let clusters = problem.clusters()
             var parts: [Polygon.Part] = []
             var degenerate: [(circles: Int, reason: String)] = []
-            func solve(_ run: ArraySlice<[Int]>, failure known: DegenerateConfiguration?) throws(EngineError) {
-                let sub = run.count == clusters.count ? problem : problem.subproblem(run.flatMap { $0 })
+            func solve(_ run: Slice<CircleClusters>, failure known: DegenerateConfiguration?) throws(EngineError) {
+                let sub = run.count == clusters.count ? problem : problem.subproblem(run.circles)
                 var failure = known
                 if failure == nil {
                     do throws(DegenerateConfiguration) {
@@ -101,7 +101,7 @@ enum PointBufferUnion {
             }
             try solve(clusters[...], failure: error)
             let circles = degenerate.reduce(0) { $0 + $1.circles }
-            let reasons = Array(Set(degenerate.map(\.reason))).sorted().joined(separator: "; ")
+            let reasons = Array(Set(degenerate.map { $0.reason })).sorted().joined(separator: "; ")
             let reason = "\(reasons): GEOS unioned \(degenerate.count) of \(clusters.count) clusters (\(circles) of \(problem.cx.count) circles)"
             return (Polygon(parts: parts, spatialReference: spatialReference), .geosFallback(reason: reason))
         }
@@ -122,11 +122,11 @@ enum PointBufferUnion {
     ///   - minimumToShare: The fewest circles worth sharing (fewer run on this thread).
     ///   - threads: The most threads to use (`Parallelism.threadCount` by default).
     static func union(
-        clusters: ArraySlice<[Int]>, of problem: CircleUnion, parameters: BufferParameters,
+        clusters: Slice<CircleClusters>, of problem: CircleUnion, parameters: BufferParameters,
         in spatialReference: SpatialReference, minimumToShare: Int = defaultMinimumToShare,
         threads: Int = Parallelism.threadCount
     ) throws(EngineError) -> (Polygon, Method) {
-        let circles = clusters.reduce(0) { $0 + $1.count }
+        let circles = clusters.circleCount
         guard circles >= minimumToShare, threads > 1,
               let parts = sharedParts(clusters, circles: circles, of: problem, whole: false, threads: threads)
         else {
@@ -139,10 +139,10 @@ enum PointBufferUnion {
     /// runs of clusters, or, when one cluster holds more than half of the circles (a large connected union, where
     /// runs of clusters cannot balance), one problem whose circles' arcs are traced on the threads
     /// (`CircleUnion.runOrdered(threads:)`); nil on a degenerate configuration.
-    private static func sharedParts(_ clusters: ArraySlice<[Int]>, circles: Int, of problem: CircleUnion, whole: Bool,
+    private static func sharedParts(_ clusters: Slice<CircleClusters>, circles: Int, of problem: CircleUnion, whole: Bool,
                                     threads: Int) -> [Polygon.Part]? {
-        if 2 * (clusters.lazy.map(\.count).max() ?? 0) > circles {
-            let sub = whole ? problem : problem.subproblem(clusters.flatMap { $0 })
+        if 2 * (clusters.lazy.map({ $0.count }).max() ?? 0) > circles {
+            let sub = whole ? problem : problem.subproblem(clusters.circles)
             return try? sub.runOrdered(threads: threads).parts
         }
         return unionRuns(clusters, of: problem, threads: threads).map(CircleUnion.mergeInOrder)
@@ -152,7 +152,7 @@ enum PointBufferUnion {
     /// at most `count` consecutive runs of whole clusters, none empty, run k ending once the circles so far reach
     /// (k + 1)/`count` of all (the last run takes the rest). Fixed by the clusters alone, so the work is cut the same
     /// way whatever the threads do.
-    static func splitRuns(_ clusters: ArraySlice<[Int]>, circles: Int, count: Int) -> [Range<Int>] {
+    static func splitRuns(_ clusters: Slice<CircleClusters>, circles: Int, count: Int) -> [Range<Int>] {
         guard count > 1, clusters.count > 1 else { return clusters.isEmpty ? [] : [clusters.indices] }
         var runs: [Range<Int>] = []
         var start = clusters.startIndex, sum = 0
@@ -166,28 +166,31 @@ enum PointBufferUnion {
         return runs
     }
 
-    /// The union of a whole problem on several threads, or nil when finding its clusters would look at more than
-    /// 64 pairs of circles per circle, or a run of its clusters meets a degenerate configuration (the caller then
-    /// takes the one-thread path, with its GEOS fallback).
+    /// The union of a whole problem on several threads, or nil when a run of its clusters meets a degenerate
+    /// configuration (the caller then takes the one-thread path, with its GEOS fallback).
     private static func sharedUnion(_ problem: CircleUnion, parameters: BufferParameters,
                                     in spatialReference: SpatialReference, threads: Int) throws(EngineError) -> Polygon? {
-        // Sharing needs the clusters; where finding them would cost more than a small part of the union itself
-        // (circles that each reach thousands of others, as P1d's), the one-thread path is faster.
-        guard let clusters = problem.clusters(maximumPairs: 64 * problem.cx.count),
-              let parts = sharedParts(clusters[...], circles: problem.cx.count, of: problem, whole: true,
+        // Sharing by clusters needs the clusters. Where finding them would look at more than 64 pairs per circle
+        // (circles that each reach thousands of others, as P1d's: seconds of pairs), the overlap is dense: one
+        // large cluster or a few, whose arcs are traced on the threads without knowing the clusters.
+        guard let clusters = problem.clusters(maximumPairs: 64 * problem.cx.count) else {
+            guard let parts = try? problem.runOrdered(threads: threads).parts else { return nil }
+            return Polygon(parts: parts, spatialReference: spatialReference)
+        }
+        guard let parts = sharedParts(clusters[...], circles: problem.cx.count, of: problem, whole: true,
                                       threads: threads) else { return nil }
         return Polygon(parts: parts, spatialReference: spatialReference)
     }
 
     /// The runs of `splitRuns` unioned on up to `threads` threads, in order; nil when any meets a degenerate
     /// configuration.
-    private static func unionRuns(_ clusters: ArraySlice<[Int]>, of problem: CircleUnion, threads: Int)
+    private static func unionRuns(_ clusters: Slice<CircleClusters>, of problem: CircleUnion, threads: Int)
         -> [(CircleUnion, (parts: [Polygon.Part], shellPolygons: [Int]))]?
     {
-        let runs = splitRuns(clusters, circles: clusters.reduce(0) { $0 + $1.count }, count: threads)
+        let runs = splitRuns(clusters, circles: clusters.circleCount, count: threads)
         typealias Run = Result<(CircleUnion, (parts: [Polygon.Part], shellPolygons: [Int])), DegenerateConfiguration>
         let results = ForkJoin.map(count: runs.count, threads: threads) { (k: Int) -> Run in
-            let sub = problem.subproblem(clusters[runs[k]].flatMap { $0 })
+            let sub = problem.subproblem(clusters.base.circles(of: runs[k]))
             do throws(DegenerateConfiguration) { return .success((sub, try sub.runOrdered())) } catch {
                 return .failure(error)
             }
@@ -202,10 +205,10 @@ enum PointBufferUnion {
 
     /// The union of some of a problem's clusters on this thread: `union(x:y:radius:parameters:in:)` of their circles.
     private static func oneThread(
-        _ clusters: ArraySlice<[Int]>, of problem: CircleUnion, parameters: BufferParameters,
+        _ clusters: Slice<CircleClusters>, of problem: CircleUnion, parameters: BufferParameters,
         in spatialReference: SpatialReference
     ) throws(EngineError) -> (Polygon, Method) {
-        let sub = problem.subproblem(clusters.flatMap { $0 })
+        let sub = problem.subproblem(clusters.circles)
         return try union(x: sub.cx, y: sub.cy, radius: sub.r, parameters: parameters, in: spatialReference,
                          threads: 1)
     }

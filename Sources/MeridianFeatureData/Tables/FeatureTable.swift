@@ -64,7 +64,7 @@ public class FeatureTable {
                                  reason: "layer '\(name)' has \(fieldCount) fields, more than the limit of \(limits.maximumFields)")
         }
         fieldReaders = (0..<fieldCount).map { OGRFieldReader(gdal.OGR_FD_GetFieldDefn(definition, Int32($0))!) }
-        fields = fieldReaders.map(\.field)
+        fields = fieldReaders.map { $0.field }
         let type = gdal.OGR_L_GetGeomType(layer)
         hasGeometry = type != wkbNone
         geometryType = FeatureTable.geometryType(of: type)
@@ -90,7 +90,7 @@ public class FeatureTable {
             gdal.OGR_L_ResetReading(layer)
             var ignored = parameters.returnsGeometry ? [] : ["OGR_GEOMETRY"]
             if let wanted = parameters.outFields {
-                ignored += fields.map(\.name).filter { !wanted.contains($0) }
+                ignored += fields.map { $0.name }.filter { !wanted.contains($0) }
             }
             _ = withCStringList(ignored) { list in
                 gdal.OGR_L_SetIgnoredFields(layer, list.mutableConstant)

@@ -168,7 +168,7 @@ public struct KMLGeometry: Sendable, Hashable {
         case .point(let c): [c]
         case .lineString(let cs), .linearRing(let cs): cs
         case .polygon(let outer, let inner): outer + inner.flatMap { $0 }
-        case .multiGeometry(let gs): gs.flatMap(\.coordinates)
+        case .multiGeometry(let gs): gs.flatMap { $0.coordinates }
         case .unmodeled: []
         }
     }
@@ -180,7 +180,7 @@ public struct KMLGeometry: Sendable, Hashable {
         case .lineString(let cs), .linearRing(let cs): [.polyline(Polyline(cs, spatialReference: .wgs84))]
         case .polygon(let outer, let inner):
             [.polygon(Polygon(parts: [Polygon.Part(shell: outer, holes: inner)], spatialReference: .wgs84))]
-        case .multiGeometry(let gs): gs.flatMap(\.geometries)
+        case .multiGeometry(let gs): gs.flatMap { $0.geometries }
         case .unmodeled: []
         }
     }

@@ -85,11 +85,11 @@ final class KMLSource {
         -> (GuardedInputStream, String, [String])
     {
         let entries = try archive.entries()
-        let skipped = entries.filter { !ZipArchive.isSafe($0.name) }.map(\.name)
+        let skipped = entries.filter { !ZipArchive.isSafe($0.name) }.map { $0.name }
         let candidates = entries.filter { ZipArchive.isSafe($0.name) && !$0.isDirectory
             && $0.name.lowercased().hasSuffix(".kml") }
         guard let main = candidates.first(where: { $0.name == "doc.kml" }) ?? candidates.first else {
-            throw .noKMLInArchive(path: archive.displayName, entries: entries.map(\.name))
+            throw .noKMLInArchive(path: archive.displayName, entries: entries.map { $0.name })
         }
         let reader = try archive.open(main, limit: limits.maximumKMLBytes)
         let stream = GuardedInputStream { (buffer, count) throws(KMLError) -> Int in

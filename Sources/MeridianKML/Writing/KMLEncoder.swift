@@ -76,7 +76,7 @@ struct KMLEncoder: ~Copyable {
     static func canonicalOrder(_ elements: [KMLElement], rank: (KMLElement) -> Int) -> [KMLElement] {
         guard elements.count > 1 else { return elements }
         return elements.enumerated().map { (rank($0.element), $0.offset, $0.element) }
-            .sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+            .sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map { $0.2 }
     }
 
     static func featureRank(_ e: KMLElement) -> Int {

@@ -93,7 +93,7 @@ public struct BufferCommand: Command {
         }
         let file = try output.file(standardOutput: .geoJSON)
         if union, !file.format.allowsUnion {
-            let formats = OutputFormat.accepted(by: .buffer).filter(\.allowsUnion)
+            let formats = OutputFormat.accepted(by: .buffer).filter { $0.allowsUnion }
             throw .usage("--union writes one polygon: use \(OutputFormat.extensionList(formats)), not .\(file.format.extensions[0])")
         }
     }

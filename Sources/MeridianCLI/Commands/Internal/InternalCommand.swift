@@ -92,7 +92,7 @@ public struct InternalCommand: Command {
             do { value = try JSONValue.decode(data) } catch { throw .usage("\(name): \(error.description)") }
             guard let step = value["job"]?.stringValue else { throw .usage("\(name): no \"job\"") }
             self.step = step
-            buffer = value["buffer"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            buffer = value["buffer"]?.arrayValue?.compactMap { $0.stringValue } ?? []
             self.name = name
         }
 

@@ -63,7 +63,7 @@ struct GeometryOperation {
     /// `convex-hull --merge` of a batch: the hull of the batch's geometries and of the hull of the batches before
     /// (`so far`), exact since the hull of hulls is the hull of all; nil when there is no geometry yet.
     func mergedHull(of input: FeatureInput, with soFar: Geometry?) throws(CommandError) -> Geometry? {
-        let all = (soFar.map { [$0] } ?? []) + input.features.compactMap(\.geometry)
+        let all = (soFar.map { [$0] } ?? []) + input.features.compactMap { $0.geometry }
         guard !all.isEmpty else { return nil }
         return try engine { () throws(EngineError) in try GeometryEngine.convexHull(for: all, shouldMerge: true) }.first
     }

@@ -30,7 +30,7 @@ enum Operation: String, CommandMode {
     var needsLine: Bool { [.cut, .extend, .reshape, .autoComplete].contains(self) }
 
     /// The operations that take `--with`.
-    static let withOther = Modes.of(allCases.filter(\.needsOther), title: "the overlays, edits and predicates",
+    static let withOther = Modes.of(allCases.filter { $0.needsOther }, title: "the overlays, edits and predicates",
                                    tag: "overlays, edits, predicates")
     /// The operations that write geometries (the others print true or false).
     static let writingGeometries = Modes.of(allCases.filter { !$0.isPredicate }, title: "the operations that write geometries: a predicate prints true or false on standard output",
@@ -101,13 +101,13 @@ extension ValueKind where Value == GeometryEngine.ExtendOptions {
             ("no-end-attributes", .noEndAttributes), ("do-not-extend-from-start-point", .doNotExtendFromStartPoint),
             ("do-not-extend-from-end-point", .doNotExtendFromEndPoint),
         ]
-        let listed = names.map(\.0).joined(separator: ", ")
+        let listed = names.map { $0.0 }.joined(separator: ", ")
         return ValueKind(placeholder: "LIST", summary: "comma-separated: \(listed)", show: { _ in "" }) { text, option throws(CommandError) in
             var options: GeometryEngine.ExtendOptions = []
             for name in text.split(separator: ",", omittingEmptySubsequences: false) {
                 let key = name.trimmingCharacters(in: .whitespaces)
                 guard let found = names.first(where: { $0.0 == key })?.1 else {
-                    throw .usage("\(option): unknown option '\(key)' (use \(names.map(\.0).sorted().joined(separator: ", ")))")
+                    throw .usage("\(option): unknown option '\(key)' (use \(names.map { $0.0 }.sorted().joined(separator: ", ")))")
                 }
                 options.insert(found)
             }

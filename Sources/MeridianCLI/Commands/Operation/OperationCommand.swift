@@ -134,7 +134,7 @@ public struct OperationCommand: Command {
             var written = 0
             func append(_ results: [Feature]) throws(CommandError) {
                 if file.format == .wkt {
-                    FeatureEncoding.writeWKT(results.compactMap(\.geometry), to: &out)
+                    FeatureEncoding.writeWKT(results.compactMap { $0.geometry }, to: &out)
                 } else {
                     for (i, f) in try FeatureEncoding.wgs84(results[...]).enumerated() {
                         GeoJSON.appendFeature(f, first: written + i == 0, to: &out)
@@ -183,7 +183,7 @@ public struct OperationCommand: Command {
         if file.format.isFeatureTable {
             try FeatureTableOutput.write(
                 results, to: file,
-                spatialReference: results.lazy.compactMap(\.geometry).first?.spatialReference ?? features.spatialReference,
+                spatialReference: results.lazy.compactMap { $0.geometry }.first?.spatialReference ?? features.spatialReference,
                 geometryType: FeatureTableOutput.geometryType(of: results),
                 hasZ: results.contains { $0.geometry?.coordinates.contains { $0.z != nil } ?? false },
                 fields: features.fields, io: io)
@@ -191,7 +191,7 @@ public struct OperationCommand: Command {
         }
         try file.stream(io: io) { out throws(CommandError) in
             if file.format == .wkt {
-                FeatureEncoding.writeWKT(results.compactMap(\.geometry), to: &out)
+                FeatureEncoding.writeWKT(results.compactMap { $0.geometry }, to: &out)
             } else {
                 try FeatureEncoding.writeGeoJSON(results, to: &out)
             }

@@ -98,7 +98,7 @@ struct ProjectionRun {
             let (operations, projected) = try projectFeatures(batch, transformation: chosen, progress: nil,
                                                               checked: checked)
             if format == .wkt {
-                FeatureEncoding.writeWKT(projected.compactMap(\.geometry), to: &out)
+                FeatureEncoding.writeWKT(projected.compactMap { $0.geometry }, to: &out)
             } else {
                 for (i, f) in projected.enumerated() { GeoJSON.appendFeature(f, first: first && i == 0, to: &out) }
                 out.flushIfFull()
@@ -179,7 +179,7 @@ struct ProjectionRun {
     fileprivate func refuseOutsideAreasOfUse(_ input: FeatureInput) throws(CommandError) {
         // CSV input is read as bare points (no features): one multipoint, its vertices the features.
         let geometries = input.points.map { [Geometry.multipoint(Multipoint($0, spatialReference: input.spatialReference))] }
-            ?? input.features.compactMap(\.geometry)
+            ?? input.features.compactMap { $0.geometry }
         let featureOf = input.features.indices.filter { input.features[$0].geometry != nil }
         for sr in [input.spatialReference, target] {
             try refuseOutsideAreaOfUse(geometries, of: sr, label: { geometry, vertex in
@@ -268,7 +268,7 @@ struct ProjectionRun {
         }
         try file.stream(io: io, progress: progress) { out throws(CommandError) in
             if file.format == .wkt {
-                FeatureEncoding.writeWKT(projected.compactMap(\.geometry), to: &out)
+                FeatureEncoding.writeWKT(projected.compactMap { $0.geometry }, to: &out)
             } else {
                 try FeatureEncoding.writeGeoJSON(projected, to: &out)
             }

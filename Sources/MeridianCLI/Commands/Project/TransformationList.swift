@@ -23,7 +23,7 @@ struct TransformationList {
     /// - Throws: `CommandError.usage` when there is none such, `.failure` when it needs a grid that is not installed.
     func choose(_ text: String) throws(CommandError) -> DatumTransformation {
         let found: DatumTransformation?
-        if let n = Int(text), text.allSatisfy(\.isASCII) {
+        if let n = Int(text), text.allSatisfy({ $0.isASCII }) {
             found = n >= 1 && n <= candidates.count ? candidates[n - 1] : nil
         } else {
             found = candidates.first { $0.name == text }
