@@ -201,6 +201,51 @@ import Testing
         #expect(clusters[1..<4].circles.elementsEqual(lists[1..<4].joined()) && clusters[1..<4].circleCount == lists[1..<4].reduce(0) { $0 + $1.count })
     }
 
+    /// Runs of circles split by vertical lines clear of every circle (`CircleUnion.separatedRuns(count:)`): each run
+    /// holds whole clusters and at most 1.5 × its share, and the union on 2, 3 and 4 threads, which takes them, gives
+    /// the parts `CircleUnion.run()` gives, in its order. Circles along a strip, most apart, some in overlapping
+    /// pairs, and wide circles that cover a hundred others where the runs would end (a split must not pass through them).
+    @Test func separatedRunsHoldWholeClusters() throws {
+        var random = Sequence(state: 17)
+        var x: [Double] = [], y: [Double] = [], r: [Double] = []
+        for k in 0..<6_000 {
+            // The wide ones where the runs' ends would fall (twelfths of the strip: halves, thirds and quarters).
+            let wide = k % 500 == 0 && k > 0
+            x.append(wide ? 1e6 * Double(k / 500) / 12 : 1e6 * random.next())
+            y.append(100 * random.next())
+            r.append(wide ? 20_000 : 5 + 10 * random.next())
+            if k % 10 == 0 {
+                x.append(x.last! + 12)
+                y.append(y.last!)
+                r.append(8)
+            }
+        }
+        let circle = UnitCircle(segmentsPerQuarterCircle: BufferParameters.default.segmentsPerQuarterCircle)
+        let problem = CircleUnion(circle: circle, x: x, y: y, radius: r)
+        let n = problem.cx.count
+        let clusters = problem.clusters()
+        #expect(clusters.contains { $0.count > 100 } && clusters.contains { $0.count == 2 })
+        for count in [2, 3, 4] {
+            let runs = try #require(problem.separatedRuns(count: count), "\(count) runs")
+            #expect(runs.count == count && runs.first?.lowerBound == 0 && runs.last?.upperBound == n)
+            #expect(zip(runs, runs.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+            #expect(runs.allSatisfy { Double($0.count) <= 1.5 * Double(n) / Double(count) })
+            var runOf = [Int](repeating: -1, count: n)
+            for (k, run) in runs.enumerated() { for i in run { runOf[i] = k } }
+            let whole = clusters.allSatisfy { cluster in cluster.allSatisfy { runOf[$0] == runOf[cluster.first!] } }
+            #expect(whole, "\(count) runs: a cluster split between runs")
+        }
+        let expected = try problem.run()
+        for threads in [2, 3, 4] {
+            let (polygon, method) = try PointBufferUnion.union(x: x, y: y, radius: r, parameters: .default,
+                                                               in: .webMercator, threads: threads, minimumToShare: 1)
+            let same = polygon.parts == expected && method == .circleUnion
+            #expect(same, "\(threads) threads")
+        }
+        // Circles that cover their strip everywhere leave no clear split.
+        #expect(Self.problem(6_000, seed: 7).separatedRuns(count: 2) == nil)
+    }
+
     @Test func theMergeInterleavesTheHalves() throws {
         // Guards the test above: the halves' parts, one after the other, are not in the one-thread order, so only a
         // merge by the shells' circles passes it.

@@ -63,6 +63,67 @@ extension CircleUnion {
     func subproblem(_ members: some Collection<Int>) -> CircleUnion {
         CircleUnion(circle: circle, x: members.map { cx[$0] }, y: members.map { cy[$0] }, radius: members.map { r[$0] })
     }
+
+    /// The sub-problem of the consecutive circles `range` (already in order, without duplicates: nothing sorted).
+    func subproblem(_ range: Range<Int>) -> CircleUnion {
+        CircleUnion(circle: circle, sortedX: Array(cx[range]), y: Array(cy[range]), radius: Array(r[range]))
+    }
+
+    /// Circles already in `precedes` order without exact duplicates, as `init(circle:x:y:radius:)` leaves them.
+    private init(circle: UnitCircle, sortedX x: [Double], y: [Double], radius: [Double]) {
+        self.circle = circle
+        cx = x
+        cy = y
+        r = radius
+    }
+
+    /// Up to `count` runs of consecutive circles, about equal in size, such that no circle of one run can touch a
+    /// circle of another: every split falls where a vertical line passes between the circles before it and those
+    /// after it, clear of both by a margin (the circles are sorted by centre x). Each run is then a set of whole
+    /// clusters (`clusters()`), found in one pass over the circles instead of by their pairs; nil when no such
+    /// split keeps every run within 1.5 × its share (a large or dense overlap, where the clusters must be found).
+    func separatedRuns(count: Int) -> [Range<Int>]? {
+        let n = cx.count
+        guard count > 1, n >= 2 * count else { return nil }
+        // A split before circle k is clear when the circles before k end, to the right, short of where those from
+        // k on begin, by a margin far above the clusters' 10⁻⁹ (and the rounding of the centres' magnitude).
+        let margin = 1 + 1e-6
+        var slack = 0.0
+        for i in 0..<n { slack = max(slack, abs(cx[i])) }
+        slack *= 1e-12
+        var rightEnd = [Double](repeating: 0, count: n)  // max over i ≤ k of cx[i] + r[i]·margin
+        var reach = -Double.infinity
+        for i in 0..<n {
+            reach = max(reach, cx[i] + r[i] * margin)
+            rightEnd[i] = reach
+        }
+        var clear: [Int] = []  // the k (1..<n) with a clear split before circle k, increasing
+        var leftStart = Double.infinity  // min over j ≥ k of cx[j] − r[j]·margin
+        for k in stride(from: n - 1, through: 1, by: -1) {
+            leftStart = min(leftStart, cx[k] - r[k] * margin)
+            if rightEnd[k - 1] + slack < leftStart { clear.append(k) }
+        }
+        clear.reverse()
+        guard !clear.isEmpty else { return nil }
+        // The clear split nearest each share's end, increasing; runs of at most 1.5 shares.
+        var splits: [Int] = [0]
+        for part in 1..<count {
+            let target = n * part / count
+            var lo = 0, hi = clear.count  // first clear split ≥ target
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if clear[mid] < target { lo = mid + 1 } else { hi = mid }
+            }
+            let candidates = [lo - 1, lo].filter { $0 >= 0 && $0 < clear.count && clear[$0] > splits.last! }
+            guard let best = candidates.min(by: { abs(clear[$0] - target) < abs(clear[$1] - target) }) else { continue }
+            splits.append(clear[best])
+        }
+        splits.append(n)
+        let runs = zip(splits, splits.dropFirst()).map { $0..<$1 }
+        let share = Double(n) / Double(count)
+        guard runs.count > 1, runs.allSatisfy({ Double($0.count) <= 1.5 * share }) else { return nil }
+        return runs
+    }
 }
 
 extension CircleUnion {

@@ -145,7 +145,9 @@ enum PointBufferUnion {
             let sub = whole ? problem : problem.subproblem(clusters.circles)
             return try? sub.runOrdered(threads: threads).parts
         }
-        return unionRuns(clusters, of: problem, threads: threads).map(CircleUnion.mergeInOrder)
+        let runs = splitRuns(clusters, circles: circles, count: threads)
+        return unionRuns(runs.count, threads: threads) { k in problem.subproblem(clusters.base.circles(of: runs[k])) }
+            .map(CircleUnion.mergeInOrder)
     }
 
     /// Where `union(clusters:of:parameters:in:minimumToShare:threads:)` splits clusters (`circles` circles in all):
@@ -173,6 +175,14 @@ enum PointBufferUnion {
         // Sharing by clusters needs the clusters. Where finding them would look at more than 64 pairs per circle
         // (circles that each reach thousands of others, as P1d's: seconds of pairs), the overlap is dense: one
         // large cluster or a few, whose arcs are traced on the threads without knowing the clusters.
+        // Circles that a vertical line can split into runs of about equal size need no clusters (P1e's 100,000
+        // isolated circles: one pass instead of their pairs).
+        if let runs = problem.separatedRuns(count: threads) {
+            guard let solved = unionRuns(runs.count, threads: threads, { k in problem.subproblem(runs[k]) }) else {
+                return nil
+            }
+            return Polygon(parts: CircleUnion.mergeInOrder(solved), spatialReference: spatialReference)
+        }
         guard let clusters = problem.clusters(maximumPairs: 64 * problem.cx.count) else {
             guard let parts = try? problem.runOrdered(threads: threads).parts else { return nil }
             return Polygon(parts: parts, spatialReference: spatialReference)
@@ -182,15 +192,14 @@ enum PointBufferUnion {
         return Polygon(parts: parts, spatialReference: spatialReference)
     }
 
-    /// The runs of `splitRuns` unioned on up to `threads` threads, in order; nil when any meets a degenerate
-    /// configuration.
-    private static func unionRuns(_ clusters: Slice<CircleClusters>, of problem: CircleUnion, threads: Int)
+    /// Sub-problems `subproblem(0)`, `subproblem(1)`, … (`count` of them, made of disjoint sets of whole clusters)
+    /// unioned on up to `threads` threads, in order; nil when any meets a degenerate configuration.
+    private static func unionRuns(_ count: Int, threads: Int, _ subproblem: @escaping @Sendable (Int) -> CircleUnion)
         -> [(CircleUnion, (parts: [Polygon.Part], shellPolygons: [Int]))]?
     {
-        let runs = splitRuns(clusters, circles: clusters.circleCount, count: threads)
         typealias Run = Result<(CircleUnion, (parts: [Polygon.Part], shellPolygons: [Int])), DegenerateConfiguration>
-        let results = ForkJoin.map(count: runs.count, threads: threads) { (k: Int) -> Run in
-            let sub = problem.subproblem(clusters.base.circles(of: runs[k]))
+        let results = ForkJoin.map(count: count, threads: threads) { (k: Int) -> Run in
+            let sub = subproblem(k)
             do throws(DegenerateConfiguration) { return .success((sub, try sub.runOrdered())) } catch {
                 return .failure(error)
             }
