@@ -11,6 +11,23 @@ struct UnionRing {
 }
 
 extension CircleUnion {
+    /// The closed ring of polygon i's vertices (`vertex(i, 0)` … `vertex(i, n)`, the same values), written in place:
+    /// a union of many isolated circles is mostly these.
+    func wholeRing(_ i: Int) -> [Coordinate] {
+        let n = circle.count, x = cx[i], y = cy[i], radius = r[i]
+        return circle.x.withUnsafeBufferPointer { ux in
+            circle.y.withUnsafeBufferPointer { uy in
+                [Coordinate](unsafeUninitializedCapacity: n + 1) { ring, count in
+                    for k in 0..<n {
+                        ring.initializeElement(at: k, to: Coordinate(x: x + radius * ux[k], y: y + radius * uy[k]))
+                    }
+                    ring.initializeElement(at: n, to: ring[0])
+                    count = n + 1
+                }
+            }
+        }
+    }
+
     /// Links the arcs into closed rings through their shared crossings.
     func linkRings(_ arcs: ArcStore) throws(DegenerateConfiguration) -> [UnionRing] {
         let count = arcs.polygon.count
@@ -33,11 +50,7 @@ extension CircleUnion {
             if arcs.s0[first] < 0 {
                 visited[first] = true
                 let i = Int(arcs.polygon[first])
-                ring.reserveCapacity(n + 1)
-                for k in 0...n {
-                    let (x, y) = vertex(i, k)
-                    ring.append(Coordinate(x: x, y: y))
-                }
+                ring = wholeRing(i)
                 rings.append(UnionRing(vertices: ring, doubleArea: Self.doubleArea(ring), polygon: i))
                 continue
             }
@@ -120,18 +133,19 @@ extension CircleUnion {
                 }
             }
         }
-        var partOfRoot: [Int: Int] = [:]
+        var partOfRoot = [Int32](repeating: -1, count: rings.count)  // the part of each set's root ring, -1 for none
         var parts: [Polygon.Part] = []
         parts.reserveCapacity(shells.count)
         let shellPolygons = shells.map { rings[$0].polygon }
         for s in shells {
             let root = owner.find(s)
-            guard partOfRoot[root] == nil else { throw DegenerateConfiguration(reason: "two shells joined by holes") }
-            partOfRoot[root] = parts.count
+            guard partOfRoot[root] < 0 else { throw DegenerateConfiguration(reason: "two shells joined by holes") }
+            partOfRoot[root] = Int32(parts.count)
             parts.append(Polygon.Part(shell: rings[s].vertices, holes: []))
         }
         for h in holes {
-            guard let p = partOfRoot[owner.find(h)] else { throw DegenerateConfiguration(reason: "a hole without a shell") }
+            let p = Int(partOfRoot[owner.find(h)])
+            guard p >= 0 else { throw DegenerateConfiguration(reason: "a hole without a shell") }
             parts[p].holes.append(rings[h].vertices)
         }
         return (parts, shellPolygons)

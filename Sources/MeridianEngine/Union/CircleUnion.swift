@@ -50,16 +50,23 @@ struct CircleUnion {
     /// Creates the problem from circles; exact duplicates (same centre and radius) are dropped.
     init(circle: UnitCircle, x: [Double], y: [Double], radius: [Double]) {
         self.circle = circle
-        let order = (0..<x.count).sorted { a, b in Self.precedes(x[a], y[a], radius[a], x[b], y[b], radius[b]) }
+        // The circles sorted as values (not indices compared through the three arrays: half the instructions), or
+        // not at all when they come in order (a sub-problem of some of a problem's circles).
+        var circles = (0..<x.count).map { (x: x[$0], y: y[$0], r: radius[$0]) }
+        let inOrder = circles.indices.dropFirst().allSatisfy { k in
+            let (a, b) = (circles[k - 1], circles[k])
+            return !Self.precedes(b.x, b.y, b.r, a.x, a.y, a.r)
+        }
+        if !inOrder { circles.sort { a, b in Self.precedes(a.x, a.y, a.r, b.x, b.y, b.r) } }
         var ux: [Double] = [], uy: [Double] = [], ur: [Double] = []
         ux.reserveCapacity(x.count)
         uy.reserveCapacity(x.count)
         ur.reserveCapacity(x.count)
-        for i in order {
-            if let lx = ux.last, lx == x[i], uy.last! == y[i], ur.last! == radius[i] { continue }
-            ux.append(x[i])
-            uy.append(y[i])
-            ur.append(radius[i])
+        for c in circles {
+            if let lx = ux.last, lx == c.x, uy.last! == c.y, ur.last! == c.r { continue }
+            ux.append(c.x)
+            uy.append(c.y)
+            ur.append(c.r)
         }
         cx = ux
         cy = uy
