@@ -124,6 +124,30 @@ import Testing
         #expect(same && method == .circleUnion)
     }
 
+    /// The grid's count of the circles a search visits (`CircleGrid.visits`, from its cells' sizes) equals the calls
+    /// `forEachInRing` makes over rings 0 through each circle's reach, summed over the circles: for sparse circles
+    /// of many radii and for dense ones whose squares of cells are cut by the grid's edges.
+    @Test func theGridCountsTheVisitsOfASearch() {
+        var random = Sequence(state: 23)
+        var x: [Double] = [], y: [Double] = []
+        for _ in 0..<2_000 {
+            x.append(100 * random.next())
+            y.append(100 * random.next())
+        }
+        let circle = UnitCircle(segmentsPerQuarterCircle: BufferParameters.default.segmentsPerQuarterCircle)
+        let dense = CircleUnion(circle: circle, x: x, y: y, radius: x.indices.map { 5 + Double($0 % 7) * 5 })
+        for problem in [Self.problem(3_000, seed: 3), dense] {
+            let grid = CircleGrid(x: problem.cx, y: problem.cy, radius: problem.r)
+            var calls = 0
+            for i in problem.cx.indices {
+                let (ix, iy) = grid.cell(problem.cx[i], problem.cy[i])
+                for ring in 0...grid.reach(for: problem.r[i]) { grid.forEachInRing(ix, iy, ring) { _ in calls += 1 } }
+            }
+            #expect(calls > 10 * problem.cx.count)
+            #expect(grid.visits(x: problem.cx, y: problem.cy, radius: problem.r) == calls)
+        }
+    }
+
     /// One cluster holding most circles (20,000 circles meeting five others each on average: one connected union
     /// with thousands of holes): its arcs traced on 1, 2 and 3 threads give the parts `CircleUnion.run()` gives, in
     /// its order, for the whole problem and for a batch of its clusters.

@@ -9,21 +9,20 @@ extension CircleUnion {
         clusters(maximumPairs: nil) ?? CircleClusters()
     }
 
-    /// `clusters()`, or nil as soon as more than `maximumPairs` pairs of circles have been looked at: the pairs
+    /// `clusters()`, or nil when finding them would look at more than `maximumPairs` pairs of circles: the pairs
     /// grow with how many circles each one reaches (a hundred thousand 5-mile circles reach thousands each: seconds
-    /// of pairs), so a caller that wants the clusters only to share the work between threads gives up on them there.
+    /// of pairs), so a caller that wants the clusters only to share the work between threads gives up on them. The
+    /// pairs are counted from the grid's cells before any is looked at (`CircleGrid.visits`).
     func clusters(maximumPairs: Int?) -> CircleClusters? {
         let n = cx.count
         guard n > 0 else { return CircleClusters() }
         var sets = UnionFind(count: n)
         let grid = CircleGrid(x: cx, y: cy, radius: r)
-        let limit = maximumPairs ?? Int.max
-        var pairs = 0
+        if let maximumPairs, grid.visits(x: cx, y: cy, radius: r) > maximumPairs { return nil }
         for i in 0..<n {
             let (ix, iy) = grid.cell(cx[i], cy[i])
             for ring in 0...grid.reach(for: r[i]) {
                 grid.forEachInRing(ix, iy, ring) { j in
-                    pairs &+= 1
                     guard j > i else { return }
                     let dx = cx[j] - cx[i], dy = cy[j] - cy[i]
                     let reachSum = (r[i] + r[j]) * (1 + 1e-9)
@@ -31,7 +30,6 @@ extension CircleUnion {
                     sets.union(j, i)
                 }
             }
-            if pairs > limit { return nil }
         }
         // Clusters numbered by their lowest circle; then each cluster's start (a counting sort by cluster), and the
         // circles placed in increasing order.
