@@ -19,10 +19,11 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
 
     /// The facts, held once and shared by every copy: a geometry carries its spatial reference, and copying one
     /// (a point into a list, a feature into a result) then retains one reference instead of four strings.
-    private let facts: Facts
+    private let shared: Shared
 
-    /// The stored facts of a spatial reference (never changed after creation).
-    private final class Facts: Sendable {
+    /// What a spatial reference is, as the stored properties it had before they were shared: their synthesized
+    /// `Codable` form is the spatial reference's.
+    private struct Facts: Sendable, Codable {
         let definition: String
         let wkid: Int?
         let name: String
@@ -30,33 +31,28 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
         let unit: LinearUnit?
         let ellipsoid: Ellipsoid
         let areaOfUse: AreaOfUse?
+    }
 
-        init(definition: String, wkid: Int?, name: String, kind: Kind, unit: LinearUnit?, ellipsoid: Ellipsoid,
-             areaOfUse: AreaOfUse?) {
-            self.definition = definition
-            self.wkid = wkid
-            self.name = name
-            self.kind = kind
-            self.unit = unit
-            self.ellipsoid = ellipsoid
-            self.areaOfUse = areaOfUse
-        }
+    /// The one object that holds the facts (never changed after creation).
+    private final class Shared: Sendable {
+        let facts: Facts
+        init(_ facts: Facts) { self.facts = facts }
     }
 
     /// The definition given to PROJ: `EPSG:4326`, `ESRI:102003`, a WKT string or a PROJ string.
-    public var definition: String { facts.definition }
+    public var definition: String { shared.facts.definition }
     /// The numeric well-known ID when the definition is an EPSG or ESRI code, else `nil`.
-    public var wkid: Int? { facts.wkid }
+    public var wkid: Int? { shared.facts.wkid }
     /// The name PROJ gives, e.g. "NAD27 / Texas North Central".
-    public var name: String { facts.name }
+    public var name: String { shared.facts.name }
     /// Geographic, projected or other.
-    public var kind: Kind { facts.kind }
+    public var kind: Kind { shared.facts.kind }
     /// The linear unit of a projected system's axes (for geographic systems `nil`: their axes are in degrees).
-    public var unit: LinearUnit? { facts.unit }
+    public var unit: LinearUnit? { shared.facts.unit }
     /// The semi-major axis and inverse flattening of the ellipsoid (inverse flattening 0 for a sphere).
-    public var ellipsoid: Ellipsoid { facts.ellipsoid }
+    public var ellipsoid: Ellipsoid { shared.facts.ellipsoid }
     /// Where the system is meant to be used, if PROJ's database knows.
-    public var areaOfUse: AreaOfUse? { facts.areaOfUse }
+    public var areaOfUse: AreaOfUse? { shared.facts.areaOfUse }
 
     /// Creates a spatial reference from facts already known. Use the throwing initialisers in `MeridianEngine`
     /// to create one from a code; this one exists for the engine and for decoding.
@@ -72,37 +68,20 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
         definition: String, wkid: Int?, name: String, kind: Kind, unit: LinearUnit?, ellipsoid: Ellipsoid,
         areaOfUse: AreaOfUse?
     ) {
-        facts = Facts(definition: definition, wkid: wkid, name: name, kind: kind, unit: unit, ellipsoid: ellipsoid,
-                      areaOfUse: areaOfUse)
+        shared = Shared(Facts(definition: definition, wkid: wkid, name: name, kind: kind, unit: unit,
+                              ellipsoid: ellipsoid, areaOfUse: areaOfUse))
     }
 
-    /// The keys of the encoded form (the facts by name; absent optionals left out).
-    private enum CodingKeys: String, CodingKey {
-        case definition, wkid, name, kind, unit, ellipsoid, areaOfUse
-    }
-
-    /// Decodes a spatial reference from its facts.
+    /// Decodes a spatial reference from its facts (each by name).
     /// - Parameter decoder: The decoder to read from.
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(definition: try c.decode(String.self, forKey: .definition),
-                  wkid: try c.decodeIfPresent(Int.self, forKey: .wkid), name: try c.decode(String.self, forKey: .name),
-                  kind: try c.decode(Kind.self, forKey: .kind), unit: try c.decodeIfPresent(LinearUnit.self, forKey: .unit),
-                  ellipsoid: try c.decode(Ellipsoid.self, forKey: .ellipsoid),
-                  areaOfUse: try c.decodeIfPresent(AreaOfUse.self, forKey: .areaOfUse))
+        shared = Shared(try Facts(from: decoder))
     }
 
-    /// Encodes the facts.
+    /// Encodes the facts, each by name (absent optionals left out).
     /// - Parameter encoder: The encoder to write to.
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(definition, forKey: .definition)
-        try c.encodeIfPresent(wkid, forKey: .wkid)
-        try c.encode(name, forKey: .name)
-        try c.encode(kind, forKey: .kind)
-        try c.encodeIfPresent(unit, forKey: .unit)
-        try c.encode(ellipsoid, forKey: .ellipsoid)
-        try c.encodeIfPresent(areaOfUse, forKey: .areaOfUse)
+        try shared.facts.encode(to: encoder)
     }
 
     /// Whether coordinates are longitude/latitude in degrees.
@@ -135,7 +114,7 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
     public var description: String { wkid == nil ? name : "\(name) (\(definition))" }
 
     public static func == (lhs: SpatialReference, rhs: SpatialReference) -> Bool {
-        lhs.facts === rhs.facts || lhs.definition == rhs.definition
+        lhs.shared === rhs.shared || lhs.definition == rhs.definition
     }
     public func hash(into hasher: inout Hasher) { hasher.combine(definition) }
 }
