@@ -17,42 +17,20 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
         case other
     }
 
-    /// The facts, held once and shared by every copy: a geometry carries its spatial reference, and copying one
-    /// (a point into a list, a feature into a result) then retains one reference instead of four strings.
-    private let shared: Shared
-
-    /// What a spatial reference is, as the stored properties it had before they were shared: their synthesized
-    /// `Codable` form is the spatial reference's.
-    private struct Facts: Sendable, Codable {
-        let definition: String
-        let wkid: Int?
-        let name: String
-        let kind: Kind
-        let unit: LinearUnit?
-        let ellipsoid: Ellipsoid
-        let areaOfUse: AreaOfUse?
-    }
-
-    /// The one object that holds the facts (never changed after creation).
-    private final class Shared: Sendable {
-        let facts: Facts
-        init(_ facts: Facts) { self.facts = facts }
-    }
-
     /// The definition given to PROJ: `EPSG:4326`, `ESRI:102003`, a WKT string or a PROJ string.
-    public var definition: String { shared.facts.definition }
+    public let definition: String
     /// The numeric well-known ID when the definition is an EPSG or ESRI code, else `nil`.
-    public var wkid: Int? { shared.facts.wkid }
+    public let wkid: Int?
     /// The name PROJ gives, e.g. "NAD27 / Texas North Central".
-    public var name: String { shared.facts.name }
+    public let name: String
     /// Geographic, projected or other.
-    public var kind: Kind { shared.facts.kind }
+    public let kind: Kind
     /// The linear unit of a projected system's axes (for geographic systems `nil`: their axes are in degrees).
-    public var unit: LinearUnit? { shared.facts.unit }
+    public let unit: LinearUnit?
     /// The semi-major axis and inverse flattening of the ellipsoid (inverse flattening 0 for a sphere).
-    public var ellipsoid: Ellipsoid { shared.facts.ellipsoid }
+    public let ellipsoid: Ellipsoid
     /// Where the system is meant to be used, if PROJ's database knows.
-    public var areaOfUse: AreaOfUse? { shared.facts.areaOfUse }
+    public let areaOfUse: AreaOfUse?
 
     /// Creates a spatial reference from facts already known. Use the throwing initialisers in `MeridianEngine`
     /// to create one from a code; this one exists for the engine and for decoding.
@@ -68,20 +46,13 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
         definition: String, wkid: Int?, name: String, kind: Kind, unit: LinearUnit?, ellipsoid: Ellipsoid,
         areaOfUse: AreaOfUse?
     ) {
-        shared = Shared(Facts(definition: definition, wkid: wkid, name: name, kind: kind, unit: unit,
-                              ellipsoid: ellipsoid, areaOfUse: areaOfUse))
-    }
-
-    /// Decodes a spatial reference from its facts (each by name).
-    /// - Parameter decoder: The decoder to read from.
-    public init(from decoder: any Decoder) throws {
-        shared = Shared(try Facts(from: decoder))
-    }
-
-    /// Encodes the facts, each by name (absent optionals left out).
-    /// - Parameter encoder: The encoder to write to.
-    public func encode(to encoder: any Encoder) throws {
-        try shared.facts.encode(to: encoder)
+        self.definition = definition
+        self.wkid = wkid
+        self.name = name
+        self.kind = kind
+        self.unit = unit
+        self.ellipsoid = ellipsoid
+        self.areaOfUse = areaOfUse
     }
 
     /// Whether coordinates are longitude/latitude in degrees.
@@ -113,9 +84,7 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
 
     public var description: String { wkid == nil ? name : "\(name) (\(definition))" }
 
-    public static func == (lhs: SpatialReference, rhs: SpatialReference) -> Bool {
-        lhs.shared === rhs.shared || lhs.definition == rhs.definition
-    }
+    public static func == (lhs: SpatialReference, rhs: SpatialReference) -> Bool { lhs.definition == rhs.definition }
     public func hash(into hasher: inout Hasher) { hasher.combine(definition) }
 }
 
