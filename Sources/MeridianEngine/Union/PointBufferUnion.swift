@@ -172,9 +172,6 @@ enum PointBufferUnion {
     /// configuration (the caller then takes the one-thread path, with its GEOS fallback).
     private static func sharedUnion(_ problem: CircleUnion, parameters: BufferParameters,
                                     in spatialReference: SpatialReference, threads: Int) throws(EngineError) -> Polygon? {
-        // Sharing by clusters needs the clusters. Where finding them would look at more than 64 pairs per circle
-        // (circles that each reach thousands of others, as P1d's: seconds of pairs), the overlap is dense: one
-        // large cluster or a few, whose arcs are traced on the threads without knowing the clusters.
         // Circles that a vertical line can split into runs of about equal size need no clusters (P1e's 100,000
         // isolated circles: one pass instead of their pairs).
         if let runs = problem.separatedRuns(count: threads) {
@@ -183,6 +180,9 @@ enum PointBufferUnion {
             }
             return Polygon(parts: CircleUnion.mergeInOrder(solved), spatialReference: spatialReference)
         }
+        // Sharing by clusters needs the clusters. Where finding them would look at more than 64 pairs per circle
+        // (circles that each reach thousands of others, as P1d's: seconds of pairs), the overlap is dense: one
+        // large cluster or a few, whose arcs are traced on the threads without knowing the clusters.
         guard let clusters = problem.clusters(maximumPairs: 64 * problem.cx.count) else {
             guard let parts = try? problem.runOrdered(threads: threads).parts else { return nil }
             return Polygon(parts: parts, spatialReference: spatialReference)
