@@ -2,9 +2,8 @@ import Foundation
 import MeridianCore
 import Testing
 
-/// `SpatialReference` is a value: its facts are shared between copies (one object), but equality, hashing and the
-/// encoded form are those of the facts — the same keys a synthesized `Codable` of the seven facts writes, absent
-/// optionals left out.
+/// `SpatialReference`'s encoded form is the synthesized `Codable` of its seven facts (each by name, absent optionals
+/// left out), and equality and hashing follow its definition alone.
 @Suite struct SpatialReferenceValueTests {
     static func keys(_ sr: SpatialReference) throws -> Set<String> {
         let data = try JSONEncoder().encode(sr)
