@@ -225,6 +225,42 @@ import Testing
         #expect(clusters[1..<4].circles.elementsEqual(lists[1..<4].joined()) && clusters[1..<4].circleCount == lists[1..<4].reduce(0) { $0 + $1.count })
     }
 
+    /// On several threads the circles are sorted in two halves and merged, and the pairs of each range of circles
+    /// are looked at on a thread of their own (`CircleUnion.circlesPerThread` circles or more per thread): the
+    /// problem's circles (sorted, duplicates dropped) and its clusters are the same as on one thread, which
+    /// `clustersAreTheComponentsOfEveryPair` checks against every pair. 40,000 circles of radius 5 to 15 in random
+    /// order, each meeting about one other, with 400 exact duplicates; and the same circles already in order
+    /// (nothing sorted).
+    @Test func clustersAndSortOnSeveralThreadsAreTheOneThreadOnes() {
+        var random = Sequence(state: 23)
+        let side = (40_000 * Double.pi * 4 * 100).squareRoot()
+        var x: [Double] = [], y: [Double] = [], r: [Double] = []
+        for _ in 0..<40_000 {
+            x.append(side * random.next())
+            y.append(side * random.next())
+            r.append(5 + 10 * random.next())
+        }
+        x += x.suffix(400)
+        y += y.suffix(400)
+        r += r.suffix(400)
+        let circle = UnitCircle(segmentsPerQuarterCircle: BufferParameters.default.segmentsPerQuarterCircle)
+        let one = CircleUnion(circle: circle, x: x, y: y, radius: r)
+        let expected = one.clusters()
+        #expect(x.count >= 2 * CircleUnion.circlesPerThread && one.cx.count < x.count && expected.count > 1_000)
+        for threads in [2, 3, 4] {
+            let shared = CircleUnion(circle: circle, x: x, y: y, radius: r, threads: threads)
+            #expect(shared.cx == one.cx && shared.cy == one.cy && shared.r == one.r, "threads \(threads)")
+            let clusters = shared.clusters(threads: threads)
+            let same = clusters.members == expected.members && clusters.starts == expected.starts
+            #expect(same, "threads \(threads)")
+            let limited = shared.clusters(maximumPairs: 1 << 40, threads: threads)
+            let sameLimited = limited?.members == expected.members && limited?.starts == expected.starts
+            #expect(sameLimited, "threads \(threads)")
+        }
+        let inOrder = CircleUnion(circle: circle, x: one.cx, y: one.cy, radius: one.r, threads: 2)
+        #expect(inOrder.cx == one.cx && inOrder.cy == one.cy && inOrder.r == one.r)
+    }
+
     /// Runs of circles split by vertical lines clear of every circle (`CircleUnion.separatedRuns(count:)`): each run
     /// holds whole clusters and at most 1.5 × its share, and the union on 2, 3 and 4 threads, which takes them, gives
     /// the parts `CircleUnion.run()` gives, in its order. Circles along a strip, most apart, some in overlapping

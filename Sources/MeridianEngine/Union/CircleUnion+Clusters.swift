@@ -5,31 +5,42 @@ extension CircleUnion {
     /// "centres closer than (rᵢ + rⱼ)·(1 + 10⁻⁹)". Each polygon lies within its circle (to the 10⁻¹² margin of its
     /// rounded vertices), so polygons of different clusters are disjoint with a gap, and the union of all circles is
     /// the disjoint union of the clusters' unions. Clusters are listed by their lowest circle index, each sorted.
-    func clusters() -> CircleClusters {
-        clusters(maximumPairs: nil) ?? CircleClusters()
+    /// - Parameter threads: The most threads to look at the pairs on (the clusters are the same for every count).
+    func clusters(threads: Int = 1) -> CircleClusters {
+        clusters(maximumPairs: nil, threads: threads) ?? CircleClusters()
     }
 
     /// `clusters()`, or nil when finding them would look at more than `maximumPairs` pairs of circles: the pairs
     /// grow with how many circles each one reaches (a hundred thousand 5-mile circles reach thousands each: seconds
     /// of pairs), so a caller that wants the clusters only to share the work between threads gives up on them. The
     /// pairs are counted from the grid's cells before any is looked at (`CircleGrid.visits`).
-    func clusters(maximumPairs: Int?) -> CircleClusters? {
+    ///
+    /// With `threads` above 1 (and at least `circlesPerThread` circles per thread) the circles are split into
+    /// ranges whose pairs are looked at on the threads, each range's links kept as a spanning forest (at most one
+    /// link per circle) and merged afterwards: the components, and so the clusters, are the same as on one thread.
+    /// - Parameters:
+    ///   - maximumPairs: The most pairs worth looking at (nil: no limit).
+    ///   - threads: The most threads to use.
+    func clusters(maximumPairs: Int?, threads: Int = 1) -> CircleClusters? {
         let n = cx.count
         guard n > 0 else { return CircleClusters() }
-        var sets = UnionFind(count: n)
         let grid = CircleGrid(x: cx, y: cy, radius: r)
         if let maximumPairs, grid.visits(x: cx, y: cy, radius: r) > maximumPairs { return nil }
-        for i in 0..<n {
-            let (ix, iy) = grid.cell(cx[i], cy[i])
-            for ring in 0...grid.reach(for: r[i]) {
-                grid.forEachInRing(ix, iy, ring) { j in
-                    guard j > i else { return }
-                    let dx = cx[j] - cx[i], dy = cy[j] - cy[i]
-                    let reachSum = (r[i] + r[j]) * (1 + 1e-9)
-                    guard dx * dx + dy * dy < reachSum * reachSum else { return }
-                    sets.union(j, i)
+        var sets = UnionFind(count: n)
+        let ranges = min(max(threads, 1), n / Self.circlesPerThread)
+        if ranges <= 1 {
+            forEachTouchingPair(0..<n, grid: grid) { j, i in sets.union(j, i) }
+        } else {
+            let shared = SharedTrace(problem: self, grid: grid)
+            let forests = ForkJoin.map(count: ranges, threads: ranges) { (k: Int) -> [(Int32, Int32)] in
+                var local = UnionFind(count: n)
+                var links: [(Int32, Int32)] = []
+                shared.problem.forEachTouchingPair((n * k / ranges)..<(n * (k + 1) / ranges), grid: shared.grid) { j, i in
+                    if local.union(j, i) { links.append((Int32(j), Int32(i))) }
                 }
+                return links
             }
+            for links in forests { for (j, i) in links { sets.union(Int(j), Int(i)) } }
         }
         // Clusters numbered by their lowest circle; then each cluster's start (a counting sort by cluster), and the
         // circles placed in increasing order.
@@ -55,6 +66,23 @@ extension CircleUnion {
             next[k] += 1
         }
         return CircleClusters(members: members, starts: starts)
+    }
+
+    /// Calls `body(j, i)` for every pair of circles i in `range` and j > i whose centres are closer than
+    /// (rᵢ + rⱼ)·(1 + 10⁻⁹) (the relation whose components are the clusters).
+    private func forEachTouchingPair(_ range: Range<Int>, grid: CircleGrid, _ body: (Int, Int) -> Void) {
+        for i in range {
+            let (ix, iy) = grid.cell(cx[i], cy[i])
+            for ring in 0...grid.reach(for: r[i]) {
+                grid.forEachInRing(ix, iy, ring) { j in
+                    guard j > i else { return }
+                    let dx = cx[j] - cx[i], dy = cy[j] - cy[i]
+                    let reachSum = (r[i] + r[j]) * (1 + 1e-9)
+                    guard dx * dx + dy * dy < reachSum * reachSum else { return }
+                    body(j, i)
+                }
+            }
+        }
     }
 
     /// The sub-problem of the given circles (indices into this problem).

@@ -48,21 +48,57 @@ struct CircleUnion {
     static let edgeEndTolerance = 1e-9
 
     /// Creates the problem from circles; exact duplicates (same centre and radius) are dropped.
-    init(circle: UnitCircle, x: [Double], y: [Double], radius: [Double]) {
+    /// - Parameters:
+    ///   - circle: The polygon's unit vertices.
+    ///   - x: Centres (x).
+    ///   - y: Centres (y).
+    ///   - radius: Radii.
+    ///   - threads: The most threads to sort on: with more than one (and at least `circlesPerThread` circles per
+    ///     thread) the halves are sorted on two threads and merged; the circles come out the same.
+    init(circle: UnitCircle, x: [Double], y: [Double], radius: [Double], threads: Int = 1) {
         self.circle = circle
         // The circles sorted as values (not indices compared through the three arrays: half the instructions), or
         // not at all when they come in order (a sub-problem of some of a problem's circles).
-        var circles = (0..<x.count).map { (x: x[$0], y: y[$0], r: radius[$0]) }
+        typealias Circle = (x: Double, y: Double, r: Double)
+        let n = x.count
+        var circles = (0..<n).map { (x: x[$0], y: y[$0], r: radius[$0]) }
         let inOrder = circles.indices.dropFirst().allSatisfy { k in
             let (a, b) = (circles[k - 1], circles[k])
             return !Self.precedes(b.x, b.y, b.r, a.x, a.y, a.r)
         }
-        if !inOrder { circles.sort { a, b in Self.precedes(a.x, a.y, a.r, b.x, b.y, b.r) } }
+        // Sorted in two halves (on two threads when given them), merged as the duplicates are dropped below.
+        var middle = n
+        if !inOrder {
+            let precedes = { (a: Circle, b: Circle) -> Bool in Self.precedes(a.x, a.y, a.r, b.x, b.y, b.r) }
+            if threads > 1 && n >= 2 * Self.circlesPerThread {
+                middle = n / 2
+                let upper = Array(circles[middle...])
+                circles.removeLast(n - middle)
+                let sortedUpper = ForkJoin.run({ circles.sort(by: precedes) }, background: {
+                    var half = upper
+                    half.sort { a, b in Self.precedes(a.x, a.y, a.r, b.x, b.y, b.r) }
+                    return half
+                }).1
+                circles += sortedUpper
+            } else {
+                circles.sort(by: precedes)
+            }
+        }
         var ux: [Double] = [], uy: [Double] = [], ur: [Double] = []
-        ux.reserveCapacity(x.count)
-        uy.reserveCapacity(x.count)
-        ur.reserveCapacity(x.count)
-        for c in circles {
+        ux.reserveCapacity(n)
+        uy.reserveCapacity(n)
+        ur.reserveCapacity(n)
+        var a = 0, b = middle
+        while a < middle || b < n {
+            let c: Circle
+            if b == n || (a < middle && !Self.precedes(circles[b].x, circles[b].y, circles[b].r,
+                                                         circles[a].x, circles[a].y, circles[a].r)) {
+                c = circles[a]
+                a += 1
+            } else {
+                c = circles[b]
+                b += 1
+            }
             if let lx = ux.last, lx == c.x, uy.last! == c.y, ur.last! == c.r { continue }
             ux.append(c.x)
             uy.append(c.y)
@@ -112,6 +148,10 @@ struct CircleUnion {
         var rings = try linkRings(arcs)
         return try assemble(&rings)
     }
+
+    /// The fewest circles worth a thread of their own in the sort of `init(circle:x:y:radius:threads:)` and in the
+    /// pair search of `clusters(maximumPairs:threads:)` (about a millisecond of work).
+    static let circlesPerThread = 16_384
 
     /// The fewest circles `runOrdered(threads:)` hands to a thread at once.
     static let circlesPerRun = 2048
@@ -269,8 +309,9 @@ struct CoverageScratch {
     var isEmpty: Bool { starts.isEmpty }
 }
 
-/// What the threads of `CircleUnion.runOrdered(threads:)` share, read only: the problem and its grid.
-private struct SharedTrace: @unchecked Sendable {
+/// What the threads of `CircleUnion.runOrdered(threads:)` and `clusters(maximumPairs:threads:)` share, read only: the
+/// problem and its grid.
+struct SharedTrace: @unchecked Sendable {
     let problem: CircleUnion
     let grid: CircleGrid
 }

@@ -81,8 +81,8 @@ extension GeometryEngine {
             return
         }
         let circle = UnitCircle(segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
-        let problem = CircleUnion(circle: circle, x: x, y: y, radius: radius)  // clusters index its own arrays
-        let clusters = problem.clusters()
+        let problem = CircleUnion(circle: circle, x: x, y: y, radius: radius, threads: threads)  // clusters index its own arrays
+        let clusters = problem.clusters(threads: threads)
         // Batch b is clusters[ends[b - 1]..<ends[b]] (from 0 for the first): whole clusters, at least batchSize
         // circles except the last batch.
         var ends: [Int] = []

@@ -67,8 +67,9 @@ enum PointBufferUnion {
         minimumToShare: Int = defaultMinimumToShare
     ) throws(EngineError) -> (Polygon, Method) {
         let circle = UnitCircle(segmentsPerQuarterCircle: parameters.segmentsPerQuarterCircle)
-        let problem = CircleUnion(circle: circle, x: x, y: y, radius: radius)
-        if threads > 1 && x.count >= minimumToShare, let shared = try? sharedUnion(problem, parameters: parameters,
+        let shares = threads > 1 && x.count >= minimumToShare
+        let problem = CircleUnion(circle: circle, x: x, y: y, radius: radius, threads: shares ? threads : 1)
+        if shares, let shared = try? sharedUnion(problem, parameters: parameters,
                                                                                    in: spatialReference, threads: threads) {
             return (shared, .circleUnion)
         }
@@ -183,7 +184,7 @@ enum PointBufferUnion {
         // Sharing by clusters needs the clusters. Where finding them would look at more than 64 pairs per circle
         // (circles that each reach thousands of others, as P1d's: seconds of pairs), the overlap is dense: one
         // large cluster or a few, whose arcs are traced on the threads without knowing the clusters.
-        guard let clusters = problem.clusters(maximumPairs: 64 * problem.cx.count) else {
+        guard let clusters = problem.clusters(maximumPairs: 64 * problem.cx.count, threads: threads) else {
             guard let parts = try? problem.runOrdered(threads: threads).parts else { return nil }
             return Polygon(parts: parts, spatialReference: spatialReference)
         }

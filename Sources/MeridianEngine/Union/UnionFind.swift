@@ -16,8 +16,12 @@ struct UnionFind {
     }
 
     /// Merges the sets holding `a` and `b` (`b`'s representative becomes the merged set's).
-    mutating func union(_ a: Int, _ b: Int) {
+    /// - Returns: Whether they were separate sets.
+    @discardableResult
+    mutating func union(_ a: Int, _ b: Int) -> Bool {
         let (x, y) = (find(a), find(b))
-        if x != y { parent[x] = y }
+        guard x != y else { return false }
+        parent[x] = y
+        return true
     }
 }
