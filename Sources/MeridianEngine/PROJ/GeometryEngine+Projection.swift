@@ -114,9 +114,9 @@ extension GeometryEngine {
     ) throws(EngineError) -> ProjectionOperation? {
         guard source != target, let last = coordinates.last else { return nil }
         let projection = try InterpolatedProjection.between(source, target)
-        let original = coordinates  // the one copy: PROJ's input where it projects again, and kept on failure
+        let original = coordinates  // PROJ's input where it projects again, and kept on failure
         do throws(EngineError) {
-            try projection.transform(&coordinates, atomically: false)
+            try projection.transform(&coordinates)  // (into a new array, copied on the threads)
             if projection.interpolates, (0...17).contains(decimals) {
                 try settleRounding(&coordinates, original, decimals: decimals, bound: projection.bound,
                                    by: try Transformation.between(source, target))
@@ -129,19 +129,36 @@ extension GeometryEngine {
     }
 
     /// Projects again with PROJ (`transformation`) every vertex whose x or y in `projected` lies within `bound` of
-    /// a rounding boundary at `decimals` decimals (see `project(_:from:into:printedWith:)`).
+    /// a rounding boundary at `decimals` decimals (see `project(_:from:into:printedWith:)`). Large arrays are
+    /// searched and projected in pieces on `threads` threads (as `InterpolatedProjection` shares them).
     private static func settleRounding(_ projected: inout [Coordinate], _ original: [Coordinate], decimals: Int,
-                                       bound: Double, by transformation: Transformation) throws(EngineError) {
+                                       bound: Double, by transformation: Transformation,
+                                       threads: Int = Parallelism.threadCount) throws(EngineError) {
         let scale = pow(10, Double(decimals)), margin = bound * scale
-        func nearBoundary(_ v: Double) -> Bool {
+        @Sendable func nearBoundary(_ v: Double) -> Bool {
             let scaled = v * scale  // (its rounding error, a few ulps, is added to the margin)
             return abs(scaled - scaled.rounded(.down) - 0.5) <= margin + 4 * scaled.magnitude.ulp
         }
-        let settle = projected.indices.filter { nearBoundary(projected[$0].x) || nearBoundary(projected[$0].y) }
-        guard !settle.isEmpty else { return }
-        var exact = settle.map { original[$0] }
-        _ = try transformation.transform(&exact, reportsOperation: false, vertexNumbers: settle)
-        for (k, i) in settle.enumerated() { projected[i] = exact[k] }
+        let n = projected.count, minimum = InterpolatedProjection.parallelMinimum
+        let pieces = n >= minimum ? min(max(threads, 1), n / (minimum / 2)) : 1
+        // Each piece: the indices of its vertices near a boundary, and PROJ's values there (errors in piece order).
+        let settled = try projected.withUnsafeBufferPointer { (values: UnsafeBufferPointer<Coordinate>) throws(EngineError) in
+            try original.withUnsafeBufferPointer { (inputs: UnsafeBufferPointer<Coordinate>) throws(EngineError) in
+                let values = ReadOnlyCoordinates(values), inputs = ReadOnlyCoordinates(inputs)
+                return try ForkJoin.map(count: pieces, threads: pieces) { (p: Int) throws(EngineError) -> ([Int], [Coordinate]) in
+                    let range = (n * p / pieces)..<(n * (p + 1) / pieces)
+                    let settle = range.filter { nearBoundary(values.buffer[$0].x) || nearBoundary(values.buffer[$0].y) }
+                    var exact = settle.map { inputs.buffer[$0] }
+                    if !exact.isEmpty {
+                        _ = try transformation.transform(&exact, reportsOperation: false, vertexNumbers: settle)
+                    }
+                    return (settle, exact)
+                }
+            }
+        }
+        for (settle, exact) in settled {
+            for (k, i) in settle.enumerated() { projected[i] = exact[k] }
+        }
     }
 
     /// `project(_:from:into:)` with PROJ's choice of operation or a given pipeline.

@@ -226,9 +226,35 @@ public final class InterpolatedProjection: @unchecked Sendable {
             try transformPieces(&coordinates, pieces: pieces)
             return
         }
-        var result = coordinates
-        try transformPieces(&result, pieces: pieces)
-        coordinates = result
+        coordinates = try transformedCopy(of: coordinates, pieces: pieces)
+    }
+
+    /// `coordinates` transformed into a new array in `pieces` pieces on as many threads, each thread copying its
+    /// own piece before transforming it: the copy an atomic transform needs is shared between the threads too,
+    /// not made on one before they start.
+    private func transformedCopy(of coordinates: [Coordinate], pieces: Int) throws(EngineError) -> [Coordinate] {
+        let n = coordinates.count
+        var failure: EngineError?
+        let result = coordinates.withUnsafeBufferPointer { source in
+            [Coordinate](unsafeUninitializedCapacity: n) { copy, initialized in
+                let shared = SharedCoordinates(copy), input = ReadOnlyCoordinates(source)
+                do throws(EngineError) {
+                    try ForkJoin.forEach(count: pieces, threads: pieces) { [self] (p: Int) throws(EngineError) in
+                        let range = (n * p / pieces)..<(n * (p + 1) / pieces)
+                        let piece = UnsafeMutableBufferPointer(rebasing: shared.buffer[range])
+                        _ = piece.initialize(fromContentsOf: input.buffer[range])
+                        var local = LocalTiles()
+                        defer { local.release() }
+                        try transformPiece(piece, first: range.lowerBound, local: &local)
+                    }
+                    initialized = n
+                } catch {
+                    failure = error  // (a piece not started stays uninitialized: `Coordinate` is trivial)
+                }
+            }
+        }
+        if let failure { throw failure }
+        return result
     }
 
     /// Transforms `coordinates` in place in `pieces` pieces on as many threads.
@@ -426,4 +452,11 @@ private struct WidenedArea {
 private struct SharedCoordinates: @unchecked Sendable {
     let buffer: UnsafeMutableBufferPointer<Coordinate>
     init(_ buffer: UnsafeMutableBufferPointer<Coordinate>) { self.buffer = buffer }
+}
+
+/// Coordinates that several threads read at once (the input of one `transform`, each thread its own range), held
+/// by pointer so that no thread keeps the array itself alive.
+struct ReadOnlyCoordinates: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<Coordinate>
+    init(_ buffer: UnsafeBufferPointer<Coordinate>) { self.buffer = buffer }
 }

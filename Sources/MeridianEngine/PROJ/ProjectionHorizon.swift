@@ -236,7 +236,7 @@ extension ProjectionHorizon {
         let lost = all.indices.filter { !(all[$0].x.isFinite && all[$0].y.isFinite) }
         for i in lost { all[i] = Coordinate(x: 0, y: 0) }
         do {
-            try projection.transform(&all, atomically: false)  // (`all` is a copy: on failure it is dropped)
+            try projection.transform(&all)  // (into a new array, copied on the threads; unchanged on failure)
             for i in lost { all[i] = unknown }
             return all
         } catch .projectionFailed {
