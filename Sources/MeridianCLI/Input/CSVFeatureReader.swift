@@ -58,7 +58,33 @@ struct CSVFeatureReader {
         }
         (self.origin, self.header, x, y, self.options) = (origin, header, xi, yi, options)
         valueColumn = options.numericColumn.flatMap { header.firstIndex(of: $0) }
+        reserve(capacity)
+    }
+
+    /// Makes room for `capacity` rows.
+    private mutating func reserve(_ capacity: Int) {
         if options.pointsOnly { points.reserveCapacity(capacity) } else { features.reserveCapacity(capacity) }
+    }
+
+    /// A reader of the same header and options without rows, with room for `capacity`: for a part of the input
+    /// read on another thread, then added with `append(_:lineOffset:)`.
+    func emptyPart(capacity: Int) -> CSVFeatureReader {
+        var part = self
+        (part.features, part.points, part.values, part.rows, part.lines) = ([], [], [], [], [])
+        (part.rowCount, part.batchStart) = (0, 0)
+        part.reserve(capacity)
+        return part
+    }
+
+    /// Adds the rows of `part`, a reader of the records that follow this one's (`emptyPart`), its line numbers
+    /// moved on by `lineOffset` (for a part that numbered its own lines from 1).
+    mutating func append(_ part: CSVFeatureReader, lineOffset: Int) {
+        features.append(contentsOf: part.features)
+        points.append(contentsOf: part.points)
+        values.append(contentsOf: part.values)
+        rows.append(contentsOf: part.rows)
+        lines.append(contentsOf: part.lines.lazy.map { $0 + lineOffset })
+        rowCount += part.rowCount
     }
 
     /// Reads the record the reader is on (after handing over a full batch).

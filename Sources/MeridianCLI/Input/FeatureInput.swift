@@ -339,7 +339,8 @@ struct FeatureInput {
         batch: (FeatureInput) throws(CommandError) -> Void
     ) throws -> FeatureInput {
         try data.withUnsafeBytes { raw throws -> FeatureInput in
-            var reader = CSVRecordReader(raw.bindMemory(to: UInt8.self))
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var reader = CSVRecordReader(bytes)
             guard try reader.next() else {
                 throw FormatError(format: "CSV", message: "empty input (no header record)", line: 1 - origin.lineOffset)
             }
@@ -347,7 +348,9 @@ struct FeatureInput {
                 header: try reader.strings(), origin: origin, inputSpatialReference: inputSpatialReference,
                 defaultXYSpatialReference: defaultXYSpatialReference, options: options,
                 capacity: options.batchSize ?? raw.count / 24)  // rows of a few numbers
-            while try reader.next() { try csv.read(&reader, progress: progress, batch: batch) }
+            if try !csv.readInParallel(bytes, after: reader, threads: Parallelism.threadCount, progress: progress) {
+                while try reader.next() { try csv.read(&reader, progress: progress, batch: batch) }
+            }
             return try csv.finish(batch: batch)
         }
     }

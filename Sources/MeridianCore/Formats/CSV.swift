@@ -138,8 +138,11 @@ public struct CSVRecordReader {
     /// The longest field accepted: 16 MiB.
     public static let maximumFieldBytes = 16 << 20
     private let bytes: UnsafeBufferPointer<UInt8>
+    /// Where the text read ends: `bytes.count`, or the end of the range given to `init(_:range:line:)`.
+    private let end: Int
     private var pos = 0
-    private var line = 1
+    /// The 1-based line the reader is on: the line on which its next record (or blank line) starts.
+    public private(set) var line = 1
     /// The 1-based line on which the current record starts.
     public private(set) var recordLine = 0
     // Field i: bytes[starts[i]..<ends[i]], or scratch[...] when fromScratch[i]; offsets[i] is where it starts in
@@ -154,7 +157,24 @@ public struct CSVRecordReader {
     /// - Parameter bytes: UTF-8 CSV text.
     public init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
+        end = bytes.count
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { pos = 3 }
+    }
+
+    /// A reader of `range` of the text only, numbering its lines from `line`, for reading a text's parts on several
+    /// threads. When the range starts and ends where a line does, outside any quoted field, it reads the records a
+    /// reader of the whole text reads there, with the same fields and with the same lines if `line` is where that
+    /// reader comes to the range; errors located by their offset (a stray quote, a NUL byte, invalid UTF-8) give
+    /// their line and column in the whole text.
+    /// - Parameters:
+    ///   - bytes: The whole UTF-8 CSV text.
+    ///   - range: The part to read.
+    ///   - line: The 1-based line on which the part starts (or 1, to number the part's own lines).
+    public init(_ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>, line: Int) {
+        self.bytes = bytes
+        end = range.upperBound
+        pos = range.lowerBound
+        self.line = line
     }
 
     /// How far the reader has come, in bytes from the start of the input.
@@ -172,7 +192,7 @@ public struct CSVRecordReader {
     /// - Returns: false at the end of the input.
     /// - Throws: `FormatError` for an unterminated quoted field or a stray quote, with line and column.
     public mutating func next() throws(FormatError) -> Bool {
-        let n = bytes.count
+        let n = end
         let quote = CSV.quote, comma = CSV.comma
         while pos < n, bytes[pos] == ASCII.lineFeed || bytes[pos] == ASCII.carriageReturn {  // blank lines
             let b = bytes[pos]

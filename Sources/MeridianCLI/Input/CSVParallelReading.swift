@@ -1,0 +1,96 @@
+import Foundation
+import Meridian
+
+/// Reading the records of a large CSV of points on several threads (issue 29): the same points, values, lines and
+/// errors as reading them one by one.
+extension CSVFeatureReader {
+    /// The fewest bytes of records (after the header) read on several threads: below it, one thread is quick enough.
+    static let parallelMinimumBytes = 1 << 20
+
+    /// Reads every record after the header on `threads` threads when that reads what one thread would: for
+    /// `pointsOnly` without batches, at least `parallelMinimumBytes` of records and no quote after the header (so
+    /// that every line end ends a record or a blank line). The records are cut into parts just after line feeds;
+    /// each part is read with `read` by whichever thread takes it, its lines numbered from 1, and the parts are then
+    /// added in order, their lines moved on. A part that failed is read again here, after the parts before it, with
+    /// its real lines and row numbers, so that the error is the one of reading record by record: the first bad
+    /// record's.
+    /// - Parameters:
+    ///   - bytes: The whole input.
+    ///   - header: The reader that has read the header record (and nothing more).
+    ///   - threads: How many threads to use.
+    ///   - progress: Shown how many bytes are read, as parts finish.
+    /// - Returns: false, having read nothing, when the records are to be read one by one instead.
+    /// - Throws: As `read`, for the first bad record.
+    mutating func readInParallel(_ bytes: UnsafeBufferPointer<UInt8>, after header: CSVRecordReader, threads: Int,
+                                 progress: ProgressLine?) throws -> Bool {
+        let start = header.offset, size = bytes.count - start
+        guard options.pointsOnly, options.batchSize == nil, threads > 1, size >= Self.parallelMinimumBytes,
+              let base = bytes.baseAddress, memchr(base + start, Int32(UInt8(ascii: "\"")), size) == nil
+        else { return false }
+        let ranges = Self.parts(of: bytes, from: start, count: 4 * threads)
+        let shared = SharedCSVParts(bytes: bytes, ranges: ranges, empty: emptyPart(capacity: 0), progress: progress,
+                                    start: start)
+        let parts = ForkJoin.map(count: ranges.count, threads: threads) { (k: Int) -> (rows: CSVFeatureReader, lineEnds: Int)? in
+            shared.read(part: k)
+        }
+        var line = header.line
+        for (k, part) in parts.enumerated() {
+            if let part {
+                append(part.rows, lineOffset: line - 1)
+                line += part.lineEnds
+            } else {
+                var reader = CSVRecordReader(bytes, range: ranges[k], line: line)
+                while try reader.next() { try read(&reader, progress: nil, batch: { _ throws(CommandError) in }) }
+                line = reader.line
+            }
+        }
+        return true
+    }
+
+    /// About `count` ranges of about equal size that cover `start ..< bytes.count`, each but the last ending just
+    /// after a line feed (fewer when lines are long).
+    private static func parts(of bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: Int) -> [Range<Int>] {
+        guard let base = bytes.baseAddress else { return [] }
+        var ranges: [Range<Int>] = []
+        var lower = start
+        for k in 1...count where lower < bytes.count {
+            var upper = max(lower, start + (bytes.count - start) * k / count)
+            if upper < bytes.count {  // on to just after the next line feed
+                let lineFeed = memchr(base + upper, Int32(UInt8(ascii: "\n")), bytes.count - upper)
+                upper = lineFeed.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) + 1 } ?? bytes.count
+            }
+            ranges.append(lower..<upper)
+            lower = upper
+        }
+        return ranges
+    }
+}
+
+/// What the threads of `CSVFeatureReader.readInParallel` share: the input's bytes (read only, alive for the whole
+/// call), the parts, a reader without rows to start each part from, and the bytes read so far.
+private struct SharedCSVParts: @unchecked Sendable {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let ranges: [Range<Int>]
+    let empty: CSVFeatureReader
+    let progress: ProgressLine?
+    /// Where the records start in `bytes`.
+    let start: Int
+    let done = LockedValue(0)
+
+    /// Part k read with its lines numbered from 1, and the line ends it holds; nil when a record is bad.
+    func read(part k: Int) -> (rows: CSVFeatureReader, lineEnds: Int)? {
+        var reader = CSVRecordReader(bytes, range: ranges[k], line: 1)
+        var rows = empty.emptyPart(capacity: ranges[k].count / 24)  // rows of a few numbers
+        do {
+            while try reader.next() { try rows.read(&reader, progress: nil, batch: { _ throws(CommandError) in }) }
+        } catch {
+            return nil
+        }
+        let read = done.withLock { total in
+            total += ranges[k].count
+            return total
+        }
+        progress?.update(start + read)
+        return (rows, reader.line - 1)
+    }
+}
