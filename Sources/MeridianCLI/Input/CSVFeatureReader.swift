@@ -61,9 +61,12 @@ struct CSVFeatureReader {
         reserve(capacity)
     }
 
-    /// Makes room for `capacity` rows.
+    /// Makes room for `capacity` rows (their lines and, with `pointsOnly`, points and values).
     private mutating func reserve(_ capacity: Int) {
-        if options.pointsOnly { points.reserveCapacity(capacity) } else { features.reserveCapacity(capacity) }
+        lines.reserveCapacity(capacity)
+        guard options.pointsOnly else { return features.reserveCapacity(capacity) }
+        points.reserveCapacity(capacity)
+        if options.numericColumn != nil { values.reserveCapacity(capacity) }
     }
 
     /// A reader of the same header and options without rows, with room for `capacity`: for a part of the input
