@@ -105,6 +105,62 @@ import Testing
         }
     }
 
+    /// Reads `text` in batches of `size` rows on `threads` threads: each batch's points, its first row's number
+    /// and its lines, then the error's message if any.
+    static func readBatches(_ text: String, size: Int, threads: Int)
+        -> (batches: [(points: [Coordinate], first: Int, lines: [Int])], error: String?)
+    {
+        var batches: [(points: [Coordinate], first: Int, lines: [Int])] = []
+        do {
+            let options = FeatureInput.CSVOptions(keepTable: true, tableWithoutCoordinates: true, pointsOnly: true,
+                                                  batchSize: size)
+            _ = try Parallelism.withThreadCount(threads) { () throws(CommandError) -> FeatureInput in
+                try FeatureInput.read(Data(text.utf8), origin: InputOrigin(name: "points.csv"),
+                                      inputSpatialReference: nil, defaultXYSpatialReference: nil, csv: options) {
+                    batch throws(CommandError) in
+                    batches.append((batch.points ?? [], batch.labels.first, batch.labels.lines ?? []))
+                }
+            }
+            return (batches, nil)
+        } catch {
+            return (batches, error.description)
+        }
+    }
+
+    /// Read in batches (`meridian project`), a window of at most a batch's records at a time on the threads: the
+    /// same rows with the same numbers and lines as one thread's batches, every batch at most the batch size; and
+    /// a bad record in a middle batch gives the same message, after batches that are a prefix of the rows.
+    @Test(arguments: [1_000, 65_536])
+    func batchesHoldTheSameRows(size: Int) {
+        let text = Self.text(Self.rows(lineEnd: "\n", finalLineEnd: true), lineEnd: "\n")
+        let one = Self.readBatches(text, size: size, threads: 1)
+        let points = one.batches.flatMap { $0.points }, lines = one.batches.flatMap { $0.lines }
+        #expect(one.error == nil && points.count == 40_000)
+        for threads in Self.threadCounts {
+            let read = Self.readBatches(text, size: size, threads: threads)
+            let same = read.error == nil && read.batches.flatMap { $0.points } == points
+                && read.batches.flatMap { $0.lines } == lines
+            #expect(same, "\(threads) threads")
+            var first = 0
+            for batch in read.batches {
+                #expect(batch.first == first && batch.points.count <= size && batch.points.count == batch.lines.count)
+                first += batch.points.count
+            }
+        }
+        var rows = Self.rows(lineEnd: "\n", finalLineEnd: true)
+        rows[23_456] = "7,12.5,91,10\n"
+        let bad = Self.text(rows, lineEnd: "\n")
+        let oneBad = Self.readBatches(bad, size: size, threads: 1)
+        #expect(oneBad.error?.contains("line ") == true, "\(oneBad.error ?? "no error")")
+        for threads in Self.threadCounts {
+            let read = Self.readBatches(bad, size: size, threads: threads)
+            #expect(read.error == oneBad.error, "\(threads) threads")
+            let handed = read.batches.flatMap { $0.points }
+            let prefix = handed.count <= 23_456 && Array(points.prefix(handed.count)) == handed
+            #expect(prefix, "\(threads) threads")
+        }
+    }
+
     /// A quote anywhere after the header (here a quoted name with a line break in the middle of the input): read
     /// record by record, the same for every thread count, each row on its own line.
     @Test func quotedFieldReadRecordByRecord() {

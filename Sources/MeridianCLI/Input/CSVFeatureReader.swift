@@ -153,7 +153,7 @@ struct CSVFeatureReader {
 
     /// Hands the rows read since the last batch to `batch`, as an input of their own (labels keep their numbers; for
     /// `pointsOnly`, their points and column values).
-    private mutating func handOver(_ batch: (FeatureInput) throws(CommandError) -> Void) throws {
+    mutating func handOver(_ batch: (FeatureInput) throws(CommandError) -> Void) throws {
         guard !lines.isEmpty else { return }
         var part = FeatureInput(
             features: features, spatialReference: spatialReference,

@@ -8,32 +8,66 @@ extension CSVFeatureReader {
     static let parallelMinimumBytes = 1 << 20
 
     /// Reads every record after the header on `threads` threads when that reads what one thread would: for
-    /// `pointsOnly` without batches, at least `parallelMinimumBytes` of records and no quote after the header (so
-    /// that every line end ends a record or a blank line). The records are cut into parts just after line feeds;
-    /// each part is read with `read` by whichever thread takes it, its lines numbered from 1, and the parts are then
-    /// added in order, their lines moved on. A part that failed is read again here, after the parts before it, with
-    /// its real lines and row numbers, so that the error is the one of reading record by record: the first bad
-    /// record's.
+    /// `pointsOnly`, at least `parallelMinimumBytes` of records and no quote after the header (so that every line
+    /// end ends a record or a blank line). Read in batches (`options.batchSize`), the records go a window of at most
+    /// a batch's records at a time, each window read on the threads and handed to `batch` whole; the rows handed
+    /// over, their numbers and lines, are those of reading record by record, in batches of at most the same size.
+    /// A window's records are cut into parts just after line feeds (`readInParallel(_:range:line:threads:progress:)`).
     /// - Parameters:
     ///   - bytes: The whole input.
     ///   - header: The reader that has read the header record (and nothing more).
     ///   - threads: How many threads to use.
     ///   - progress: Shown how many bytes are read, as parts finish.
+    ///   - batch: With `options.batchSize`: receives the rows a window at a time.
     /// - Returns: false, having read nothing, when the records are to be read one by one instead.
     /// - Throws: As `read`, for the first bad record.
     mutating func readInParallel(_ bytes: UnsafeBufferPointer<UInt8>, after header: CSVRecordReader, threads: Int,
-                                 progress: ProgressLine?) throws -> Bool {
+                                 progress: ProgressLine?, batch: (FeatureInput) throws(CommandError) -> Void)
+        throws -> Bool
+    {
         let start = header.offset, size = bytes.count - start
-        guard options.pointsOnly, options.batchSize == nil, threads > 1, size >= Self.parallelMinimumBytes,
+        guard options.pointsOnly, threads > 1, size >= Self.parallelMinimumBytes,
               let base = bytes.baseAddress, memchr(base + start, Int32(UInt8(ascii: "\"")), size) == nil
         else { return false }
-        let ranges = Self.parts(of: bytes, from: start, count: 4 * threads)
+        guard let batchSize = options.batchSize else {
+            _ = try readInParallel(bytes, range: start..<bytes.count, line: header.line, threads: threads,
+                                   progress: progress)
+            return true
+        }
+        var lower = start, line = header.line
+        while lower < bytes.count {
+            // The window: up to just after the batch's last line feed, so that it holds at most a batch's records
+            // (blank lines among them make it fewer) and `read` never hands a batch over by itself.
+            let upper = Self.end(afterLineFeeds: batchSize, in: bytes, from: lower)
+            line = try readInParallel(bytes, range: lower..<upper, line: line, threads: threads, progress: progress)
+            try handOver(batch)
+            lower = upper
+        }
+        return true
+    }
+
+    /// Reads the records of `range` (starting and ending where lines do) on `threads` threads: cut into parts just
+    /// after line feeds, each part read with `read` by whichever thread takes it, its lines numbered from 1, and
+    /// the parts then added in order, their lines moved on. A part that failed is read again here, after the parts
+    /// before it, with its real lines and row numbers, so that the error is the one of reading record by record:
+    /// the first bad record's.
+    /// - Parameters:
+    ///   - bytes: The whole input.
+    ///   - range: The records to read.
+    ///   - line: The line on which `range` starts.
+    ///   - threads: How many threads to use.
+    ///   - progress: Shown how many bytes are read, as parts finish.
+    /// - Returns: The line after the range.
+    /// - Throws: As `read`, for the first bad record.
+    private mutating func readInParallel(_ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>, line: Int,
+                                         threads: Int, progress: ProgressLine?) throws -> Int {
+        let ranges = Self.parts(of: bytes, range, count: 4 * threads)
         let shared = SharedCSVParts(bytes: bytes, ranges: ranges, empty: emptyPart(capacity: 0), progress: progress,
-                                    start: start)
+                                    start: range.lowerBound)
         let parts = ForkJoin.map(count: ranges.count, threads: threads) { (k: Int) -> (rows: CSVFeatureReader, lineEnds: Int)? in
             shared.read(part: k)
         }
-        var line = header.line
+        var line = line
         for (k, part) in parts.enumerated() {
             if let part {
                 append(part.rows, lineOffset: line - 1)
@@ -44,20 +78,31 @@ extension CSVFeatureReader {
                 line = reader.line
             }
         }
-        return true
+        return line
     }
 
-    /// About `count` ranges of about equal size that cover `start ..< bytes.count`, each but the last ending just
-    /// after a line feed (fewer when lines are long).
-    private static func parts(of bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: Int) -> [Range<Int>] {
+    /// Where the `count`-th line feed from `start` ends (just after it), or the input's end when there are fewer.
+    private static func end(afterLineFeeds count: Int, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var seen = 0
+        for k in start..<bytes.count where bytes[k] == UInt8(ascii: "\n") {
+            seen += 1
+            if seen == count { return k + 1 }
+        }
+        return bytes.count
+    }
+
+    /// About `count` ranges of about equal size that cover `range`, each but the last ending just after a line feed
+    /// (fewer when lines are long).
+    private static func parts(of bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, count: Int) -> [Range<Int>] {
         guard let base = bytes.baseAddress else { return [] }
+        let start = range.lowerBound, end = range.upperBound
         var ranges: [Range<Int>] = []
         var lower = start
-        for k in 1...count where lower < bytes.count {
-            var upper = max(lower, start + (bytes.count - start) * k / count)
-            if upper < bytes.count {  // on to just after the next line feed
-                let lineFeed = memchr(base + upper, Int32(UInt8(ascii: "\n")), bytes.count - upper)
-                upper = lineFeed.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) + 1 } ?? bytes.count
+        for k in 1...count where lower < end {
+            var upper = max(lower, start + (end - start) * k / count)
+            if upper < end {  // on to just after the next line feed
+                let lineFeed = memchr(base + upper, Int32(UInt8(ascii: "\n")), end - upper)
+                upper = lineFeed.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) + 1 } ?? end
             }
             ranges.append(lower..<upper)
             lower = upper

@@ -348,7 +348,8 @@ struct FeatureInput {
                 header: try reader.strings(), origin: origin, inputSpatialReference: inputSpatialReference,
                 defaultXYSpatialReference: defaultXYSpatialReference, options: options,
                 capacity: options.batchSize ?? raw.count / 24)  // rows of a few numbers
-            if try !csv.readInParallel(bytes, after: reader, threads: Parallelism.threadCount, progress: progress) {
+            if try !csv.readInParallel(bytes, after: reader, threads: Parallelism.threadCount, progress: progress,
+                                       batch: batch) {
                 while try reader.next() { try csv.read(&reader, progress: progress, batch: batch) }
             }
             return try csv.finish(batch: batch)
