@@ -168,4 +168,28 @@ private func csvError(_ text: String, sourceLocation: SourceLocation = #_sourceL
         }
         #expect(thrown > 0)
     }
+
+    /// A reader of a range (`init(_:range:line:)`), split just after each line feed of a text with LF, CRLF and lone
+    /// CR line ends, blank lines and no final line end: its records and lines, then the second range's from where the
+    /// first left off, are those of one reader of the whole text.
+    @Test func rangeReadersReadWhatTheWholeTextReads() throws {
+        let bytes = Array("a,b\r\n1,2\n\n3,4\r\r\n5,6 \r\n\r\n\n7,8\n9,10".utf8)
+        func records(_ reader: inout CSVRecordReader) throws -> [String] {
+            var out: [String] = []
+            while try reader.next() { out.append("\(reader.recordLine):\(try reader.strings().joined(separator: "|"))") }
+            return out
+        }
+        try bytes.withUnsafeBufferPointer { all in
+            var whole = CSVRecordReader(all)
+            let expected = try records(&whole)
+            for split in bytes.indices where bytes[split] == 0x0A {
+                var first = CSVRecordReader(all, range: 0..<(split + 1), line: 1)
+                var read = try records(&first)
+                var second = CSVRecordReader(all, range: (split + 1)..<all.count, line: first.line)
+                read += try records(&second)
+                #expect(read == expected, "split after byte \(split)")
+                #expect(second.line == whole.line)
+            }
+        }
+    }
 }

@@ -114,12 +114,17 @@ extension CSVFeatureReader {
 /// What the threads of `CSVFeatureReader.readInParallel` share: the input's bytes (read only, alive for the whole
 /// call), the parts, a reader without rows to start each part from, and the bytes read so far.
 private struct SharedCSVParts: @unchecked Sendable {
+    /// The whole input.
     let bytes: UnsafeBufferPointer<UInt8>
+    /// The parts of the records, in order.
     let ranges: [Range<Int>]
+    /// A reader without rows, copied for each part (`emptyPart`).
     let empty: CSVFeatureReader
+    /// Shown how many bytes are read.
     let progress: ProgressLine?
     /// Where the records start in `bytes`.
     let start: Int
+    /// The bytes of the parts read so far.
     let done = LockedValue(0)
 
     /// Part k read with its lines numbered from 1, and the line ends it holds; nil when a record is bad.
