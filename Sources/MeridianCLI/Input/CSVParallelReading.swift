@@ -83,12 +83,15 @@ extension CSVFeatureReader {
 
     /// Where the `count`-th line feed from `start` ends (just after it), or the input's end when there are fewer.
     private static func end(afterLineFeeds count: Int, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        var seen = 0
-        for k in start..<bytes.count where bytes[k] == UInt8(ascii: "\n") {
-            seen += 1
-            if seen == count { return k + 1 }
+        guard let base = bytes.baseAddress else { return bytes.count }
+        var position = start
+        for _ in 0..<count {
+            guard position < bytes.count,
+                  let lineFeed = memchr(base + position, Int32(UInt8(ascii: "\n")), bytes.count - position)
+            else { return bytes.count }
+            position = UnsafeRawPointer(lineFeed) - UnsafeRawPointer(base) + 1
         }
-        return bytes.count
+        return position
     }
 
     /// About `count` ranges of about equal size that cover `range`, each but the last ending just after a line feed
