@@ -129,7 +129,7 @@ import MeridianCore
         var results: [[Coordinate]] = []
         for threads in [1, 2, 3] {
             var projected = input
-            try Parallelism.withThreadCount(threads) { () throws(EngineError) in
+            _ = try Parallelism.withThreadCount(threads) { () throws(EngineError) in
                 try GeometryEngine.project(&projected, from: .wgs84, into: target, printedWith: 4)
             }
             results.append(projected)

@@ -300,4 +300,53 @@ struct PointBufferUnionTests {
             try GeometryEngine.buffer(around: [bad], distances: [1], shouldUnion: true)
         }
     }
+
+    /// `Point`s take a path of their own into the union (no `Geometry` made of each); the same points as
+    /// `Geometry` values take the general one. Both give the same polygon bit for bit, and the same error for
+    /// every bad input, in the same order of checks.
+    @Test("Points and the same points as geometries: the same union and the same errors")
+    func pointsAndGeometriesAlike() throws {
+        func both(_ points: [Point], _ distances: [Double], unit: LinearUnit? = nil,
+                  parameters: BufferParameters = .default) -> (Result<[Polygon], EngineError>, Result<[Polygon], EngineError>) {
+            let fast = Result { () throws(EngineError) in
+                try GeometryEngine.buffer(around: points, distances: distances, distanceUnit: unit, shouldUnion: true,
+                                          parameters: parameters)
+            }
+            let general = Result { () throws(EngineError) in
+                try GeometryEngine.buffer(around: points.map { $0.geometry }, distances: distances, distanceUnit: unit,
+                                          shouldUnion: true, parameters: parameters)
+            }
+            return (fast, general)
+        }
+        var random = SplitMix64(seed: 41)
+        func unit() -> Double { Double(random.next() >> 11) * 0x1p-53 }
+        let points = (0..<3_000).map { _ in Point(x: unit() * 4_000, y: unit() * 4_000, spatialReference: planar) }
+        let radii = (0..<3_000).map { _ in 20 + 60 * unit() }
+        let cases: [(String, [Point], [Double], LinearUnit?)] = [
+            ("one distance", points, [45], nil),
+            ("a distance each", points, radii, nil),
+            ("in feet", points, [150], .feet),
+            ("count mismatch", points, [1, 2], nil),
+            ("another spatial reference", points + [Point(x: 0, y: 0, spatialReference: .wgs84)], [10], nil),
+            ("a distance not finite", points, radii.enumerated().map { $0.offset == 7 ? .infinity : $0.element }, nil),
+            ("a zero distance (GEOS)", Array(points.prefix(50)), radii.prefix(50).enumerated().map { $0.offset == 3 ? 0 : $0.element }, nil),
+            ("a point not finite (GEOS)", Array(points.prefix(50)) + [Point(x: .nan, y: 1, spatialReference: planar)], [30], nil),
+            ("geographic", [Point(x: 1, y: 2, spatialReference: .wgs84)], [10], nil),
+            ("a unit without a spatial reference", [Point(x: 1, y: 2, spatialReference: .unspecified)], [10], .meters),
+            ("no points", [], [10], nil),
+        ]
+        for (label, ps, ds, unit) in cases {
+            let (fast, general) = both(ps, ds, unit: unit)
+            switch (fast, general) {
+            case (.success(let a), .success(let b)):
+                #expect(a == b, "\(label)")
+            case (.failure(let a), .failure(let b)):
+                #expect(a == b, "\(label): \(a)")
+            default:
+                Issue.record("\(label): \(fast) against \(general)")
+            }
+        }
+        let (fast, general) = both(points, [45], parameters: BufferParameters(segmentsPerQuarterCircle: 0))
+        #expect((try? fast.get()) == nil && "\(fast)" == "\(general)")
+    }
 }

@@ -64,8 +64,7 @@ extension GeometryEngine {
             throw .invalidDistance("segments per quarter circle must be in 1…1000, got \(parameters.segmentsPerQuarterCircle)")
         }
         let metersPerUnit = sr.unit?.metersPerUnit ?? 1
-        let probe = Geometry.point(Point(x: 0, y: 0, spatialReference: sr))  // validation looks only at the type
-        for (i, d) in distances.enumerated() { try validate(distance: d, for: probe, index: i, metersPerUnit: metersPerUnit) }
+        for (i, d) in distances.enumerated() { try validate(distance: d, index: i, metersPerUnit: metersPerUnit) }
         guard parameters.endCapStyle == .round, centres.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
             let points = centres.map { Point($0, spatialReference: sr) }
             try body(try buffer(around: points, distances: distances, shouldUnion: true, parameters: parameters)[0],
