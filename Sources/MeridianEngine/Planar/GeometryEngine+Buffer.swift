@@ -108,15 +108,9 @@ extension GeometryEngine {
             return [union]
         }
         let gs = geometries.map { $0.geometry }
-        guard let sr = gs.first?.spatialReference else { return [] }
-        guard distances.count == gs.count || distances.count == 1 else {
-            throw .distanceCountMismatch(geometries: gs.count, distances: distances.count)
-        }
-        if let other = gs.first(where: { $0.spatialReference != sr }) {
-            throw .spatialReferenceMismatch(sr, other.spatialReference)
-        }
-        let distances = try checkedDistances(distances, count: gs.count, unit: distanceUnit, in: sr,
-                                             parameters: parameters)
+        guard let (sr, distances) = try checkedDistances(distances, spatialReferences: gs.lazy.map { $0.spatialReference },
+                                                         unit: distanceUnit, parameters: parameters)
+        else { return [] }
         // A union admits each buffer on its own (the pieces are dissolved as it goes) and counts its result; separate
         // buffers are admitted together.
         var largest = 0, sum = 0.0
@@ -172,15 +166,10 @@ extension GeometryEngine {
     private static func unionOfPointBuffers(
         _ points: [Point], distances: [Double], distanceUnit: LinearUnit?, parameters: BufferParameters
     ) throws(EngineError) -> Polygon? {
-        guard let sr = points.first?.spatialReference, parameters.endCapStyle == .round else { return nil }
-        guard distances.count == points.count || distances.count == 1 else {
-            throw .distanceCountMismatch(geometries: points.count, distances: distances.count)
-        }
-        if let other = points.first(where: { $0.spatialReference != sr }) {
-            throw .spatialReferenceMismatch(sr, other.spatialReference)
-        }
-        let distances = try checkedDistances(distances, count: points.count, unit: distanceUnit, in: sr,
-                                             parameters: parameters)
+        guard parameters.endCapStyle == .round,
+              let (sr, distances) = try checkedDistances(distances, spatialReferences: points.lazy.map { $0.spatialReference },
+                                                         unit: distanceUnit, parameters: parameters)
+        else { return nil }
         let probe = Geometry.point(points[0])  // every point's buffer has as many vertices
         try WorkBudget.admit(vertices: Double(estimatedBufferVertices(probe, segmentsPerQuarterCircle:
                                                                         parameters.segmentsPerQuarterCircle)),
@@ -206,14 +195,22 @@ extension GeometryEngine {
         T.self == Point.self ? unsafeBitCast(geometries, to: [Point].self) : nil  // (the same type: the same layout)
     }
 
-    /// The distances of `count` geometries in `sr` checked as a planar buffer needs them, in the spatial reference's
-    /// unit: converted from `unit` when one is given (refused for an unspecified or geographic spatial reference),
-    /// a projected spatial reference, 1…1000 chords per quarter circle, and each distance finite and at most half
-    /// the Earth's circumference (the first one that is not named by its geometry's index).
+    /// The spatial reference of the geometries and their distances, checked as a planar buffer needs them, in this
+    /// order: one distance per geometry or one for all, every geometry in the first one's spatial reference, the
+    /// distances converted from `unit` when one is given (refused for an unspecified or geographic spatial
+    /// reference), a projected spatial reference, 1…1000 chords per quarter circle, and each distance finite and at
+    /// most half the Earth's circumference (the first one that is not named by its geometry's index); the distances
+    /// in the spatial reference's unit. Nil for no geometries.
     private static func checkedDistances(
-        _ distances: [Double], count: Int, unit distanceUnit: LinearUnit?, in sr: SpatialReference,
+        _ distances: [Double], spatialReferences: some Collection<SpatialReference>, unit distanceUnit: LinearUnit?,
         parameters: BufferParameters
-    ) throws(EngineError) -> [Double] {
+    ) throws(EngineError) -> (SpatialReference, [Double])? {
+        guard let sr = spatialReferences.first else { return nil }
+        let count = spatialReferences.count
+        guard distances.count == count || distances.count == 1 else {
+            throw .distanceCountMismatch(geometries: count, distances: distances.count)
+        }
+        if let other = spatialReferences.first(where: { $0 != sr }) { throw .spatialReferenceMismatch(sr, other) }
         var distances = distances
         if let distanceUnit {
             if sr.isUnspecified {
@@ -231,7 +228,7 @@ extension GeometryEngine {
         for i in 0..<(distances.count == 1 ? min(count, 1) : count) {
             try validate(distance: distances[i], index: i, metersPerUnit: metersPerUnit)
         }
-        return distances
+        return (sr, distances)
     }
 
     /// About how many vertices planar buffers of these geometries have, without computing them (what
