@@ -23,8 +23,8 @@ public struct BufferCommand: Command {
         input is unioned and written a batch of separate clusters at a time. GeoJSON vertices go to WGS84 through
         interpolants checked against PROJ, within 1e-11 degrees (about 1 micrometre) of PROJ's own results, wherever
         PROJ's operation is smooth (projections and Helmert datum shifts: EPSG:32038, EPSG:5070, UTM, ...; grid
-        shifts run in PROJ). --threads N shares the union, the buffers, the projection and the writing between N
-        threads; the output is the same for every N.
+        shifts run in PROJ). --threads N shares the reading of CSV points, the union, the buffers, the projection
+        and the writing between N threads; the output is the same for every N.
 
         Geodesic (--geodesic): every output vertex at the requested distance on the ellipsoid of the input's datum
         (within 1 mm), every edge (straight in longitude/latitude) within --max-deviation of the true curve. Works
