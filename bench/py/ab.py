@@ -3,6 +3,7 @@ a change's effect is not confused with the machine's (issue 26: "no case slower"
 between days by more than most changes do).
 
     ab.py OLD_DIR NEW_DIR [--rounds N] [--reps N] [CASE ...]
+    ab.py --threads A B DIR [--rounds N] [--reps N] [CASE ...]
 
 OLD_DIR and NEW_DIR are release build folders (`.build/release` of two checkouts) holding `meridian` and
 `meridian-bench`. Each round runs every case once on each build (old first in odd rounds, new first in even ones);
@@ -11,10 +12,16 @@ and its median counts. Inputs are bench/run's (bench/out/inputs; run bench/run o
 case: the median over rounds of each build's figure, new / old, and how many rounds the new build was faster.
 Both builds run with their default threads, as users run them.
 
+With `--threads A B` the two sides are one build (DIR) run with `--threads A` ("old") and `--threads B` ("new"):
+issue 29's scaling, 2 threads against 1, alternated so that the host's changes of speed (this VM's single-thread
+times move by up to 2x within minutes) fall on both sides alike. The last column then also gives the median of the
+rounds' own ratios, each taken between two runs seconds apart.
+
 Cases: P1a P1b P1d P1e (buffer + union in process), P2 (geodesic circles), P3-32038 P3-3857 (project 1M points),
 P4w P4r (KML write / read), P4big (stream a 1 GiB KML, one repetition; the file is
 made on first use in bench/out/kml and kept), P5-10k-wkt P5-10k-geojson P5-100k-wkt P5-100k-geojson (the CLI, CSV → union → file),
-G1cli (the CLI, a geodesic buffer of the zigzag line), G4 (geodesic buffers of Texas's counties, union).
+G1cli (the CLI, a geodesic buffer of the zigzag line), G4 (geodesic buffers of Texas's counties, union),
+and for the scaling runs P1c, P5-1M-wkt P5-1M-geojson (one command line of 1M points each) and P3cli.
 """
 import json
 import os
@@ -64,14 +71,19 @@ CASES = {
     "P4big": bench_case(lambda reps, s: ["p4", "read-stream", large_kml(), "1"]),
     "P5-10k-wkt": p5(10000, "wkt"), "P5-10k-geojson": p5(10000, "geojson"),
     "P5-100k-wkt": p5(100000, "wkt"), "P5-100k-geojson": p5(100000, "geojson"),
+    "P1c": bench_case(lambda reps, s: ["p1", f"{INPUTS}/P1c.xy", "535.2", str(reps), "--time-only"]),
+    "P5-1M-wkt": p5(1000000, "wkt"), "P5-1M-geojson": p5(1000000, "geojson"),
+    "P3cli": cli_case(lambda s: ["project", f"{INPUTS}/P3.csv", "--to", "EPSG:32038", "--quiet", "-o", f"{s}/p3.csv"]),
     "G1cli": cli_case(lambda s: ["buffer", f"{INPUTS}/G1.geojson", "--geodesic", "--distance", "100km",
                                  "--quiet", "-o", f"{s}/g1.geojson"]),
     "G4": bench_case(lambda reps, s: ["geo", "polygons", f"{INPUTS}/G4.json", "10000", str(reps), "-", "--union"]),
 }
 
 
-def once(case, build, reps, scratch):
+def once(case, build, reps, scratch, threads=None):
     kind, command = CASES[case](build, reps, scratch)
+    if threads is not None:
+        command += ["--threads", str(threads)]
     t0 = time.perf_counter()
     p = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
@@ -84,8 +96,16 @@ def once(case, build, reps, scratch):
 
 
 def main(argv):
-    old, new = argv[0], argv[1]
-    rest = argv[2:]
+    if argv[:1] == ["--threads"]:
+        # One build, two thread counts: ("old", DIR, A) against ("new", DIR, B).
+        a, b, build = int(argv[1]), int(argv[2]), argv[3]
+        sides = {"old": (build, a), "new": (build, b)}
+        labels = (f"--threads {a}", f"--threads {b}")
+        rest = argv[4:]
+    else:
+        sides = {"old": (argv[0], None), "new": (argv[1], None)}
+        labels = ("old", "new")
+        rest = argv[2:]
     rounds, reps = 5, 3
     for flag in ("--rounds", "--reps"):
         if flag in rest:
@@ -97,19 +117,23 @@ def main(argv):
     unknown = [c for c in cases if c not in CASES]
     if unknown:
         sys.exit(f"unknown case(s) {unknown}; known: {' '.join(CASES)}")
-    print(f"| Case | old (median of {rounds} rounds) | new | new / old | rounds new faster | load before → after |")
-    print("|---|---|---|---|---|---|")
+    print(f"| Case | {labels[0]} (median of {rounds} rounds) | {labels[1]} | {labels[1]} / {labels[0]} | "
+          f"rounds {labels[1]} faster | median of the rounds' ratios [min–max] | load before → after |")
+    print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as scratch:
         for case in cases:
             load0 = os.getloadavg()[0]
             times = {"old": [], "new": []}
             for r in range(rounds):
-                order = [("old", old), ("new", new)] if r % 2 == 0 else [("new", new), ("old", old)]
-                for name, build in order:
-                    times[name].append(once(case, build, reps, scratch))
+                order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
+                for name in order:
+                    build, threads = sides[name]
+                    times[name].append(once(case, build, reps, scratch, threads))
             o, n = statistics.median(times["old"]), statistics.median(times["new"])
             faster = sum(a < b for a, b in zip(times["new"], times["old"]))
+            ratios = [b / a for a, b in zip(times["old"], times["new"])]
             print(f"| {case} | {o:.4f} s | {n:.4f} s | {n / o:.3f} | {faster} of {rounds} | "
+                  f"{statistics.median(ratios):.3f} [{min(ratios):.3f}–{max(ratios):.3f}] | "
                   f"{load0:.1f} → {os.getloadavg()[0]:.1f} |", flush=True)
 
 
