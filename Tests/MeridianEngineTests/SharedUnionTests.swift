@@ -99,6 +99,66 @@ import Testing
         }
     }
 
+    /// The clusters are the components of "centres closer than (rᵢ + rⱼ)·(1 + 10⁻⁹)", found here independently by a
+    /// sweep over the circles sorted by x that tests every pair whose x-distance is below rᵢ + the largest radius:
+    /// the same partition on one thread and on three (two ranges of pairs at this size), for random circles of many
+    /// radii (clusters of all sizes), and for pairs of equal circles exactly 2r apart, or farther by half or twice
+    /// the relation's 10⁻⁹ margin (touching by it or not), so that a pair missed from either side splits a cluster.
+    @Test func clustersAreTheComponentsOfTheTouchingRelation() {
+        var random = Sequence(state: 29)
+        let count = 40_000, side = (Double(count) * Double.pi * 4 * 100).squareRoot()  // as `circles`: ~1 neighbour each
+        var x: [Double] = [], y: [Double] = [], r: [Double] = []
+        for _ in 0..<count {
+            x.append(side * random.next())
+            y.append(side * random.next())
+            r.append(5 + 10 * random.next())
+        }
+        for k in 0..<2_000 {  // pairs of equal circles, exactly 2r apart, just inside or just outside the margin
+            let cx = 50 * Double(k % 100), cy = side + 100 + 50 * Double(k / 100)
+            let gap = 2 * 7.5 * (1 + [0, 5e-10, 2e-9][k % 3])
+            let a = 2 * Double.pi * random.next()
+            x += [cx, cx + gap * cos(a)]
+            y += [cy, cy + gap * sin(a)]
+            r += [7.5, 7.5]
+        }
+        let circle = UnitCircle(segmentsPerQuarterCircle: BufferParameters.default.segmentsPerQuarterCircle)
+        let problem = CircleUnion(circle: circle, x: x, y: y, radius: r)
+        let n = problem.cx.count, rMax = problem.r.max()!
+        // Reference: union-find over the sweep's pairs (the circles are sorted by x in `problem`).
+        var parent = Array(0..<n)
+        func root(_ i: Int) -> Int {
+            var i = i
+            while parent[i] != i {
+                parent[i] = parent[parent[i]]  // path halving: chains stay short
+                i = parent[i]
+            }
+            return i
+        }
+        for i in 0..<n {
+            var j = i + 1
+            while j < n && problem.cx[j] - problem.cx[i] <= (problem.r[i] + rMax) * 1.000001 {
+                let dx = problem.cx[j] - problem.cx[i], dy = problem.cy[j] - problem.cy[i]
+                let reach = (problem.r[i] + problem.r[j]) * (1 + 1e-9)
+                if dx * dx + dy * dy < reach * reach { parent[root(j)] = root(i) }
+                j += 1
+            }
+        }
+        // Each circle's cluster named by its lowest circle, both ways.
+        var lowest = [Int](repeating: n, count: n)
+        for i in 0..<n { lowest[root(i)] = min(lowest[root(i)], i) }
+        let expected = (0..<n).map { lowest[root($0)] }
+        #expect(Set(expected).count > 1_000)
+        for threads in [1, 3] {
+            let clusters = problem.clusters(threads: threads)
+            var found = [Int](repeating: -1, count: n)
+            for k in clusters.indices {
+                let members = clusters[k], first = members.min()!
+                for i in members { found[i] = first }
+            }
+            #expect(found == expected, "\(threads) threads")
+        }
+    }
+
     /// Finding the clusters stops at its pair limit, and below it gives the same clusters: a whole problem whose
     /// circles each reach most others (P1d's 5-mile circles: seconds of pairs before the limit) takes the
     /// one-thread path, with the same parts.

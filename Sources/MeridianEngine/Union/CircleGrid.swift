@@ -125,4 +125,35 @@ struct CircleGrid {
             }
         }
     }
+
+    /// Calls `body` with each circle that comes after circle `i` (in cell (ix, iy), `i`'s own) within `reach` cells
+    /// (Chebyshev distance), in the cells' row-major order: the circles of `i`'s cell with a higher index, those of
+    /// the cells to its right in its row, and those of the next `reach` rows from `reach` columns left to `reach`
+    /// right. Of two circles whose cells lie within `reach` of each other's, exactly one is visited from the other
+    /// (from the one in the earlier cell; in one cell, from the lower index), so a search for pairs looks at each
+    /// pair once instead of twice. A row's cells are consecutive in the grid's list, so each row is one loop.
+    @inline(__always)
+    func forEachLater(than i: Int, _ ix: Int, _ iy: Int, reach: Int, _ body: (Int) -> Void) {
+        cellStart.withUnsafeBufferPointer { start in
+            items.withUnsafeBufferPointer { list in
+                func visitRow(_ x0: Int, _ x1: Int, _ cy: Int) {
+                    let a = max(x0, 0), b = min(x1, columns - 1)
+                    guard a <= b else { return }
+                    var k = Int(start[a + cy * columns])
+                    let end = Int(start[b + cy * columns + 1])
+                    while k < end {
+                        body(Int(list[k]))
+                        k += 1
+                    }
+                }
+                let own = ix + iy * columns
+                for k in Int(start[own])..<Int(start[own + 1]) where Int(list[k]) > i { body(Int(list[k])) }
+                visitRow(ix + 1, ix + reach, iy)
+                let lastRow = min(iy + reach, rows - 1)
+                if lastRow > iy {
+                    for cy in (iy + 1)...lastRow { visitRow(ix - reach, ix + reach, cy) }
+                }
+            }
+        }
+    }
 }

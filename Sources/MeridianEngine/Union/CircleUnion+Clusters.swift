@@ -68,19 +68,19 @@ extension CircleUnion {
         return CircleClusters(members: members, starts: starts)
     }
 
-    /// Calls `body(j, i)` for every pair of circles i in `range` and j > i whose centres are closer than
-    /// (rᵢ + rⱼ)·(1 + 10⁻⁹) (the relation whose components are the clusters).
+    /// Calls `body(j, i)` (j > i) once for every pair of circles whose centres are closer than (rᵢ + rⱼ)·(1 + 10⁻⁹)
+    /// (the relation whose components are the clusters) and that is found from a circle in `range`: each pair is
+    /// found from the circle of the two in the earlier grid cell (`CircleGrid.forEachLater`), which reaches the
+    /// other because its reach, (its radius + the largest)·(1 + 10⁻⁹), covers any circle it touches. Ranges that
+    /// cover all circles between them find every pair once.
     private func forEachTouchingPair(_ range: Range<Int>, grid: CircleGrid, _ body: (Int, Int) -> Void) {
         for i in range {
             let (ix, iy) = grid.cell(cx[i], cy[i])
-            for ring in 0...grid.reach(for: r[i]) {
-                grid.forEachInRing(ix, iy, ring) { j in
-                    guard j > i else { return }
-                    let dx = cx[j] - cx[i], dy = cy[j] - cy[i]
-                    let reachSum = (r[i] + r[j]) * (1 + 1e-9)
-                    guard dx * dx + dy * dy < reachSum * reachSum else { return }
-                    body(j, i)
-                }
+            grid.forEachLater(than: i, ix, iy, reach: grid.reach(for: r[i])) { j in
+                let dx = cx[j] - cx[i], dy = cy[j] - cy[i]
+                let reachSum = (r[i] + r[j]) * (1 + 1e-9)
+                guard dx * dx + dy * dy < reachSum * reachSum else { return }
+                body(max(i, j), min(i, j))
             }
         }
     }

@@ -109,8 +109,8 @@ enum PointBufferUnion {
     }
 
     /// The union of some of a problem's clusters (`CircleUnion.clusters()`), computed on up to `threads` threads:
-    /// the clusters are split into runs of about equal numbers of circles (`splitRuns`, one per thread), each unioned
-    /// by `CircleUnion` on its own, and the parts merged in the order one `CircleUnion` of all these clusters gives
+    /// the clusters are split into runs of about equal numbers of circles (`splitRuns`, `runsPerThread` per thread,
+    /// each taken by the next free thread), each unioned by `CircleUnion` on its own, and the parts merged in the order one `CircleUnion` of all these clusters gives
     /// (`CircleUnion.mergeInOrder`); or, when one cluster holds most circles, their arcs traced on the threads. The result is the same polygon, parts in the same order, as
     /// `union(x:y:radius:parameters:in:)` of those clusters' circles, which is what runs when there are too few
     /// circles to share, and when any run meets a degenerate configuration (its fallback to GEOS then handles the
@@ -146,10 +146,15 @@ enum PointBufferUnion {
             let sub = whole ? problem : problem.subproblem(clusters.circles)
             return try? sub.runOrdered(threads: threads).parts
         }
-        let runs = splitRuns(clusters, circles: circles, count: threads)
+        let runs = splitRuns(clusters, circles: circles, count: runsPerThread * threads)
         return unionRuns(runs.count, threads: threads) { k in problem.subproblem(clusters.base.circles(of: runs[k])) }
             .map(CircleUnion.mergeInOrder)
     }
+
+    /// Runs of clusters per thread in `sharedParts`: equal numbers of circles are not equal work (a run of circles
+    /// that overlap more is traced longer), so with one run per thread the threads finished up to a third of the
+    /// union apart (P1c, 2 threads); with four each, a thread that finishes early takes another run.
+    static let runsPerThread = 4
 
     /// Where `union(clusters:of:parameters:in:minimumToShare:threads:)` splits clusters (`circles` circles in all):
     /// at most `count` consecutive runs of whole clusters, none empty, run k ending once the circles so far reach
