@@ -125,6 +125,34 @@ struct AnalyticBufferTests {
         #expect(EngineError.geographicCoordinatesRefused(operation: "a planar buffer").description.contains("geodesic"))
     }
 
+    /// Points in more than one spatial reference are refused with the first that differs, on the union's fast path
+    /// for `[Point]` (which compares the points in place) as for geometries; a non-finite point on that path falls
+    /// back to the general one, which refuses it too.
+    @Test func unionOfPointsChecksTheirSpatialReferences() throws {
+        let a = Self.point(0, 0)
+        let nad27 = try SpatialReference(wkid: 32038)  // not `sr` (Web Mercator)
+        let other = Point(x: 5, y: 0, spatialReference: nad27)
+        for shouldUnion in [true, false] {
+            #expect {
+                _ = try GeometryEngine.buffer(around: [a, Self.point(1, 0), other, Self.point(2, 0)], distances: [1],
+                                              shouldUnion: shouldUnion)
+            } throws: {
+                Self.isError($0) {
+                    if case .spatialReferenceMismatch(let first, let second) = $0 {
+                        first == a.spatialReference && second == nad27
+                    } else { false }
+                }
+            }
+        }
+        let same = try GeometryEngine.buffer(around: [a, Self.point(1.5, 0)], distances: [1], shouldUnion: true)
+        let general = try GeometryEngine.buffer(around: [a.geometry, Self.point(1.5, 0).geometry], distances: [1],
+                                                shouldUnion: true)
+        #expect(same == general && same.count == 1 && same[0].parts.count == 1)
+        #expect(throws: (any Error).self) {
+            _ = try GeometryEngine.buffer(around: [a, Self.point(.nan, 0)], distances: [1], shouldUnion: true)
+        }
+    }
+
     /// One distance per geometry, or one for all; any other count is refused, never padded or truncated.
     @Test func distanceCountRule() throws {
         let points = [Self.point(0, 0), Self.point(10, 0), Self.point(20, 0)]
