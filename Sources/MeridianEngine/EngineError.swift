@@ -36,6 +36,9 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The operation needs a real spatial reference (projection, geodesic work, an area of use) and the geometry has
     /// ``/MeridianCore/SpatialReference/unspecified`` plain planar coordinates.
     case spatialReferenceRequired(operation: String)
+    /// A spatial reference names a file PROJ may not read (``PROJFilePolicy``): a grid or init file outside PROJ's
+    /// data directories, or one that is not a regular file. The path is as the definition wrote it.
+    case fileRefused(String)
 
     public var description: String {
         switch self {
@@ -61,6 +64,10 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidArgument(let m): "invalid argument: \(m)"
         case .spatialReferenceRequired(let op):
             "\(op) needs a spatial reference; these coordinates have none (SpatialReference.unspecified)"
+        case .fileRefused(let path):
+            "the spatial reference names the file '\(path)', which is not read: grid and init files are read only "
+                + "from PROJ's data directories (\(PROJFilePolicy.allowedDirectories.joined(separator: ", "))), "
+                + "and only regular files"
         }
     }
 }

@@ -26,7 +26,8 @@ extension GeometryEngine {
     /// The operations PROJ knows from one spatial reference to another, most suitable first (PROJ's order: those
     /// whose area of use fits, then by accuracy), including those that need a grid file that is not installed
     /// (`isAvailable` false) — ArcGIS's `TransformationCatalog.transformationsBySuitability(from:to:)`.
-    /// - Throws: `.spatialReferenceRequired` for ``/MeridianCore/SpatialReference/unspecified``, `.proj` when PROJ cannot list them.
+    /// - Throws: `.spatialReferenceRequired` for ``/MeridianCore/SpatialReference/unspecified``, `.proj` when PROJ cannot list them,
+    ///   `.fileRefused` when a definition names a file outside PROJ's data directories.
     public static func transformations(from source: SpatialReference, to target: SpatialReference)
         throws(EngineError) -> [DatumTransformation]
     {
@@ -66,6 +67,7 @@ extension GeometryEngine {
                 accuracy: accuracy >= 0 ? accuracy : nil, pipeline: String(cString: text),
                 isAvailable: proj_coordoperation_is_instantiable(h, op.pointer) == 1, areaOfUse: area))
         }
+        try context.checkFileAccess()
         return result
     }
 

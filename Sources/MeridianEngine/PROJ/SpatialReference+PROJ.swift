@@ -69,17 +69,24 @@ extension SpatialReference {
     /// constants (`.wgs84`, `.webMercator`); the tests use it to check those constants against PROJ.
     init(proj definition: String, wkid: Int?) throws(EngineError) {
         let context = PROJContext()
-        guard let created = proj_create(context.handle, definition) else {
+        guard let created = try context.making({ proj_create($0, definition) }) else {
             throw .unknownSpatialReference(definition, reason: context.lastMessage())
         }
         let object = PROJObject(created, context: context)
         guard proj_is_crs(object.pointer) != 0 else {
             throw .unknownSpatialReference(definition, reason: "not a coordinate reference system")
         }
-        // A BoundCRS (e.g. from +towgs84) describes its source CRS.
+        // A BoundCRS (e.g. from +towgs84) describes its source CRS. Its transformation may name grid files: PROJ
+        // looks them up now (through PROJFilePolicy), so a definition naming a file it may not read is refused when
+        // it is made, wherever it came from, and not only when something is projected.
         var crs = object
-        if proj_get_type(crs.pointer) == PJ_TYPE_BOUND_CRS, let base = proj_get_source_crs(context.handle, crs.pointer) {
-            crs = PROJObject(base, context: context)
+        if proj_get_type(crs.pointer) == PJ_TYPE_BOUND_CRS {
+            if let operation = proj_crs_get_coordoperation(context.handle, crs.pointer) {
+                _ = proj_coordoperation_get_grid_used_count(context.handle, operation)
+                proj_destroy(operation)
+                try context.checkFileAccess()
+            }
+            if let base = proj_get_source_crs(context.handle, crs.pointer) { crs = PROJObject(base, context: context) }
         }
         let name = proj_get_name(crs.pointer).map { String(cString: $0) } ?? definition
         let kind: Kind
@@ -93,6 +100,15 @@ extension SpatialReference {
         let area = SpatialReference.areaOfUse(crs, context: context)
         self.init(definition: definition, wkid: wkid, name: name, kind: kind, unit: unit, ellipsoid: ellipsoid,
                   areaOfUse: area)
+        // A WKT or PROJ string (often read from a data file) can name grid or init files that PROJ only looks for
+        // when it makes an operation (a WKT1 EXTENSION["PROJ4", "… +nadgrids=…"], a BoundCRS's PARAMETERFILE). Making
+        // the one to WGS 84 now (kept in Transformation's cache for later use) refuses such a definition here, where
+        // its source can be named. Other failures are left to the operations that need it.
+        if wkid == nil {
+            do { _ = try Transformation.between(self, .wgs84) } catch .fileRefused(let path) {
+                throw .fileRefused(path)
+            } catch {}
+        }
     }
 
     /// The conversion factor to radians of the first axis's unit, for a geographic spatial reference (π/180 for
@@ -158,7 +174,7 @@ extension SpatialReference {
         if isUnspecified { throw .spatialReferenceRequired(operation: "a geodesic operation") }
         if isGeographic { return self }
         let context = PROJContext()
-        guard let created = proj_create(context.handle, definition) else {
+        guard let created = try context.making({ proj_create($0, definition) }) else {
             throw .unknownSpatialReference(definition, reason: context.lastMessage())
         }
         var crs = PROJObject(created, context: context)

@@ -79,7 +79,7 @@ final class Transformation: @unchecked Sendable {
     ///   equivalent (false: always the whole operation; tests compare the two).
     init(from source: SpatialReference, to target: SpatialReference, simplified: Bool = true) throws(EngineError) {
         let context = PROJContext()
-        guard let raw = proj_create_crs_to_crs(context.handle, source.definition, target.definition, nil) else {
+        guard let raw = try context.making({ proj_create_crs_to_crs($0, source.definition, target.definition, nil) }) else {
             throw .proj("no transformation from \(source) to \(target): \(context.lastMessage())")
         }
         let created = PROJObject(raw, context: context)
@@ -100,7 +100,7 @@ final class Transformation: @unchecked Sendable {
         throws(EngineError)
     {
         let context = PROJContext()
-        guard let raw = proj_create(context.handle, pipeline) else {
+        guard let raw = try context.making({ proj_create($0, pipeline) }) else {
             throw .proj("the operation cannot run here: \(context.lastMessage())")
         }
         template = Instance(context: context, object: PROJObject(raw, context: context))
@@ -185,6 +185,7 @@ final class Transformation: @unchecked Sendable {
         guard n > 0 else { return nil }
         var failure: Int?
         var operation: ProjectionOperation?
+        var refused: String?
         let transformed = try withInstance { instance in
             coordinates.withUnsafeBufferPointer { source in
                 [Coordinate](unsafeUninitializedCapacity: n) { copy, initialized in
@@ -197,9 +198,13 @@ final class Transformation: @unchecked Sendable {
                         initialized = range.upperBound
                     }
                     if reportsOperation { operation = lastOperation(of: instance) }
+                    refused = instance.context.refusedFiles.first
                 }
             }
         }
+        // A grid PROJ opens only when it first transforms (and refused then) fails the call, or makes PROJ run
+        // another of its candidate operations: either way the answer is not the one the definitions asked for.
+        if let refused { throw .fileRefused(refused) }
         if let i = failure {
             let c = coordinates[i]
             throw .projectionFailed(
