@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes Meridian's readers of outside data with libFuzzer under AddressSanitizer (issue 15).
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]      (default: all, 10 s each)
-#   TARGET: kml kmz geojson csv wkt viewer-json ogr geodesic-cli kmz-pack xml-attributes
+#   TARGET: kml kmz geojson csv wkt viewer-json ogr geodesic-cli kmz-pack xml-attributes srs
 #   (fuzz/Sources/meridian-fuzz/FuzzTargets.swift)
 # Builds in its own scratch path (.build/fuzz) so the normal build is not invalidated. The seed corpus comes from the
 # repository: Tests/Fixtures (KML, KMZ, GeoJSON, CSV files) and fuzz/seeds/TARGET; the growing corpus lives in
@@ -21,7 +21,7 @@
 # A failing run prints its input in base64 (inputs are at most 64 KiB), so a CI log is enough to reproduce it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(kml kmz geojson csv wkt viewer-json ogr geodesic-cli kmz-pack xml-attributes)
+targets=(kml kmz geojson csv wkt viewer-json ogr geodesic-cli kmz-pack xml-attributes srs)
 which=${1:-all}
 seconds=${2:-10}
 if [[ $which != all ]]; then

@@ -86,6 +86,10 @@ public final class ViewerServer: Sendable {
         return URL(string: "http://\(shownHost):\(bound)/") ?? URL(fileURLWithPath: "/")
     }
 
-    /// Stops the server and waits for its threads. Idempotent.
-    public func stop() { server.stop() }
+    /// Cancels the running computations (``ViewerAPI/cancelAll()``), stops the server and waits for its threads.
+    /// Idempotent.
+    public func stop() {
+        api.cancelAll()
+        server.stop()
+    }
 }

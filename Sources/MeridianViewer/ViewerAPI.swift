@@ -92,6 +92,13 @@ public final class ViewerAPI: Sendable {
     private let jobSlots: DispatchSemaphore
     /// How many computing requests were stopped, and why (reported by `/api/health`).
     let stopped = StoppedJobs()
+    /// Set by ``cancelAll()``: every running and later computation is cancelled.
+    private let stopping = LockedValue(false)
+
+    /// Cancels the work of every computing request that runs now or arrives later (each is answered 503 at its next
+    /// budget check, as when its client goes away): what stopping the server does first, so that its threads finish
+    /// within a budget check instead of at their deadline.
+    public func cancelAll() { stopping.withLock { $0 = true } }
 
     /// The spatial reference page 1 uses: NAD27 / Texas North Central, US survey feet.
     public static let defaultWKID = 32038
@@ -132,8 +139,9 @@ public final class ViewerAPI: Sendable {
             return busy
         }
         defer { jobSlots.signal() }
+        let stopping = self.stopping
         let budget = WorkBudget(seconds: limits.workSeconds, maximumVertices: limits.maximumWorkVertices,
-                                isCancelled: request.isClientGone)
+                                isCancelled: { request.isClientGone() || stopping.withLock { $0 } })
         let response: HTTPResponse
         do {
             response = try budget.run { () throws(APIError) -> HTTPResponse in try route(request) }

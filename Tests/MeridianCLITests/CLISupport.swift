@@ -30,9 +30,22 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures")
 
 /// Runs the built `meridian` executable as a user would (MERIDIAN_BIN, else .build/debug/meridian).
-func runBinary(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
+/// - Parameter timeout: Seconds after which the process is killed (see `runProgram`); nil: no limit.
+func runBinary(_ arguments: [String], stdin: String? = nil, timeout: Double? = nil) throws -> CommandResult {
     let path = ProcessInfo.processInfo.environment["MERIDIAN_BIN"]
         ?? packageRoot.appendingPathComponent(".build/debug/meridian").path
+    return try runProgram(path, arguments, stdin: stdin, timeout: timeout)
+}
+
+/// Runs a program (meridian, or GDAL's tools for independent files) with captured streams.
+/// - Parameters:
+///   - path: The executable.
+///   - stdin: Written to its standard input, which is then closed.
+///   - timeout: Seconds after which the process is killed (its status is then SIGKILL's), so that a command that
+///     would hang fails its test instead of stopping the suite; nil: no limit.
+func runProgram(_ path: String, _ arguments: [String], stdin: String? = nil, timeout: Double? = nil) throws
+    -> CommandResult
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
@@ -41,6 +54,10 @@ func runBinary(_ arguments: [String], stdin: String? = nil) throws -> CommandRes
     process.standardError = err
     process.standardInput = input
     try process.run()
+    if let timeout {
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { kill(pid, SIGKILL) }
+    }
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try input.fileHandleForWriting.close()
     let outData = out.fileHandleForReading.readDataToEndOfFile()

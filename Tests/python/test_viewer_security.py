@@ -381,3 +381,65 @@ def test_slow_header_clients_cannot_shut_others_out(viewer):
         thread.join()
         for s in slow:
             s.close()
+
+
+# --- Files a data file names; stopping -------------------------------------------------------------------------
+
+
+def geopackage_naming_a_grid(folder, grid: str):
+    """A GeoPackage made by GDAL's ogr2ogr whose spatial reference is a BoundCRS with an NTv2 grid at `grid`."""
+    import subprocess
+    source = folder / "in.geojson"
+    source.write_text('{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"a"},'
+                      '"geometry":{"type":"Point","coordinates":[1,2]}}]}')
+    cs = ('CS[ellipsoidal,2],AXIS["latitude",north],AXIS["longitude",east],'
+          'ANGLEUNIT["degree",0.0174532925199433]')
+    definition = (f'BOUNDCRS[SOURCECRS[GEOGCRS["local",DATUM["local",ELLIPSOID["GRS 1980",6378137,298.257222101]],'
+                  f'{cs}]],TARGETCRS[GEOGCRS["WGS 84",DATUM["World Geodetic System 1984",ELLIPSOID["WGS 84",'
+                  f'6378137,298.257223563]],{cs}]],ABRIDGEDTRANSFORMATION["local to WGS 84",METHOD["NTv2",'
+                  f'ID["EPSG",9615]],PARAMETERFILE["Latitude and longitude difference file","{grid}"]]]')
+    out = folder / "grid.gpkg"
+    subprocess.run(["ogr2ogr", "-f", "GPKG", str(out), str(source), "-a_srs", definition, "-nln", "pts"],
+                   check=True, capture_output=True)
+    return out
+
+
+def test_uploads_naming_a_fifo_as_their_grid_are_refused_and_others_still_served(viewer, tmp_path):
+    """Two GeoPackages whose spatial reference names a FIFO as its grid, uploaded at once (they used to block both
+    connection threads forever, and every later computation got 503): each is answered 422 naming the path, at once,
+    and a computation after them is served."""
+    import os
+    grid = tmp_path / "grid.gsb"
+    grid.write_bytes(b"SECRET")  # a regular file while ogr2ogr writes the GeoPackage
+    data = geopackage_naming_a_grid(tmp_path, str(grid)).read_bytes()
+    grid.unlink()
+    os.mkfifo(grid)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        answers = list(pool.map(lambda _: viewer.request("POST", "/api/kml/open", data, "application/octet-stream", 30),
+                                range(2)))
+    for status, _, body in answers:
+        assert status == 422, body[:300]
+        assert f"names the file '{grid}', which is not read" in json.loads(body)["error"]
+    status, _, body = viewer.request("POST", "/api/buffer", json.dumps(
+        {"points": [{"x": 2_200_000, "y": 400_000}], "radiiMiles": [10], "union": False, "mode": "planar"}).encode())
+    assert status == 200, body[:300]
+
+
+def test_sigterm_stops_the_server_within_2_s_while_it_computes(meridian):
+    """SIGTERM while a computation runs (the largest the API takes, minutes of CPU without a budget): the running work
+    is cancelled and the process exits 0 within 2 s (it used to wait for the work's 20 s deadline)."""
+    v = Viewer(meridian)
+    body = heavy_body(seed=3, union=False)
+    head = (f"POST /api/buffer HTTP/1.1\r\nHost: 127.0.0.1:{v.port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    idle = cpu_seconds(v.process.pid)
+    with socket.create_connection(("127.0.0.1", v.port)) as s:
+        s.sendall(head + body)
+        wait_for(lambda: cpu_seconds(v.process.pid) - idle > 0.2, "the heavy request starting to compute")
+        start = time.monotonic()
+        status, err = v.stop(timeout=30)
+        seconds = time.monotonic() - start
+    record("sigterm_while_computing", {"seconds": round(seconds, 2)})
+    assert status == 0, err
+    assert seconds <= 2.0, f"stopped after {seconds:.2f} s"
+    assert "Stopped" in err, err

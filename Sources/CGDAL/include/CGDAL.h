@@ -172,6 +172,16 @@ typedef struct MeridianGDALFunctions {
 ///   - message: Receives, on failure, one line naming the library and saying why (dlerror's text).
 ///   - capacity: The size of `message` in bytes.
 /// - Returns: The table, or NULL when no library could be opened or one lacked a function.
+///
+/// On Linux, libgdal's import of PROJ's `proj_context_create` is redirected (its GOT slots) to a function that calls
+/// PROJ's and then the hook of `meridian_gdal_set_proj_context_hook` on the new context, so that every PROJ context
+/// GDAL makes (one per thread) reads files through Meridian's PROJ file policy; a library whose import cannot be
+/// redirected is refused.
 const MeridianGDALFunctions *_Nullable meridian_gdal_load(char *_Nonnull message, size_t capacity);
+
+/// Sets the function called with each PROJ context (a `PJ_CONTEXT *`) libgdal creates, before libgdal uses it. Set it
+/// before the first GDAL call that uses PROJ; not for concurrent calls.
+/// - Parameter hook: The function, or NULL for none.
+void meridian_gdal_set_proj_context_hook(void (*_Nullable hook)(void *_Nonnull context));
 
 #endif

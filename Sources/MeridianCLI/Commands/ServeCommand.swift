@@ -78,10 +78,24 @@ public struct ServeCommand: Command {
         }
         stopped.wait()
         io.note("Stopping the viewer…")
-        viewer.stop()
+        // Stopping cancels the running computations and waits for the server's threads; a thread inside a C call
+        // that no budget check interrupts is not waited for longer than the grace period.
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            viewer.stop()
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + Self.stopGraceSeconds) == .success else {
+            io.note("Stopped; a request still running after \(Self.stopGraceSeconds) s was abandoned.")
+            // Not exit(): its handlers would tear down libraries that the abandoned thread is still using.
+            _exit(0)
+        }
         for source in sources { source.cancel() }
         io.note("Stopped.")
     }
+
+    /// How long a stop waits for running requests after cancelling them, in seconds.
+    static let stopGraceSeconds = 1.5
 
     /// The documentation site of `--docs`, if given.
     /// - Throws: `CommandError.failure` when the folder holds no site.

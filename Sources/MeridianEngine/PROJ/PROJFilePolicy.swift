@@ -21,7 +21,7 @@ import Foundation
 ///
 /// PROJ's database (`proj.db`) is opened by SQLite through its own VFS, not through this interface; no definition can
 /// name another database.
-enum PROJFilePolicy {
+package enum PROJFilePolicy {
     /// The directories PROJ searches for its resource files, as PROJ reports them (`proj_info().searchpath`), with
     /// `.` and `..` resolved; read once.
     static let allowedDirectories: [String] = {
@@ -126,6 +126,14 @@ enum PROJFilePolicy {
         api.unlink_cbk = { _, _, _ in 0 }
         api.rename_cbk = { _, _, _, _ in 0 }
         proj_context_set_fileapi(handle, &api, owner)
+    }
+
+    /// Installs the policy on a PROJ context made outside this module (each one libgdal makes, see
+    /// MeridianFeatureData's `GDALLibrary`): refusals there are not recorded (no operation of Meridian's asked), the
+    /// files are simply not read; the spatial reference GDAL passes on is refused when Meridian makes it.
+    /// - Parameter context: A `PJ_CONTEXT *` no one has used yet.
+    package static func install(onForeignContext context: UnsafeMutableRawPointer) {
+        install(on: OpaquePointer(context), owner: nil)
     }
 
     /// The descriptor a handle stands for (handles are the descriptor plus one, so that descriptor 0 is not null).

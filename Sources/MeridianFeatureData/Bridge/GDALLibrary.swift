@@ -1,4 +1,5 @@
 import CGDAL
+import MeridianEngine
 
 /// libgdal, opened on the first GDAL use of the process rather than linked: a program that never reads or writes a
 /// GDAL format (`meridian --version`, a CSV buffer) never maps it and the ~110 libraries it depends on, which cost
@@ -11,6 +12,10 @@ enum GDALLibrary {
     /// The function table, or why libgdal could not be loaded: computed once, on first access (a lazily initialised
     /// static, which Swift makes thread-safe).
     static let loaded: Result<MeridianGDALFunctions, GDALUnavailable> = {
+        // Every PROJ context libgdal makes reads files through Meridian's PROJ file policy, like Meridian's own: a
+        // spatial reference in a data file (a .prj, a GeoPackage's gpkg_spatial_ref_sys) naming /etc/passwd or a FIFO
+        // is parsed by GDAL before Meridian sees it.
+        meridian_gdal_set_proj_context_hook { context in PROJFilePolicy.install(onForeignContext: context) }
         var message = [CChar](repeating: 0, count: 1024)
         guard let table = meridian_gdal_load(&message, message.count) else {
             let reason = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) },

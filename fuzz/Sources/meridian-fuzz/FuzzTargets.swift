@@ -17,7 +17,7 @@ import MeridianViewer
 /// The fuzz targets by name; each takes arbitrary bytes and must return (any error thrown is fine, a crash is not).
 enum FuzzTargets {
     static let names = ["kml", "kmz", "geojson", "csv", "wkt", "viewer-json", "ogr", "geodesic-cli", "kmz-pack",
-                        "xml-attributes"]
+                        "xml-attributes", "srs"]
 
     /// Runs one input through one target.
     static func run(_ target: String, _ data: Data) {
@@ -46,6 +46,8 @@ enum FuzzTargets {
             packIcons(data)
         case "xml-attributes":
             attributes(data)
+        case "srs":
+            SRSFuzzInput.read(data)
         default:
             fatalError("unknown fuzz target '\(target)' (one of \(names.joined(separator: ", ")))")
         }
@@ -172,6 +174,44 @@ enum OGRFuzzInput {
         let url = folder.appendingPathComponent(name)
         try? data.write(to: url)
         return url
+    }
+}
+
+/// Spatial reference text inside a GDAL source: the input is a shapefile's `.prj` (WKT1, ESRI WKT, WKT2 or a PROJ
+/// string: GDAL's shapefile driver takes each), beside a fixed one-point `.shp`, `.shx` and `.dbf`. The source is read
+/// as `meridian` reads it (GDAL parses the text with its PROJ, Meridian makes its spatial reference with its own) and
+/// its point projected to WGS 84 and to EPSG:32038, so that the text reaches every PROJ call a data file's spatial
+/// reference reaches.
+///
+/// Beside the scratch folder sits a FIFO, `fifo`, that the seeds name as a grid and an init file, in absolute and
+/// relative forms (fuzz/seeds/srs): PROJ opening any file a definition names outside its data directories would block
+/// on it, and libFuzzer reports the input as a timeout; a crash or leak fails the run as with the other targets.
+enum SRSFuzzInput {
+    static let folder: URL = {
+        let url = URL(fileURLWithPath: "/tmp/meridian-fuzz-srs/\(getpid())")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        mkfifo(url.deletingLastPathComponent().appendingPathComponent("fifo").path, 0o600)
+        // One point at (1, 2), written by GDAL's ogr2ogr (base64).
+        let files = [
+            "in.shp": "AAAnCgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAQOgDAAABAAAAAAAAAAAA8D8AAAAAAAAAQAAAAAAAAPA/AAAAAAAAAEAAAAAAAAAAAAAAAA"
+                + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAEAAAAKAQAAAAAAAAAAAPA/AAAAAAAAAEA=",
+            "in.shx": "AAAnCgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAANugDAAABAAAAAAAAAAAA8D8AAAAAAAAAQAAAAAAAAPA/AAAAAAAAAEAAAAAAAAAAAAAAAA"
+                + "AAAAAAAAAAAAAAAAAAAAAAAAAAADIAAAAK",
+            "in.dbf": "A34MBwEAAABBAAoAAAAAAAAAAAAAAAAAAAAAAABXAABhAAAAAAAAAAAAAE4AAAAACQAAAAAAAAAAAAAAAAAAAA0gICAgICAgICAxGg==",
+        ]
+        for (name, text) in files { try? Data(base64Encoded: text)?.write(to: url.appendingPathComponent(name)) }
+        return url
+    }()
+
+    static func read(_ data: Data) {
+        try? data.write(to: folder.appendingPathComponent("in.prj"))
+        guard let source = try? FeatureDataSource(path: folder.appendingPathComponent("in.shp").path),
+              let table = try? source.featureTable(named: source.tableNames.first ?? ""),
+              let sr = table.spatialReference else { return }
+        for target in [SpatialReference.wgs84, try? SpatialReference(wkid: 32038)] {
+            guard let target else { continue }
+            _ = try? GeometryEngine.project(Point(x: 1, y: 2, spatialReference: sr), into: target)
+        }
     }
 }
 
