@@ -29,7 +29,10 @@ struct LocatedSource {
             throw .cannotOpen(source: PostGISConnection(path)?.redacted ?? path, reason: error.description)
         }
         if let connection = PostGISConnection(path) {
-            return LocatedSource(format: .postGIS, gdalName: connection.openString, displayName: connection.redacted,
+            guard let open = connection.openString else {
+                throw .connectionFailed(source: connection.redacted, reason: connection.refusal ?? "")
+            }
+            return LocatedSource(format: .postGIS, gdalName: open, displayName: connection.redacted,
                                   connection: connection, isZipped: false)
         }
         let fail = { (reason: String) in FeatureDataError.cannotOpen(source: path, reason: reason) }
