@@ -55,9 +55,9 @@ struct LocatedSource {
 
     /// The name GDAL is given for a file path: the path made absolute (the current folder before a relative one), so
     /// that GDAL opens exactly the file this module reads the first bytes of. GDAL reads some names as connection
-    /// syntax rather than a file — `GPKG:other.gpkg:table`, an SQLite `file:` URI, `/vsi…/` virtual file systems —
-    /// which would make it open another file than the one recognised; an absolute path is none of these, except under
-    /// `/vsi…`, which is refused.
+    /// syntax rather than a file — a driver prefix such as `GPKG:other.gpkg:table`, `/vsi…/` virtual file systems —
+    /// which would make it open another file than the one recognised; a driver prefix cannot begin an absolute path,
+    /// and one under `/vsi…` is refused.
     /// - Parameter path: A file path as a user gave it.
     /// - Throws: `FeatureDataError.cannotOpen` for a `/vsi…` path or when the current folder cannot be found.
     static func fileName(_ path: String) throws(FeatureDataError) -> String {
