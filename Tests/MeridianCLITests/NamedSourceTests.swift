@@ -73,4 +73,33 @@ import Meridian
                 + "such as GPKG:file:table, is not read: name the file itself, and choose its layer separately)"
         }
     }
+
+    /// A spatial reference echoed in an error is bounded: the message keeps its first 600 and last 300 characters
+    /// (what was refused, and PROJ's reason) and says how many it left out; it printed all 33 KB of a deeply nested WKT.
+    @Test func anEchoedSpatialReferenceIsBounded() throws {
+        let deep = String(repeating: "GEOGCS[\"x\",", count: 3000)
+        let r = runCommand(["buffer", "-", "--srs", deep, "--distance", "1mi"], stdin: "x,y\n2400000,450000\n")
+        #expect(r.status == 2)
+        var reason = ""
+        do { _ = try SpatialReference(parsing: deep) } catch { reason = error.description }
+        #expect(reason.count > 30_000 && reason.hasSuffix("': proj_create: too many nesting levels"), "\(reason.suffix(80))")
+        let bounded = reason.prefix(600) + "…(\(reason.count - 900) characters elided)…" + reason.suffix(300)
+        #expect(r.stderr == "meridian buffer: " + bounded + "\n")
+        #expect(r.stderr.count <= MessageText.maximumLineLength + 1)
+    }
+
+    /// Text in UTF-32 is named so (its byte-order mark FF FE 00 00 begins with UTF-16's FF FE, and 00 00 FE FF was
+    /// called binary data); UTF-16 still is UTF-16.
+    @Test(arguments: [([0xFF, 0xFE, 0x00, 0x00], String.Encoding.utf32LittleEndian, "UTF-32"),
+                      ([0x00, 0x00, 0xFE, 0xFF], .utf32BigEndian, "UTF-32"),
+                      ([0xFF, 0xFE], .utf16LittleEndian, "UTF-16"), ([0xFE, 0xFF], .utf16BigEndian, "UTF-16")])
+    func textIsCalledByItsEncoding(_ mark: [UInt8], _ encoding: String.Encoding, _ name: String) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("points.csv")
+        try (Data(mark) + (try #require("lon,lat\n1,2\n".data(using: encoding)))).write(to: file)
+        let r = runCommand(["buffer", file.path, "--geodesic", "--distance", "1mi"])
+        #expect(r.status == 1)
+        #expect(r.stderr == "meridian buffer: \(file.path): not GeoJSON, CSV or WKT: found \(name) text (save it as UTF-8)\n")
+    }
 }
