@@ -134,7 +134,7 @@ public struct PostGISConnection: Sendable, Hashable, CustomStringConvertible {
             case .failure(let failure): return .refused(reason: refusalReason(failure))
             case .success(let parsed): options = parsed
             }
-            let secretKeywords = Set(options.filter(\.isSecret).map(\.keyword))
+            let secretKeywords = Set(options.filter { $0.isSecret }.map { $0.keyword })
             guard let spans = uriValueSpans(bytes, from: body.lowerBound) else {
                 return .refused(reason: "libpq read the URI but its secrets could not be located")
             }
@@ -157,7 +157,7 @@ public struct PostGISConnection: Sendable, Hashable, CustomStringConvertible {
             case .failure(let failure): return .refused(reason: refusalReason(failure))
             case .success(let parsed): options = parsed
             }
-            let secretKeywords = Set(options.filter(\.isSecret).map(\.keyword))
+            let secretKeywords = Set(options.filter { $0.isSecret }.map { $0.keyword })
             located = tokens.filter { secretKeywords.contains($0.keyword) }.map { ($0.keyword, $0.valueSpan, $0.value) }
         }
         // Each secret libpq holds must be the value of the last place it is written in.
@@ -180,7 +180,7 @@ public struct PostGISConnection: Sendable, Hashable, CustomStringConvertible {
         secrets = secrets.filter { !$0.isEmpty && $0 != "''" }
         let ordered = secrets.sorted { $0.utf8.count != $1.utf8.count ? $0.utf8.count > $1.utf8.count : $0 < $1 }
         return .read(Read(options: options, gdalOptions: gdalOptions,
-                          secretSpans: located.map(\.span).filter { !$0.isEmpty }, secrets: ordered))
+                          secretSpans: located.map { $0.span }.filter { !$0.isEmpty }, secrets: ordered))
     }
 
     /// C's `isspace` in the "C" locale, as libpq's tokenizer tests bytes.
