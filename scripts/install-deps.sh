@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [--browser]   (--browser adds chromium + chromium-driver for the viewer's browser tests)
 set -euo pipefail
 packages=(pkg-config libgeos-dev libproj-dev proj-data proj-bin libzip-dev zlib1g-dev libmicrohttpd-dev
-          libgdal-dev libxml2-utils gdal-bin python3-venv curl)
+          libgdal-dev libpq-dev libxml2-utils gdal-bin python3-venv curl)
 if [[ "${1:-}" == "--browser" ]]; then packages+=(chromium chromium-driver); fi
 missing=()
 for p in "${packages[@]}"; do

@@ -1,4 +1,5 @@
-// The loader of CGDAL.h: libgdal opened with dlopen, its functions resolved with dlsym into one table.
+// The loader of CGDAL.h: libgdal opened with dlopen, its functions resolved with dlsym into one table; libpq's
+// connection-string parser resolved the same way from the libpq libgdal brought.
 #define _GNU_SOURCE  // RTLD_DEEPBIND, RTLD_DEFAULT
 #include "CGDAL.h"
 
@@ -231,4 +232,43 @@ const MeridianGDALFunctions *meridian_gdal_load(char *message, size_t capacity) 
     }
     snprintf(message, capacity, "%s (tried %s to %s)", first, candidates[0], candidates[count - 1]);
     return NULL;
+}
+
+/// The table filled by `meridian_pq_load`; read-only once it has been returned.
+static MeridianPQFunctions pqTable;
+
+const MeridianPQFunctions *meridian_pq_load(char *message, size_t capacity) {
+#if defined(__APPLE__)
+    const char *names[] = {"libpq.5.dylib", "libpq.dylib"};
+#else
+    const char *names[] = {"libpq.so.5", "libpq.so"};
+#endif
+    void *library = NULL;
+    // GDAL's own libpq first (already mapped: RTLD_NOLOAD finds it by soname and loads nothing), else one by name.
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !library; i++) {
+        library = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+    }
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !library; i++) {
+        library = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
+    }
+    if (!library) {
+        const char *reason = dlerror();
+        snprintf(message, capacity, "%s", reason ? reason : names[0]);
+        return NULL;
+    }
+#define MERIDIAN_PQ_RESOLVE(name)                                                                                    \
+    {                                                                                                                \
+        void *symbol = dlsym(library, #name);                                                                        \
+        if (!symbol) {                                                                                               \
+            const char *reason = dlerror();                                                                          \
+            snprintf(message, capacity, "%s", reason ? reason : #name);                                              \
+            return NULL;                                                                                             \
+        }                                                                                                            \
+        pqTable.name = (__typeof__(pqTable.name))symbol;                                                             \
+    }
+    MERIDIAN_PQ_RESOLVE(PQconninfoParse)
+    MERIDIAN_PQ_RESOLVE(PQconninfoFree)
+    MERIDIAN_PQ_RESOLVE(PQfreemem)
+#undef MERIDIAN_PQ_RESOLVE
+    return &pqTable;
 }

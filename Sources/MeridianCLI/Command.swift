@@ -190,12 +190,18 @@ public struct StreamWriteError: Error, Sendable, Hashable, CustomStringConvertib
 /// Text from input made safe to print in a one-line message on a terminal.
 public enum TerminalText {
     /// Escapes control characters (C0, DEL, C1) and Unicode line/paragraph separators: `\n`, `\r`, `\t`, else
-    /// `\u{1B}`; everything else is kept.
+    /// `\u{1B}`; everything else is kept. Each line is then bounded by `MessageText.bounded` (its middle elided
+    /// beyond 1,000 characters), so no input echoed in a message makes it kilobytes long.
     /// - Parameters:
     ///   - text: Any text, e.g. an error message quoting a CSV field.
     ///   - keepingLineBreaks: Whether `\n` is kept (for messages of several lines composed by Meridian itself).
-    /// - Returns: The text with no character that could break the line or drive the terminal.
+    /// - Returns: The text with no character that could break the line or drive the terminal, of bounded lines.
     public static func escaped(_ text: String, keepingLineBreaks: Bool = false) -> String {
+        MessageText.bounded(escapedCharacters(text, keepingLineBreaks: keepingLineBreaks))
+    }
+
+    /// `escaped(_:keepingLineBreaks:)` without the bound.
+    private static func escapedCharacters(_ text: String, keepingLineBreaks: Bool) -> String {
         func unsafe(_ u: Unicode.Scalar) -> Bool {
             u.value < 0x20 || (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029
         }

@@ -65,10 +65,10 @@ public enum FeatureDataFormat: String, Sendable, Hashable, CaseIterable, CustomS
     /// - Parameter path: A file path or a `PG:` connection string.
     public static func recognize(source path: String) -> FeatureDataFormat? {
         if PostGISConnection.isConnectionString(path) { return .postGIS }
-        guard !path.hasPrefix("/vsi"), let header = try? LocatedSource.readHeader(path) else { return nil }
+        guard let file = try? LocatedSource.fileName(path), let header = try? LocatedSource.readHeader(path) else { return nil }
         if let format = recognize(header: header) { return format }
         guard header.starts(with: [0x50, 0x4B, 0x03, 0x04]) else { return nil }
-        let names = LocatedSource.zipListing(path, maximumEntries: FeatureDataLimits.default.maximumZipEntries).names
+        let names = LocatedSource.zipListing(file, maximumEntries: FeatureDataLimits.default.maximumZipEntries).names
         return names.contains { $0.lowercased().hasSuffix(".shp") } ? .shapefile : nil
     }
 

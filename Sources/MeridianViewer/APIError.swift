@@ -1,4 +1,5 @@
 import Foundation
+import Meridian
 
 /// An error the JSON API reports to the client as `{"error": message}` with a 4xx or 5xx status.
 public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -60,13 +61,14 @@ extension HTTPResponse {
                      body: data)
     }
 
-    /// `{"error": message}` with a status.
+    /// `{"error": message}` with a status; the message bounded as every message is (`MessageText.bounded`).
     /// - Parameters:
     ///   - status: A 4xx or 5xx status.
     ///   - message: The error's text.
     public static func jsonError(_ status: Int, _ message: String) -> HTTPResponse {
         struct Body: Encodable { let error: String }
-        let data = (try? JSONEncoder().encode(Body(error: message))) ?? Data(#"{"error":"error"}"#.utf8)
+        let data = (try? JSONEncoder().encode(Body(error: MessageText.bounded(message))))
+            ?? Data(#"{"error":"error"}"#.utf8)
         return json(data: data, status: status)
     }
 

@@ -4,7 +4,8 @@
 // system: cpl_vsi.h; the Arrow C stream interface of layers: ogr_recordbatch.h), and the functions Meridian calls are
 // reached through one table of function pointers (`MeridianGDALFunctions`) that `meridian_gdal_load` fills from
 // libgdal with dlopen/dlsym on first use. A program that never reads or writes a GDAL format never maps libgdal and
-// the ~110 libraries it pulls in (about 50 ms at every start).
+// the ~110 libraries it pulls in (about 50 ms at every start). libpq's connection-string parser is reached the same
+// way, from the libpq libgdal loaded (`meridian_pq_load`).
 //
 // The headers are found without a -I flag (which SwiftPM would only take from pkg-config, together with `-lgdal`):
 // Debian installs them in /usr/include/gdal (package libgdal-dev), found here as <gdal/…>, and their own includes of
@@ -35,6 +36,16 @@
 #include <ogr_recordbatch.h>
 #else
 #error "GDAL's headers are missing: apt-get install libgdal-dev (scripts/install-deps.sh does), or brew install gdal"
+#endif
+
+// libpq's client header (PostgreSQL's libpq-dev; Homebrew's libpq puts it on the include path): the connection-option
+// type its parser returns. libpq itself is the one libgdal loaded for its PostGIS driver (see `meridian_pq_load`).
+#if __has_include(<postgresql/libpq-fe.h>)
+#include <postgresql/libpq-fe.h>
+#elif __has_include(<libpq-fe.h>)
+#include <libpq-fe.h>
+#else
+#error "libpq's headers are missing: apt-get install libpq-dev (scripts/install-deps.sh does), or brew install libpq"
 #endif
 
 // Every GDAL function Meridian calls, by name; X(name) is applied to each. Adding a call to a new GDAL function in
@@ -183,5 +194,22 @@ const MeridianGDALFunctions *_Nullable meridian_gdal_load(char *_Nonnull message
 /// before the first GDAL call that uses PROJ; not for concurrent calls.
 /// - Parameter hook: The function, or NULL for none.
 void meridian_gdal_set_proj_context_hook(void (*_Nullable hook)(void *_Nonnull context));
+
+/// The libpq functions Meridian calls: its own parser of connection strings, so that a `PG:` string is read exactly
+/// as GDAL's PostGIS driver will have libpq read it (which values are passwords, whether a connect timeout is set).
+typedef struct MeridianPQFunctions {
+    __typeof__(&PQconninfoParse) _Nonnull PQconninfoParse;
+    __typeof__(&PQconninfoFree) _Nonnull PQconninfoFree;
+    __typeof__(&PQfreemem) _Nonnull PQfreemem;
+} MeridianPQFunctions;
+
+/// Resolves `MeridianPQFunctions` from libpq: the libpq libgdal has already mapped (looked up by its soname without
+/// loading anything), else one opened by its soname. Call after `meridian_gdal_load` succeeded, so that the libpq found
+/// is GDAL's own; not for concurrent calls (Swift's `LibPQ.loaded`, a lazily initialised static, is the only caller).
+/// - Parameters:
+///   - message: Receives, on failure, one line saying why (dlerror's text).
+///   - capacity: The size of `message` in bytes.
+/// - Returns: The table, or NULL when no libpq could be found or one lacked a function.
+const MeridianPQFunctions *_Nullable meridian_pq_load(char *_Nonnull message, size_t capacity);
 
 #endif

@@ -48,6 +48,10 @@ enum InputFormat: Equatable {
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .kmz }
         var i = 0
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
+        // Byte-order marks: UTF-32's first, since UTF-32LE's (FF FE 00 00) begins with UTF-16LE's (FF FE).
+        if head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
+            return .unrecognized("UTF-32 text (save it as UTF-8)")
+        }
         if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) {
             return .unrecognized("UTF-16 text (save it as UTF-8)")
         }

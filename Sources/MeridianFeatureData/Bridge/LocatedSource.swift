@@ -29,21 +29,22 @@ struct LocatedSource {
             throw .cannotOpen(source: PostGISConnection(path)?.redacted ?? path, reason: error.description)
         }
         if let connection = PostGISConnection(path) {
-            return LocatedSource(format: .postGIS, gdalName: connection.openString, displayName: connection.redacted,
+            guard let open = connection.openString else {
+                throw .connectionFailed(source: connection.redacted, reason: connection.refusal ?? "")
+            }
+            return LocatedSource(format: .postGIS, gdalName: open, displayName: connection.redacted,
                                   connection: connection, isZipped: false)
         }
         let fail = { (reason: String) in FeatureDataError.cannotOpen(source: path, reason: reason) }
-        if path.hasPrefix("/vsi") {
-            throw fail("GDAL's virtual file systems (/vsi…) are not read; name a local file")
-        }
+        let file = try fileName(path)
         let header = try readHeader(path)
         if let format = FeatureDataFormat.recognize(header: header) {
             if format == .shapefile { try checkShapefileSiblings(path) }
-            return LocatedSource(format: format, gdalName: path, displayName: path, connection: nil, isZipped: false)
+            return LocatedSource(format: format, gdalName: file, displayName: path, connection: nil, isZipped: false)
         }
         if header.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-            try checkZippedShapefile(path, limits: limits)
-            return LocatedSource(format: .shapefile, gdalName: "/vsizip/{\(path)}", displayName: path,
+            try checkZippedShapefile(file, shown: path, limits: limits)
+            return LocatedSource(format: .shapefile, gdalName: "/vsizip/{\(file)}", displayName: path,
                                   connection: nil, isZipped: true)
         }
         if FeatureDataFormat.isPlainSQLite(header: header) {
@@ -52,10 +53,40 @@ struct LocatedSource {
         throw fail("not a GeoPackage, Shapefile (.shp), FlatGeobuf or zipped Shapefile")
     }
 
+    /// The name GDAL is given for a file path: the path made absolute (the current folder before a relative one), so
+    /// that GDAL opens exactly the file this module reads the first bytes of. GDAL reads some names as connection
+    /// syntax rather than a file — a driver prefix such as `GPKG:other.gpkg:table`, `/vsi…/` virtual file systems —
+    /// which would make it open another file than the one recognised; a driver prefix cannot begin an absolute path,
+    /// and one under `/vsi…` is refused.
+    /// - Parameter path: A file path as a user gave it.
+    /// - Throws: `FeatureDataError.cannotOpen` for a `/vsi…` path or when the current folder cannot be found.
+    static func fileName(_ path: String) throws(FeatureDataError) -> String {
+        let fail = { (reason: String) in FeatureDataError.cannotOpen(source: path, reason: reason) }
+        var absolute = path
+        if !path.hasPrefix("/") {
+            guard let folder = getcwd(nil, 0) else { throw fail("the current folder cannot be found: \(String(cString: strerror(errno)))") }
+            defer { free(folder) }
+            let current = String(cString: folder)
+            absolute = (current.hasSuffix("/") ? current : current + "/") + path
+        }
+        guard !absolute.hasPrefix("/vsi") else {
+            throw fail("GDAL's virtual file systems (/vsi…) are not read; name a local file")
+        }
+        return absolute
+    }
+
     /// The first bytes of a regular file.
     static func readHeader(_ path: String) throws(FeatureDataError) -> [UInt8] {
         let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw .cannotOpen(source: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            // GDAL's DRIVER:file:table and file: syntax names another file; say so when the name as given is missing.
+            if errno == ENOENT, let colon = path.firstIndex(of: ":"), !path[..<colon].contains("/") {
+                throw .cannotOpen(source: path, reason: "\(reason) (GDAL's connection syntax, such as GPKG:file:table, "
+                                  + "is not read: name the file itself, and choose its layer separately)")
+            }
+            throw .cannotOpen(source: path, reason: reason)
+        }
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
@@ -99,8 +130,8 @@ struct LocatedSource {
         }
     }
 
-    private static func checkZippedShapefile(_ path: String, limits: FeatureDataLimits) throws(FeatureDataError) {
-        let fail = { (reason: String) in FeatureDataError.cannotOpen(source: path, reason: reason) }
+    private static func checkZippedShapefile(_ path: String, shown: String, limits: FeatureDataLimits) throws(FeatureDataError) {
+        let fail = { (reason: String) in FeatureDataError.cannotOpen(source: shown, reason: reason) }
         guard !path.contains("{"), !path.contains("}") else {
             throw fail("a zip archive whose path contains '{' or '}' cannot be named to GDAL; rename it")
         }

@@ -69,7 +69,10 @@ extension FeatureTableWriter {
         throws(FeatureDataError) -> UnsafeMutableRawPointer
     {
         if case .database(let connection) = target {
-            let location = LocatedSource(format: .postGIS, gdalName: connection.openString, displayName: name,
+            guard let open = connection.openString else {
+                throw .connectionFailed(source: name, reason: connection.refusal ?? "")
+            }
+            let location = LocatedSource(format: .postGIS, gdalName: open, displayName: name,
                                           connection: connection, isZipped: false)
             let dataset = try GDALDataset(opening: location, update: true)
             let handle = dataset.release()

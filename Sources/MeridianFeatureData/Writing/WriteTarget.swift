@@ -11,11 +11,12 @@ enum WriteTarget {
     /// A database: the connection.
     case database(PostGISConnection)
 
-    /// The path GDAL creates the dataset at.
+    /// The path GDAL creates the dataset at; for a database, the string GDAL opens (empty for one libpq cannot read,
+    /// which the writer refuses before opening).
     var gdalName: String {
         switch self {
         case .file(let target, let scratch): scratch.appendingPathComponent(target.lastPathComponent).path
-        case .database(let connection): connection.openString
+        case .database(let connection): connection.openString ?? ""
         }
     }
 
