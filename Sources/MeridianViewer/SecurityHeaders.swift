@@ -6,16 +6,19 @@ import Foundation
 /// - `X-Content-Type-Options: nosniff`: browsers take each body as its `Content-Type` says (an error message in
 ///   `text/plain` that quotes a request is never run as HTML or script).
 /// - `Content-Security-Policy`: the viewer's pages load their scripts, styles, images and data from the viewer
-///   itself only — no inline script or style, no `data:` or `blob:` sources, no plugins — and no page may frame
-///   them (`frame-ancestors 'none'`, with `X-Frame-Options: DENY` for browsers without CSP level 2). The DocC
+///   itself only — no inline script or style, no plugins — but for images from `data:` URLs (the icons packed in
+///   an opened KMZ, which `/api/kml/open` sends inline, PNG, JPEG or GIF only: an image cannot run script), and no
+///   page may frame them (`frame-ancestors 'none'`, with `X-Frame-Options: DENY` for browsers without CSP level
+///   2). The DocC
 ///   documentation under `/docs/` is the one exception: DocC's page starts with an inline script (`var baseUrl =
 ///   "/docs/"`) and its renderer uses inline styles and `data:` images, so its policy allows those, still only from
 ///   the viewer itself and never framed. Its files are the ones `scripts/docs.sh` built; nothing in them comes from
 ///   a request.
 /// - `Referrer-Policy: no-referrer`: the viewer's URLs are not sent to other sites.
 public enum SecurityHeaders {
-    /// The policy of the viewer's pages and API: everything from the viewer itself, nothing inline, never framed.
-    public static let viewerPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    /// The policy of the viewer's pages and API: everything from the viewer itself (images also from `data:`
+    /// URLs), nothing inline, never framed.
+    public static let viewerPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
         + "connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
         + "frame-ancestors 'none'"
 
