@@ -88,6 +88,9 @@ public enum HTTPServerError: Error, Sendable, CustomStringConvertible, Equatable
 /// The daemon runs its own threads (one per connection, `MHD_USE_THREAD_PER_CONNECTION` with an internal polling
 /// thread), so `handler` is called concurrently and must be thread-safe.
 ///
+/// Every response, the server's own refusals included, carries `SecurityHeaders` (a content security policy,
+/// `nosniff`, no framing), added as it is sent.
+///
 /// Bounds, each enforced as soon as it is crossed:
 /// - the request target: a raw or percent-encoded control character (NUL, CR, LF, … DEL) is answered 400;
 /// - the head: a `Host`, `Origin`, `Content-Type`, `Content-Length` or `Transfer-Encoding` header given twice is
@@ -423,6 +426,10 @@ private let accessHandler: MHD_AccessHandlerCallback = { closure, connection, ur
     if state.pointee == nil { state.pointee = Unmanaged.passRetained(PendingRequest(rawTarget: [])).toOpaque() }
     guard let pointer = state.pointee else { return MHD_Result.NO }
     let pending = Unmanaged<PendingRequest>.fromOpaque(pointer).takeUnretainedValue()
+    let path = url.map { String(cString: $0) } ?? "/"
+    func queue(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
+        send(connection, SecurityHeaders.applied(to: response, path: path))
+    }
     if !pending.headRead {
         // First call: the head only. Refuse before reading any of the body.
         pending.headRead = true
@@ -554,8 +561,8 @@ private func repeatedHeader(_ connection: OpaquePointer, among names: Set<String
     return box.repeated.map { $0 == "host" ? "Host" : $0.split(separator: "-").map { $0.capitalized }.joined(separator: "-") }
 }
 
-/// Sends a response on a connection.
-private func queue(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
+/// Sends a response on a connection (the access handler's `queue` adds `SecurityHeaders` to every one first).
+private func send(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
     let made: OpaquePointer? = response.body.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
                                         .RESPMEM_MUST_COPY)

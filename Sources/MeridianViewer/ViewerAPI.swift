@@ -183,9 +183,12 @@ public final class ViewerAPI: Sendable {
             return APIError(503, "\(work.words.stopped): it would take longer than the \(Self.seconds(limits.workSeconds)) "
                 + "allowed for one request (\(work.words.advice))")
         }
-        // The engine's geodesic buffer names its own parameter (maxDeviation), which the API does not have.
+        // The engine's geodesic buffer names its own parameter (maxDeviation), which the API does not have: the
+        // API's deviation is 0.2 % of the radius, so a curve that needs more vertices than the engine places is one
+        // of a radius too small to compute here (larger radii need fewer vertices, not more).
         if case .invalidDistance(let message) = error, message.contains("maxDeviation") {
-            return .unprocessable("the geodesic buffer needs too many vertices here: use smaller radii or planar mode")
+            return .unprocessable("the geodesic buffer cannot be computed at a radius this small here (one curve would "
+                + "need more than 200,000 vertices): use a larger radius or planar mode")
         }
         return .unprocessable(error.description)
     }
@@ -405,8 +408,15 @@ public final class ViewerAPI: Sendable {
                 + "(\(body.points.count) points, \(body.radiiMiles.count) radii)")
         }
         let maxR = limits.maximumRadiusMiles
-        for (i, r) in body.radiiMiles.enumerated() where !(r.isFinite && r > 0 && r < maxR) {
-            throw .unprocessable("radius \(i) is \(r): enter a value between 0 and \(Int(maxR)) miles")
+        for (i, r) in body.radiiMiles.enumerated() {
+            guard r.isFinite && r > 0 && r < maxR else {
+                throw .unprocessable("radius \(i) is \(r): enter a value between 0 and \(Int(maxR)) miles")
+            }
+            // The library's one rule (the command line's too): at least 1 µm, planar and geodesic alike.
+            if let problem = GeometryEngine.bufferDistanceProblem(r, metersPerUnit: LinearUnit.miles.metersPerUnit,
+                                                                  unit: "mi") {
+                throw .unprocessable("radius \(i): \(problem)")
+            }
         }
         guard let mode = BufferMode(rawValue: body.mode ?? "planar") else {
             throw .badRequest("mode must be \"planar\" or \"geodesic\", got \"\(body.mode ?? "")\"")

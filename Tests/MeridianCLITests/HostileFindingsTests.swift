@@ -35,6 +35,28 @@ import Meridian
         #expect(try KMLDataset(url: again).resources == back.resources)
     }
 
+    /// KML coordinates that are not finite numbers (`nan,inf`, `1e400`): `kml convert` wrote null geometries with
+    /// exit 0 and a note blaming gx:Track, `kml info` counted the placemarks with exit 0. Now both say which
+    /// placemark and line, in one line, and nothing is written.
+    @Test func unreadableKMLCoordinatesAreOneLineNamingThePlacemark() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let kml = folder.appendingPathComponent("sent.kml")
+        try Data(("<kml xmlns=\"http://www.opengis.net/kml/2.2\"><Document>\n"
+            + "<Placemark><name>ok</name><Point><coordinates>-96.8,32.7</coordinates></Point></Placemark>\n"
+            + "<Placemark><name>bad</name>\n<Point><coordinates>nan,inf</coordinates></Point></Placemark>\n"
+            + "</Document></kml>").utf8).write(to: kml)
+        let expected = "meridian kml: \(kml.path): placemark 1 (line 3): 'nan' is not a finite number in the coordinates of a Point\n"
+        for out in ["o.geojson", "o.kmz", "o.kml"] {
+            let target = folder.appendingPathComponent(out).path
+            let r = runCommand(["kml", "convert", kml.path, target])
+            #expect(r.status == 1 && r.stderr == expected, "\(out): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: target))
+        }
+        let info = runCommand(["kml", "info", kml.path])
+        #expect(info.status == 1 && info.stderr == expected, "\(info.stderr)")
+    }
+
     /// `--icon` naming a device says what it is, not that it does not exist; nothing is written (item 9).
     @Test func anIconThatIsNotAFileSaysWhatItIs() throws {
         let folder = try temporaryFolder()

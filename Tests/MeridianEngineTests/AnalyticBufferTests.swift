@@ -113,6 +113,36 @@ struct AnalyticBufferTests {
         return match(e)
     }
 
+    /// One rule for the smallest buffer distance, planar and geodesic alike: |distance| under 1 µm is refused
+    /// (GEOS answered a point's buffer of 1e-300 m with an empty polygon), whatever path the buffer takes (one
+    /// geometry, separate buffers, the union of points); 1 µm itself and zero for a polygon are buffered.
+    @Test func distancesUnderAMicrometreAreRefusedByOneRule() throws {
+        let p = Self.point(100, 200)
+        let expected = "|1e-300| (1.61e-297 m) is less than 1 µm, the smallest buffer distance (planar and geodesic alike)"
+        #expect(GeometryEngine.bufferDistanceProblem(1e-300, metersPerUnit: 1609.344) == expected)
+        #expect(GeometryEngine.bufferDistanceProblem(-1e-300, metersPerUnit: 1609.344)?.hasPrefix("|-1e-300| (1.61e-297 m)") == true)
+        #expect(GeometryEngine.bufferDistanceProblem(1e-6, metersPerUnit: 1) == nil)
+        #expect(GeometryEngine.bufferDistanceProblem(0, metersPerUnit: 1) == nil)
+        #expect(GeometryEngine.bufferDistanceProblem(1e-12, metersPerUnit: 1609.344, unit: "mi")
+                == "|1e-12| mi (1.61e-09 m) is less than 1 µm, the smallest buffer distance (planar and geodesic alike)")
+        #expect(GeometryEngine.bufferDistanceProblem(3e7, metersPerUnit: 1, unit: "m")
+                == "|30000000| m exceeds half the Earth's circumference (20037508 m), the largest buffer distance")
+        let refusal = EngineError.invalidDistance("geometry 0: |1e-300| is less than 1 µm, the smallest buffer distance (planar and geodesic alike)")
+        #expect(throws: refusal) { try GeometryEngine.buffer(around: p, distance: 1e-300) }
+        // Checked in the spatial reference's unit (meters here), after the conversion from miles.
+        #expect(throws: EngineError.invalidDistance("geometry 0: |1.609344e-297| is less than 1 µm, the smallest buffer distance (planar and geodesic alike)")) {
+            try GeometryEngine.buffer(around: p, distance: 1e-300, distanceUnit: .miles)
+        }
+        #expect(throws: refusal) { try GeometryEngine.buffer(around: [p, Self.point(300, 200)], distances: [1e-300], shouldUnion: true) }
+        #expect(throws: EngineError.invalidDistance("geometry 1: |5e-07| is less than 1 µm, the smallest buffer distance (planar and geodesic alike)")) {
+            try GeometryEngine.buffer(around: [p, Self.point(300, 200)], distances: [1, 5e-7], shouldUnion: false)
+        }
+        #expect(throws: EngineError.invalidDistance("geometry 0: |1e-300| m is less than 1 µm, the smallest buffer distance (planar and geodesic alike)")) {
+            try GeometryEngine.geodeticBuffer(around: Point(latitude: 32.7, longitude: -96.8), distance: 1e-300)
+        }
+        #expect(try GeometryEngine.buffer(around: p, distance: 1e-6).vertexCount == 65)
+    }
+
     @Test func geographicBufferIsRefused() {
         let dallas = Point(latitude: 32.78, longitude: -96.80)
         #expect {

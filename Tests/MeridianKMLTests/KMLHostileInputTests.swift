@@ -94,6 +94,38 @@ import Testing
         #expect(d.document.allPlacemarks.first?.name == "&A")
     }
 
+    /// Coordinates that are not finite numbers (`nan,inf`, `1e400`, a word) are refused with the placemark's
+    /// position and line, by the document reader and the streaming reader alike (they were kept as XML with a
+    /// warning, and the placemark's geometry was converted to null with exit 0).
+    @Test func unreadableCoordinatesNameThePlacemarkAndItsLine() throws {
+        func kml(_ geometry: String) -> String {
+            "<kml xmlns=\"http://www.opengis.net/kml/2.2\">\n<Document>\n<Placemark><Point><coordinates>1,2</coordinates></Point></Placemark>\n"
+                + "<Folder><Placemark id=\"b\">\n<name>bad</name>\n\(geometry)</Placemark></Folder>\n</Document>\n</kml>"
+        }
+        let cases: [(String, String)] = [
+            ("<Point><coordinates>nan,inf</coordinates></Point>", "'nan' is not a finite number in the coordinates of a Point"),
+            ("<LineString><coordinates>1,2 1e400,3</coordinates></LineString>", "'1e400' is not a finite number in the coordinates of a LineString"),
+            ("<Polygon><outerBoundaryIs><LinearRing><coordinates>0,0 1,0 1,1 0,0,inf</coordinates></LinearRing></outerBoundaryIs></Polygon>",
+             "'inf' is not a finite number in the coordinates of a Polygon"),
+            ("<MultiGeometry><Point><coordinates>1,2</coordinates></Point><Point><coordinates>3,north</coordinates></Point></MultiGeometry>",
+             "'north' is not a finite number in the coordinates of a Point"),
+            ("<Point><coordinates>7</coordinates></Point>",
+             "a position of one number (7; positions are longitude,latitude[,altitude]) in the coordinates of a Point"),
+            ("<Point><coordinates>1,2,</coordinates></Point>", "a comma without a number after it in the coordinates of a Point"),
+            ("<Point><coordinates>&#x85;[2J,1</coordinates></Point>", "'\\u{85}[2J' is not a finite number in the coordinates of a Point"),
+        ]
+        for (geometry, reason) in cases {
+            let expected = KMLError.unreadableCoordinates(placemark: 1, line: 4, reason: reason)
+            #expect(throws: expected, "\(geometry)") { try Self.read(kml(geometry)) }
+            var seen = 0
+            #expect(throws: expected, "\(geometry)") {
+                try KMLDataset.forEachPlacemark(data: Data(kml(geometry).utf8)) { _ in seen += 1; return true }
+            }
+            #expect(seen == 1)
+            #expect(expected.description == "placemark 1 (line 4): \(reason)")
+        }
+    }
+
     @Test func truncatedAndMalformedXMLReportLineAndColumn() throws {
         #expect(throws: KMLError.malformedXML(message: "unexpected end of the document (truncated file?)", line: 35, column: 1)) {
             try KMLDataset(url: TestSupport.samples.appendingPathComponent("gdal_autotest/truncated.kml"))

@@ -8,7 +8,7 @@ import Testing
 ///
 /// These pin bytes, not correctness: that the text is right is shown elsewhere (read back equal, schema-valid,
 /// every vertex against pyproj in Tests/python/test_output_vertices.py). The representative document's output is
-/// a reviewable file (`Tests/Fixtures/kml/written/representative.kml`); the 74 readable samples and a generated
+/// a reviewable file (`Tests/Fixtures/kml/written/representative.kml`); the 73 readable samples and a generated
 /// document of 12 MB are pinned by length and 64-bit FNV-1a digest (`digests.tsv`).
 @Suite struct KMLPinnedOutputTests {
     static let folder = TestSupport.kmlReference.appendingPathComponent("written")

@@ -173,6 +173,47 @@ import Darwin
         #expect(answers.allSatisfy { $0.hasPrefix("HTTP/1.1 200") })
     }
 
+    /// Every response carries the security headers, whoever answers it: the page and its files, the API, a 404, the
+    /// admission's refusal of a foreign Host, the server's own 400 and 413, and the documentation (its own policy,
+    /// which allows DocC's inline bootstrap script). Each header once.
+    @Test func everyResponseCarriesTheSecurityHeaders() throws {
+        let docs = StaticSite(files: ["/index.html": .init(data: Data("<script>var baseUrl = \"/docs/\"</script>".utf8),
+                                                            contentType: "text/html; charset=utf-8")])
+        let viewer = try ViewerServer(limits: ViewerLimits(maximumBodySize: 1000), docs: docs)
+        let url = try viewer.start(port: 0)
+        defer { viewer.stop() }
+        let port = try #require(url.port)
+        let mine = "127.0.0.1:\(port)"
+        let viewerPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+            + "font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        let docsPolicy = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+            + "img-src 'self' data:; font-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'none'; "
+            + "frame-ancestors 'none'"
+        let answers: [(String, String, String)] = [
+            ("/", try Self.get(port: port, "/", host: mine), "HTTP/1.1 200"),
+            ("/buffers.html", try Self.get(port: port, "/buffers.html", host: mine), "HTTP/1.1 200"),
+            ("/js/map.js", try Self.get(port: port, "/js/map.js", host: mine), "HTTP/1.1 200"),
+            ("/api/health", try Self.get(port: port, "/api/health", host: mine), "HTTP/1.1 200"),
+            ("/nothing", try Self.get(port: port, "/nothing", host: mine), "HTTP/1.1 404"),
+            ("foreign Host", try Self.get(port: port, "/"), "HTTP/1.1 421"),
+            ("two Hosts", try Self.exchange(port: port, Array("GET / HTTP/1.1\r\nHost: \(mine)\r\nHost: \(mine)\r\nConnection: close\r\n\r\n".utf8)), "HTTP/1.1 400"),
+            ("too large", try Self.post(port: port, "/api/buffer", body: [UInt8](repeating: 0x20, count: 5000), host: mine), "HTTP/1.1 413"),
+            ("bad JSON", try Self.post(port: port, "/api/buffer", body: Array("{nope".utf8), host: mine), "HTTP/1.1 400"),
+            ("docs", try Self.get(port: port, "/docs/", host: mine), "HTTP/1.1 200"),
+        ]
+        for (what, answer, status) in answers {
+            #expect(answer.hasPrefix(status), "\(what): \(answer.prefix(200))")
+            let head = answer.components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n")
+            func values(_ name: String) -> [String] {
+                head.filter { $0.lowercased().hasPrefix(name.lowercased() + ": ") }.map { String($0.dropFirst(name.count + 2)) }
+            }
+            #expect(values("X-Content-Type-Options") == ["nosniff"], "\(what)")
+            #expect(values("X-Frame-Options") == ["DENY"], "\(what)")
+            #expect(values("Referrer-Policy") == ["no-referrer"], "\(what)")
+            #expect(values("Content-Security-Policy") == [what == "docs" ? docsPolicy : viewerPolicy], "\(what)")
+        }
+    }
+
     @Test func viewerServesItsPagesOverHTTP() throws {
         let viewer = try ViewerServer()
         let url = try viewer.start(port: 0)

@@ -192,6 +192,32 @@ import Testing
         #expect(geographic.status == 422)
     }
 
+    /// The smallest radius is the library's rule, the command line's too: 1e-300 mi was buffered into an empty
+    /// polygon with 200. A geodesic radius too small to compute says so, not "use smaller radii".
+    @Test func radiiUnderAMicrometreAndTooSmallGeodesicRadiiAreRefused() throws {
+        for mode in ["planar", "geodesic"] {
+            let tiny = post("/api/buffer", #"{"points":[{"x":1700000,"y":400000},{"x":1700100,"y":400000}],"radiiMiles":[1,1e-300],"mode":"\#(mode)"}"#)
+            #expect(tiny.status == 422)
+            #expect(try error(tiny) == "radius 1: |1e-300| mi (1.61e-297 m) is less than 1 µm, the smallest buffer distance (planar and geodesic alike)")
+        }
+        // 1e-9 mi (1.6 µm) passes the rule; a geodesic curve of it in NAD27, drawn in WGS84, cannot be computed.
+        let small = post("/api/buffer", #"{"points":[{"x":1700000,"y":400000}],"radiiMiles":[1e-9],"mode":"geodesic"}"#)
+        #expect(small.status == 422)
+        #expect(try error(small) == "the geodesic buffer cannot be computed at a radius this small here (one curve would need more than 200,000 vertices): use a larger radius or planar mode")
+        let planar = post("/api/buffer", #"{"points":[{"x":1700000,"y":400000}],"radiiMiles":[1e-9]}"#)
+        #expect(planar.status == 200)
+    }
+
+    /// An opened file whose coordinates are not numbers is refused, naming the placemark and its line (its
+    /// geometries were dropped from the drawing).
+    @Test func openingAFileWithUnreadableCoordinatesNamesThePlacemark() throws {
+        let kml = "<kml xmlns=\"http://www.opengis.net/kml/2.2\"><Document>\n<Placemark><Point><coordinates>1,2</coordinates></Point></Placemark>\n"
+            + "<Placemark><name>x</name>\n<LineString><coordinates>1,2 1e400,3</coordinates></LineString></Placemark>\n</Document></kml>"
+        let r = api.handle(HTTPRequest(method: "POST", path: "/api/kml/open", body: Data(kml.utf8)))
+        #expect(r.status == 422)
+        #expect(try error(r) == "cannot read the file as KML or KMZ: placemark 1 (line 3): '1e400' is not a finite number in the coordinates of a LineString")
+    }
+
     @Test func exportsBuffersAsGeoJSONInWGS84() throws {
         let r = post("/api/buffer/export",
                      #"{"points":[{"x":1700000,"y":400000},{"x":1750000,"y":400000}],"radiiMiles":[10,20],"format":"geojson"}"#)

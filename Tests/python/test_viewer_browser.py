@@ -51,12 +51,39 @@ def browser(downloads):
         options.add_argument(arg)
     options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
                                               "download.prompt_for_download": False})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # console messages, for the CSP check
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
     driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
     SHOTS.mkdir(parents=True, exist_ok=True)
     yield driver
     driver.quit()
+
+
+@pytest.fixture(autouse=True)
+def no_content_security_policy_violations(browser):
+    """After each test: the browser console reported no violation of the pages' content security policy (the
+    viewer sends one with every response: scripts, styles, images and data from the viewer only, nothing inline)."""
+    browser.get_log("browser")  # what earlier tests left
+    yield
+    violations = [e["message"] for e in browser.get_log("browser") if "Content Security Policy" in e["message"]]
+    assert not violations, violations
+
+
+def test_pages_load_under_their_content_security_policy(browser, viewer):
+    for page in ("/", "/buffers.html", "/kml.html"):
+        status_code, headers, _ = viewer.request("GET", page)
+        assert status_code == 200
+        assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+        assert "'unsafe-inline'" not in headers["Content-Security-Policy"]
+        browser.get(viewer.url + page.lstrip("/"))
+        wait(browser, lambda d: d.execute_script("return document.readyState") == "complete", message=page)
+        if page != "/":
+            wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#map g"), message=f"{page}: the map drawn")
+            idle(browser)
+        # The page's own check that its script ran: the status line is filled in by it.
+        if page == "/buffers.html":
+            wait(browser, lambda d: status(d) == STATUS["add"], message="page 1 script ran")
 
 
 def wait(driver, condition, timeout=15, message=""):

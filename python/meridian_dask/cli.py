@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 from .driver import Options, execute
+from .output import WriteError
 from .runner import MeridianError, SetupError
 
 HELP = """\
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         return execute(parse(argv))
-    except (MeridianError, SetupError) as e:
+    except (MeridianError, SetupError, WriteError) as e:
         message = e.message.replace("\n", "\\n")
         print(f"meridian-dask buffer: {message}", file=sys.stderr)
         return e.status

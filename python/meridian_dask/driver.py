@@ -310,6 +310,7 @@ def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
         result = whole.result()
         if not result["ok"]:
             raise MeridianError(result["error"], result["status"], "check")
+        _refuse_failed_deliveries(run, [result["text"].get("failed")])
         if not folder:
             _write_fragments(run, features, [whole_text(client, whole)])
         return
@@ -320,10 +321,23 @@ def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
     texts = client.submit(tasks.format_parts, run.meridian, run.union_arguments, [p.rings for p in parts]).result()
     stitched = _stitched_parts(run, shares, parts, texts)
     if folder:
-        with open(os.path.join(folder, f"part-{len(cells.cells):05d}.geojsons"), "wb") as f:
+        _refuse_failed_deliveries(run, [t.get("failed") for t in client.gather(
+            [client.submit(tasks.field, s, "text") for s in shares])])
+        _write_stitched_part(run.output, os.path.join(folder, f"part-{len(cells.cells):05d}.geojsons"), stitched)
+        return
+    _write_fragments(run, features, [client.submit(tasks.field, s, "text") for s in shares], stitched)
+    run.say("written")
+
+
+def _write_stitched_part(output: Output, path: str, stitched) -> None:
+    """The stitched parts of a folder output, as one GeoJSON text sequence file."""
+    try:
+        with open(path, "wb") as f:
             for part in stitched:
                 f.write(b'\x1e{"geometry":{"coordinates":')
                 for piece in part:
+                    if "failed" in piece:
+                        raise output.failure(piece["failed"])
                     if "bytes" in piece:
                         f.write(piece["bytes"])
                     else:
@@ -331,9 +345,8 @@ def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
                             shutil.copyfileobj(source, f, 1 << 20)
                         os.unlink(piece["path"])
                 f.write(b',"type":"Polygon"},"properties":{},"type":"Feature"}\n')
-        return
-    _write_fragments(run, features, [client.submit(tasks.field, s, "text") for s in shares], stitched)
-    run.say("written")
+    except OSError as e:
+        raise output.failure(e.strerror or str(e)) from None
 
 
 def union_groups(run: Run, folder: str | None, prepared: dict) -> None:
@@ -372,6 +385,7 @@ def union_groups(run: Run, folder: str | None, prepared: dict) -> None:
     if failed:
         raise MeridianError(failed[0]["error"], failed[0]["status"], "check")
     run.options.log += [("group", r["stats"]) for r in results]
+    _refuse_failed_deliveries(run, [r["text"].get("failed") for r in results])
     if not folder:
         texts = [client.submit(tasks.field, t, "text") for t in tasks_out]
         _write_fragments(run, features, texts)
@@ -412,6 +426,7 @@ def buffers(run: Run, folder: str | None) -> None:
     results = _wait(run, metas, "buffering", lambda m: m.get("features") or 0)
     _first_error(run, results, union=False)
     run.options.log += [("buffer", r) for r in results]
+    _refuse_failed_deliveries(run, [r.get("failed") for r in results])
     vertices = sum(r["vertices"] for r in results)
     features = sum(r["features"] for r in results)
     if vertices > run.plan["maxVertices"]:
@@ -452,8 +467,19 @@ def buffers(run: Run, folder: str | None) -> None:
 
 
 def _meta_text(result: dict) -> dict:
-    """A buffered chunk's result without its text."""
-    return {k: v for k, v in result.items() if k != "text"}
+    """A buffered chunk's result without its text (but why it could not be delivered, if it could not)."""
+    meta = {k: v for k, v in result.items() if k != "text"}
+    if isinstance(result.get("text"), dict) and "failed" in result["text"]:
+        meta["failed"] = result["text"]["failed"]
+    return meta
+
+
+def _refuse_failed_deliveries(run: Run, reasons: list) -> None:
+    """Raises the output's write error when a task could not put its part beside the output (`tasks.deliver`;
+    for a folder output the parts are the output): one line naming the output, as `meridian buffer` says it."""
+    failed = next((r for r in reasons if r), None)
+    if failed:
+        raise run.output.failure(failed)
 
 
 def _write_report(options: Options) -> None:

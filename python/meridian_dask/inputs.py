@@ -1,7 +1,8 @@
 """The inputs of a run: files and folders, their formats, and their chunks (the pieces one task reads).
 
 CSV, WKT and GeoJSON text sequences (RS-separated or newline-delimited) are cut into byte ranges at record
-boundaries; a CSV chunk after the first gets the file's header line in front. A GeoJSON document (a
+boundaries (in CSV, a line feed outside any quoted field: a quoted field may hold line feeds); a CSV chunk after the
+first gets the file's header line in front. A GeoJSON document (a
 FeatureCollection) is one chunk. GeoParquet is read with pyarrow a row group at a time (`parquet.py`). A chunk is
 read by `meridian` itself (`InternalCommand`), with the file's name in its messages; the line and feature numbers of
 a failing chunk are worked out afterwards (`offsets`) and the chunk run again, so that the message names the place
@@ -108,14 +109,18 @@ def chunks(files: list[str], chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> list[Chu
 
 
 def _text_chunks(file: int, path: str, fmt: str, chunk_bytes: int) -> list[Chunk]:
-    """Byte ranges of about `chunk_bytes`, each ending at the end of a line (for RS-separated sequences, before a
-    line starting with the record separator); the last one grows over a small rest."""
+    """Byte ranges of about `chunk_bytes`, each ending at the end of a record (for RS-separated sequences, before a
+    line starting with the record separator; in CSV, at a line feed outside any quoted field); the last one grows
+    over a small rest."""
     size = os.path.getsize(path)
     bounds = [0]
     with open(path, "rb") as f:
         target = chunk_bytes
         while target < size:
-            boundary = _boundary(f, target, fmt)
+            if fmt == "csv":
+                boundary = _csv_boundary(f, bounds[-1], target)
+            else:
+                boundary = _boundary(f, target, fmt)
             if boundary is None or boundary >= size:
                 break
             if size - boundary < chunk_bytes // 4:  # a small rest joins the last chunk
@@ -127,8 +132,8 @@ def _text_chunks(file: int, path: str, fmt: str, chunk_bytes: int) -> list[Chunk
 
 
 def _boundary(f, offset: int, fmt: str) -> int | None:
-    """The first record boundary at or after `offset`: just after a line feed (followed by the record separator
-    in an RS-separated sequence, by a record in a newline-delimited one)."""
+    """The first record boundary of a WKT file or a GeoJSON text sequence at or after `offset`: just after a line
+    feed (followed by the record separator in an RS-separated sequence, by a record in a newline-delimited one)."""
     f.seek(offset)
     position = offset
     carry = b""
@@ -145,10 +150,43 @@ def _boundary(f, offset: int, fmt: str) -> int | None:
                 break
             follows = data[k + 1:k + 2]
             if (fmt == "seqrs" and follows == b"\x1e") or (fmt == "seq" and follows in (b"\x1e", b"{")) \
-                    or fmt in ("csv", "wkt"):
+                    or fmt == "wkt":
                 return base + k + 1
             k += 1
         carry = data[-1:]
+        position += len(block)
+
+
+def _csv_boundary(f, start: int, offset: int) -> int | None:
+    """The first record boundary of a CSV file at or after `offset`, given `start`, a record boundary before it:
+    just after the first line feed outside a quoted field. meridian reads CSV as RFC 4180 says (a quote opens a
+    field, `""` stands for a quote inside one, and a quote anywhere else is an error), so a position is inside a
+    quoted field exactly when an odd number of quotes lie between the record boundary and it. A stray quote in a
+    broken file can only make a chunk longer (the chunk holding it is the one meridian refuses, with its line)."""
+    f.seek(start)
+    inside = False
+    remaining = offset - start
+    while remaining > 0:
+        block = f.read(min(remaining, 1 << 24))
+        if not block:
+            return None
+        inside ^= block.count(b'"') % 2 == 1
+        remaining -= len(block)
+    position = offset
+    while True:
+        block = f.read(1 << 20)
+        if not block:
+            return None
+        k = 0
+        while True:
+            feed = block.find(b"\n", k)
+            if feed < 0:
+                inside ^= block.count(b'"', k) % 2 == 1
+                break
+            inside ^= block.count(b'"', k, feed) % 2 == 1
+            if not inside:
+                return position + feed + 1
+            k = feed + 1
         position += len(block)
 
 

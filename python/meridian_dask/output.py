@@ -9,6 +9,16 @@ import sys
 import tempfile
 
 
+class WriteError(Exception):
+    """The result cannot be written (its disk is full, …): the message names the output, as `meridian buffer`'s
+    does ("cannot write out.geojson: No space left on device")."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+        self.status = 1
+
+
 class Output:
     """The result's destination: `begin()`, `write()` bytes (single file or stdout), then `commit()`, or
     `abort()` on failure (nothing is left behind)."""
@@ -46,36 +56,55 @@ class Output:
         self.spool = tempfile.mkdtemp(prefix="." + os.path.basename(target) + ".spool-", dir=parent)
         return None
 
+    def failure(self, reason: str) -> WriteError:
+        """The error of a write to the output that failed for `reason` (e.g. "No space left on device")."""
+        return WriteError(f"cannot write {self.path or 'standard output'}: {reason}")
+
     def write(self, data: bytes) -> None:
         """Appends bytes to the file (or standard output)."""
         if not data:
             return
-        if self._file is not None:
-            self._file.write(data)
-        else:
-            sys.stdout.buffer.write(data)
+        try:
+            if self._file is not None:
+                self._file.write(data)
+            else:
+                sys.stdout.buffer.write(data)
+        except OSError as e:
+            raise self.failure(e.strerror or str(e)) from None
 
     def write_piece(self, piece: dict) -> int:
         """Appends a piece a task delivered (`tasks.deliver`): a file in the spool (copied, then removed) or bytes;
-        returns its size."""
+        returns its size. A piece the task could not put in the spool beside the output (`failed`) is this output's
+        write failure."""
+        if "failed" in piece:
+            raise self.failure(piece["failed"])
         if "bytes" in piece:
             self.write(piece["bytes"])
             return len(piece["bytes"])
         path = piece["path"]
         size = os.path.getsize(path)
-        with open(path, "rb") as source:
-            if self._file is not None:
-                self._file.flush()
-                offset = 0
-                while offset < size:
-                    offset += os.sendfile(self._file.fileno(), source.fileno(), offset, size - offset)
-            else:
-                shutil.copyfileobj(source, sys.stdout.buffer, 1 << 20)
+        try:
+            with open(path, "rb") as source:
+                if self._file is not None:
+                    self._file.flush()
+                    offset = 0
+                    while offset < size:
+                        offset += os.sendfile(self._file.fileno(), source.fileno(), offset, size - offset)
+                else:
+                    shutil.copyfileobj(source, sys.stdout.buffer, 1 << 20)
+        except OSError as e:
+            raise self.failure(e.strerror or str(e)) from None
         os.unlink(path)
         return size
 
     def commit(self) -> None:
         """Renames the finished file or folder into place (replacing what was there)."""
+        try:
+            self._commit()
+        except OSError as e:
+            raise self.failure(e.strerror or str(e)) from None
+
+    def _commit(self) -> None:
         if self._file is not None:
             self._file.flush()
             os.fsync(self._file.fileno())

@@ -16,23 +16,39 @@ from .runner import MeridianError, run_job
 from .stitch import Share
 
 
+def _move(path: str, target: str) -> str | None:
+    """Moves a file (a copy when `target` is on another file system); on failure (the output's disk full, …) removes
+    what was copied and returns the reason (the client names the output file in its message: a task raising would
+    print a worker's traceback)."""
+    try:
+        shutil.move(path, target)
+        return None
+    except OSError as e:
+        try:
+            os.unlink(target)
+        except OSError:
+            pass
+        return e.strerror or str(e)
+
+
 def deliver(path: str, spool: str | None, name: str) -> dict:
     """A file a job wrote, handed to the client: moved into the spool when this worker sees it (the same machine,
-    or a shared file system), else its bytes (sent through Dask)."""
+    or a shared file system), else its bytes (sent through Dask). `{"failed": reason}` when the spool, beside the
+    output, cannot take it (`Output.write_piece` reports it)."""
     if spool and os.path.isdir(spool):
         target = os.path.join(spool, name)
-        shutil.move(path, target)
-        return {"path": target}
+        failed = _move(path, target)
+        return {"failed": failed} if failed else {"path": target}
     with open(path, "rb") as f:
         return {"bytes": f.read()}
 
 
 def _hand_over(path: str, sequence_path: str | None, spool: str | None, name: str) -> dict:
-    """A step's output file: moved to `sequence_path` (a part of a partitioned output; nothing to deliver) or
-    delivered (`deliver`)."""
+    """A step's output file: moved to `sequence_path` (a part of a partitioned output; nothing to deliver, or
+    `{"failed": reason}`) or delivered (`deliver`)."""
     if sequence_path:
-        shutil.move(path, sequence_path)
-        return {"bytes": b""}
+        failed = _move(path, sequence_path)
+        return {"failed": failed} if failed else {"bytes": b""}
     return deliver(path, spool, name)
 
 

@@ -70,7 +70,7 @@ extension GeometryEngine {
     /// - Parameters:
     ///   - geometries: Geometries in one spatial reference (geographic or projected).
     ///   - distances: In `distanceUnit`. Points and lines: > 0. Polygons: non-zero, negative shrinks. |distance| at least
-    ///     1 µm (`minimumGeodeticDistance`) and at most 99.9 % of half the meridian (≈ 19,984 km on WGS84) for points and multipoints, 45 % of it
+    ///     1 µm (`minimumBufferDistance`) and at most 99.9 % of half the meridian (≈ 19,984 km on WGS84) for points and multipoints, 45 % of it
     ///     (≈ 9,000 km) for lines and polygons; larger distances are refused with `invalidDistance`.
     ///   - distanceUnit: The unit of `distances` and `maxDeviation` (default meters).
     ///   - maxDeviation: The largest allowed deviation, in `distanceUnit`; `nil` for 0.2 % of each |distance|. Must be at
@@ -153,10 +153,6 @@ extension GeometryEngine {
         }
     }
 
-    /// The smallest non-zero geodesic buffer distance in meters, 1 µm: a thousand times the ground resolution of
-    /// double-precision degrees (about 1e-9 m); below it the offset vertices collapse onto the input's.
-    static let minimumGeodeticDistance = 1e-6
-
     /// The largest geodesic buffer distance in meters for points on an ellipsoid: 99.9 % of half the meridian.
     /// Closer to the antipode the circle nears the cut locus, where geodesics of that length stop being shortest.
     static func maximumGeodeticPointDistance(_ g: Geodesic) -> Double { 0.999 * g.halfMeridian }
@@ -174,8 +170,8 @@ extension GeometryEngine {
 
     private static func validate(geodeticDistance d: Double, for g: Geometry, index: Int, geodesic: Geodesic) throws(EngineError) {
         guard d.isFinite else { throw .invalidDistance("geometry \(index): distance \(d) is not a finite number") }
-        guard d == 0 || abs(d) >= minimumGeodeticDistance else {
-            throw .invalidDistance(String(format: "geometry %d: |%.10g| m is less than 1 µm, finer than longitude/latitude coordinates resolve", index, d))
+        guard d == 0 || abs(d) >= minimumBufferDistance else {
+            throw .invalidDistance("geometry \(index): " + (bufferDistanceProblem(d, metersPerUnit: 1, unit: "m") ?? ""))
         }
         switch g {
         case .point, .multipoint:

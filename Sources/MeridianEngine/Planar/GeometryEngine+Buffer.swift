@@ -65,6 +65,38 @@ extension GeometryEngine {
     /// projection is meaningful beyond it.
     public static let maximumBufferDistance = 20_037_508.342789244
 
+    /// The smallest non-zero |distance| of any buffer, planar and geodesic alike, in meters: 1 µm, a thousand
+    /// times the ground resolution of double-precision degrees (about 1e-9 m). Below it a buffer's vertices collapse
+    /// onto its input's (GEOS answers a point's buffer of 1e-300 with an empty polygon).
+    public static let minimumBufferDistance = 1e-6
+
+    /// The one rule for the size of a non-zero buffer distance, which the buffers, the command line and the viewer
+    /// all apply: why `distance` cannot be used, or `nil` when it can (zero, or |distance| from
+    /// `minimumBufferDistance` to `maximumBufferDistance`). Not finite is left to the callers (their messages
+    /// name the value as they read it).
+    /// - Parameters:
+    ///   - distance: The distance, in its unit.
+    ///   - metersPerUnit: Meters per unit of `distance` (1 for meters and for coordinates without a unit).
+    ///   - unit: The unit's name or abbreviation for the message, e.g. "mi"; `nil` to show the plain number.
+    /// - Returns: A reason naming the value (and its meters, for another unit) and the limit, e.g. "|1e-300| mi
+    ///   (1.61e-297 m) is less than 1 µm, the smallest buffer distance (planar and geodesic alike)".
+    public static func bufferDistanceProblem(_ distance: Double, metersPerUnit: Double, unit: String? = nil)
+        -> String?
+    {
+        let meters = abs(distance) * metersPerUnit
+        guard distance.isFinite, distance != 0 else { return nil }
+        var value = String(format: "|%.10g|", distance) + (unit.map { " " + $0 } ?? "")
+        if meters < minimumBufferDistance {
+            if metersPerUnit != 1 { value += String(format: " (%.3g m)", meters) }
+            return value + " is less than 1 µm, the smallest buffer distance (planar and geodesic alike)"
+        }
+        if meters > maximumBufferDistance {
+            if metersPerUnit != 1 { value += String(format: " (%.0f m)", meters) }
+            return value + String(format: " exceeds half the Earth's circumference (%.0f m), the largest buffer distance", maximumBufferDistance)
+        }
+        return nil
+    }
+
     /// Buffers one geometry in its own (projected) spatial reference (ArcGIS's `buffer(around:distance:)`).
     /// - Parameters:
     ///   - geometry: A point, multipoint, polyline, polygon or envelope in a projected spatial reference.
@@ -314,12 +346,12 @@ extension GeometryEngine {
     /// The fewest geometries `buffer(around:distances:shouldUnion: false)` hands to a thread at once.
     static let buffersPerRun = 64
 
-    /// Refuses a buffer distance that is not finite or exceeds half the Earth's circumference, naming the geometry
-    /// it belongs to by its index.
+    /// Refuses a buffer distance that is not finite or breaks `bufferDistanceProblem(_:metersPerUnit:unit:)`,
+    /// naming the geometry it belongs to by its index.
     static func validate(distance d: Double, index: Int, metersPerUnit: Double) throws(EngineError) {
         guard d.isFinite else { throw .invalidDistance("geometry \(index): distance \(d) is not a finite number") }
-        guard abs(d) * metersPerUnit <= maximumBufferDistance else {
-            throw .invalidDistance("geometry \(index): distance \(d) exceeds half the Earth's circumference")
+        if let problem = bufferDistanceProblem(d, metersPerUnit: metersPerUnit) {
+            throw .invalidDistance("geometry \(index): \(problem)")
         }
     }
 }

@@ -42,6 +42,10 @@ public enum KMLError: Error, Sendable, Hashable, CustomStringConvertible {
     case missingResource(href: String, reason: String)
     /// Reading was stopped by the caller's `WorkBudget` (its deadline passed or it was cancelled).
     case interrupted(String)
+    /// A placemark's `<coordinates>` cannot be read: a value that is not a finite number (`nan`, `inf`, `1e400`, a
+    /// word), a comma without a number, or a position of one number. `placemark` is its 0-based position among the
+    /// file's placemarks, `line` the 1-based line where its start tag ends.
+    case unreadableCoordinates(placemark: Int, line: Int, reason: String)
     /// A geometry could not be turned into KML (empty, non-finite, or not projectable to WGS84).
     case invalidGeometry(String)
 
@@ -71,6 +75,7 @@ public enum KMLError: Error, Sendable, Hashable, CustomStringConvertible {
         case .missingResource(let h, let r): "the icon file \(h) cannot be packed: \(r)"
         case .invalidGeometry(let m): "invalid geometry: \(m)"
         case .interrupted(let m): "reading was stopped: \(m)"
+        case .unreadableCoordinates(let p, let l, let r): "placemark \(p) (line \(l)): \(r)"
         }
     }
 }

@@ -16,7 +16,7 @@ public struct KMLDataset: Sendable {
     public var rootUnmodeledElements: [KMLElement]
     /// The KMZ archive's other files by entry path (icons, images, other KML files); written back into a KMZ.
     public var resources: [String: Data]
-    /// What was tolerated while reading (bad coordinates kept as XML, unsafe archive entries ignored, …).
+    /// What was tolerated while reading (unreadable colors kept as XML, unsafe archive entries ignored, …).
     public var warnings: [String]
     /// The file read, if any.
     public var sourceURL: URL?
@@ -43,7 +43,8 @@ public struct KMLDataset: Sendable {
     ///   - url: A file URL.
     ///   - limits: Zip-bomb and size limits for KMZ archives.
     /// - Throws: `KMLError`: malformed XML (with line and column), refused entity declarations, not KML,
-    ///   corrupt archive, archive without KML, limits exceeded, I/O errors.
+    ///   coordinates that are not numbers (with the placemark and its line), corrupt archive, archive without KML,
+    ///   limits exceeded, I/O errors.
     public init(url: URL, limits: KMZLimits = .default) throws(KMLError) {
         let source = try KMLSource(url: url, limits: limits)
         try self.init(source: source, limits: limits)
@@ -64,7 +65,7 @@ public struct KMLDataset: Sendable {
         var builder = TreeBuilder()
         do {
             try KMLEventParser.parse(source.stream) { event in
-                builder.handle(event)
+                try builder.handle(event)
                 return true
             }
         } catch let error as KMLError {
@@ -195,6 +196,9 @@ extension KMLDataset {
                         if styles == nil { resolver.add(.styleMap(decoder.styleMap(e))) }
                     } else if e.isKML("Placemark") {
                         let p = decoder.placemark(e)
+                        if let reason = decoder.coordinateProblem {
+                            throw KMLError.unreadableCoordinates(placemark: index, line: line, reason: reason)
+                        }
                         let record = KMLPlacemarkRecord(placemark: p, folderPath: Array(path.dropFirst()),
                                                         effectiveStyle: resolver.effectiveStyle(for: p), index: index,
                                                         line: line)
@@ -228,8 +232,21 @@ struct TreeBuilder {
     var rootUnmodeled: [KMLElement] = []
     var rootAttributes: [KMLAttribute] = []
     private var insideKML = false
+    /// How many placemarks have been read (the next one's 0-based position, for messages).
+    private var placemarks = 0
 
-    mutating func handle(_ event: KMLParseEvent) {
+    /// Adds what an event brings to the tree.
+    /// - Throws: `KMLError.unreadableCoordinates` for a placemark whose coordinates cannot be read.
+    mutating func handle(_ event: KMLParseEvent) throws(KMLError) {
+        add(event)
+        guard case .child(let e, let line) = event, e.isKML("Placemark") else { return }
+        defer { placemarks += 1 }
+        if let reason = decoder.coordinateProblem {
+            throw .unreadableCoordinates(placemark: placemarks, line: line, reason: reason)
+        }
+    }
+
+    private mutating func add(_ event: KMLParseEvent) {
         switch event {
         case .beginContainer(let e):
             if e.isKML("kml") && !insideKML && stack.isEmpty {

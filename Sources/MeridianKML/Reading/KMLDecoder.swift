@@ -2,10 +2,15 @@ import Foundation
 import MeridianCore
 
 /// Turns element trees from `KMLEventParser` into the model, collecting warnings for what it tolerates
-/// (bad coordinates, unparseable colors) instead of failing the whole document.
+/// (unparseable colors, elements it does not model) instead of failing the whole document. Coordinates it cannot
+/// read are not tolerated: a geometry kept as XML would be drawn nowhere and converted to nothing, so the first one
+/// is noted in `coordinateProblem`, which the readers turn into an error naming the placemark and its line.
 struct KMLDecoder {
     /// Things tolerated while decoding, in document order.
     var warnings: [String] = []
+    /// Why the first `<coordinates>` that could not be read since the reader last looked was refused, e.g.
+    /// "'nan' is not a finite number in the coordinates of a Point"; `nil` when every one was read.
+    var coordinateProblem: String?
 
     /// KML local names of features Meridian keeps as XML.
     static let unmodeledFeatureNames: Set<String> = ["NetworkLink", "GroundOverlay", "ScreenOverlay", "PhotoOverlay"]
@@ -119,7 +124,7 @@ struct KMLDecoder {
         var ok = true
         func ring(_ boundary: KMLElement) -> [Coordinate]? {
             guard let r = boundary.child("LinearRing"), let c = r.child("coordinates") else { return nil }
-            return parseCoordinates(c.text)
+            return positions(of: c, in: e.name)
         }
         switch e.name {
         case "Point", "LineString", "LinearRing", "Polygon", "MultiGeometry": break
@@ -135,7 +140,7 @@ struct KMLDecoder {
                       let m = KMLAltitudeMode(rawValue: c.text), m.isGoogleExtension == (c.namespace == KMLNamespace.gx) {
                 g.altitudeMode = m
             } else if c.isKML("coordinates"), e.name != "Polygon", e.name != "MultiGeometry", coordinates == nil {
-                guard let cs = parseCoordinates(c.text) else { ok = false; break }
+                guard let cs = positions(of: c, in: e.name) else { ok = false; break }
                 coordinates = cs
             } else if c.isKML("outerBoundaryIs"), e.name == "Polygon", outer == nil {
                 guard let r = ring(c) else { ok = false; break }
@@ -143,7 +148,7 @@ struct KMLDecoder {
                 if c.elements.count != 1 || c.elements[0].elements.count != 1 { warnings.append("Polygon boundary details beyond coordinates are not kept") }
             } else if c.isKML("innerBoundaryIs"), e.name == "Polygon" {
                 for r in c.elements where r.isKML("LinearRing") {
-                    guard let cc = r.child("coordinates"), let cs = parseCoordinates(cc.text) else { ok = false; break }
+                    guard let cc = r.child("coordinates"), let cs = positions(of: cc, in: e.name) else { ok = false; break }
                     inner.append(cs)
                 }
             } else if e.name == "MultiGeometry", let m = geometry(c) {
@@ -154,7 +159,9 @@ struct KMLDecoder {
         }
         g.unmodeledElements = KMLEncoder.canonicalOrder(g.unmodeledElements, rank: KMLEncoder.geometryRank)
         guard ok else {
-            warnings.append("\(e.name) with unreadable coordinates kept as XML")
+            // Unreadable coordinates (`coordinateProblem` says which, and the reader refuses the placemark), or a
+            // Polygon boundary without a LinearRing: kept as XML.
+            if coordinateProblem == nil { warnings.append("\(e.name) without readable boundaries kept as XML") }
             return KMLGeometry(shape: .unmodeled(e))
         }
         switch e.name {
@@ -177,11 +184,32 @@ struct KMLDecoder {
         return g
     }
 
+    /// The positions of a `<coordinates>` element of a geometry, or `nil` (the reason in `coordinateProblem`,
+    /// unless one is already there) when they cannot be read.
+    /// - Parameters:
+    ///   - c: The `<coordinates>` element.
+    ///   - geometry: The geometry's element name, for the message (e.g. "Point").
+    private mutating func positions(of c: KMLElement, in geometry: String) -> [Coordinate]? {
+        switch readCoordinates(c.text) {
+        case .success(let cs): return cs
+        case .failure(let problem):
+            if coordinateProblem == nil { coordinateProblem = "\(problem.reason) in the coordinates of a \(geometry)" }
+            return nil
+        }
+    }
+
+    /// Why a `<coordinates>` text cannot be read.
+    struct CoordinateProblem: Error, Equatable {
+        /// A one-line reason quoting the offending value (escaped, at most 40 characters of it).
+        let reason: String
+    }
+
     /// Parses a `<coordinates>` text: tuples `lon,lat[,alt]` separated by whitespace. Tolerates what Google Earth
     /// tolerates: spaces around commas, and tuples run together with commas (`a,b,c,d,e,f` read as two
     /// lon,lat,alt triples); a tuple of 4 or 5 values keeps its first three (with a warning).
-    /// - Returns: The coordinates, or `nil` when a value is not a finite number or a tuple has one value.
-    mutating func parseCoordinates(_ text: String) -> [Coordinate]? {
+    /// - Returns: The coordinates, or why they cannot be read: a value that is not a finite decimal number
+    ///   (`nan`, `inf`, `1e400`, a word), a comma without a value on either side, or a tuple of one value.
+    mutating func readCoordinates(_ text: String) -> Result<[Coordinate], CoordinateProblem> {
         // The values in order, and how many values each tuple has (no array per tuple).
         var values: [Double] = []
         var counts: [Int] = []
@@ -192,13 +220,13 @@ struct KMLDecoder {
         let n = bytes.count - 1
         values.reserveCapacity(n / 8)
         counts.reserveCapacity(n / 16)
-        let parsed = bytes.withUnsafeBufferPointer { bytes -> Bool in
+        let problem = bytes.withUnsafeBufferPointer { bytes -> CoordinateProblem? in
             var i = 0
             while i < n {
                 let b = bytes[i]
                 if b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D { i += 1; continue }
                 if b == UInt8(ascii: ",") {
-                    if current == 0 { return false }
+                    if current == 0 { return CoordinateProblem(reason: "a comma without a number before it") }
                     afterComma = true
                     i += 1
                     continue
@@ -206,7 +234,9 @@ struct KMLDecoder {
                 var j = i
                 while j < n, bytes[j] != UInt8(ascii: ","), bytes[j] != 0x20, bytes[j] != 0x0A, bytes[j] != 0x09,
                       bytes[j] != 0x0D { j += 1 }
-                guard let v = DecimalText.parse(bytes, i, j) else { return false }
+                guard let v = DecimalText.parse(bytes, i, j) else {
+                    return CoordinateProblem(reason: "\(Self.quoted(bytes, i, j)) is not a finite number")
+                }
                 if !afterComma && current > 0 {  // a value after a value without a comma starts a tuple
                     counts.append(current)
                     current = 0
@@ -216,9 +246,10 @@ struct KMLDecoder {
                 afterComma = false
                 i = j
             }
-            return true
+            return nil
         }
-        if !parsed || afterComma { return nil }
+        if let problem { return .failure(problem) }
+        if afterComma { return .failure(CoordinateProblem(reason: "a comma without a number after it")) }
         if current > 0 { counts.append(current) }
         var out: [Coordinate] = []
         out.reserveCapacity(counts.count)
@@ -228,7 +259,8 @@ struct KMLDecoder {
             switch count {
             case 2: out.append(Coordinate(x: values[at], y: values[at + 1]))
             case 3: out.append(Coordinate(x: values[at], y: values[at + 1], z: values[at + 2]))
-            case 1: return nil
+            case 1:
+                return .failure(CoordinateProblem(reason: "a position of one number (\(KMLEncoder.format(values[at])); positions are longitude,latitude[,altitude])"))
             default:
                 if count % 3 == 0 {
                     var k = at
@@ -239,7 +271,26 @@ struct KMLDecoder {
                 }
             }
         }
-        return out
+        return .success(out)
+    }
+
+    /// `readCoordinates(_:)`'s coordinates, or `nil` when they cannot be read.
+    mutating func parseCoordinates(_ text: String) -> [Coordinate]? {
+        try? readCoordinates(text).get()
+    }
+
+    /// `bytes[start..<end]` in single quotes for a message: control characters escaped, cut after 40 bytes.
+    private static func quoted(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> String {
+        let cut = min(end, start + 40)
+        var text = ""
+        for u in String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<cut]), as: UTF8.self).unicodeScalars {
+            if u.value < 0x20 || (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029 {
+                text += "\\u{\(String(u.value, radix: 16, uppercase: true))}"
+            } else {
+                text.unicodeScalars.append(u)
+            }
+        }
+        return "'" + text + (cut < end ? "…" : "") + "'"
     }
 
     // MARK: Styles

@@ -3,7 +3,8 @@ import Meridian
 
 /// The distance rules of the tool, planar and geodesic alike: a point or line needs a positive distance (the
 /// library answers any other with an empty polygon, which in a tool is the user's mistake), and a non-zero |distance|
-/// must be at least 1 µm (zero is allowed for polygons: nothing to buffer by).
+/// must pass the library's one rule, `GeometryEngine.bufferDistanceProblem` (at least 1 µm; zero is allowed for
+/// polygons: nothing to buffer by).
 /// - Parameters:
 ///   - distances: One distance for all, or one per geometry, in the spatial reference's unit.
 ///   - count: The number of geometries.
@@ -21,9 +22,8 @@ func refuseUnusableDistances(
             throw .failure(String(format: "invalid distance: %@: %.10g; a point or line needs a positive distance",
                                   label(i), d))
         }
-        if d != 0, abs(d) * metersPerUnit < 1e-6 {
-            throw .failure(String(format: "invalid distance: %@: |%.10g| (%.3g m) is less than 1 µm, the smallest buffer distance (planar and geodesic alike)",
-                                  label(i), d, abs(d) * metersPerUnit))
+        if let problem = GeometryEngine.bufferDistanceProblem(d, metersPerUnit: metersPerUnit) {
+            throw .failure("invalid distance: \(label(i)): \(problem)")
         }
     }
 }
