@@ -83,3 +83,15 @@ import Meridian
         #expect(proj.stdout.contains("(1.0 m)"))
     }
 }
+
+/// `meridian serve`'s stop: the server's stop runs on its own thread and is waited for at most the grace period, so
+/// that a request thread stuck in a C call (no budget check reaches it) cannot keep the process from exiting.
+@Suite struct ServeStopTests {
+    @Test func aStopThatHangsIsNotWaitedForBeyondTheGracePeriod() {
+        let start = Date()
+        #expect(!ServeCommand.finishes(within: 0.3) { sleep(30) })
+        #expect(Date().timeIntervalSince(start) < 2)
+        #expect(ServeCommand.finishes(within: 10) { usleep(10_000) })
+        #expect(ServeCommand.stopGraceSeconds <= 1.5)
+    }
+}

@@ -80,12 +80,7 @@ public struct ServeCommand: Command {
         io.note("Stopping the viewer…")
         // Stopping cancels the running computations and waits for the server's threads; a thread inside a C call
         // that no budget check interrupts is not waited for longer than the grace period.
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            viewer.stop()
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + Self.stopGraceSeconds) == .success else {
+        guard Self.finishes(within: Self.stopGraceSeconds, { viewer.stop() }) else {
             io.note("Stopped; a request still running after \(Self.stopGraceSeconds) s was abandoned.")
             // Not exit(): its handlers would tear down libraries that the abandoned thread is still using.
             _exit(0)
@@ -96,6 +91,17 @@ public struct ServeCommand: Command {
 
     /// How long a stop waits for running requests after cancelling them, in seconds.
     static let stopGraceSeconds = 1.5
+
+    /// Runs `work` on a thread of its own and waits at most `seconds` for it (it goes on if it takes longer).
+    /// - Returns: Whether it finished in time.
+    static func finishes(within seconds: Double, _ work: @escaping @Sendable () -> Void) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            work()
+            done.signal()
+        }
+        return done.wait(timeout: .now() + seconds) == .success
+    }
 
     /// The documentation site of `--docs`, if given.
     /// - Throws: `CommandError.failure` when the folder holds no site.
