@@ -36,7 +36,7 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The operation needs a real spatial reference (projection, geodesic work, an area of use) and the geometry has
     /// ``/MeridianCore/SpatialReference/unspecified`` plain planar coordinates.
     case spatialReferenceRequired(operation: String)
-    /// A spatial reference names a file PROJ may not read (``PROJFilePolicy``): a grid or init file outside PROJ's
+    /// A spatial reference names a file PROJ may not read (Meridian's PROJ file policy): a grid or init file outside PROJ's
     /// data directories, or one that is not a regular file. The path is as the definition wrote it.
     case fileRefused(String)
 

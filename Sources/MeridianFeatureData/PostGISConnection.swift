@@ -10,7 +10,7 @@ import Foundation
 /// percent-encoded) with `***`, and ``scrub(_:)`` removes every secret, as written and as libpq decodes it, from any
 /// text (GDAL's or the server's message) before it is shown. A string libpq cannot read is refused and never shown.
 ///
-/// GDAL is given the options libpq read, rebuilt as the keyword form (``openString``), with `connect_timeout=10`
+/// GDAL is given the options libpq read, rebuilt as the keyword form (`openString`), with `connect_timeout=10`
 /// added when neither the string nor `PGCONNECT_TIMEOUT` sets one, so a server that does not answer fails in seconds.
 public struct PostGISConnection: Sendable, Hashable, CustomStringConvertible {
     /// The full string, with its `PG:` prefix, as given; holds the password.
@@ -32,7 +32,7 @@ public struct PostGISConnection: Sendable, Hashable, CustomStringConvertible {
     public static func isConnectionString(_ path: String) -> Bool { path.prefix(3).uppercased() == "PG:" }
 
     /// The string with every password replaced by `***`: what messages show. A string libpq cannot read is shown
-    /// as ``unreadableName`` (where its secrets are cannot be known).
+    /// as `unreadableName` (where its secrets are cannot be known).
     public var redacted: String {
         switch reading {
         case .refused: PostGISConnection.unreadableName
@@ -71,7 +71,7 @@ public struct PostGISConnection: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `text` with the secrets of this connection replaced by `***` wherever they occur: each as written in the
-    /// string, as libpq decoded it and as quoted in ``openString`` (a message quoting the connection string, or a
+    /// string, as libpq decoded it and as quoted in `openString` (a message quoting the connection string, or a
     /// server echoing a value).
     /// - Parameter text: Any message.
     public func scrub(_ text: String) -> String {
