@@ -168,6 +168,10 @@ public final class FeatureTableWriter {
         try adding { messages throws(FieldValueError) in
             guard let p = pending else { throw FieldValueError("no polygon was begun") }
             pending = nil
+            if p.vertices == 0, !schema.holdsFeaturesWithoutGeometry {
+                gdal.OGR_G_DestroyGeometry(p.geometry)
+                throw FieldValueError(OutputSchema.noGeometryReason("an empty geometry"))
+            }
             do throws(FieldValueError) {
                 try budget?.add(contentBytes: ShapefileBudget.polygonContentBytes(rings: p.rings, vertices: p.vertices,
                                                                                    hasZ: table.hasZ))
@@ -228,10 +232,31 @@ public final class FeatureTableWriter {
             throw .cannotWrite(destination: destinationName, table: table.name, reason: scrub(reason))
         }
         defer { target.discard() }
+        if format == .flatGeobuf {
+            if featuresWritten == 0 { try rewriteEmptyFlatGeobuf() }
+            if let problem = FlatGeobufCheck.problem(path: target.gdalName, features: featuresWritten) {
+                throw .cannotWrite(destination: destinationName, table: table.name, reason: problem)
+            }
+        }
         do {
             try target.commit(format: format)
         } catch {
             throw .cannotWrite(destination: destinationName, table: table.name, reason: "\(error)")
+        }
+    }
+
+    /// Writes the table again, empty, with GDAL's FlatGeobuf spatial index option: without it (as the writer
+    /// creates tables, streaming) GDAL writes a FlatGeobuf's header with its first feature, so a table that gets
+    /// none is a file of 0 bytes, which no reader opens; with it, GDAL writes the header of an empty table at close.
+    private func rewriteEmptyFlatGeobuf() throws(FeatureDataError) {
+        _ = unlink(target.gdalName)
+        let (handle, _) = try FeatureTableWriter.create(target, format: format, table: table, schema: schema,
+                                                        overwrite: true, spatialIndex: true, name: destinationName)
+        if let reason = GDALRuntime.capturing({ messages in
+            gdal.GDALClose(handle)
+            return messages.failures.first
+        }) {
+            throw .cannotWrite(destination: destinationName, table: table.name, reason: scrub(reason))
         }
     }
 
@@ -254,6 +279,9 @@ public final class FeatureTableWriter {
 
     /// Checks a feature's geometry against the table.
     private func check(_ geometry: Geometry?) throws(FieldValueError) {
+        if !schema.holdsFeaturesWithoutGeometry, geometry.map(FeatureTableWriter.isEmpty) ?? true {
+            throw FieldValueError(OutputSchema.noGeometryReason(geometry == nil ? "no geometry" : "an empty geometry"))
+        }
         guard let geometry else { return }
         if let type = table.geometryType, GeometryType(of: geometry) != type {
             throw FieldValueError("its geometry is a \(geometry.typeName), the layer holds \(type.rawValue)s")
@@ -271,6 +299,11 @@ public final class FeatureTableWriter {
             throw FieldValueError(hasZ ? "the layer has z values and a vertex of its geometry has none"
                                        : "its geometry has z values and the layer was described without z")
         }
+    }
+
+    /// Whether a geometry has no vertex (a multipoint, polyline or polygon without parts, as an empty result is).
+    static func isEmpty(_ geometry: Geometry) -> Bool {
+        !anyVertices(of: geometry) { !$0.isEmpty }
     }
 
     /// Whether any of a geometry's vertex arrays (a ring, a path, a multipoint's) satisfies `predicate`; read in
