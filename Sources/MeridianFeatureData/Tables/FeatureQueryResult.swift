@@ -39,7 +39,7 @@ public final class FeatureQueryResult {
             parameters.outFields.map { $0.contains(reader.field.name) } ?? true ? (Int32(i), reader) : nil
         }
         arrow = !allowingArrow ? nil : GDALRuntime.capturing { _ in
-            OGRArrowReader(layer: table.layer, readers: readers.map { $0.reader }, returnsGeometry: parameters.returnsGeometry,
+            OGRArrowReader(layer: table.layer, format: table.format, readers: readers.map { $0.reader }, returnsGeometry: parameters.returnsGeometry,
                            batchSize: parameters.maxFeatures ?? 65_536)
         }
     }
