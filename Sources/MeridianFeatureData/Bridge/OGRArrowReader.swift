@@ -83,16 +83,28 @@ final class OGRArrowReader {
         if stream.release != nil { stream.release?(&stream) }
     }
 
-    /// The next batch of features, appended to `features`; `false` at the end of the stream.
+    /// The ID of the feature `nextPoints(into:)` last refused for having no geometry at all (null in the stream).
+    private(set) var pointlessFID: Int64?
+
+    /// The next batch of features, appended to `features`, and the IDs of those the stream gives no geometry
+    /// (null, rather than empty) to `withoutGeometry`; `false` at the end of the stream.
     /// - Throws: The stream's error, or a reason naming the feature's ID.
-    func next(into features: inout [Feature], codec: inout OGRGeometryCodec) throws(FieldValueError) -> Bool {
+    func next(into features: inout [Feature], withoutGeometry: inout [Int64], codec: inout OGRGeometryCodec)
+        throws(FieldValueError) -> Bool
+    {
         try withNextBatch { columns, count throws(FieldValueError) in
             features.reserveCapacity(features.count + count)
             for row in 0..<count {
                 let fid = fidColumn.flatMap { columns[$0].int64(row) }
                 do throws(FieldValueError) {
                     var geometry: Geometry?
-                    if let g = geometryColumn, let wkb = columns[g].bytes(row) { geometry = try codec.geometry(wkb: wkb) }
+                    if let g = geometryColumn {
+                        if let wkb = columns[g].bytes(row) {
+                            geometry = try codec.geometry(wkb: wkb)
+                        } else if let fid {
+                            withoutGeometry.append(fid)
+                        }
+                    }
                     var properties: [String: JSONValue] = [:]
                     if !fieldColumns.isEmpty { properties.reserveCapacity(fieldColumns.count) }
                     for (column, reader) in fieldColumns {
@@ -115,6 +127,7 @@ final class OGRArrowReader {
             for row in 0..<count {
                 guard let wkb = columns[g].bytes(row), let c = try OGRGeometryCodec.pointCoordinate(wkb) else {
                     let fid = fidColumn.flatMap { columns[$0].int64(row) }
+                    if columns[g].bytes(row) == nil { pointlessFID = fid }
                     throw FieldValueError("feature \(fid.map(String.init) ?? "?"): its geometry is not a point")
                 }
                 coordinates.append(c)
