@@ -147,7 +147,7 @@ public final class FeatureQueryResult {
                 if let fid = arrow?.pointlessFID, let problem = storedGeometryCheck?.unreadable(among: [fid]) {
                     throw unreadable(Int(problem.fid), problem.reason)
                 }
-                throw unreadable(nil, messages.failures.first.map { "\(error.reason): \($0)" } ?? error.reason)
+                throw unreadable(nil, FeatureQueryResult.joined(error.reason, messages.failures.first))
             }
             // GDAL may say a read failed and still hand over a batch, or end the stream: either way, its error.
             if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
@@ -203,7 +203,7 @@ public final class FeatureQueryResult {
                         more = try arrow?.next(into: &pending, withoutGeometry: &withoutGeometry, codec: &geometryCodec)
                             ?? false
                     } catch {
-                        throw unreadable(nil, messages.failures.first.map { "\(error.reason): \($0)" } ?? error.reason)
+                        throw unreadable(nil, FeatureQueryResult.joined(error.reason, messages.failures.first))
                     }
                     // GDAL may say a read failed and still hand over a batch, or end the stream: either way, its error.
                     if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
@@ -246,6 +246,12 @@ public final class FeatureQueryResult {
         } catch {
             throw unreadable(fid >= 0 ? Int(fid) : nil, error.reason)
         }
+    }
+
+    /// The Arrow stream's error and GDAL's message, once when the stream repeats GDAL's message.
+    static func joined(_ streamError: String, _ message: String?) -> String {
+        guard let message, !streamError.contains(message) else { return streamError }
+        return "\(streamError): \(message)"
     }
 
     /// Throws when another query of the table was started since this one (they share the layer's read position).
