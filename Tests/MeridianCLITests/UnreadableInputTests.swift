@@ -56,4 +56,82 @@ import Testing
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["points.gpkg"])
     }
+
+    /// The built `meridian` (MERIDIAN_BIN, else .build/debug/meridian).
+    static let binary = ProcessInfo.processInfo.environment["MERIDIAN_BIN"]
+        ?? packageRoot.appendingPathComponent(".build/debug/meridian").path
+
+    /// Runs the built `meridian` (or `program`) with standard input read from `stdinPath`; returns the status, standard error and
+    /// the seconds it took.
+    static func runBinary(_ arguments: [String], stdinPath: String? = nil, program: String = binary) throws
+        -> (status: Int32, stderr: String, seconds: Double)
+    {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: program)
+        p.arguments = arguments
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        p.standardInput = stdinPath.flatMap { FileHandle(forReadingAtPath: $0) } ?? FileHandle.nullDevice
+        let start = Date()
+        try p.run()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: e, as: UTF8.self), Date().timeIntervalSince(start))
+    }
+
+    @Test func anEndlessDeviceIsJudgedByItsFirstBytes() throws {
+        let found = "not GeoJSON, CSV or WKT: found binary data: a NUL byte at line 1, column 1 (starts with 00 00 00 00)"
+        let named = try Self.runBinary(["buffer", "/dev/zero", "--geodesic", "--distance", "1km"])
+        #expect(named.status == 1)
+        #expect(named.stderr == "meridian buffer: /dev/zero: \(found)\n")
+        #expect(named.seconds < 5, "read \(named.seconds) s")
+        let piped = try Self.runBinary(["buffer", "-", "--geodesic", "--distance", "1km"], stdinPath: "/dev/zero")
+        #expect(piped.status == 1)
+        #expect(piped.stderr == "meridian buffer: stdin: \(found)\n")
+        #expect(piped.seconds < 5, "read \(piped.seconds) s")
+    }
+
+    /// A FIFO fed `bytes` by another thread (which waits for the command to open it).
+    static func fifo(in dir: URL, feeding bytes: Data) throws -> URL {
+        let fifo = dir.appendingPathComponent("input.fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // A thread of its own: the writer blocks in open(2) until the command opens the FIFO, and a queue's thread
+        // might not be free while the test waits for the command.
+        Thread {
+            guard let handle = FileHandle(forWritingAtPath: fifo.path) else { return }
+            try? handle.write(contentsOf: bytes)
+            try? handle.close()
+        }.start()
+        return fifo
+    }
+
+    /// Lets a FIFO's writer go when the command did not open the FIFO (a usage error): its open then returns.
+    static func release(_ fifo: URL) {
+        let fd = open(fifo.path, O_RDONLY | O_NONBLOCK)
+        if fd >= 0 { close(fd) }
+    }
+
+    @Test func aFifoOfTextIsReadAndAStreamTurningBinaryIsStopped() throws {
+        let dir = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var csv = "name,lon,lat\n"
+        for i in 0..<300 { csv += "p\(i),\(-100 + Double(i % 20) * 0.1),\(30 + Double(i / 20) * 0.1)\n" }
+        let out = dir.appendingPathComponent("out.wkt")
+        let fifo = try Self.fifo(in: dir, feeding: Data(csv.utf8))
+        let text = try Self.runBinary(["buffer", fifo.path, "--geodesic", "--distance", "1km", "-o", out.path])
+        Self.release(fifo)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(try String(contentsOf: out, encoding: .utf8).split(separator: "\n").count == 300)
+        // The CSV, then /dev/zero without end, on standard input: stopped at the first NUL byte.
+        let input = dir.appendingPathComponent("points.csv")
+        try csv.write(to: input, atomically: true, encoding: .utf8)
+        let binary = try Self.runBinary(["-c", "cat \"$1\" /dev/zero | exec \"$0\" buffer - --geodesic --distance 1km -o \"$2\"",
+                                         Self.binary, input.path, dir.appendingPathComponent("out2.wkt").path],
+                                        program: "/bin/sh")
+        #expect(binary.status == 1)
+        #expect(binary.stderr == "meridian buffer: stdin: binary data at byte \(csv.utf8.count + 1) (a NUL byte, which text has none of); stopped reading\n")
+        #expect(binary.seconds < 5, "read \(binary.seconds) s")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["input.fifo", "out.wkt", "points.csv"])
+    }
 }
