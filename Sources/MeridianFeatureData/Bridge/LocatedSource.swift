@@ -113,9 +113,9 @@ struct LocatedSource {
         }
     }
 
-    /// A zip archive is read as a zipped shapefile when it holds a `.shp`, within `limits`.
     /// The entry names (at most `maximumEntries` + 1) and the total declared uncompressed size of a zip archive,
-    /// from its directory, without inflating anything; nothing for a file GDAL cannot read as a zip.
+    /// from its central directory as stored (`ZipDirectory`: names that climb out of the archive included), else as
+    /// GDAL's `/vsizip/` lists it (a ZIP64 archive); without inflating anything; nothing for a file that is not a zip.
     static func zipListing(_ path: String, maximumEntries: Int) -> (names: [String], bytes: UInt64) {
         if let listing = ZipDirectory.entries(path, maximumEntries: maximumEntries) { return listing }
         guard !path.contains("{"), !path.contains("}") else { return ([], 0) }

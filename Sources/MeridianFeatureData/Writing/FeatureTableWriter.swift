@@ -14,7 +14,9 @@ import MeridianCore
 /// or adapted with a note in ``notes`` (shapefile field names cut to 10 bytes, date-times written as text); see
 /// ``TableDescription``. Each feature must then match the description: its geometry of the table's type, in its
 /// spatial reference, with z exactly when the table has z, and its properties of the fields' types (properties that
-/// are not fields are not written).
+/// are not fields are not written); a FlatGeobuf's, with a geometry that is not empty. A write that fails is an
+/// error in every format (a FlatGeobuf, whose GDAL writer does not report every failed write, is checked whole by
+/// ``finish()``).
 public final class FeatureTableWriter {
     /// The format written.
     public let format: FeatureDataFormat
