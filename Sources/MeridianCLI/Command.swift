@@ -74,7 +74,7 @@ public final class CommandIO: @unchecked Sendable {
 
     /// The process's own standard streams, written with write(2) (FileHandle.write traps on an error).
     public static let standard = CommandIO(
-        readInput: { try FileHandle.standardInput.readToEnd() ?? Data() },
+        readInput: { try StreamInput.read(FileHandle.standardInput, name: "stdin") },
         writeOutput: { try StreamWriteError.write($0, to: STDOUT_FILENO) },
         writeError: { try StreamWriteError.write($0, to: STDERR_FILENO) },
         errorIsTerminal: isatty(STDERR_FILENO) == 1)
@@ -101,7 +101,9 @@ public final class CommandIO: @unchecked Sendable {
     /// Reads all of standard input.
     /// - Throws: `CommandError.failure` when it cannot be read (e.g. it is closed).
     public func input() throws(CommandError) -> Data {
-        do { return try readInput() } catch {
+        do { return try readInput() } catch let error as CommandError {
+            throw error
+        } catch {
             throw .failure("cannot read stdin: \(AtomicFile.reason(for: error))")
         }
     }
@@ -120,13 +122,16 @@ public final class CommandIO: @unchecked Sendable {
         try? writeError(Data((TerminalText.escaped(text, keepingLineBreaks: true) + "\n").utf8))
     }
 
-    /// Reads a file, or standard input for `-` or `nil`.
+    /// Reads a file, or standard input for `-` or `nil`: a regular file whole, a pipe, FIFO or device as text
+    /// (`StreamInput`: only its first bytes when they are not text).
     /// - Parameter path: A path, `-` or `nil`.
-    /// - Throws: `CommandError.failure` when the file cannot be read.
+    /// - Throws: `CommandError.failure` when the file cannot be read, or a stream holds a NUL byte past its head.
     public func read(_ path: String?) throws(CommandError) -> Data {
         guard let path, path != "-" else { return try input() }
         let handle = try Self.openForReading(path)
-        do { return try handle.readToEnd() ?? Data() } catch {
+        do { return try StreamInput.read(handle, name: path) } catch let error as CommandError {
+            throw error
+        } catch {
             throw .failure("cannot read \(path): \(AtomicFile.reason(for: error))")
         }
     }

@@ -140,6 +140,27 @@ import Testing
         }
     }
 
+    /// GDAL 3.6 passes a GeoPackage row's columns to one SQL function, which SQLite limits to 127 arguments: a table
+    /// of 125 fields (with the feature ID and the geometry, 127) is read through Arrow, a wider one feature by
+    /// feature, with the same values.
+    @Test(arguments: [125, 126, 1000]) func aWideGeoPackageIsReadWhole(fields: Int) throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("wide.gpkg").path
+        let table = TableDescription(name: "wide", spatialReference: .wgs84, geometryType: .point,
+                                     fields: (0..<fields).map { Field(name: "c\($0)", type: .int32) })
+        let written = (0..<3).map { row in
+            Feature(geometry: .point(Point(x: Double(row), y: 1, spatialReference: .wgs84)),
+                    properties: Dictionary(uniqueKeysWithValues: (0..<fields).map { ("c\($0)", JSONValue.number(Double(row * 10_000 + $0))) }))
+        }
+        try TestSupport.write(written, to: path, table: table)
+        let read = try FeatureDataSource(path: path).featureTable(named: nil)
+        let (features, used) = try ArrowPathTests.read(read, QueryParameters(), arrow: true)
+        #expect(used == (fields <= 125))
+        #expect(features.map(\.geometry) == written.map(\.geometry))
+        #expect(features.map(\.properties) == written.map(\.properties))
+    }
+
     @Test func civilDatesFromDayCounts() {
         // Python's proleptic Gregorian ordinals: date(1970, 1, 1) is 719,163 and date(1, 1, 1) is 1, so day
         // -719,162 is 0001-01-01; 2000-02-29 is 10,957 days (30 years, 7 leap days) + 59 after 1970-01-01.

@@ -66,9 +66,11 @@
     X(GDALDatasetCommitTransaction) \
     X(GDALDatasetCreateLayer) \
     X(GDALDatasetDeleteLayer) \
+    X(GDALDatasetExecuteSQL) \
     X(GDALDatasetGetLayer) \
     X(GDALDatasetGetLayerByName) \
     X(GDALDatasetGetLayerCount) \
+    X(GDALDatasetReleaseResultSet) \
     X(GDALDatasetRollbackTransaction) \
     X(GDALDatasetStartTransaction) \
     X(GDALGetDriverByName) \

@@ -43,9 +43,9 @@ struct LocatedSource {
             return LocatedSource(format: format, gdalName: file, displayName: path, connection: nil, isZipped: false)
         }
         if header.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-            try checkZippedShapefile(file, shown: path, limits: limits)
-            return LocatedSource(format: .shapefile, gdalName: "/vsizip/{\(file)}", displayName: path,
-                                  connection: nil, isZipped: true)
+            let folder = try checkZippedShapefile(file, shown: path, limits: limits)
+            return LocatedSource(format: .shapefile, gdalName: "/vsizip/{\(file)}" + (folder.isEmpty ? "" : "/" + folder),
+                                  displayName: path, connection: nil, isZipped: true)
         }
         if FeatureDataFormat.isPlainSQLite(header: header) {
             throw fail("an SQLite database without the GeoPackage application id (not a GeoPackage)")
@@ -98,24 +98,57 @@ struct LocatedSource {
         return Array(header.prefix(n))
     }
 
-    /// A shapefile is found by name: the `.shp` must be called so, and its `.shx` index must be beside it (GDAL
-    /// would otherwise refuse with a message about its own configuration).
+    /// A shapefile is found by name: the `.shp` must be called so, and its `.shx` index and `.dbf` attribute table
+    /// must be beside it, readable, and its `.prj` readable when there is one. GDAL would otherwise refuse with a
+    /// message about its own configuration (no `.shx`), or open it without attributes (no `.dbf`) or without a
+    /// spatial reference (an unreadable `.prj`) without a word.
     private static func checkShapefileSiblings(_ path: String) throws(FeatureDataError) {
         let url = URL(fileURLWithPath: path)
         guard url.pathExtension.lowercased() == "shp" else {
             throw .cannotOpen(source: path, reason: "a shapefile's main file must be named .shp (its .shx and .dbf are found by that name)")
         }
         let base = url.deletingPathExtension().path
-        let fm = FileManager.default
-        guard fm.fileExists(atPath: base + ".shx") || fm.fileExists(atPath: base + ".SHX") else {
-            throw .cannotOpen(source: path, reason: "its index \(url.deletingPathExtension().lastPathComponent).shx is missing (a shapefile needs the .shp, .shx and .dbf side by side)")
+        let name = url.deletingPathExtension().lastPathComponent
+        let sidecars = [("shx", "its index", true), ("dbf", "its attribute table", true), ("prj", "its spatial reference", false)]
+        for (ext, role, required) in sidecars {
+            // GDAL tries the lower-case extension, then the upper-case one.
+            guard let sidecar = [base + "." + ext, base + "." + ext.uppercased()].first(where: { lstatExists($0) }) else {
+                if required {
+                    throw .cannotOpen(source: path, reason: "\(role) \(name).\(ext) is missing (a shapefile needs the .shp, .shx and .dbf side by side)")
+                }
+                continue
+            }
+            if let problem = unreadable(sidecar) {
+                throw .cannotOpen(source: path, reason: "\(role) \(URL(fileURLWithPath: sidecar).lastPathComponent) cannot be read: \(problem)")
+            }
         }
     }
 
-    /// A zip archive is read as a zipped shapefile when it holds a `.shp`, within `limits`.
+    /// Whether anything (a file, a folder, a broken link) is at `path`.
+    private static func lstatExists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
+    }
+
+    /// Why the file at `path` cannot be read as a regular file, or `nil` when it can.
+    private static func unreadable(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_NONBLOCK)
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return String(cString: strerror(errno)) }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "it is a folder"
+        default: return "it is not a regular file"
+        }
+    }
+
     /// The entry names (at most `maximumEntries` + 1) and the total declared uncompressed size of a zip archive,
-    /// from its directory, without inflating anything; nothing for a file GDAL cannot read as a zip.
+    /// from its central directory as stored (`ZipDirectory`: names that climb out of the archive included), else as
+    /// GDAL's `/vsizip/` lists it (a ZIP64 archive); without inflating anything; nothing for a file that is not a zip.
     static func zipListing(_ path: String, maximumEntries: Int) -> (names: [String], bytes: UInt64) {
+        if let listing = ZipDirectory.entries(path, maximumEntries: maximumEntries) { return listing }
         guard !path.contains("{"), !path.contains("}") else { return ([], 0) }
         return GDALRuntime.capturing { _ in
             guard let directory = gdal.VSIOpenDir("/vsizip/{\(path)}", -1, nil) else { return ([], 0) }
@@ -130,7 +163,15 @@ struct LocatedSource {
         }
     }
 
-    private static func checkZippedShapefile(_ path: String, shown: String, limits: FeatureDataLimits) throws(FeatureDataError) {
+    /// Checks a zip archive of shapefiles and returns the folder inside it that holds them ("" for its root): every
+    /// entry's name stays inside the archive, every `.shp` has its `.shx` and `.dbf` beside it, and all the
+    /// shapefiles are in one folder (GDAL opens that folder; `--layer` chooses among several shapefiles there).
+    /// - Parameters:
+    ///   - path: The archive's absolute path (what GDAL opens).
+    ///   - shown: The path as given, for messages.
+    private static func checkZippedShapefile(_ path: String, shown: String, limits: FeatureDataLimits)
+        throws(FeatureDataError) -> String
+    {
         let fail = { (reason: String) in FeatureDataError.cannotOpen(source: shown, reason: reason) }
         guard !path.contains("{"), !path.contains("}") else {
             throw fail("a zip archive whose path contains '{' or '}' cannot be named to GDAL; rename it")
@@ -139,12 +180,31 @@ struct LocatedSource {
         guard listing.names.count <= limits.maximumZipEntries else {
             throw fail("the zip archive has more than \(limits.maximumZipEntries) entries")
         }
-        guard listing.names.contains(where: { $0.lowercased().hasSuffix(".shp") }) else {
+        if let unsafe = listing.names.first(where: ZipDirectory.isUnsafe) {
+            throw fail("the zip archive's entry '\(unsafe)' is absolute or climbs out of the archive (..); such entries are not read")
+        }
+        let shapefiles = listing.names.filter { $0.lowercased().hasSuffix(".shp") }
+        guard !shapefiles.isEmpty else {
             throw fail("a zip archive without a shapefile (.shp) in it")
         }
         guard listing.bytes <= limits.maximumZipBytes else {
             throw fail("the zip archive's entries hold \(listing.bytes) bytes uncompressed, more than the limit of \(limits.maximumZipBytes)")
         }
+        let lowercased = Set(listing.names.map { $0.lowercased() })
+        for shp in shapefiles {
+            let base = String(shp.dropLast(4))
+            for (ext, role) in [("shx", "index"), ("dbf", "attribute table")] where !lowercased.contains((base + "." + ext).lowercased()) {
+                throw fail("the zip archive's shapefile '\(shp)' has no \(role) (.\(ext)) beside it")
+            }
+        }
+        func folder(_ name: String) -> String {
+            name.lastIndex(of: "/").map { String(name[..<$0]) } ?? ""
+        }
+        let folders = Set(shapefiles.map(folder))
+        guard folders.count == 1, let only = folders.first else {
+            throw fail("the zip archive holds shapefiles in \(folders.count) folders (\(FeatureDataError.list(shapefiles))); zip the folder to read on its own")
+        }
+        return only
     }
 }
 

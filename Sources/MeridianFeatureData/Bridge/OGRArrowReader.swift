@@ -24,12 +24,25 @@ final class OGRArrowReader {
     /// sets only the first value's bit of a boolean column (ArrowPathTests found it against the feature path).
     static let supportedTypes: Set<FieldType> = [.int16, .int32, .int64, .float32, .float64, .text, .dateOnly, .blob]
 
-    /// Opens the stream, or returns `nil` when the layer has no native Arrow stream or a field read is of a type the
-    /// stream would represent differently.
-    init?(layer: OGRLayerH, readers: [OGRFieldReader], returnsGeometry: Bool, batchSize: Int) {
+    /// The most columns (the feature ID, the geometry and the fields) of a GeoPackage table read through the stream.
+    /// GDAL 3.6 fills a GeoPackage's batch with one SQL function call that takes every column as an argument, and
+    /// SQLite allows a function 127 (`SQLITE_MAX_FUNCTION_ARG`): a wider table fails with "too many arguments on
+    /// function OGR_GPKG_FillArrowArray_INTERNAL" and is read feature by feature instead.
+    static let maximumGeoPackageColumns = 127
+
+    /// The most values (rows times columns) of one batch: GDAL allocates a batch's columns for its whole row count,
+    /// so a wide table gets fewer rows per batch (65,536 rows of up to 64 columns).
+    static let maximumBatchValues = 1 << 22
+
+    /// Opens the stream, or returns `nil` when the layer has no native Arrow stream, a field read is of a type the
+    /// stream would represent differently, or a GeoPackage table has more columns than GDAL's stream can pass.
+    init?(layer: OGRLayerH, format: FeatureDataFormat, readers: [OGRFieldReader], returnsGeometry: Bool, batchSize: Int) {
+        let width = 2 + Int(gdal.OGR_FD_GetFieldCount(gdal.OGR_L_GetLayerDefn(layer)))
         guard gdal.OGR_L_TestCapability(layer, OLCFastGetArrowStream) != 0,
+              format != .geoPackage || width <= OGRArrowReader.maximumGeoPackageColumns,
               readers.allSatisfy({ OGRArrowReader.supportedTypes.contains($0.field.type) }) else { return nil }
-        let options = ["INCLUDE_FID=YES", "MAX_FEATURES_IN_BATCH=\(max(1, min(batchSize, 65_536)))"]
+        let rows = max(1, min(batchSize, 65_536, OGRArrowReader.maximumBatchValues / width))
+        let options = ["INCLUDE_FID=YES", "MAX_FEATURES_IN_BATCH=\(rows)"]
         // The C stream interface lets its structures be moved: filled here, then kept in the reader.
         var stream = ArrowArrayStream()
         var schema = ArrowSchema()
@@ -70,16 +83,28 @@ final class OGRArrowReader {
         if stream.release != nil { stream.release?(&stream) }
     }
 
-    /// The next batch of features, appended to `features`; `false` at the end of the stream.
+    /// The ID of the feature `nextPoints(into:)` last refused for having no geometry at all (null in the stream).
+    private(set) var pointlessFID: Int64?
+
+    /// The next batch of features, appended to `features`, and the IDs of those the stream gives no geometry
+    /// (null, rather than empty) to `withoutGeometry`; `false` at the end of the stream.
     /// - Throws: The stream's error, or a reason naming the feature's ID.
-    func next(into features: inout [Feature], codec: inout OGRGeometryCodec) throws(FieldValueError) -> Bool {
+    func next(into features: inout [Feature], withoutGeometry: inout [Int64], codec: inout OGRGeometryCodec)
+        throws(FieldValueError) -> Bool
+    {
         try withNextBatch { columns, count throws(FieldValueError) in
             features.reserveCapacity(features.count + count)
             for row in 0..<count {
                 let fid = fidColumn.flatMap { columns[$0].int64(row) }
                 do throws(FieldValueError) {
                     var geometry: Geometry?
-                    if let g = geometryColumn, let wkb = columns[g].bytes(row) { geometry = try codec.geometry(wkb: wkb) }
+                    if let g = geometryColumn {
+                        if let wkb = columns[g].bytes(row) {
+                            geometry = try codec.geometry(wkb: wkb)
+                        } else if let fid {
+                            withoutGeometry.append(fid)
+                        }
+                    }
                     var properties: [String: JSONValue] = [:]
                     if !fieldColumns.isEmpty { properties.reserveCapacity(fieldColumns.count) }
                     for (column, reader) in fieldColumns {
@@ -102,6 +127,7 @@ final class OGRArrowReader {
             for row in 0..<count {
                 guard let wkb = columns[g].bytes(row), let c = try OGRGeometryCodec.pointCoordinate(wkb) else {
                     let fid = fidColumn.flatMap { columns[$0].int64(row) }
+                    if columns[g].bytes(row) == nil { pointlessFID = fid }
                     throw FieldValueError("feature \(fid.map(String.init) ?? "?"): its geometry is not a point")
                 }
                 coordinates.append(c)

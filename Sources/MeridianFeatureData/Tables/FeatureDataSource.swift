@@ -38,6 +38,10 @@ public final class FeatureDataSource {
             throw .limitExceeded(source: location.displayName,
                                  reason: "more than \(limits.maximumTables) layers (the limit)")
         }
+        // A FlatGeobuf is one layer by definition: GDAL opens one whose header it cannot read with none.
+        if location.format == .flatGeobuf, names.isEmpty {
+            throw .cannotOpen(source: location.displayName, reason: "its header cannot be read (the file is cut short or corrupt)")
+        }
         tableNames = names
     }
 

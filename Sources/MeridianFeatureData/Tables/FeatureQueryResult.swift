@@ -20,6 +20,10 @@ public final class FeatureQueryResult {
     /// Whether the query reads GDAL's Arrow stream (until its end).
     var usesArrow: Bool { arrow != nil }
     private var pending: [Feature] = []
+    /// For a GeoPackage: tells a NULL geometry from one GDAL could not read (see `StoredGeometryCheck`).
+    private let storedGeometryCheck: StoredGeometryCheck?
+    /// The IDs of the features of the current batch that GDAL gave no geometry, for `storedGeometryCheck`.
+    private var withoutGeometry: [Int64] = []
     private var pendingStart = 0
     private var finished = false
 
@@ -38,8 +42,10 @@ public final class FeatureQueryResult {
         readers = table.fieldReaders.enumerated().compactMap { i, reader in
             parameters.outFields.map { $0.contains(reader.field.name) } ?? true ? (Int32(i), reader) : nil
         }
+        storedGeometryCheck = parameters.returnsGeometry && table.hasGeometry
+            ? GDALRuntime.capturing { _ in StoredGeometryCheck(dataset: table.dataset, layer: table.layer) } : nil
         arrow = !allowingArrow ? nil : GDALRuntime.capturing { _ in
-            OGRArrowReader(layer: table.layer, readers: readers.map { $0.reader }, returnsGeometry: parameters.returnsGeometry,
+            OGRArrowReader(layer: table.layer, format: table.format, readers: readers.map { $0.reader }, returnsGeometry: parameters.returnsGeometry,
                            batchSize: parameters.maxFeatures ?? 65_536)
         }
     }
@@ -62,7 +68,18 @@ public final class FeatureQueryResult {
         if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
         guard wanted > 0 else { finished = true; return [] }
         if arrow != nil { return try nextFromArrow(wanted) }
-        return try nextByFeature(wanted) { handle, _ throws(FeatureDataError) in try feature(handle) }
+        let features = try nextByFeature(wanted) { handle, _ throws(FeatureDataError) in try feature(handle) }
+        try checkWithoutGeometry()
+        return features
+    }
+
+    /// Refuses the batch when a feature GDAL gave no geometry has a stored geometry that is not NULL (GDAL could not
+    /// read it); see `StoredGeometryCheck`.
+    private func checkWithoutGeometry() throws(FeatureDataError) {
+        defer { withoutGeometry.removeAll(keepingCapacity: true) }
+        if let check = storedGeometryCheck, let problem = check.unreadable(among: withoutGeometry) {
+            throw unreadable(Int(problem.fid), problem.reason)
+        }
     }
 
     /// Up to `wanted` features read one at a time with `OGR_L_GetNextFeature`, each converted by `convert` (given
@@ -84,7 +101,14 @@ public final class FeatureQueryResult {
                 defer { gdal.OGR_F_Destroy(handle) }
                 let fid = gdal.OGR_F_GetFID(handle)
                 values.append(try convert(handle, fid >= 0 ? Int(fid) : nil))
-                if !messages.failures.isEmpty { throw unreadable(fid >= 0 ? Int(fid) : nil, messages.reason("")) }
+                if !messages.failures.isEmpty {
+                    // GDAL says "Unable to read geometry" of some blobs it cannot decode (and nothing of others):
+                    // the stored value says what it is, as for the others.
+                    if gdal.OGR_F_GetGeometryRef(handle) == nil, let problem = storedGeometryCheck?.unreadable(among: [fid]) {
+                        throw unreadable(Int(problem.fid), problem.reason)
+                    }
+                    throw unreadable(fid >= 0 ? Int(fid) : nil, messages.reason(""))
+                }
             }
             return values
         }
@@ -120,7 +144,10 @@ public final class FeatureQueryResult {
             do throws(FieldValueError) {
                 more = try arrow?.nextPoints(into: &coordinates) ?? false
             } catch {
-                throw unreadable(nil, messages.failures.first.map { "\(error.reason): \($0)" } ?? error.reason)
+                if let fid = arrow?.pointlessFID, let problem = storedGeometryCheck?.unreadable(among: [fid]) {
+                    throw unreadable(Int(problem.fid), problem.reason)
+                }
+                throw unreadable(nil, FeatureQueryResult.joined(error.reason, messages.failures.first))
             }
             // GDAL may say a read failed and still hand over a batch, or end the stream: either way, its error.
             if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
@@ -150,6 +177,10 @@ public final class FeatureQueryResult {
         return try nextByFeature(wanted) { handle, fid throws(FeatureDataError) -> Coordinate in
             let geometry = gdal.OGR_F_GetGeometryRef(handle).flatMap { gdal.OGR_G_IsEmpty($0) == 0 ? $0 : nil }
             guard let g = geometry, gdal.OGR_GT_Flatten(gdal.OGR_G_GetGeometryType(g)) == wkbPoint else {
+                if gdal.OGR_F_GetGeometryRef(handle) == nil, let fid,
+                   let problem = storedGeometryCheck?.unreadable(among: [Int64(fid)]) {
+                    throw unreadable(fid, problem.reason)
+                }
                 let what = geometry.flatMap { gdal.OGR_G_GetGeometryName($0) }.map { "a " + String(cString: $0) }
                 throw unreadable(fid, "its geometry is \(what ?? "missing or empty"), not a point")
             }
@@ -169,14 +200,16 @@ public final class FeatureQueryResult {
                 let more = try GDALRuntime.capturing { messages throws(FeatureDataError) -> Bool in
                     let more: Bool
                     do throws(FieldValueError) {
-                        more = try arrow?.next(into: &pending, codec: &geometryCodec) ?? false
+                        more = try arrow?.next(into: &pending, withoutGeometry: &withoutGeometry, codec: &geometryCodec)
+                            ?? false
                     } catch {
-                        throw unreadable(nil, messages.failures.first.map { "\(error.reason): \($0)" } ?? error.reason)
+                        throw unreadable(nil, FeatureQueryResult.joined(error.reason, messages.failures.first))
                     }
                     // GDAL may say a read failed and still hand over a batch, or end the stream: either way, its error.
                     if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
                     return more
                 }
+                try checkWithoutGeometry()
                 if !more {
                     try checkComplete(read: featuresRead + batch.count)
                     finished = true
@@ -201,6 +234,7 @@ public final class FeatureQueryResult {
     /// One OGR feature as a Meridian feature.
     private func feature(_ handle: OGRFeatureH) throws(FeatureDataError) -> Feature {
         let fid = gdal.OGR_F_GetFID(handle)
+        if storedGeometryCheck != nil, gdal.OGR_F_GetGeometryRef(handle) == nil { withoutGeometry.append(fid) }
         do {
             let geometry = parameters.returnsGeometry ? try geometryCodec.geometry(of: handle) : nil
             var properties: [String: JSONValue] = [:]
@@ -212,6 +246,12 @@ public final class FeatureQueryResult {
         } catch {
             throw unreadable(fid >= 0 ? Int(fid) : nil, error.reason)
         }
+    }
+
+    /// The Arrow stream's error and GDAL's message, once when the stream repeats GDAL's message.
+    static func joined(_ streamError: String, _ message: String?) -> String {
+        guard let message, !streamError.contains(message) else { return streamError }
+        return "\(streamError): \(message)"
     }
 
     /// Throws when another query of the table was started since this one (they share the layer's read position).

@@ -6,11 +6,12 @@ import MeridianEngine
 extension FeatureTableWriter {
     /// Creates the dataset (a new file in the scratch folder, or the database opened for update with a transaction
     /// started), the layer and its fields; a GeoPackage for `largeGeometries` with 64 KiB pages and its spatial index
-    /// made before the first feature.
+    /// made before the first feature; a FlatGeobuf with `spatialIndex` written by GDAL in two passes at close (used
+    /// only for an empty table: see `rewriteEmptyFlatGeobuf()`).
     /// - Returns: The dataset handle (owned by the writer) and the layer.
     static func create(
         _ target: WriteTarget, format: FeatureDataFormat, table: TableDescription, schema: OutputSchema,
-        overwrite: Bool, largeGeometries: Bool = false, name: String
+        overwrite: Bool, largeGeometries: Bool = false, spatialIndex: Bool = false, name: String
     ) throws(FeatureDataError) -> (UnsafeMutableRawPointer, OGRLayerH) {
         let handle = try openDataset(target, format: format,
                                      sqlitePragma: format == .geoPackage && largeGeometries ? "page_size=65536" : nil,
@@ -30,7 +31,7 @@ extension FeatureTableWriter {
                     throw fail("its spatial reference cannot be given to GDAL: \(error)")
                 }
                 defer { if let srs { gdal.OSRRelease(srs) } }
-                let layer = withCStringList(layerOptions(format, schema: schema)) { options in
+                let layer = withCStringList(layerOptions(format, schema: schema, spatialIndex: spatialIndex)) { options in
                     gdal.GDALDatasetCreateLayer(handle, table.name, srs, schema.layerGeometryType(table), options.base)
                 }
                 guard let layer else { throw fail(messages.reason("GDAL could not create the layer")) }
@@ -110,13 +111,14 @@ extension FeatureTableWriter {
         else { throw fail("the existing table could not be dropped") }
     }
 
-    /// Layer creation options per driver.
-    private static func layerOptions(_ format: FeatureDataFormat, schema: OutputSchema) -> [String] {
+    /// Layer creation options per driver: a FlatGeobuf without a spatial index unless `spatialIndex` (GDAL then
+    /// writes features to a temporary file and the whole file again at close).
+    private static func layerOptions(_ format: FeatureDataFormat, schema: OutputSchema, spatialIndex: Bool) -> [String] {
         switch format {
         case .geoPackage:
             ["GEOMETRY_NAME=\(schema.geometryColumn)", "FID=\(schema.fidColumn)", "SPATIAL_INDEX=YES"]
         case .shapefile: ["ENCODING=UTF-8", "SPATIAL_INDEX=NO", "2GB_LIMIT=YES"]
-        case .flatGeobuf: ["SPATIAL_INDEX=NO"]
+        case .flatGeobuf: [spatialIndex ? "SPATIAL_INDEX=YES" : "SPATIAL_INDEX=NO"]
         case .postGIS:
             ["GEOMETRY_NAME=\(schema.geometryColumn)", "FID=\(schema.fidColumn)", "LAUNDER=NO", "PRECISION=NO",
              "SPATIAL_INDEX=GIST"]

@@ -14,7 +14,9 @@ import MeridianCore
 /// or adapted with a note in ``notes`` (shapefile field names cut to 10 bytes, date-times written as text); see
 /// ``TableDescription``. Each feature must then match the description: its geometry of the table's type, in its
 /// spatial reference, with z exactly when the table has z, and its properties of the fields' types (properties that
-/// are not fields are not written).
+/// are not fields are not written); a FlatGeobuf's, with a geometry that is not empty. A write that fails is an
+/// error in every format (a FlatGeobuf, whose GDAL writer does not report every failed write, is checked whole by
+/// ``finish()``).
 public final class FeatureTableWriter {
     /// The format written.
     public let format: FeatureDataFormat
@@ -168,6 +170,10 @@ public final class FeatureTableWriter {
         try adding { messages throws(FieldValueError) in
             guard let p = pending else { throw FieldValueError("no polygon was begun") }
             pending = nil
+            if p.vertices == 0, !schema.holdsFeaturesWithoutGeometry {
+                gdal.OGR_G_DestroyGeometry(p.geometry)
+                throw FieldValueError(OutputSchema.noGeometryReason("an empty geometry"))
+            }
             do throws(FieldValueError) {
                 try budget?.add(contentBytes: ShapefileBudget.polygonContentBytes(rings: p.rings, vertices: p.vertices,
                                                                                    hasZ: table.hasZ))
@@ -228,10 +234,31 @@ public final class FeatureTableWriter {
             throw .cannotWrite(destination: destinationName, table: table.name, reason: scrub(reason))
         }
         defer { target.discard() }
+        if format == .flatGeobuf {
+            if featuresWritten == 0 { try rewriteEmptyFlatGeobuf() }
+            if let problem = FlatGeobufCheck.problem(path: target.gdalName, features: featuresWritten) {
+                throw .cannotWrite(destination: destinationName, table: table.name, reason: problem)
+            }
+        }
         do {
             try target.commit(format: format)
         } catch {
             throw .cannotWrite(destination: destinationName, table: table.name, reason: "\(error)")
+        }
+    }
+
+    /// Writes the table again, empty, with GDAL's FlatGeobuf spatial index option: without it (as the writer
+    /// creates tables, streaming) GDAL writes a FlatGeobuf's header with its first feature, so a table that gets
+    /// none is a file of 0 bytes, which no reader opens; with it, GDAL writes the header of an empty table at close.
+    private func rewriteEmptyFlatGeobuf() throws(FeatureDataError) {
+        _ = unlink(target.gdalName)
+        let (handle, _) = try FeatureTableWriter.create(target, format: format, table: table, schema: schema,
+                                                        overwrite: true, spatialIndex: true, name: destinationName)
+        if let reason = GDALRuntime.capturing({ messages in
+            gdal.GDALClose(handle)
+            return messages.failures.first
+        }) {
+            throw .cannotWrite(destination: destinationName, table: table.name, reason: scrub(reason))
         }
     }
 
@@ -254,6 +281,9 @@ public final class FeatureTableWriter {
 
     /// Checks a feature's geometry against the table.
     private func check(_ geometry: Geometry?) throws(FieldValueError) {
+        if !schema.holdsFeaturesWithoutGeometry, geometry.map(FeatureTableWriter.isEmpty) ?? true {
+            throw FieldValueError(OutputSchema.noGeometryReason(geometry == nil ? "no geometry" : "an empty geometry"))
+        }
         guard let geometry else { return }
         if let type = table.geometryType, GeometryType(of: geometry) != type {
             throw FieldValueError("its geometry is a \(geometry.typeName), the layer holds \(type.rawValue)s")
@@ -271,6 +301,11 @@ public final class FeatureTableWriter {
             throw FieldValueError(hasZ ? "the layer has z values and a vertex of its geometry has none"
                                        : "its geometry has z values and the layer was described without z")
         }
+    }
+
+    /// Whether a geometry has no vertex (a multipoint, polyline or polygon without parts, as an empty result is).
+    static func isEmpty(_ geometry: Geometry) -> Bool {
+        !anyVertices(of: geometry) { !$0.isEmpty }
     }
 
     /// Whether any of a geometry's vertex arrays (a ring, a path, a multipoint's) satisfies `predicate`; read in

@@ -9,8 +9,9 @@ import MeridianCore
 /// back as a 64-bit integer, so a 32-bit field returns as `int64`); reals as N(24,15); text of at most 254 bytes
 /// (UTF-8, declared in a `.cpg`); dates without time; date-times and times as text, booleans as 1 and 0 (noted);
 /// blobs refused; one geometry type. GeoPackage and FlatGeobuf: times as text; FlatGeobuf: dates as date-times at
-/// midnight (noted). JSON values are written as their JSON text in every format (noted). PostGIS: every other type
-/// as it is.
+/// midnight (noted), and no feature without a geometry or with an empty one (GDAL 3.6's writer leaves such a feature
+/// out without a word, so the writer refuses it). JSON values are written as their JSON text in every format
+/// (noted). PostGIS: every other type as it is.
 struct OutputSchema {
     /// One field as written.
     struct Column {
@@ -158,6 +159,14 @@ struct OutputSchema {
         case .polygon: format == .shapefile ? wkbPolygon : wkbMultiPolygon
         }
         return table.hasZ ? gdal.OGR_GT_SetZ(flat) : flat
+    }
+
+    /// Whether the format holds a feature without a geometry, or with an empty one (all but FlatGeobuf).
+    var holdsFeaturesWithoutGeometry: Bool { format != .flatGeobuf }
+
+    /// Why a feature with `what` ("no geometry", "an empty geometry") is refused by a format that cannot hold it.
+    static func noGeometryReason(_ what: String) -> String {
+        "it has \(what), which a FlatGeobuf cannot hold (GDAL would leave the feature out); write a GeoPackage (.gpkg) or GeoJSON instead"
     }
 
     /// Whether one-part polylines and polygons are promoted to multi-geometries.
