@@ -180,6 +180,30 @@ struct ProximityPlanarTests {
         #expect(try index.query(intersecting: touching).contains(17))
     }
 
+    /// Points whose computed distance rounds to exactly the search distance although they lie beyond the rounded
+    /// `x + distance` (cancellation near 0 makes `x + distance` round down while `rx − x` rounds to `distance`):
+    /// found on every side of the search box, which is why the box is widened beyond the distance.
+    @Test func pointsBeyondTheRoundedSearchBoxButAtTheDistanceAreFound() throws {
+        let cases: [(x: Double, d: Double, rx: Double)] = [
+            (-9.964502755949308, 8.726906972770392, -1.237595783178916),
+            (-5.904409709324144, 9.41566241077119, 3.5112527014470474),
+            (-3.2420627674426967, 3.1685835228709753, -0.07347924457172138),
+        ]
+        for c in cases {
+            #expect(c.x + c.d < c.rx, "the case no longer lies beyond the rounded box")
+            // Right (x), left (−x), up (y) and down (−y) of the query point.
+            for (q, r) in [((c.x, 0.0), (c.rx, 0.0)), ((-c.x, 0.0), (-c.rx, 0.0)), ((0.0, c.x), (0.0, c.rx)),
+                           ((0.0, -c.x), (0.0, -c.rx))] {
+                let left = Point(x: q.0, y: q.1, spatialReference: .unspecified)
+                let right = Point(x: r.0, y: r.1, spatialReference: .unspecified)
+                #expect(try GeometryEngine.distance(from: left, to: right) == c.d)
+                let table = try GeometryEngine.nearPairs(from: [left], to: [right], distances: [c.d])
+                #expect(table == [NearPair(leftIndex: 0, rightIndex: 0, distance: c.d, rank: 1)], "\(left) → \(right)")
+                #expect(try SpatialIndex([right]).nearest(to: left, maxDistance: c.d).count == 1, "\(left) → \(right)")
+            }
+        }
+    }
+
     /// Distances given in meters on a spatial reference in US survey feet: tested in feet, reported in meters.
     @Test func distanceUnitsAreConvertedBothWays() throws {
         let lefts = [Self.point(0, 0)]
