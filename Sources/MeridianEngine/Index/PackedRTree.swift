@@ -80,12 +80,11 @@ struct PackedRTree: Sendable {
         var order = Array(0..<count)
         let stride = 2 * dimensions
         func tile(_ range: Range<Int>, axis: Int) {
-            // Centres doubled (min + max); ties broken by position, so the packing is deterministic.
-            order[range].sort {
-                let a = boxes[$0 * stride + axis] + boxes[$0 * stride + dimensions + axis]
-                let b = boxes[$1 * stride + axis] + boxes[$1 * stride + dimensions + axis]
-                return a < b || (a == b && $0 < $1)
-            }
+            // Centres doubled (min + max); ties broken by position, so the packing is deterministic. Keys are
+            // gathered first: a sort of (key, position) pairs is several times faster than one reading boxes.
+            var keyed = order[range].map { (boxes[$0 * stride + axis] + boxes[$0 * stride + dimensions + axis], $0) }
+            keyed.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
+            for (offset, entry) in keyed.enumerated() { order[range.lowerBound + offset] = entry.1 }
             guard axis + 1 < dimensions, range.count > nodeSize else { return }
             let nodes = (range.count + nodeSize - 1) / nodeSize
             let slabs = Int(pow(Double(nodes), 1 / Double(dimensions - axis)).rounded(.up))

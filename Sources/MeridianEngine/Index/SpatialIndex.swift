@@ -19,6 +19,9 @@ public struct SpatialIndex: Sendable {
     /// The indexed geometries, in the order given.
     public let geometries: [Geometry]
     let tree: PackedRTree
+    /// x, y of each geometry that is a point (NaN, NaN for the others): the point-to-point distances of a search
+    /// read these flat doubles instead of copying each `Geometry` (and its spatial reference) out of the array.
+    let pointXY: [Double]
 
     /// How many geometries the index holds.
     public var count: Int { geometries.count }
@@ -37,14 +40,23 @@ public struct SpatialIndex: Sendable {
         }
         var boxes: [Double] = []
         boxes.reserveCapacity(4 * gs.count)
+        var pointXY: [Double] = []
+        pointXY.reserveCapacity(2 * gs.count)
         for (i, g) in gs.enumerated() {
             try GeometryEngine.requireSameSpatialReference(sr, g.spatialReference)
+            if case .point(let p) = g, p.x.isFinite, p.y.isFinite {
+                boxes.append(contentsOf: [p.x, p.y, p.x, p.y])
+                pointXY.append(contentsOf: [p.x, p.y])
+                continue
+            }
             try GeometryEngine.checkProximityGeometry(g, "near feature \(i)")
             let e = g.extent!
             boxes.append(contentsOf: [e.xMin, e.yMin, e.xMax, e.yMax])
+            pointXY.append(contentsOf: [.nan, .nan])
         }
         spatialReference = sr
         self.geometries = gs
+        self.pointXY = pointXY
         tree = PackedRTree(dimensions: 2, boxes: boxes)
     }
 
@@ -203,11 +215,13 @@ final class PlanarDistances {
 
     private let context: GEOSContext
     private let geometries: [Geometry]
+    private let pointXY: [Double]
     private var prepared: [Int: GEOSPreparedGeometry] = [:]
 
     init(_ index: SpatialIndex) throws(EngineError) {
         context = try GEOSContext()
         geometries = index.geometries
+        pointXY = index.pointXY
     }
 
     /// The query form of `g` (a valid polygon, or `.invalidGeometry`).
@@ -218,6 +232,11 @@ final class PlanarDistances {
 
     /// The planar distance from the query to indexed geometry `item`.
     func distance(_ q: Query, _ item: Int) throws(EngineError) -> Double {
+        let (bx, by) = (pointXY[2 * item], pointXY[2 * item + 1])
+        if case .point(let a) = q, !bx.isNaN {
+            let dx = a.x - bx, dy = a.y - by
+            return (dx * dx + dy * dy).squareRoot()
+        }
         switch (q, geometries[item]) {
         case (.point(let a), .point(let b)):
             let dx = a.x - b.x, dy = a.y - b.y
