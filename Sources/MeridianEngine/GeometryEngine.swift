@@ -10,7 +10,8 @@ import MeridianCore
 /// `Planar/` (buffers, overlay, relations, topology and editing in a geometry's own spatial reference), `PROJ/`
 /// (spatial references, projection, datum transformations, areas of use, Karney's geodesics: every PROJ call),
 /// `Geodesic/` (work on the ellipsoid; geodesic buffers run through `GeodeticBufferPipeline`), `Union/` (the circle
-/// union behind unions of point buffers) and `GEOS/` (the bridge to GEOS: every GEOS call).
+/// union behind unions of point buffers), `Index/` (the packed R-tree behind the spatial indexes of proximity
+/// searches) and `GEOS/` (the bridge to GEOS: every GEOS call).
 public enum GeometryEngine {}
 
 extension GeometryEngine {

@@ -74,6 +74,16 @@ final class GEOSPreparedGeometry {
         return d
     }
 
+    /// The smallest distance from the prepared geometry to the point (x, y); GEOS's message (under `operation`) when
+    /// GEOS fails.
+    func distance(to c: Coordinate, _ operation: String) throws(EngineError) -> Double {
+        guard let point = GEOSGeom_createPointFromXY_r(handle, c.x, c.y) else { throw geometry.context.error(operation) }
+        defer { GEOSGeom_destroy_r(handle, point) }
+        var d = 0.0
+        guard GEOSPreparedDistance_r(handle, prepared, point, &d) == 1 else { throw geometry.context.error(operation) }
+        return d
+    }
+
     private static func answer(_ value: CChar) -> Bool? {
         switch value {
         case 1: true

@@ -10,6 +10,7 @@
 //   meridian-bench p4 read FILE.kml REPS                  read a KML file and count its coordinates
 //   meridian-bench p4 read-stream FILE.kml REPS           the same, streaming placemarks (bounded memory)
 //   meridian-bench geo KIND INPUT.json DISTANCE_M REPS OUT.json [OPTIONS]   geodesic buffers at scale (issue 16)
+//   meridian-bench near KIND LEFT.xy RIGHT.xy DISTANCE REPS OUT.bin   near tables (planar, geodesic, nearest; Near.swift)
 //   meridian-bench p4 --available                         exit 0 (MeridianKML is built in)
 //   meridian-bench p5-write FILE.wkt REPS                 time writing the (multi)polygon of a WKT file as WKT and
 //                                                         as a GeoJSON feature into memory (the writers alone)
@@ -188,6 +189,8 @@ do {
         try runP6Stream(Array(args.dropFirst(2)))
     case "geo":
         try runGeodesicCase(Array(args.dropFirst(2)))
+    case "near":
+        try runNear(Array(args.dropFirst(2)))
     case "p2":
         if args.count == 3 && args[2] == "--available" { exit(0) }
         guard args.count >= 4, let reps = Int(args[3]) else { fail("usage: meridian-bench p2 INPUT.xy REPS") }

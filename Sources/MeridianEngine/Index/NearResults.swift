@@ -1,0 +1,98 @@
+import MeridianCore
+
+/// One feature found near a query geometry by a spatial index: which one and how far (ArcGIS Pro's Near tool writes
+/// these as `NEAR_FID` and `NEAR_DIST`).
+public struct NearFeature: Sendable, Hashable {
+    /// The position of the feature in the array the index was built from.
+    public var index: Int
+    /// The distance from the query geometry to the feature (planar: in the spatial reference's unit; geodesic: in
+    /// the unit the query asked for, meters by default).
+    public var distance: Double
+
+    /// Creates a result.
+    /// - Parameters:
+    ///   - index: The position of the feature in the indexed array.
+    ///   - distance: Its distance from the query geometry.
+    public init(index: Int, distance: Double) {
+        self.index = index
+        self.distance = distance
+    }
+}
+
+/// One row of a near table: an input feature, a near feature within reach of it, their distance and the near
+/// feature's rank among the input feature's matches (ArcGIS Pro's Generate Near Table writes `IN_FID`, `NEAR_FID`,
+/// `NEAR_DIST` and `NEAR_RANK`).
+///
+/// Tables are ordered by `leftIndex`, then `distance`, then `rightIndex`; `rank` counts from 1 within one input
+/// feature in that order, so equally distant near features are ranked by their index.
+public struct NearPair: Sendable, Hashable {
+    /// The position of the input ("left") feature in its array.
+    public var leftIndex: Int
+    /// The position of the near ("right") feature in its array (or in the index it was looked up in).
+    public var rightIndex: Int
+    /// Their distance, in the unit the call states.
+    public var distance: Double
+    /// 1 for the input feature's nearest match, 2 for the next, …
+    public var rank: Int
+
+    /// Creates a row.
+    /// - Parameters:
+    ///   - leftIndex: The input feature's position.
+    ///   - rightIndex: The near feature's position.
+    ///   - distance: Their distance.
+    ///   - rank: The near feature's rank among the input feature's matches, from 1.
+    public init(leftIndex: Int, rightIndex: Int, distance: Double, rank: Int) {
+        self.leftIndex = leftIndex
+        self.rightIndex = rightIndex
+        self.distance = distance
+        self.rank = rank
+    }
+}
+
+// MARK: - Checks shared by the planar and geodesic proximity entry points
+
+extension GeometryEngine {
+    /// One distance per input feature from a list of one for all or one each.
+    /// - Throws: `.distanceCountMismatch` for any other count; `.invalidDistance` for a distance that is negative,
+    ///   NaN or infinite, naming the input feature it belongs to (the first one for a single distance).
+    static func proximityDistances(_ distances: [Double], count: Int) throws(EngineError) -> (Int) -> Double {
+        guard distances.count == count || distances.count == 1 else {
+            throw .distanceCountMismatch(geometries: count, distances: distances.count)
+        }
+        for (i, d) in distances.enumerated() where !(d >= 0 && d.isFinite) {
+            let whose = distances.count == 1 ? "the distance" : "the distance of input feature \(i)"
+            throw .invalidDistance("\(whose) is \(d); a search distance must be finite and 0 or more")
+        }
+        return distances.count == 1 ? { _ in distances[0] } : { distances[$0] }
+    }
+
+    /// Checks a nearest-neighbour request: `k` ≥ 1 and a `maxDistance` that is nil or finite and ≥ 0.
+    static func checkNearest(k: Int, maxDistance: Double?) throws(EngineError) {
+        guard k >= 1 else { throw .invalidArgument("the number of nearest features must be 1 or more, got \(k)") }
+        if let m = maxDistance, !(m >= 0 && m.isFinite) {
+            throw .invalidDistance("the maximum distance is \(m); it must be finite and 0 or more")
+        }
+    }
+
+    /// Refuses a geometry without vertices or with a non-finite coordinate; `label` names it ("near feature 3").
+    static func checkProximityGeometry(_ g: Geometry, _ label: String) throws(EngineError) {
+        guard !g.coordinates.isEmpty else {
+            throw .badGeometry(.empty("\(label) (a \(g.typeName.lowercased())) has no vertices"))
+        }
+        for c in g.coordinates where !(c.x.isFinite && c.y.isFinite) {
+            throw .badGeometry(.nonFiniteCoordinate("(\(c.x), \(c.y)) in \(label) (a \(g.typeName.lowercased()))"))
+        }
+    }
+
+    /// The rows of a near table from each input feature's matches (already sorted by distance, then index).
+    static func nearTable(_ matches: [[NearFeature]]) -> [NearPair] {
+        var rows: [NearPair] = []
+        rows.reserveCapacity(matches.reduce(0) { $0 + $1.count })
+        for (left, found) in matches.enumerated() {
+            for (rank, f) in found.enumerated() {
+                rows.append(NearPair(leftIndex: left, rightIndex: f.index, distance: f.distance, rank: rank + 1))
+            }
+        }
+        return rows
+    }
+}

@@ -1,0 +1,265 @@
+import MeridianCore
+
+/// A spatial index over geometries in one projected (or unspecified, planar) spatial reference: an R-tree of their
+/// envelopes, bulk-loaded once with Sort-Tile-Recursive packing and never changed, like GEOS's and shapely's
+/// `STRtree`. Build it once over the features you search many times (the "near features"), then ask which of them
+/// meet an envelope, which lie within a distance of a geometry, or which are nearest to it.
+///
+/// Distances are planar, in the spatial reference's unit, measured between the geometries themselves (GEOS's
+/// distance; two points: √(Δx² + Δy²), as GEOS computes it), never between envelopes or buffer polygons; z is
+/// ignored. A distance test is inclusive: a feature exactly `distance` away is within it. Answers list features by
+/// their position in the array the index was built from.
+///
+/// A value type, immutable once built, safe to share between threads. Polygons are checked for validity when a
+/// query first measures a distance to them (`EngineError.invalidGeometry`: the distance to a self-intersecting
+/// polygon's interior is not well defined).
+public struct SpatialIndex: Sendable {
+    /// The spatial reference of the indexed geometries (`.unspecified` for an empty index, which matches any).
+    public let spatialReference: SpatialReference
+    /// The indexed geometries, in the order given.
+    public let geometries: [Geometry]
+    let tree: PackedRTree
+    /// x, y of each geometry that is a point (NaN, NaN for the others): the point-to-point distances of a search
+    /// read these flat doubles instead of copying each `Geometry` (and its spatial reference) out of the array.
+    let pointXY: [Double]
+
+    /// How many geometries the index holds.
+    public var count: Int { geometries.count }
+
+    /// Indexes geometries (points, multipoints, polylines, polygons, envelopes) by their envelopes.
+    /// - Parameter geometries: Geometries in one projected or unspecified spatial reference; may be empty.
+    /// - Throws: `.geographicCoordinatesRefused` for degree coordinates (use ``GeodeticSpatialIndex``),
+    ///   `.spatialReferenceMismatch`, `.badGeometry` for a geometry without vertices or with a non-finite
+    ///   coordinate (named by its position: "near feature 3"), `.limitExceeded` beyond 2³¹ − 2 geometries.
+    public init(_ geometries: [some GeometryConvertible]) throws(EngineError) {
+        let gs = geometries.map(\.geometry)
+        let sr = gs.first?.spatialReference ?? .unspecified
+        guard !sr.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar spatial index") }
+        guard gs.count < Int(Int32.max) else {
+            throw .limitExceeded("a spatial index holds at most \(Int32.max - 1) geometries, got \(gs.count)")
+        }
+        var boxes: [Double] = []
+        boxes.reserveCapacity(4 * gs.count)
+        var pointXY: [Double] = []
+        pointXY.reserveCapacity(2 * gs.count)
+        for (i, g) in gs.enumerated() {
+            try GeometryEngine.requireSameSpatialReference(sr, g.spatialReference)
+            if case .point(let p) = g, p.x.isFinite, p.y.isFinite {
+                boxes.append(contentsOf: [p.x, p.y, p.x, p.y])
+                pointXY.append(contentsOf: [p.x, p.y])
+                continue
+            }
+            try GeometryEngine.checkProximityGeometry(g, "near feature \(i)")
+            let e = g.extent!
+            boxes.append(contentsOf: [e.xMin, e.yMin, e.xMax, e.yMax])
+            pointXY.append(contentsOf: [.nan, .nan])
+        }
+        spatialReference = sr
+        self.geometries = gs
+        self.pointXY = pointXY
+        tree = PackedRTree(dimensions: 2, boxes: boxes)
+    }
+
+    /// The geometries whose envelopes meet an envelope (touching counts), in ascending index order — candidates,
+    /// as GEOS's `STRtree` query returns: a geometry's envelope may meet the envelope while the geometry does not.
+    /// - Parameter envelope: An envelope in the index's spatial reference.
+    /// - Returns: Indices into ``geometries``, ascending.
+    /// - Throws: `.spatialReferenceMismatch`, `.badGeometry` for a non-finite or inverted envelope.
+    public func query(intersecting envelope: Envelope) throws(EngineError) -> [Int] {
+        try requireOwnSpatialReference(envelope.spatialReference)
+        let box = [envelope.xMin, envelope.yMin, envelope.xMax, envelope.yMax]
+        guard box.allSatisfy(\.isFinite), envelope.xMin <= envelope.xMax, envelope.yMin <= envelope.yMax else {
+            throw .badGeometry(.malformed("the query envelope \(envelope) is not finite with minima ≤ maxima"))
+        }
+        var found: [Int] = []
+        try tree.search(box) { i throws(EngineError) in
+            found.append(i)
+            return true
+        }
+        return found.sorted()
+    }
+
+    /// The geometries whose envelopes lie within `distance` of the geometry's envelope: a superset of those within
+    /// `distance` of the geometry (what ``query(withinDistance:of:)`` then measures exactly).
+    /// - Parameters:
+    ///   - distance: The search distance in the spatial reference's unit, finite and ≥ 0.
+    ///   - geometry: The query geometry, in the index's spatial reference.
+    /// - Returns: Indices into ``geometries``, ascending.
+    /// - Throws: `.invalidDistance`, `.spatialReferenceMismatch`, `.badGeometry` for an empty or non-finite geometry.
+    public func candidates(withinDistance distance: Double, of geometry: some GeometryConvertible)
+        throws(EngineError) -> [Int]
+    {
+        let g = try checkedQuery(geometry.geometry)
+        _ = try GeometryEngine.proximityDistances([distance], count: 1)
+        var found: [Int] = []
+        try tree.search(Self.searchBox(g.extent!, distance)) { i throws(EngineError) in
+            found.append(i)
+            return true
+        }
+        return found.sorted()
+    }
+
+    /// The geometries within `distance` of a geometry (planar distance ≤ `distance`, boundary inclusive), with their
+    /// distances — shapely's `STRtree.query(geometry, predicate="dwithin", distance=…)`, PostGIS's `ST_DWithin`.
+    /// - Parameters:
+    ///   - distance: The search distance in the spatial reference's unit, finite and ≥ 0 (0: the geometries
+    ///     meeting the query geometry).
+    ///   - geometry: The query geometry, in the index's spatial reference.
+    /// - Returns: The features found, nearest first (equal distances by index).
+    /// - Throws: `.invalidDistance`, `.spatialReferenceMismatch`, `.badGeometry`, `.invalidGeometry` for an invalid
+    ///   polygon, `.geos`.
+    public func query(withinDistance distance: Double, of geometry: some GeometryConvertible)
+        throws(EngineError) -> [NearFeature]
+    {
+        let g = try checkedQuery(geometry.geometry)
+        _ = try GeometryEngine.proximityDistances([distance], count: 1)
+        let measure = try PlanarDistances(self)
+        return try within(distance, of: g, measure.query(g), measure)
+    }
+
+    /// The `k` geometries nearest to a geometry, optionally no farther than `maxDistance` — shapely's
+    /// `STRtree.query_nearest`, GEOS's `STRtree_nearest`, ArcGIS Pro's Near with a search radius.
+    ///
+    /// Ties are broken by index: of several features equally far, the lower indices come first, and when the
+    /// `k`-th place is tied only the lowest indices are kept (exactly `k` results whenever `k` features are in
+    /// reach).
+    /// - Parameters:
+    ///   - geometry: The query geometry, in the index's spatial reference.
+    ///   - k: How many features to return, ≥ 1.
+    ///   - maxDistance: The largest distance to look at (inclusive), in the spatial reference's unit; `nil` for no
+    ///     limit.
+    /// - Returns: Up to `k` features, nearest first (fewer when the index holds fewer within `maxDistance`).
+    /// - Throws: `.invalidArgument` for `k` < 1, `.invalidDistance` for a negative or non-finite `maxDistance`,
+    ///   `.spatialReferenceMismatch`, `.badGeometry`, `.invalidGeometry`, `.geos`.
+    public func nearest(to geometry: some GeometryConvertible, k: Int = 1, maxDistance: Double? = nil)
+        throws(EngineError) -> [NearFeature]
+    {
+        let g = try checkedQuery(geometry.geometry)
+        try GeometryEngine.checkNearest(k: k, maxDistance: maxDistance)
+        let measure = try PlanarDistances(self)
+        return try nearest(to: g, measure.query(g), measure, k: k, maxDistance: maxDistance ?? .infinity)
+    }
+
+    // MARK: Shared with GeometryEngine's near tables
+
+    /// The features within `distance` of `g` (already checked), measured by `measure`; nearest first, then by index.
+    func within(_ distance: Double, of g: Geometry, _ q: PlanarDistances.Query, _ measure: PlanarDistances)
+        throws(EngineError) -> [NearFeature]
+    {
+        var found: [NearFeature] = []
+        try tree.search(Self.searchBox(g.extent!, distance)) { i throws(EngineError) in
+            let d = try measure.distance(q, i)
+            if d <= distance { found.append(NearFeature(index: i, distance: d)) }
+            return true
+        }
+        found.sort { ($0.distance, $0.index) < ($1.distance, $1.index) }
+        return found
+    }
+
+    /// The `k` features nearest to `g` (already checked) within `maxDistance`; nearest first, then by index.
+    func nearest(to g: Geometry, _ q: PlanarDistances.Query, _ measure: PlanarDistances, k: Int, maxDistance: Double)
+        throws(EngineError) -> [NearFeature]
+    {
+        let e = g.extent!
+        // A box's distance from the query envelope bounds every distance to a geometry inside it from below; it is
+        // lowered by a few units in the last place of the coordinates so that rounding cannot lift it above an
+        // exact distance (which would end the search before an equally near feature).
+        let slack = Self.magnitude(e) * 1e-12
+        let found = try tree.nearest(k: k, maxDistance: maxDistance, lowerBound: { b in
+            let dx = max(0, b[b.startIndex] - e.xMax, e.xMin - b[b.startIndex + 2])
+            let dy = max(0, b[b.startIndex + 1] - e.yMax, e.yMin - b[b.startIndex + 3])
+            return max(0, (dx * dx + dy * dy).squareRoot() - slack)
+        }, exact: { i throws(EngineError) in try measure.distance(q, i) })
+        return found.map { NearFeature(index: $0.index, distance: $0.distance) }
+    }
+
+    /// A query geometry checked against the index: same spatial reference, vertices, finite coordinates.
+    func checkedQuery(_ g: Geometry) throws(EngineError) -> Geometry {
+        try requireOwnSpatialReference(g.spatialReference)
+        guard !g.spatialReference.isGeographic else {
+            throw .geographicCoordinatesRefused(operation: "a planar proximity search")
+        }
+        try GeometryEngine.checkProximityGeometry(g, "the query geometry")
+        return g
+    }
+
+    /// Refuses a spatial reference other than the index's (an empty index takes any).
+    func requireOwnSpatialReference(_ sr: SpatialReference) throws(EngineError) {
+        if count > 0 { try GeometryEngine.requireSameSpatialReference(spatialReference, sr) }
+    }
+
+    /// The search box of envelope `e` widened by `distance` (minima then maxima). It is widened further by 10⁻¹²
+    /// of the coordinates' magnitude: without that, `x + distance` rounded down could fall short of a feature whose
+    /// computed distance rounds to exactly `distance` (rounding of √(Δx² + Δy²) is a few units in the last place;
+    /// the pad is thousands), and the inclusive test would never see it.
+    static func searchBox(_ e: Envelope, _ distance: Double) -> [Double] {
+        let reach = distance + (magnitude(e) + distance) * 1e-12
+        return [e.xMin - reach, e.yMin - reach, e.xMax + reach, e.yMax + reach]
+    }
+
+    /// The largest absolute coordinate of an envelope.
+    static func magnitude(_ e: Envelope) -> Double {
+        max(abs(e.xMin), abs(e.xMax), abs(e.yMin), abs(e.yMax))
+    }
+}
+
+/// Exact planar distances between query geometries and an index's geometries through GEOS: one context per call,
+/// each indexed geometry made and prepared on first use (and checked for validity then). Two points are measured
+/// directly, √(Δx² + Δy²), GEOS's own formula, without a GEOS geometry.
+final class PlanarDistances {
+    /// A query geometry made ready for many distances: a point as its coordinate, anything else prepared by GEOS.
+    enum Query {
+        case point(Coordinate)
+        case geometry(GEOSPreparedGeometry)
+    }
+
+    private let context: GEOSContext
+    private let geometries: [Geometry]
+    private let pointXY: [Double]
+    private var prepared: [Int: GEOSPreparedGeometry] = [:]
+
+    init(_ index: SpatialIndex) throws(EngineError) {
+        context = try GEOSContext()
+        geometries = index.geometries
+        pointXY = index.pointXY
+    }
+
+    /// The query form of `g` (a valid polygon, or `.invalidGeometry`).
+    func query(_ g: Geometry) throws(EngineError) -> Query {
+        if case .point(let p) = g { return .point(p.coordinate) }
+        return .geometry(try prepare(g))
+    }
+
+    /// The planar distance from the query to indexed geometry `item`.
+    func distance(_ q: Query, _ item: Int) throws(EngineError) -> Double {
+        let (bx, by) = (pointXY[2 * item], pointXY[2 * item + 1])
+        if case .point(let a) = q, !bx.isNaN {
+            let dx = a.x - bx, dy = a.y - by
+            return (dx * dx + dy * dy).squareRoot()
+        }
+        switch (q, geometries[item]) {
+        case (.point(let a), .point(let b)):
+            let dx = a.x - b.x, dy = a.y - b.y
+            return (dx * dx + dy * dy).squareRoot()
+        case (.point(let a), _):
+            return try preparedItem(item).distance(to: a, "distance")
+        case (.geometry(let p), .point(let b)):
+            return try p.distance(to: b.coordinate, "distance")
+        case (.geometry(let p), _):
+            return try p.distance(to: preparedItem(item).geometry, "distance")
+        }
+    }
+
+    private func preparedItem(_ item: Int) throws(EngineError) -> GEOSPreparedGeometry {
+        if let p = prepared[item] { return p }
+        let p = try prepare(geometries[item])
+        prepared[item] = p
+        return p
+    }
+
+    private func prepare(_ g: Geometry) throws(EngineError) -> GEOSPreparedGeometry {
+        let ref = try context.make(g)
+        try context.requireValid(ref, g)
+        return try GEOSPreparedGeometry(ref, "prepare")
+    }
+}

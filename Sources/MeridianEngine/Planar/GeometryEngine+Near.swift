@@ -1,0 +1,170 @@
+import MeridianCore
+
+// MARK: - Proximity: near tables and nearest features, planar
+
+extension GeometryEngine {
+    /// Every pair of an input feature and a near feature within a search distance of each other, with their planar
+    /// distance — ArcGIS Pro's Generate Near Table with a search radius and `closest = ALL`, geopandas'
+    /// `sjoin(predicate="dwithin")`, PostGIS's `ST_DWithin` join.
+    ///
+    /// A pair is in the table exactly when the planar distance between the two geometries (GEOS's distance;
+    /// √(Δx² + Δy²) for two points) is at most the input feature's search distance: the boundary is inclusive, and
+    /// no buffer polygon is involved (a buffer's chords would miss points just inside the true circle). The near
+    /// features are indexed (``SpatialIndex``) and each input feature looks its candidates up there.
+    /// - Parameters:
+    ///   - inFeatures: The input ("left") features, in one projected or unspecified spatial reference.
+    ///   - nearFeatures: The near ("right") features, in the same spatial reference.
+    ///   - distances: One search distance for every input feature, or exactly one per input feature (in
+    ///     `distanceUnit`); each finite and ≥ 0.
+    ///   - distanceUnit: The unit of `distances` and of the distances returned; `nil` (default) for the spatial
+    ///     reference's own unit (US survey feet for EPSG:32038), as ArcGIS. The test is made in the spatial
+    ///     reference's unit.
+    /// - Returns: The near table, ordered by input feature, then distance, then near feature (see ``NearPair``).
+    /// - Throws: `.distanceCountMismatch`, `.invalidDistance` (naming the input feature), `.spatialReferenceMismatch`,
+    ///   `.geographicCoordinatesRefused` for degree coordinates (use
+    ///   ``geodeticNearPairs(from:to:distances:distanceUnit:)``), `.spatialReferenceRequired` for a `distanceUnit`
+    ///   with unspecified coordinates, `.badGeometry` for an empty or non-finite geometry (naming it: "input feature
+    ///   2", "near feature 7"), `.invalidGeometry` for an invalid polygon, `.geos`.
+    public static func nearPairs(
+        from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], distances: [Double],
+        distanceUnit: LinearUnit? = nil
+    ) throws(EngineError) -> [NearPair] {
+        let lefts = inFeatures.map(\.geometry)
+        let distanceOf = try proximityDistances(distances, count: lefts.count)
+        if let first = lefts.first, let near = nearFeatures.first {
+            try requireSameSpatialReference(first.spatialReference, near.geometry.spatialReference)
+        }
+        try checkPlanarInputs(lefts, distanceUnit: distanceUnit)
+        return try nearPairs(lefts, SpatialIndex(nearFeatures), distanceOf, distanceUnit)
+    }
+
+    /// ``nearPairs(from:to:distances:distanceUnit:)`` against near features indexed once — for input features that
+    /// arrive in batches (add each batch's offset to `leftIndex`).
+    /// - Parameters:
+    ///   - inFeatures: The input features, in the index's spatial reference.
+    ///   - index: The near features, indexed.
+    ///   - distances: One search distance for all, or one per input feature, in `distanceUnit`.
+    ///   - distanceUnit: The unit of `distances` and of the result; `nil` for the spatial reference's own.
+    /// - Returns: The near table (`rightIndex`: positions in the index).
+    /// - Throws: as ``nearPairs(from:to:distances:distanceUnit:)``.
+    public static func nearPairs(
+        from inFeatures: [some GeometryConvertible], to index: SpatialIndex, distances: [Double],
+        distanceUnit: LinearUnit? = nil
+    ) throws(EngineError) -> [NearPair] {
+        let lefts = inFeatures.map(\.geometry)
+        let distanceOf = try proximityDistances(distances, count: lefts.count)
+        try checkPlanarInputs(lefts, distanceUnit: distanceUnit)
+        return try nearPairs(lefts, index, distanceOf, distanceUnit)
+    }
+
+    /// For every input feature, its `count` nearest near features, optionally no farther than `maxDistance`, with
+    /// their planar distances — ArcGIS Pro's Generate Near Table with `closest_count`, geopandas'
+    /// `sjoin_nearest(max_distance=…)`, shapely's `STRtree.query_nearest`.
+    ///
+    /// Ties are broken by index: of equally near features the lower indices rank first, and a tie at the last
+    /// place keeps only the lowest indices, so an input feature gets exactly `count` rows whenever that many near
+    /// features are within reach.
+    /// - Parameters:
+    ///   - inFeatures: The input features, in one projected or unspecified spatial reference.
+    ///   - nearFeatures: The near features, in the same spatial reference.
+    ///   - count: How many near features per input feature, ≥ 1.
+    ///   - maxDistance: The largest distance considered (inclusive), in `distanceUnit`; `nil` for no limit.
+    ///   - distanceUnit: The unit of `maxDistance` and of the distances returned; `nil` for the spatial reference's.
+    /// - Returns: The near table, ordered by input feature, then rank.
+    /// - Throws: `.invalidArgument` for `count` < 1, `.invalidDistance` for a negative or non-finite `maxDistance`;
+    ///   otherwise as ``nearPairs(from:to:distances:distanceUnit:)``.
+    public static func nearest(
+        from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], count: Int = 1,
+        maxDistance: Double? = nil, distanceUnit: LinearUnit? = nil
+    ) throws(EngineError) -> [NearPair] {
+        let lefts = inFeatures.map(\.geometry)
+        try checkNearest(k: count, maxDistance: maxDistance)
+        if let first = lefts.first, let near = nearFeatures.first {
+            try requireSameSpatialReference(first.spatialReference, near.geometry.spatialReference)
+        }
+        try checkPlanarInputs(lefts, distanceUnit: distanceUnit)
+        return try nearest(lefts, SpatialIndex(nearFeatures), count, maxDistance, distanceUnit)
+    }
+
+    /// ``nearest(from:to:count:maxDistance:distanceUnit:)`` against near features indexed once.
+    /// - Parameters:
+    ///   - inFeatures: The input features, in the index's spatial reference.
+    ///   - index: The near features, indexed.
+    ///   - count: How many near features per input feature, ≥ 1.
+    ///   - maxDistance: The largest distance considered (inclusive), in `distanceUnit`; `nil` for no limit.
+    ///   - distanceUnit: The unit of `maxDistance` and of the result; `nil` for the spatial reference's own.
+    /// - Returns: The near table (`rightIndex`: positions in the index).
+    /// - Throws: as ``nearest(from:to:count:maxDistance:distanceUnit:)``.
+    public static func nearest(
+        from inFeatures: [some GeometryConvertible], to index: SpatialIndex, count: Int = 1,
+        maxDistance: Double? = nil, distanceUnit: LinearUnit? = nil
+    ) throws(EngineError) -> [NearPair] {
+        let lefts = inFeatures.map(\.geometry)
+        try checkNearest(k: count, maxDistance: maxDistance)
+        try checkPlanarInputs(lefts, distanceUnit: distanceUnit)
+        return try nearest(lefts, index, count, maxDistance, distanceUnit)
+    }
+
+    // MARK: Internals
+
+    /// Refuses input features in different or geographic spatial references, and a distance unit for unspecified
+    /// coordinates.
+    private static func checkPlanarInputs(_ lefts: [Geometry], distanceUnit: LinearUnit?) throws(EngineError) {
+        guard let sr = lefts.first?.spatialReference else { return }
+        for g in lefts { try requireSameSpatialReference(sr, g.spatialReference) }
+        guard !sr.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar proximity search") }
+        if distanceUnit != nil, sr.isUnspecified {
+            throw .spatialReferenceRequired(
+                operation: "a search distance with a unit (give a plain number, in the coordinates' unit)")
+        }
+        if let distanceUnit, sr.unit == nil {
+            throw .invalidArgument("search distances in \(distanceUnit.name)s need a spatial reference with a linear "
+                                   + "unit; \(sr) has none (give a plain number, in the coordinates' unit)")
+        }
+    }
+
+    /// Converts between `distanceUnit` and the spatial reference's unit (identity when either is missing).
+    private static func planarUnits(_ sr: SpatialReference, _ distanceUnit: LinearUnit?)
+        -> (toNative: (Double) -> Double, fromNative: (Double) -> Double)
+    {
+        guard let distanceUnit, let unit = sr.unit, distanceUnit != unit else { return ({ $0 }, { $0 }) }
+        return ({ distanceUnit.convert($0, to: unit) }, { unit.convert($0, to: distanceUnit) })
+    }
+
+    private static func nearPairs(
+        _ lefts: [Geometry], _ index: SpatialIndex, _ distanceOf: (Int) -> Double, _ distanceUnit: LinearUnit?
+    ) throws(EngineError) -> [NearPair] {
+        guard let sr = lefts.first?.spatialReference else { return [] }
+        let units = planarUnits(sr, distanceUnit)
+        let measure = try PlanarDistances(index)
+        var matches: [[NearFeature]] = []
+        matches.reserveCapacity(lefts.count)
+        for (i, g) in lefts.enumerated() {
+            try index.requireOwnSpatialReference(g.spatialReference)
+            try checkProximityGeometry(g, "input feature \(i)")
+            var found = try index.within(units.toNative(distanceOf(i)), of: g, measure.query(g), measure)
+            for j in found.indices { found[j].distance = units.fromNative(found[j].distance) }
+            matches.append(found)
+        }
+        return nearTable(matches)
+    }
+
+    private static func nearest(
+        _ lefts: [Geometry], _ index: SpatialIndex, _ k: Int, _ maxDistance: Double?, _ distanceUnit: LinearUnit?
+    ) throws(EngineError) -> [NearPair] {
+        guard let sr = lefts.first?.spatialReference else { return [] }
+        let units = planarUnits(sr, distanceUnit)
+        let measure = try PlanarDistances(index)
+        let limit = maxDistance.map(units.toNative) ?? .infinity
+        var matches: [[NearFeature]] = []
+        matches.reserveCapacity(lefts.count)
+        for (i, g) in lefts.enumerated() {
+            try index.requireOwnSpatialReference(g.spatialReference)
+            try checkProximityGeometry(g, "input feature \(i)")
+            var found = try index.nearest(to: g, measure.query(g), measure, k: k, maxDistance: limit)
+            for j in found.indices { found[j].distance = units.fromNative(found[j].distance) }
+            matches.append(found)
+        }
+        return nearTable(matches)
+    }
+}
