@@ -75,9 +75,15 @@ struct LocatedSource {
         return absolute
     }
 
-    /// The first bytes of a regular file.
+    /// The first bytes of a regular file. Anything else (a FIFO, a pipe such as `/dev/fd/63`, a device) is refused
+    /// from its `stat` before it is opened: opening a FIFO waits for its writer, and reading a pipe's first bytes
+    /// would take them from the command that reads it next.
     static func readHeader(_ path: String) throws(FeatureDataError) -> [UInt8] {
-        let fd = open(path, O_RDONLY)
+        var before = stat()
+        if stat(path, &before) == 0, before.st_mode & S_IFMT != S_IFREG {
+            throw .cannotOpen(source: path, reason: "not a regular file (GDAL reads these formats from files only)")
+        }
+        let fd = open(path, O_RDONLY | O_NONBLOCK)
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
             // GDAL's DRIVER:file:table and file: syntax names another file; say so when the name as given is missing.
