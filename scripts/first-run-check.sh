@@ -17,6 +17,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT  # stopped from outside (scripts/test.sh stops its lanes when a step fails): clean up too
 git clone -q "$repo" "$work/meridian"
 # Uncommitted changes are not part of the check: it runs what a clone of this commit runs.
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes Meridian's readers of outside data with libFuzzer under AddressSanitizer (issue 15).
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]      (default: all, 10 s each)
+#        scripts/fuzz.sh --build-only                (only the build; then FUZZ_SKIP_BUILD=1 runs without it)
 #   TARGET: kml kmz geojson csv wkt viewer-json ogr geodesic-cli kmz-pack xml-attributes srs
 #   (fuzz/Sources/meridian-fuzz/FuzzTargets.swift)
 # Builds in its own scratch path (.build/fuzz) so the normal build is not invalidated. The seed corpus comes from the
@@ -16,14 +17,20 @@
 # FUZZ_DETECT_LEAKS (1 default: libFuzzer checks for leaks after any input that allocates more than it frees;
 #   0: only LeakSanitizer's check at exit, which still fails the run on an unsuppressed leak, see docs/fuzzing.md),
 # FUZZ_SKIP_BUILD (set: use the fuzz binary already built, e.g. for several targets run in parallel),
+# FUZZ_JOBS (how many targets run at once, default 1: each libFuzzer process is one thread, so 2 on 2 idle cores halve
+#   the wall time of `all` and give each target the same time on a core; the logs are printed in the targets' order),
 # FUZZ_SEED (libFuzzer's -seed: the same seed and binary mutate the same way, so a failure of a short run can be
 #   replayed; scripts/test.sh fixes it, long runs leave it unset for a new random seed each time).
 # A failing run prints its input in base64 (inputs are at most 64 KiB), so a CI log is enough to reproduce it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(kml kmz geojson csv wkt viewer-json ogr geodesic-cli kmz-pack xml-attributes srs)
+build_only=""
+[[ ${1:-} == --build-only ]] && { build_only=1; shift; }
 which=${1:-all}
 seconds=${2:-10}
+jobs=${FUZZ_JOBS:-1}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "FUZZ_JOBS must be a positive whole number, not '$jobs'" >&2; exit 2; }
 if [[ $which != all ]]; then
     [[ " ${targets[*]} " == *" $which "* ]] || { echo "unknown target '$which' (one of: ${targets[*]})" >&2; exit 2; }
     targets=("$which")
@@ -48,6 +55,7 @@ if [[ -z ${FUZZ_SKIP_BUILD:-} ]]; then
     grep -E 'warning: .*(fuzz|Meridian)' "$scratch/build-$config.log" || true
 fi
 [[ -x $binary ]] || { echo "the fuzz build failed" >&2; exit 1; }
+[[ -z $build_only ]] || exit 0
 
 # Seed files: small ones only (libFuzzer's -max_len is 64 KiB here).
 seeds() {
@@ -66,15 +74,14 @@ seeds() {
 # the builder's paths and bounds, not large inputs, which the work bound refuses anyway).
 max_len() { [[ $1 == geodesic-cli ]] && echo 4096 || echo 65536; }
 
-mkdir -p "$scratch/artifacts"
-status=0
-for t in "${targets[@]}"; do
-    corpus="$scratch/corpus/$t"
+mkdir -p "$scratch/artifacts" "$scratch/logs"
+# One target's run; its exit status is the target's verdict.
+fuzz_target() {
+    local t=$1 corpus="$scratch/corpus/$1" log status=0
     mkdir -p "$corpus"
     seeds "$t" | while read -r f; do cp -n "$f" "$corpus/seed-$(sha1sum "$f" | cut -c1-16)" 2>/dev/null || true; done
     # One log per run (runs of one target may overlap; a shared log would be truncated under a running one).
-    log="$scratch/logs/$t-$config-$(date -u +%Y%m%dT%H%M%SZ)-$$.log"
-    mkdir -p "$scratch/logs"
+    log="$scratch/logs/$t-$config-$(date -u +%Y%m%dT%H%M%SZ)-$BASHPID.log"
     echo "fuzz $t: ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs, log $log"
     # SWIFT_BACKTRACE=enable=no: a Swift trap goes straight to libFuzzer's deadly-signal handler (which saves the input);
     # Swift's own backtracer would read the stack from another thread, which ASan reports as a bogus underflow.
@@ -96,5 +103,29 @@ for t in "${targets[@]}"; do
         status=1
     fi
     grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "$log" | sed "s/^/  $t /" || true
+    return $status
+}
+
+status=0
+if ((jobs == 1)); then
+    for t in "${targets[@]}"; do fuzz_target "$t" || status=1; done
+    exit $status
+fi
+# FUZZ_JOBS targets at a time: target i starts when target i - FUZZ_JOBS has ended; each one's output is held in a
+# file and printed when it ends, in the targets' order.
+mkdir -p "$scratch/out"
+pids=()
+for i in "${!targets[@]}"; do
+    if ((i >= jobs)); then
+        k=$((i - jobs))
+        wait "${pids[k]}" || status=1
+        cat "$scratch/out/${targets[k]}.$$"; rm -f "$scratch/out/${targets[k]}.$$"
+    fi
+    fuzz_target "${targets[i]}" > "$scratch/out/${targets[i]}.$$" 2>&1 &
+    pids[i]=$!
+done
+for ((k = ${#targets[@]} - jobs < 0 ? 0 : ${#targets[@]} - jobs; k < ${#targets[@]}; k++)); do
+    wait "${pids[k]}" || status=1
+    cat "$scratch/out/${targets[k]}.$$"; rm -f "$scratch/out/${targets[k]}.$$"
 done
 exit $status

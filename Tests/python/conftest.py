@@ -1,4 +1,10 @@
-"""Fixtures for the Python reference harness: the built `meridian` binary and the reference data in Tests/Fixtures."""
+"""Fixtures for the Python reference harness: the built `meridian` binary and the reference data in Tests/Fixtures.
+
+Three groups need more than the build and the virtual environment, and are marked so that an inner loop can leave
+them out (`pytest -m "not browser and not dask and not postgis"`; scripts/test.sh runs everything):
+`browser` (headless Chromium through selenium: the tests that use the `browser` fixture, or are marked by hand),
+`dask` (a Dask LocalCluster: the test_dask_*.py modules) and `postgis` (the PostGIS server of scripts/postgis.sh:
+the tests that use a `postgis` fixture)."""
 import os
 import pathlib
 import subprocess
@@ -7,6 +13,30 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "Tests" / "Fixtures"
+
+
+GROUPS = {
+    "browser": "drives headless Chromium (selenium; scripts/install-deps.sh --browser)",
+    "dask": "starts a Dask LocalCluster (meridian-dask)",
+    "postgis": "needs the PostGIS server of scripts/postgis.sh (MERIDIAN_PG)",
+}
+
+
+def pytest_configure(config):
+    for name, meaning in GROUPS.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+
+
+def pytest_collection_modifyitems(items):
+    """Marks each test with the groups it needs, from the fixtures it uses and its module (see the docstring)."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if "browser" in names:
+            item.add_marker(pytest.mark.browser)
+        if "postgis" in names:
+            item.add_marker(pytest.mark.postgis)
+        if "dask_scheduler" in names or item.path.name.startswith("test_dask_"):
+            item.add_marker(pytest.mark.dask)
 
 
 @pytest.fixture(scope="session")

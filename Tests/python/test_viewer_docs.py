@@ -69,6 +69,7 @@ def test_serve_refuses_a_docs_folder_without_a_site(meridian, tmp_path):
     assert str(tmp_path) in out.stderr and "scripts/docs.sh" in out.stderr
 
 
+@pytest.mark.browser
 def test_browser_renders_the_getting_started_article(docs_viewer):
     selenium = pytest.importorskip("selenium")  # noqa: F841 (installed by scripts/python-env.sh)
     from selenium import webdriver
