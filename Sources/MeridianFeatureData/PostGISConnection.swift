@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 
 /// A PostGIS connection string as OGR takes it, `PG:"dbname=… host=… port=… user=… password=…"` (libpq's
 /// keyword/value form, with GDAL's own `active_schema`, `schemas` and `tables` options) or `PG:postgresql://…` (a URI),
@@ -277,17 +278,9 @@ public struct PostGISConnection: Sendable, Hashable, CustomStringConvertible {
     static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> String? {
         var out: [UInt8] = []
         var i = bytes.startIndex
-        func hex(_ b: UInt8) -> UInt8? {
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
         while i < bytes.endIndex {
             if bytes[i] == UInt8(ascii: "%") {
-                guard i + 2 < bytes.endIndex, let high = hex(bytes[i + 1]), let low = hex(bytes[i + 2]), high | low != 0 else { return nil }
+                guard i + 2 < bytes.endIndex, let high = HexDigit.value(bytes[i + 1]), let low = HexDigit.value(bytes[i + 2]), high | low != 0 else { return nil }
                 out.append(high << 4 | low)
                 i += 3
             } else {

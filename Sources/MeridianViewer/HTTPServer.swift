@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import MeridianCore
 
 /// One HTTP request as the viewer's handlers see it: method, path, query, headers and the complete body.
 public struct HTTPRequest: Sendable {
@@ -388,19 +389,11 @@ private final class PendingRequest {
 
 /// Whether a raw request target holds a control character, literally or percent-encoded (%00–%1F, %7F).
 func targetHasControlCharacter(_ raw: [UInt8]) -> Bool {
-    func hex(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
     var i = 0
     while i < raw.count {
         let b = raw[i]
         if b < 0x20 || b == 0x7F { return true }
-        if b == UInt8(ascii: "%"), i + 2 < raw.count, let high = hex(raw[i + 1]), let low = hex(raw[i + 2]) {
+        if b == UInt8(ascii: "%"), i + 2 < raw.count, let high = HexDigit.value(raw[i + 1]), let low = HexDigit.value(raw[i + 2]) {
             let decoded = high << 4 | low
             if decoded < 0x20 || decoded == 0x7F { return true }
             i += 3

@@ -7,16 +7,8 @@ import Testing
 @Suite struct UnreadableInputTests {
     /// Runs a program, returning its exit status and standard error.
     static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: program)
-        p.arguments = arguments
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: e, as: UTF8.self))
+        let r = try runProgram(program, arguments)
+        return (r.status, r.stderr)
     }
 
     /// Three points in a GeoPackage written by the library (fid 1 to 3), the geometry of fid 2 replaced by one byte.

@@ -140,18 +140,10 @@ public enum WKB {
         }
         // Columns count characters: only ASCII precedes `start`, so byte and character positions agree up to there.
         func column(ofByte i: Int) -> Int { String(decoding: text[0..<i], as: UTF8.self).count + 1 }
-        func value(_ b: UInt8) -> UInt8? {
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
         var digits: [UInt8] = []
         digits.reserveCapacity(end - start)
         for i in start..<end {
-            guard let v = value(text[i]) else {
+            guard let v = HexDigit.value(text[i]) else {
                 var scalarEnd = i + 1
                 while scalarEnd < text.count, text[scalarEnd] & 0xC0 == 0x80 { scalarEnd += 1 }
                 let shown = String(decoding: text[i..<scalarEnd], as: UTF8.self).debugDescription

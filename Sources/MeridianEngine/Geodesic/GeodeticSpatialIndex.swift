@@ -10,7 +10,7 @@ import MeridianCore
 /// z toward the north pole — the unit vector of its geodetic latitude and longitude, with no seam at ±180° and no
 /// singularity at the poles), in a 3-D R-tree bulk-loaded with Sort-Tile-Recursive packing. A point within `s`
 /// meters of a query point has its normal within chord `s · κ` of the query's, where κ is the ellipsoid's largest
-/// curvature (see ``chordBound(meters:curvature:)`` for the proof), so the cube of that half-side around the query's
+/// curvature (see `chordBound(meters:curvature:)` for the proof), so the cube of that half-side around the query's
 /// normal holds every answer.
 ///
 /// This version indexes points only (geodesic distances from lines and polygons are not offered yet). Distances

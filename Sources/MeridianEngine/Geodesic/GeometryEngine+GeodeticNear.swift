@@ -35,7 +35,7 @@ extension GeometryEngine {
         return try geodeticNearPairs(lefts, GeodeticSpatialIndex(nearFeatures), distanceOf, distanceUnit)
     }
 
-    /// ``geodeticNearPairs(from:to:distances:distanceUnit:)`` against near points indexed once — for input points
+    /// `geodeticNearPairs(from:to:distances:distanceUnit:)` against near points indexed once — for input points
     /// that arrive in batches (add each batch's offset to `leftIndex`).
     /// - Parameters:
     ///   - inFeatures: The input points, in the index's spatial reference.
@@ -43,7 +43,7 @@ extension GeometryEngine {
     ///   - distances: One geodesic search distance for all, or one per input point, in `distanceUnit`.
     ///   - distanceUnit: The unit of `distances` and of the result (default meters).
     /// - Returns: The near table (`rightIndex`: positions in the index).
-    /// - Throws: as ``geodeticNearPairs(from:to:distances:distanceUnit:)``.
+    /// - Throws: as `geodeticNearPairs(from:to:distances:distanceUnit:)`.
     public static func geodeticNearPairs(
         from inFeatures: [some GeometryConvertible], to index: GeodeticSpatialIndex, distances: [Double],
         distanceUnit: LinearUnit = .meters
@@ -56,7 +56,7 @@ extension GeometryEngine {
     /// For every input point, its `count` geodesically nearest near points, optionally no farther than
     /// `maxDistance`, with their distances on the ellipsoid (Karney's inverse) — ArcGIS Pro's Generate Near Table
     /// with `closest_count` and `method = GEODESIC`. Ties are broken by index, as
-    /// ``nearest(from:to:count:maxDistance:distanceUnit:)``.
+    /// `nearest(from:to:count:maxDistance:distanceUnit:)`.
     /// - Parameters:
     ///   - inFeatures: The input points, in one geographic or projected spatial reference.
     ///   - nearFeatures: The near points, in the same spatial reference.
@@ -65,7 +65,7 @@ extension GeometryEngine {
     ///   - distanceUnit: The unit of `maxDistance` and of the distances returned (default meters).
     /// - Returns: The near table, ordered by input point, then rank.
     /// - Throws: `.invalidArgument` for `count` < 1, `.invalidDistance` for a negative or non-finite `maxDistance`;
-    ///   otherwise as ``geodeticNearPairs(from:to:distances:distanceUnit:)``.
+    ///   otherwise as `geodeticNearPairs(from:to:distances:distanceUnit:)`.
     public static func geodeticNearest(
         from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit = .meters

@@ -22,7 +22,7 @@ extension GeometryEngine {
     /// - Returns: The near table, ordered by input feature, then distance, then near feature (see ``NearPair``).
     /// - Throws: `.distanceCountMismatch`, `.invalidDistance` (naming the input feature), `.spatialReferenceMismatch`,
     ///   `.geographicCoordinatesRefused` for degree coordinates (use
-    ///   ``geodeticNearPairs(from:to:distances:distanceUnit:)``), `.spatialReferenceRequired` for a `distanceUnit`
+    ///   `geodeticNearPairs(from:to:distances:distanceUnit:)`), `.spatialReferenceRequired` for a `distanceUnit`
     ///   with unspecified coordinates, `.badGeometry` for an empty or non-finite geometry (naming it: "input feature
     ///   2", "near feature 7"), `.invalidGeometry` for an invalid polygon, `.geos`.
     public static func nearPairs(
@@ -38,7 +38,7 @@ extension GeometryEngine {
         return try nearPairs(lefts, SpatialIndex(nearFeatures), distanceOf, distanceUnit)
     }
 
-    /// ``nearPairs(from:to:distances:distanceUnit:)`` against near features indexed once — for input features that
+    /// `nearPairs(from:to:distances:distanceUnit:)` against near features indexed once — for input features that
     /// arrive in batches (add each batch's offset to `leftIndex`).
     /// - Parameters:
     ///   - inFeatures: The input features, in the index's spatial reference.
@@ -46,7 +46,7 @@ extension GeometryEngine {
     ///   - distances: One search distance for all, or one per input feature, in `distanceUnit`.
     ///   - distanceUnit: The unit of `distances` and of the result; `nil` for the spatial reference's own.
     /// - Returns: The near table (`rightIndex`: positions in the index).
-    /// - Throws: as ``nearPairs(from:to:distances:distanceUnit:)``.
+    /// - Throws: as `nearPairs(from:to:distances:distanceUnit:)`.
     public static func nearPairs(
         from inFeatures: [some GeometryConvertible], to index: SpatialIndex, distances: [Double],
         distanceUnit: LinearUnit? = nil
@@ -72,7 +72,7 @@ extension GeometryEngine {
     ///   - distanceUnit: The unit of `maxDistance` and of the distances returned; `nil` for the spatial reference's.
     /// - Returns: The near table, ordered by input feature, then rank.
     /// - Throws: `.invalidArgument` for `count` < 1, `.invalidDistance` for a negative or non-finite `maxDistance`;
-    ///   otherwise as ``nearPairs(from:to:distances:distanceUnit:)``.
+    ///   otherwise as `nearPairs(from:to:distances:distanceUnit:)`.
     public static func nearest(
         from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit? = nil
@@ -86,7 +86,7 @@ extension GeometryEngine {
         return try nearest(lefts, SpatialIndex(nearFeatures), count, maxDistance, distanceUnit)
     }
 
-    /// ``nearest(from:to:count:maxDistance:distanceUnit:)`` against near features indexed once.
+    /// `nearest(from:to:count:maxDistance:distanceUnit:)` against near features indexed once.
     /// - Parameters:
     ///   - inFeatures: The input features, in the index's spatial reference.
     ///   - index: The near features, indexed.
@@ -94,7 +94,7 @@ extension GeometryEngine {
     ///   - maxDistance: The largest distance considered (inclusive), in `distanceUnit`; `nil` for no limit.
     ///   - distanceUnit: The unit of `maxDistance` and of the result; `nil` for the spatial reference's own.
     /// - Returns: The near table (`rightIndex`: positions in the index).
-    /// - Throws: as ``nearest(from:to:count:maxDistance:distanceUnit:)``.
+    /// - Throws: as `nearest(from:to:count:maxDistance:distanceUnit:)`.
     public static func nearest(
         from inFeatures: [some GeometryConvertible], to index: SpatialIndex, count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit? = nil

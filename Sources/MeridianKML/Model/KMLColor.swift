@@ -1,3 +1,5 @@
+import MeridianCore
+
 /// A color with alpha, converting exactly between RGBA and KML's `aabbggrr` hexadecimal notation.
 ///
 /// KML writes alpha first and then the channels in reverse: opaque red is `ff0000ff`, not `ffff0000`.
@@ -111,20 +113,11 @@ public struct KMLColor: Sendable, Hashable, CustomStringConvertible {
         var out: [UInt8] = []
         var i = 0
         while i < u.count {
-            guard let hi = nibble(u[i]), let lo = nibble(u[i + 1]) else { return nil }
+            guard let hi = HexDigit.value(u[i]), let lo = HexDigit.value(u[i + 1]) else { return nil }
             out.append(hi << 4 | lo)
             i += 2
         }
         return out
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {
