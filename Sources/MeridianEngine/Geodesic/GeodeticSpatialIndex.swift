@@ -38,7 +38,7 @@ public struct GeodeticSpatialIndex: Sendable {
     ///   `.spatialReferenceMismatch`, `.spatialReferenceRequired` for unspecified coordinates, `.badGeometry` for a
     ///   non-finite coordinate or a latitude beyond ±90°, `.projectionFailed`, `.limitExceeded` beyond 2³¹ − 2 points.
     public init(_ points: [some GeometryConvertible]) throws(EngineError) {
-        let gs = points.map(\.geometry)
+        let gs = points.map { $0.geometry }
         guard gs.count < Int(Int32.max) else {
             throw .limitExceeded("a spatial index holds at most \(Int32.max - 1) points, got \(gs.count)")
         }

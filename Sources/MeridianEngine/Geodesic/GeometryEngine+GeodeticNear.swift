@@ -27,7 +27,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], distances: [Double],
         distanceUnit: LinearUnit = .meters
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map(\.geometry)
+        let lefts = inFeatures.map { $0.geometry }
         let distanceOf = try proximityDistances(distances, count: lefts.count)
         if let first = lefts.first, let near = nearFeatures.first {
             try requireSameSpatialReference(first.spatialReference, near.geometry.spatialReference)
@@ -48,7 +48,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to index: GeodeticSpatialIndex, distances: [Double],
         distanceUnit: LinearUnit = .meters
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map(\.geometry)
+        let lefts = inFeatures.map { $0.geometry }
         let distanceOf = try proximityDistances(distances, count: lefts.count)
         return try geodeticNearPairs(lefts, index, distanceOf, distanceUnit)
     }
@@ -70,7 +70,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit = .meters
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map(\.geometry)
+        let lefts = inFeatures.map { $0.geometry }
         try checkNearest(k: count, maxDistance: maxDistance)
         if let first = lefts.first, let near = nearFeatures.first {
             try requireSameSpatialReference(first.spatialReference, near.geometry.spatialReference)
@@ -91,7 +91,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to index: GeodeticSpatialIndex, count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit = .meters
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map(\.geometry)
+        let lefts = inFeatures.map { $0.geometry }
         try checkNearest(k: count, maxDistance: maxDistance)
         return try geodeticNearest(lefts, index, count, maxDistance, distanceUnit)
     }

@@ -32,7 +32,7 @@ public struct SpatialIndex: Sendable {
     ///   `.spatialReferenceMismatch`, `.badGeometry` for a geometry without vertices or with a non-finite
     ///   coordinate (named by its position: "near feature 3"), `.limitExceeded` beyond 2³¹ − 2 geometries.
     public init(_ geometries: [some GeometryConvertible]) throws(EngineError) {
-        let gs = geometries.map(\.geometry)
+        let gs = geometries.map { $0.geometry }
         let sr = gs.first?.spatialReference ?? .unspecified
         guard !sr.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar spatial index") }
         guard gs.count < Int(Int32.max) else {
@@ -68,7 +68,7 @@ public struct SpatialIndex: Sendable {
     public func query(intersecting envelope: Envelope) throws(EngineError) -> [Int] {
         try requireOwnSpatialReference(envelope.spatialReference)
         let box = [envelope.xMin, envelope.yMin, envelope.xMax, envelope.yMax]
-        guard box.allSatisfy(\.isFinite), envelope.xMin <= envelope.xMax, envelope.yMin <= envelope.yMax else {
+        guard box.allSatisfy({ $0.isFinite }), envelope.xMin <= envelope.xMax, envelope.yMin <= envelope.yMax else {
             throw .badGeometry(.malformed("the query envelope \(envelope) is not finite with minima ≤ maxima"))
         }
         var found: [Int] = []
