@@ -47,6 +47,9 @@ struct FeatureInput {
         /// Read a point table of a GeoPackage, shapefile, FlatGeobuf or PostGIS input as bare points too (`points`
         /// and `numericColumn`'s `columnValues`, no features), as `pointsOnly` reads CSV.
         var featureTablePoints = false
+        /// Accept an input without features (a CSV header alone, an empty FeatureCollection or table): `near`'s
+        /// RIGHT, where nothing to search is an answer (no pairs), not a mistake.
+        var allowsEmpty = false
     }
 
     /// Features `first ..< first + count` of the input as their own input (labels keep their numbers).
@@ -147,6 +150,7 @@ struct FeatureInput {
         var input = try parse(data, origin: origin, inputSpatialReference: inputSpatialReference,
                               defaultXYSpatialReference: defaultXYSpatialReference, csv: csv, progress: progress,
                               batch: batch)
+        if input.count == 0, csv.allowsEmpty { return input }
         guard input.count > 0 else { throw .failure("\(name): the input has no features") }
         // CSV rows are points with finite coordinates, their latitudes checked as they are read.
         if input.format != .csv {
