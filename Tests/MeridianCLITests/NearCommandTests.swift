@@ -14,7 +14,9 @@ import Testing
         let folder = try temporaryFolder()
         for (name, text) in files { try Data(text.utf8).write(to: folder.appendingPathComponent(name)) }
         let args = arguments.map { files[$0] != nil || $0.hasPrefix("out.") ? folder.appendingPathComponent($0).path : $0 }
-        return (runCommand(["near"] + args), folder)
+        var result = runCommand(["near"] + args)
+        result.stdout = result.stdout.replacingOccurrences(of: "\r\n", with: "\n")  // CSV records end in CRLF
+        return (result, folder)
     }
 
     /// Pairs: LEFT's and RIGHT's attributes (the shared `name` suffixed), the distance in the SRS unit named in the
@@ -90,9 +92,6 @@ import Testing
             (["l.geojson": wgs, "r.csv": "id,lon,lat\nb,-96.8,32.7\n"],
              ["--geodesic", "l.geojson", "r.csv", "--distance", "1km"],
              "@l.geojson: feature 1 (line 1) has no geometry"),
-            (["l.csv": Self.left, "r.csv": "id,lon,lat\nb,-96.8,32.7\n"],
-             ["l.csv", "r.csv", "--in-srs", "EPSG:32038", "--distance", "1"],
-             "LEFT @l.csv is in NAD27 / Texas North Central (EPSG:32038) but RIGHT @r.csv is in WGS 84 (EPSG:4326): give --srs SRS to project both into one projected spatial reference"),
             (["l.csv": "id,lon,lat\na,-96.8,32.7\n", "r.csv": "id,lon,lat\nb,-96.8,32.7\n"],
              ["l.csv", "r.csv", "--distance", "1"],
              "@l.csv is in WGS 84 (EPSG:4326), which is geographic, not projected: a planar near measures in a projected spatial reference's unit; give --srs SRS (e.g. a UTM zone) to project both inputs, or --geodesic to measure on the ellipsoid"),
@@ -107,6 +106,25 @@ import Testing
             #expect(r.status == 1 && r.stderr == expected, "\(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.csv").path))
         }
+    }
+
+    /// LEFT and RIGHT in different spatial references (a GeoPackage in EPSG:32038, a longitude/latitude CSV) without
+    /// --srs: refused, naming both; with --srs both are projected into it and measured there.
+    @Test func mismatchedSpatialReferencesNeedSRS() throws {
+        let (made, folder) = try near(["l.csv": Self.left, "r.csv": "id,lon,lat\nb,-96.8,32.7\n"], [])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = made
+        let gpkg = folder.appendingPathComponent("l.gpkg").path, csv = folder.appendingPathComponent("r.csv").path
+        let project = runCommand(["project", folder.appendingPathComponent("l.csv").path, "--from", "EPSG:32038",
+                                  "--to", "EPSG:32038", "-o", gpkg])
+        #expect(project.status == 0, "\(project.stderr)")
+        let out = folder.appendingPathComponent("out.csv").path
+        let r = runCommand(["near", gpkg, csv, "--distance", "1", "-o", out])
+        #expect(r.status == 1 && r.stderr == "meridian near: LEFT \(gpkg), layer 'l' is in NAD27 / Texas North Central (EPSG:32038) but RIGHT \(csv) is in WGS 84 (EPSG:4326): give --srs SRS to project both into one projected spatial reference\n",
+                "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let fixed = runCommand(["near", gpkg, csv, "--srs", "EPSG:32038", "--allow-outside-area", "--nearest", "1", "-o", out])
+        #expect(fixed.status == 0, "\(fixed.stderr)")
     }
 
     /// Usage errors: exit 2, one line, before anything is read.
