@@ -61,6 +61,7 @@ def one_response(data: bytes, closed: bool) -> tuple[int, dict, bytes]:
         key = name.decode().lower()
         assert key not in headers, f"header {key} twice: {data[:600]!r}"
         headers[key] = value.strip().decode()
+    assert not body.startswith(b"HTTP/"), f"a second status line and head: {data[:600]!r}"
     assert int(headers["content-length"]) == len(body), f"body of {len(body)} bytes, not its Content-Length: {data!r}"
     return status, headers, body
 
