@@ -86,32 +86,43 @@ public enum HTTPServerError: Error, Sendable, CustomStringConvertible, Equatable
 
 /// A small HTTP/1.1 server on GNU libmicrohttpd.
 ///
-/// The daemon runs its own threads (one per connection, `MHD_USE_THREAD_PER_CONNECTION` with an internal polling
+/// The server accepts connections itself: a front door (`FrontDoor`, one thread) listens, waits for each request's
+/// head without consuming it (`MSG_PEEK`), checks it (`RequestHead`) and hands the connection to libmicrohttpd, which
+/// has no listening socket of its own (`MHD_add_connection`), only when libmicrohttpd will parse the head as the
+/// server does; a refused head is answered by the front door. libmicrohttpd 0.9.75 would answer some heads itself
+/// (and a malformed `Content-Length` with its status line and headers twice), without the security headers.
+/// A connection carries one request (every response says `Connection: close`): a second request on it, kept alive or
+/// pipelined behind the first, would reach libmicrohttpd without passing the front door.
+///
+/// libmicrohttpd runs its own threads (one per connection, `MHD_USE_THREAD_PER_CONNECTION` with an internal polling
 /// thread), so `handler` is called concurrently and must be thread-safe.
 ///
 /// Every response, the server's own refusals included, carries `SecurityHeaders` (a content security policy,
 /// `nosniff`, no framing), added as it is sent.
 ///
 /// Bounds, each enforced as soon as it is crossed:
-/// - the request target: a raw or percent-encoded control character (NUL, CR, LF, … DEL) is answered 400;
-/// - the head: a `Host`, `Origin`, `Content-Type`, `Content-Length` or `Transfer-Encoding` header given twice is
-///   answered 400 (RFC 7230 §5.4 for `Host`), before admission sees the request;
+/// - the head, at the front door (`RequestHead`): a malformed request line or header line, a control character in
+///   the request target (raw or percent-encoded), a `Host`, `Origin`, `Content-Type`, `Content-Length` or
+///   `Transfer-Encoding` header given twice, a `Content-Length` that is not digits only, a `Transfer-Encoding` other
+///   than `chunked` or beside a `Content-Length` are answered 400 (501 for an unknown coding, 505 for HTTP/2 and
+///   later); a head over 16 KiB or 100 fields 431; a declared `Content-Length` above `maximumBodySize` 413 — all
+///   before admission sees the request and before any body byte is read;
 /// - `admission` sees the method, path and headers before any body byte is read and may answer instead (the viewer
 ///   refuses foreign `Host`s, foreign `Origin`s and wrong `Content-Type`s there);
-/// - the body: a declared `Content-Length` above `maximumBodySize` is answered 413 before the body is read, a larger
-///   chunked body is drained and then answered 413;
+/// - the body: a chunked body larger than `maximumBodySize` is drained and then answered 413;
 /// - time: a request's line, headers and body must all arrive within `requestDeadline` seconds of the connection
-///   opening (or of the previous response on a kept-alive connection), however slowly the bytes trickle in; a
-///   connection still receiving after that is shut down. Connections idle for `idleTimeout` are closed;
-/// - connections: at most `connectionLimit` not shut down; when all but `reservedSlots` are taken, the connection
-///   that has been receiving its request the longest (at least 0.25 s) is shut down, and when all are taken the
-///   longest-receiving one is shut down whatever its age, so a new client always finds a slot unless every
-///   connection is being answered — also right after a burst of idle connections. libmicrohttpd itself admits
-///   `closingHeadroom` more, for connections shut down whose threads have not closed them yet, so that it does not
-///   reset a new connection while those finish.
+///   opening, however slowly the bytes trickle in: a connection whose head is still incomplete then is closed by
+///   the front door, and one still receiving its body is shut down. Connections idle for `idleTimeout` are closed;
+/// - connections: at most `connectionLimit` wait at the front door for their heads (a new one closes the
+///   longest-waiting one when all are taken), and at most `connectionLimit` handed to libmicrohttpd are not shut
+///   down; when all but `reservedSlots` of those are taken, the connection that has been receiving its request the
+///   longest (at least 0.25 s) is shut down, and when all are taken the longest-receiving one is shut down whatever
+///   its age, so a new client always finds a slot unless every connection is being answered. libmicrohttpd itself
+///   admits `closingHeadroom` more, for connections shut down whose threads have not closed them yet.
 ///
 /// The C callbacks reach this object through an `Unmanaged` pointer passed as libmicrohttpd's closure argument; the
-/// object stays alive while the daemon runs because `stop()` (also called by `deinit`) stops the daemon first.
+/// object stays alive while the daemon runs because `stop()` (also called by `deinit`) stops the front door and then
+/// the daemon first.
 public final class HTTPServer: @unchecked Sendable {
     /// A request handler; called on libmicrohttpd's threads.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
@@ -121,7 +132,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The largest accepted request body, in bytes.
     public let maximumBodySize: Int
-    /// The most simultaneous connections; more are refused by libmicrohttpd.
+    /// The most connections waiting at the front door for their heads, and the most being read or answered.
     public let connectionLimit: Int
     /// Seconds after which an idle connection is closed.
     public let idleTimeout: Int
@@ -256,7 +267,8 @@ public final class HTTPServer: @unchecked Sendable {
         return boundPort
     }
 
-    /// Stops listening, closes every connection and waits for libmicrohttpd's threads to finish. Idempotent.
+    /// Stops listening, closes every connection and waits for the front door's and libmicrohttpd's threads to finish.
+    /// Idempotent.
     public func stop() {
         let (running, timer, door): (OpaquePointer?, DispatchSourceTimer?, FrontDoor?) = lock.withLock {
             let d = daemon, t = watchdog, f = frontDoor
