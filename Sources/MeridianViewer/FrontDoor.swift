@@ -180,7 +180,12 @@ final class FrontDoor: @unchecked Sendable {
             close(connection.fd)
             return false
         }
-        switch RequestHead.check(Array(buffer[0..<count]), maximumBodySize: maximumBodySize) {
+        // The verdict changes only when a line has been completed or the size limit reached: a head trickling in
+        // byte by byte is not parsed again for each byte.
+        let lineEnded = buffer[connection.seen..<count].contains(UInt8(ascii: "\n"))
+        let verdict = lineEnded || count >= buffer.count
+            ? RequestHead.check(Array(buffer[0..<count]), maximumBodySize: maximumBodySize) : .incomplete
+        switch verdict {
         case .incomplete:
             connection.seen = count
             _ = meridian_set_receive_low_water(connection.fd, Int32(count + 1))

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// The rules (RFC 9112 §2.2, §3, §5, §6):
 /// - lines end in CRLF (a bare LF is taken as one); a CR anywhere else, or any other control character but a tab in a
-///   header line, is refused; empty lines before the request line are skipped;
+///   header line, is refused; up to `maximumLeadingEmptyLines` empty lines before the request line are skipped;
 /// - the request line is `METHOD SP TARGET SP HTTP/1.x`, single spaces, the method a token; the target holds no
 ///   control character, raw or percent-encoded (`targetHasControlCharacter`); HTTP/2 and later are answered 505;
 /// - a header line is `name:value`, the name a token with nothing before the colon; a line starting with white space
@@ -21,6 +21,9 @@ enum RequestHead {
     static let maximumSize = 16 << 10
     /// The most header fields a head may hold.
     static let maximumFields = 100
+    /// The most empty lines skipped before the request line (a client may send a CRLF after a body; more is no
+    /// request, and each would make the front door read the head again).
+    static let maximumLeadingEmptyLines = 2
 
     /// Headers a request may carry once: two `Host`s must be answered 400 (RFC 9110 §7.2), and two of the others
     /// could be read differently by the admission checks, by libmicrohttpd and by what answers the request.
@@ -61,9 +64,12 @@ enum RequestHead {
     /// - Returns: `.incomplete` while the head may still be completed by more bytes, else the verdict.
     static func check(_ bytes: [UInt8], maximumBodySize: Int) -> Verdict {
         var start = 0
-        // Empty lines before the request line are skipped (RFC 9112 §2.2).
+        // Up to `maximumLeadingEmptyLines` empty lines before the request line are skipped (RFC 9112 §2.2).
+        var emptyLines = 0
         while start < bytes.count, bytes[start] == cr || bytes[start] == lf {
             if bytes[start] == cr, start + 1 < bytes.count, bytes[start + 1] != lf { return .refused(malformedLine) }
+            if bytes[start] == lf { emptyLines += 1 }
+            guard emptyLines <= maximumLeadingEmptyLines else { return .refused(malformedLine) }
             start += 1
         }
         var line = 0

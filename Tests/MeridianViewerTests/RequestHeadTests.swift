@@ -71,6 +71,7 @@ import Testing
             #expect(Self.refusal(line + "\r\n") == malformed, "\(line.debugDescription)")
         }
         #expect(Self.refusal("\r\rGET / HTTP/1.1\r\n") == malformed)
+        #expect(Self.refusal("\r\n\n\r\n") == malformed)  // more than 2 empty lines: no request follows
         #expect(Self.refusal("GET / HTTP/3.0\r\n") == "505 HTTP version HTTP/3.0 is not supported: use HTTP/1.1")
         #expect(Self.refusal("GET /a%0Ab HTTP/1.1\r\n") == "400 the request path contains a control character")
         #expect(Self.refusal("GET /a\u{01}b HTTP/1.1\r\n") == "400 the request path contains a control character")
