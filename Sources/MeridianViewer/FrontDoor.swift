@@ -128,19 +128,22 @@ final class FrontDoor: @unchecked Sendable {
                 next = min(next, w.drainingUntil ?? (w.since + deadline))
             }
             let milliseconds = Int32(clamping: next > now ? (next - now + 999_999) / 1_000_000 : 0)
-            guard poll(&fds, nfds_t(fds.count), milliseconds) >= 0 || errno == EINTR else { break }
+            if poll(&fds, nfds_t(fds.count), milliseconds) < 0 {
+                if errno != EINTR { usleep(10_000) }  // out of memory, say: try again rather than stop serving
+                continue
+            }
             if fds[0].revents != 0 { break }
             let later = DispatchTime.now().uptimeNanoseconds
             var kept: [Waiting] = []
             for (index, var connection) in waiting.enumerated() {
-                let keep: Bool
-                if fds[index + 2].revents != 0 {
-                    keep = connection.drainingUntil == nil ? look(at: &connection, buffer: &buffer, now: later)
-                        : drain(&connection, buffer: &buffer)
-                } else {
-                    keep = later < (connection.drainingUntil ?? (connection.since + deadline))
-                    if !keep { close(connection.fd) }
+                // Past its time, a connection is closed whether or not it is still sending.
+                guard later < (connection.drainingUntil ?? (connection.since + deadline)) else {
+                    close(connection.fd)
+                    continue
                 }
+                let keep = fds[index + 2].revents == 0 ? true
+                    : connection.drainingUntil == nil ? look(at: &connection, buffer: &buffer, now: later)
+                    : drain(&connection, buffer: &buffer)
                 if keep { kept.append(connection) }
             }
             waiting = kept

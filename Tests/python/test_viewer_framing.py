@@ -286,3 +286,28 @@ def test_heads_trickling_in_cost_the_door_little_cpu(meridian):
             s.close()
         status, err = v.stop()
     assert status == 0, err
+
+
+def test_a_head_still_trickling_at_the_deadline_is_closed(viewer):
+    """A head that keeps coming, a byte every 50 ms, never ending: the connection is closed at the 10 s head deadline
+    (a check made only while a connection was quiet let it run on while it kept sending)."""
+    with socket.create_connection(("127.0.0.1", viewer.port), timeout=5) as s:
+        s.sendall(f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{viewer.port}\r\nX-Slow: ".encode())
+        start = time.monotonic()
+        s.settimeout(0)
+        closed_after = None
+        while time.monotonic() - start < 20:
+            try:
+                s.send(b"x")
+                if s.recv(100) == b"":
+                    closed_after = time.monotonic() - start
+                    break
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed_after = time.monotonic() - start
+                break
+            time.sleep(0.05)
+    assert closed_after is not None, "still open after 20 s"
+    assert 9 <= closed_after <= 14, closed_after
+    assert_still_served(viewer)
