@@ -12,6 +12,7 @@ import FoundationXML
 #endif
 import Meridian
 import MeridianCLI
+import MeridianIO
 import MeridianViewer
 
 /// The fuzz targets by name; each takes arbitrary bytes and must return (any error thrown is fine, a crash is not).
