@@ -9,6 +9,7 @@ public enum MeridianCommandLine {
     public static var commands: [any Command.Type] {
         [
             BufferCommand.self, ProjectCommand.self, SpatialReferenceCommand.self, MeasureCommand.self, OperationCommand.self,
+            NearCommand.self,
             KMLCommand.self, ServeCommand.self,
         ]
     }

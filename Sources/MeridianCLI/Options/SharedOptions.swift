@@ -94,31 +94,48 @@ struct OutputOptions: OptionGroup {
     }
 }
 
-/// How far to buffer: one distance for every feature, or each feature's own from a property or column.
+/// How far to buffer (or search): one distance for every feature, or each feature's own from a property or column.
 struct DistanceOptions: OptionGroup {
     /// `--distance`.
-    @Option("--distance", as: .distance(), help: "one distance for every feature: a number with an optional unit (m, km, ft, us-ft, mi, us-mi, nmi); a bare number is in the --srs unit (planar) or meters (--geodesic)")
-    var fixed: Distance?
+    @Option var fixed: Distance?
 
     /// `--distance-field`: the property or column holding each feature's distance.
     @Option("--distance-field", as: .text("NAME"), help: "take each feature's distance from this property or column")
     var field: String?
 
     /// `--unit`: the unit of the field's values; nil for the command's default unit.
-    @Option("--unit", as: .linearUnit, help: "the unit of --distance-field values (default: the --srs unit, or meters for --geodesic)")
-    var fieldUnit: LinearUnit?
+    @Option var fieldUnit: LinearUnit?
 
-    var synopsis: String? { "(--distance D | --distance-field NAME [--unit U])" }
+    /// Whether one of `--distance` and `--distance-field` must be given (`near --nearest K` needs neither).
+    let isRequired: Bool
+
+    /// The distance options of a command.
+    /// - Parameters:
+    ///   - range: What `--distance` may be (any number for buffers, where a negative one shrinks polygons).
+    ///   - isRequired: Whether one of `--distance` and `--distance-field` must be given.
+    ///   - unitNames: The spellings of the field values' unit option.
+    init(range: NumberRange = .any, isRequired: Bool = true, unitNames: [String] = ["--unit"]) {
+        self.isRequired = isRequired
+        _fixed = Option(names: ["--distance"], as: .distance(range), help: "one distance for every feature: a number with an optional unit (m, km, ft, us-ft, mi, us-mi, nmi); a bare number is in the --srs unit (planar) or meters (--geodesic)")
+        _fieldUnit = Option(names: unitNames, as: .linearUnit, help: "the unit of --distance-field values (default: the --srs unit, or meters for --geodesic)")
+    }
+
+    var synopsis: String? {
+        let choice = "--distance D | --distance-field NAME [\(_fieldUnit.declaration.name) U]"
+        return isRequired ? "(\(choice))" : "[\(choice)]"
+    }
 
     /// Checks that exactly one of `--distance` and `--distance-field` is given, and `--unit` only with
     /// `--distance-field`.
     func validate(mode: String?) throws(CommandError) {
         switch (fixed, field) {
-        case (nil, nil): throw .usage("give --distance D or --distance-field NAME")
+        case (nil, nil): if isRequired { throw .usage("give --distance D or --distance-field NAME") }
         case (.some, .some): throw .usage("give either --distance or --distance-field, not both")
         default: break
         }
-        if fieldUnit != nil && field == nil { throw .usage("--unit applies to --distance-field values") }
+        if fieldUnit != nil && field == nil {
+            throw .usage("\(_fieldUnit.declaration.given[0].spelling) applies to --distance-field values")
+        }
     }
 
     /// One feature's distance from `--distance-field`, converted to `unit`; `nil` when `--distance` was given.

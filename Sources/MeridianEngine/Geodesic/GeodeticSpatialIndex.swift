@@ -1,50 +1,52 @@
 import Foundation
 import MeridianCore
 
-/// A spatial index over points on the ellipsoid, for geodesic proximity: which points lie within a geodesic
-/// distance of a point, which are nearest. Every answer is decided by Karney's inverse geodesic problem (PROJ's
-/// `geod_inverse`, accurate to a few nanometres); the index only narrows down which pairs to solve, and it never
-/// drops a pair that is within the distance, across the antimeridian and around the poles alike.
+/// A spatial index over geometries on the ellipsoid, for geodesic proximity: which geometries lie within a geodesic
+/// distance of a geometry, which are nearest. Every answer is decided by geodesic distances between the geometries
+/// themselves — Karney's inverse problem (PROJ's `geod_inverse`) between points, its minimum over a segment between
+/// a point and an edge, 0 inside a polygon (see `GeometryEngine.geodeticNearPairs(from:to:distances:distanceUnit:)`
+/// for the rules and their accuracy); the index only narrows down which pairs to measure, and it never drops a pair
+/// that is within the distance, across the antimeridian and around the poles alike.
 ///
-/// How it filters: each point is indexed by the unit normal of the ellipsoid at it (x toward 0°E on the equator,
-/// z toward the north pole — the unit vector of its geodetic latitude and longitude, with no seam at ±180° and no
-/// singularity at the poles), in a 3-D R-tree bulk-loaded with Sort-Tile-Recursive packing. A point within `s`
-/// meters of a query point has its normal within chord `s · κ` of the query's, where κ is the ellipsoid's largest
-/// curvature (see `chordBound(meters:curvature:)` for the proof), so the cube of that half-side around the query's
-/// normal holds every answer.
+/// How it filters: a point is indexed by the unit normal of the ellipsoid at it (x toward 0°E on the equator, z
+/// toward the north pole — the unit vector of its geodetic latitude and longitude, with no seam at ±180° and no
+/// singularity at the poles), a line or polygon by a box of normals holding every point of it, its interior
+/// included, in a 3-D R-tree bulk-loaded with Sort-Tile-Recursive packing. A point within `s` meters of another has
+/// its normal within chord `s · κ` of the other's, where κ is the ellipsoid's largest curvature (see
+/// `chordBound(meters:curvature:)` for the proof), so the box of a query geometry widened by that chord on every
+/// side meets the box of every answer.
 ///
-/// This version indexes points only (geodesic distances from lines and polygons are not offered yet). Distances
-/// are meters on the ellipsoid of the points' spatial reference (its geographic base for a projected one) unless a
-/// query gives another unit; a distance test is inclusive. A value type, immutable once built, safe to share
-/// between threads.
+/// Distances are meters on the ellipsoid of the geometries' spatial reference (its geographic base for a projected
+/// one) unless a query gives another unit; a distance test is inclusive. A value type, immutable once built, safe
+/// to share between threads.
 public struct GeodeticSpatialIndex: Sendable {
-    /// The spatial reference of the indexed points (`.unspecified` for an empty index, which matches any).
+    /// The spatial reference of the indexed geometries (`.unspecified` for an empty index, which matches any).
     public let spatialReference: SpatialReference
-    /// Longitude/latitude (degrees, x = longitude) of each point on the ellipsoid's own datum.
-    let lonLat: [Coordinate]
-    /// The unit normal of each point, x, y, z in turn.
+    /// Each geometry on the ellipsoid's own datum: a point, or the shape of anything else.
+    let features: [GeodeticFeature]
+    /// The unit normal of each point, x, y, z in turn (NaN for the other geometries).
     let normals: [Double]
     let geodesic: Geodesic
     /// The ellipsoid's largest curvature, 1/m.
     let curvature: Double
     let tree: PackedRTree
 
-    /// How many points the index holds.
-    public var count: Int { lonLat.count }
+    /// How many geometries the index holds.
+    public var count: Int { features.count }
 
-    /// Indexes points for geodesic searches.
-    /// - Parameter points: Points in one geographic or projected spatial reference; may be empty.
-    /// - Throws: `.invalidArgument` for a geometry other than a point (named by its position: "near feature 3"),
-    ///   `.spatialReferenceMismatch`, `.spatialReferenceRequired` for unspecified coordinates, `.badGeometry` for a
-    ///   non-finite coordinate or a latitude beyond ±90°, `.projectionFailed`, `.limitExceeded` beyond 2³¹ − 2 points.
+    /// Indexes geometries (points, multipoints, polylines, polygons, envelopes) for geodesic searches.
+    /// - Parameter points: Geometries in one geographic or projected spatial reference; may be empty.
+    /// - Throws: `.spatialReferenceMismatch`, `.spatialReferenceRequired` for unspecified coordinates, `.badGeometry`
+    ///   for a geometry without vertices, a non-finite coordinate or a latitude beyond ±90° (named by its position:
+    ///   "near feature 3"), `.projectionFailed`, `.limitExceeded` beyond 2³¹ − 2 geometries.
     public init(_ points: [some GeometryConvertible]) throws(EngineError) {
         let gs = points.map { $0.geometry }
         guard gs.count < Int(Int32.max) else {
-            throw .limitExceeded("a spatial index holds at most \(Int32.max - 1) points, got \(gs.count)")
+            throw .limitExceeded("a spatial index holds at most \(Int32.max - 1) geometries, got \(gs.count)")
         }
         guard let sr = gs.first?.spatialReference else {
             spatialReference = .unspecified
-            lonLat = []
+            features = []
             normals = []
             geodesic = Geodesic(.wgs84)
             curvature = Self.largestCurvature(of: .wgs84)
@@ -52,78 +54,85 @@ public struct GeodeticSpatialIndex: Sendable {
             return
         }
         let frame = try GeodeticFrame(input: sr, output: nil)
-        let coordinates = try Self.computeCoordinates(gs, in: frame, label: "near feature")
+        let kappa = Self.largestCurvature(of: frame.geodesic.ellipsoid)
+        let features = try Self.computeFeatures(gs, in: frame, curvature: kappa, label: "near feature")
         var normals: [Double] = []
-        normals.reserveCapacity(3 * coordinates.count)
+        normals.reserveCapacity(3 * features.count)
         var boxes: [Double] = []
-        boxes.reserveCapacity(6 * coordinates.count)
-        for c in coordinates {
-            let n = UnitVector(c)
-            normals.append(contentsOf: [n.x, n.y, n.z])
-            boxes.append(contentsOf: [n.x, n.y, n.z, n.x, n.y, n.z])
+        boxes.reserveCapacity(6 * features.count)
+        for f in features {
+            if case .point(let c) = f {
+                let n = UnitVector(c)
+                normals.append(contentsOf: [n.x, n.y, n.z])
+            } else {
+                normals.append(contentsOf: [.nan, .nan, .nan])
+            }
+            boxes.append(contentsOf: f.box)
         }
         spatialReference = sr
-        lonLat = coordinates
+        self.features = features
         self.normals = normals
         geodesic = frame.geodesic
-        curvature = Self.largestCurvature(of: frame.geodesic.ellipsoid)
+        curvature = kappa
         tree = PackedRTree(dimensions: 3, boxes: boxes)
     }
 
-    /// The points whose normals lie in the filter's cube around the query point's for `distance`: a superset of
-    /// the points within `distance` (what ``query(withinDistance:of:distanceUnit:)`` then decides by Karney's inverse).
+    /// The geometries whose boxes of normals meet the filter's box around the query geometry for `distance`: a
+    /// superset of the geometries within `distance` (what ``query(withinDistance:of:distanceUnit:)`` then decides
+    /// by measuring).
     /// - Parameters:
     ///   - distance: The geodesic search distance in `distanceUnit`, finite and ≥ 0.
-    ///   - point: The query point, in the index's spatial reference.
+    ///   - geometry: The query geometry (a point, line or polygon), in the index's spatial reference.
     ///   - distanceUnit: The unit of `distance` (default meters).
-    /// - Returns: Indices of the points, ascending.
+    /// - Returns: Indices of the geometries, ascending.
     /// - Throws: `.invalidDistance`, `.spatialReferenceMismatch`, `.badGeometry`, `.projectionFailed`.
-    public func candidates(withinDistance distance: Double, of point: Point, distanceUnit: LinearUnit = .meters)
-        throws(EngineError) -> [Int]
+    public func candidates(withinDistance distance: Double, of geometry: some GeometryConvertible,
+                           distanceUnit: LinearUnit = .meters) throws(EngineError) -> [Int]
     {
         _ = try GeometryEngine.proximityDistances([distance], count: 1)
         guard count > 0 else { return [] }
-        let q = try queryCoordinates([point.geometry], label: "the query point")[0]
+        let q = try queryFeatures([geometry.geometry], label: "the query geometry")[0]
         var found: [Int] = []
-        forEachCandidate(UnitVector(q), meters: distanceUnit.convert(distance, to: .meters)) { found.append($0) }
+        forEachCandidate(q, meters: distanceUnit.convert(distance, to: .meters)) { found.append($0) }
         return found.sorted()
     }
 
-    /// The points within a geodesic distance of a point (Karney's inverse ≤ `distance`, boundary inclusive), with
-    /// their distances — PostGIS's `ST_DWithin` on geography, ArcGIS Pro's `WITHIN_A_DISTANCE_GEODESIC`.
+    /// The geometries within a geodesic distance of a geometry (geodesic distance between the two ≤ `distance`,
+    /// boundary inclusive), with their distances — PostGIS's `ST_DWithin` on geography, ArcGIS Pro's
+    /// `WITHIN_A_DISTANCE_GEODESIC`.
     /// - Parameters:
     ///   - distance: The geodesic search distance in `distanceUnit`, finite and ≥ 0.
-    ///   - point: The query point, in the index's spatial reference.
+    ///   - geometry: The query geometry (a point, line or polygon), in the index's spatial reference.
     ///   - distanceUnit: The unit of `distance` and of the distances returned (default meters).
-    /// - Returns: The points found, nearest first (equal distances by index).
+    /// - Returns: The geometries found, nearest first (equal distances by index).
     /// - Throws: `.invalidDistance`, `.spatialReferenceMismatch`, `.badGeometry`, `.projectionFailed`.
-    public func query(withinDistance distance: Double, of point: Point, distanceUnit: LinearUnit = .meters)
-        throws(EngineError) -> [NearFeature]
+    public func query(withinDistance distance: Double, of geometry: some GeometryConvertible,
+                      distanceUnit: LinearUnit = .meters) throws(EngineError) -> [NearFeature]
     {
         _ = try GeometryEngine.proximityDistances([distance], count: 1)
         guard count > 0 else { return [] }
-        let q = try queryCoordinates([point.geometry], label: "the query point")[0]
+        let q = try queryFeatures([geometry.geometry], label: "the query geometry")[0]
         return within(distanceUnit.convert(distance, to: .meters), of: q).map {
             NearFeature(index: $0.index, distance: LinearUnit.meters.convert($0.distance, to: distanceUnit))
         }
     }
 
-    /// The `k` points geodesically nearest to a point, optionally no farther than `maxDistance` (ties broken by
-    /// index, as ``SpatialIndex/nearest(to:k:maxDistance:)``).
+    /// The `k` geometries geodesically nearest to a geometry, optionally no farther than `maxDistance` (ties broken
+    /// by index, as ``SpatialIndex/nearest(to:k:maxDistance:)``).
     /// - Parameters:
-    ///   - point: The query point, in the index's spatial reference.
-    ///   - k: How many points to return, ≥ 1.
+    ///   - geometry: The query geometry (a point, line or polygon), in the index's spatial reference.
+    ///   - k: How many geometries to return, ≥ 1.
     ///   - maxDistance: The largest geodesic distance considered (inclusive), in `distanceUnit`; `nil` for no limit.
     ///   - distanceUnit: The unit of `maxDistance` and of the distances returned (default meters).
-    /// - Returns: Up to `k` points, nearest first.
+    /// - Returns: Up to `k` geometries, nearest first.
     /// - Throws: `.invalidArgument` for `k` < 1, `.invalidDistance`, `.spatialReferenceMismatch`, `.badGeometry`,
     ///   `.projectionFailed`.
-    public func nearest(to point: Point, k: Int = 1, maxDistance: Double? = nil, distanceUnit: LinearUnit = .meters)
-        throws(EngineError) -> [NearFeature]
+    public func nearest(to geometry: some GeometryConvertible, k: Int = 1, maxDistance: Double? = nil,
+                        distanceUnit: LinearUnit = .meters) throws(EngineError) -> [NearFeature]
     {
         try GeometryEngine.checkNearest(k: k, maxDistance: maxDistance)
         guard count > 0 else { return [] }
-        let q = try queryCoordinates([point.geometry], label: "the query point")[0]
+        let q = try queryFeatures([geometry.geometry], label: "the query geometry")[0]
         let limit = maxDistance.map { distanceUnit.convert($0, to: .meters) } ?? .infinity
         return nearest(to: q, k: k, maxMeters: limit).map {
             NearFeature(index: $0.index, distance: LinearUnit.meters.convert($0.distance, to: distanceUnit))
@@ -155,76 +164,147 @@ public struct GeodeticSpatialIndex: Sendable {
         min(2, meters * curvature) * (1 + 1e-12) + 1e-12
     }
 
-    /// Calls `body` with every point whose normal lies within the chord bound of `q` for `meters` (each once).
-    func forEachCandidate(_ q: UnitVector, meters: Double, _ body: (Int) -> Void) {
+    /// Calls `body` with every geometry whose box of normals meets the query's box widened by the chord bound for
+    /// `meters` (each once); for two points, the chord between their normals is tested as well.
+    func forEachCandidate(_ q: GeodeticFeature, meters: Double, _ body: (Int) -> Void) {
         let r = Self.chordBound(meters: meters, curvature: curvature)
-        let box = [q.x - r, q.y - r, q.z - r, q.x + r, q.y + r, q.z + r]
+        let b = q.box
+        let box = [b[0] - r, b[1] - r, b[2] - r, b[3] + r, b[4] + r, b[5] + r]
+        let point: UnitVector? = if case .point(let c) = q { UnitVector(c) } else { nil }
         // The search reports no error (its body throws none); the chord test narrows the cube to the ball.
         try? tree.search(box) { i throws(EngineError) in
-            let dx = normals[3 * i] - q.x, dy = normals[3 * i + 1] - q.y, dz = normals[3 * i + 2] - q.z
-            if (dx * dx + dy * dy + dz * dz).squareRoot() <= r { body(i) }
+            if let n = point, !normals[3 * i].isNaN {
+                let dx = normals[3 * i] - n.x, dy = normals[3 * i + 1] - n.y, dz = normals[3 * i + 2] - n.z
+                if (dx * dx + dy * dy + dz * dz).squareRoot() <= r { body(i) }
+            } else {
+                body(i)
+            }
             return true
         }
     }
 
-    /// The points within `meters` of `q` (compute lon/lat), meters, nearest first, then by index.
-    func within(_ meters: Double, of q: Coordinate) -> [NearFeature] {
+    /// The geodesic distance in meters between query `q` and geometry `i`, when at most `limit` (otherwise some
+    /// value above it).
+    func distance(_ q: GeodeticFeature, _ i: Int, limit: Double) -> Double {
+        GeodeticFeature.distance(q, features[i], geodesic: geodesic, curvature: curvature, limit: limit)
+    }
+
+    /// The geometries within `meters` of `q` (compute lon/lat), meters, nearest first, then by index.
+    func within(_ meters: Double, of q: GeodeticFeature) -> [NearFeature] {
         var found: [NearFeature] = []
-        forEachCandidate(UnitVector(q), meters: meters) { i in
-            let s = geodesic.distance(q, lonLat[i])
+        forEachCandidate(q, meters: meters) { i in
+            let s = distance(q, i, limit: meters)
             if s <= meters { found.append(NearFeature(index: i, distance: s)) }
         }
         found.sort { ($0.distance, $0.index) < ($1.distance, $1.index) }
         return found
     }
 
-    /// The `k` points nearest to `q` (compute lon/lat) within `maxMeters`; meters, nearest first, then by index.
-    /// A box's lower bound is its 3-D distance from the query's normal divided by κ (the chord bound read
-    /// backwards: s ≥ chord/κ ≥ distance to the box/κ), lowered by the pad.
-    func nearest(to q: Coordinate, k: Int, maxMeters: Double) -> [NearFeature] {
-        let n = UnitVector(q)
+    /// The `k` geometries nearest to `q` (compute lon/lat) within `maxMeters`; meters, nearest first, then by
+    /// index. A box's lower bound is its 3-D distance from the query's box divided by κ (the chord bound read
+    /// backwards: s ≥ chord/κ ≥ distance between the boxes/κ), lowered by the pad.
+    func nearest(to q: GeodeticFeature, k: Int, maxMeters: Double) -> [NearFeature] {
+        let n = q.box
         let found = try? tree.nearest(k: k, maxDistance: maxMeters, lowerBound: { b in
             let s = b.startIndex
-            let dx = max(0, b[s] - n.x, n.x - b[s + 3])
-            let dy = max(0, b[s + 1] - n.y, n.y - b[s + 4])
-            let dz = max(0, b[s + 2] - n.z, n.z - b[s + 5])
+            let dx = max(0, b[s] - n[3], n[0] - b[s + 3])
+            let dy = max(0, b[s + 1] - n[4], n[1] - b[s + 4])
+            let dz = max(0, b[s + 2] - n[5], n[2] - b[s + 5])
             return max(0, ((dx * dx + dy * dy + dz * dz).squareRoot() - 1e-12) / curvature)
-        }, exact: { i throws(EngineError) in geodesic.distance(q, lonLat[i]) })
+        }, exact: { i throws(EngineError) in distance(q, i, limit: maxMeters) })
         return (found ?? []).map { NearFeature(index: $0.index, distance: $0.distance) }
     }
 
     // MARK: Coordinates
 
-    /// The compute longitude/latitude of query points, checked against the index's spatial reference.
-    func queryCoordinates(_ gs: [Geometry], label: String) throws(EngineError) -> [Coordinate] {
+    /// Query geometries on the ellipsoid, checked against the index's spatial reference.
+    func queryFeatures(_ gs: [Geometry], label: String) throws(EngineError) -> [GeodeticFeature] {
         for g in gs { try GeometryEngine.requireSameSpatialReference(spatialReference, g.spatialReference) }
-        return try Self.computeCoordinates(gs, in: GeodeticFrame(input: spatialReference, output: nil), label: label)
+        return try Self.computeFeatures(gs, in: GeodeticFrame(input: spatialReference, output: nil),
+                                        curvature: curvature, label: label)
     }
 
-    /// The points' longitude/latitude on their datum (one batch through PROJ for a projected spatial reference).
-    /// `label` names a geometry by position ("input feature" → "input feature 3"), or is the whole name when it
-    /// starts with "the".
-    static func computeCoordinates(_ gs: [Geometry], in frame: GeodeticFrame, label: String) throws(EngineError)
-        -> [Coordinate]
+    /// The geometries on their datum's ellipsoid, longitude/latitude (one batch through PROJ for a projected
+    /// spatial reference). `label` names a geometry by position ("input feature" → "input feature 3"), or is the
+    /// whole name when it starts with "the".
+    static func computeFeatures(_ gs: [Geometry], in frame: GeodeticFrame, curvature: Double, label: String)
+        throws(EngineError) -> [GeodeticFeature]
     {
         let sr = gs.first?.spatialReference ?? frame.outputSR
         var coordinates: [Coordinate] = []
-        coordinates.reserveCapacity(gs.count)
         for (i, g) in gs.enumerated() {
             let name = label.hasPrefix("the ") ? label : "\(label) \(i)"
             try GeometryEngine.requireSameSpatialReference(sr, g.spatialReference)
-            guard case .point(let p) = g else {
-                throw .invalidArgument(
-                    "\(name) is a \(g.typeName.lowercased()); geodesic proximity is computed between points only")
-            }
             try GeometryEngine.checkProximityGeometry(g, name)
-            coordinates.append(Coordinate(x: p.x, y: p.y))
+            coordinates.append(contentsOf: g.coordinates.map { Coordinate(x: $0.x, y: $0.y) })
         }
         let converted = try frame.toCompute(coordinates)
-        for (i, c) in converted.enumerated() where !(c.x.isFinite && c.y >= -90 && c.y <= 90) {
-            let name = label.hasPrefix("the ") ? label : "\(label) \(i)"
-            throw .badGeometry(.malformed("\(name) is at latitude \(c.y), longitude \(c.x); latitudes lie in [-90, 90]"))
+        var features: [GeodeticFeature] = []
+        features.reserveCapacity(gs.count)
+        var next = 0
+        for (i, g) in gs.enumerated() {
+            let n = g.coordinates.count
+            let mine = Array(converted[next..<(next + n)])
+            next += n
+            for c in mine where !(c.x.isFinite && c.y >= -90 && c.y <= 90) {
+                let name = label.hasPrefix("the ") ? label : "\(label) \(i)"
+                throw .badGeometry(.malformed("\(name) is at latitude \(c.y), longitude \(c.x); latitudes lie in [-90, 90]"))
+            }
+            features.append(GeodeticFeature(g, computeCoordinates: mine, geodesic: frame.geodesic,
+                                            curvature: curvature))
         }
-        return converted
+        return features
+    }
+}
+
+/// One geometry on the ellipsoid, in compute longitude/latitude: a point as its coordinate (the commonest case,
+/// measured by one inverse problem), anything else as its shape.
+enum GeodeticFeature: Sendable {
+    case point(Coordinate)
+    case shape(GeodeticShape)
+
+    /// A geometry from its coordinates in compute longitude/latitude (`Geometry.coordinates`' order).
+    init(_ g: Geometry, computeCoordinates c: [Coordinate], geodesic: Geodesic, curvature: Double) {
+        var rest = c[...]
+        func take(_ n: Int) -> [Coordinate] {
+            defer { rest = rest.dropFirst(n) }
+            return Array(rest.prefix(n))
+        }
+        switch g {
+        case .point:
+            self = .point(c[0])
+            return
+        case .multipoint:
+            self = .shape(GeodeticShape(points: c, paths: [], rings: [], geodesic: geodesic, curvature: curvature))
+        case .polyline(let l):
+            let paths = l.parts.map { take($0.count) }
+            self = .shape(GeodeticShape(points: [], paths: paths, rings: [], geodesic: geodesic, curvature: curvature))
+        case .polygon(let p):
+            let rings = p.rings.map { take($0.count) }
+            self = .shape(GeodeticShape(points: [], paths: [], rings: rings, geodesic: geodesic, curvature: curvature))
+        case .envelope:
+            self = .shape(GeodeticShape(points: [], paths: [], rings: [c], geodesic: geodesic, curvature: curvature))
+        }
+    }
+
+    /// The box of normals holding every point of the geometry (minima then maxima).
+    var box: [Double] {
+        switch self {
+        case .point(let c):
+            let n = UnitVector(c)
+            return [n.x, n.y, n.z, n.x, n.y, n.z]
+        case .shape(let s): return s.box
+        }
+    }
+
+    /// The geodesic distance in meters between two geometries, when at most `limit` (otherwise some value above it).
+    static func distance(_ a: GeodeticFeature, _ b: GeodeticFeature, geodesic: Geodesic, curvature: Double,
+                         limit: Double) -> Double {
+        switch (a, b) {
+        case (.point(let p), .point(let q)): geodesic.distance(p, q)
+        case (.point(let p), .shape(let s)), (.shape(let s), .point(let p)):
+            s.distance(toPoint: p, geodesic: geodesic, curvature: curvature, limit: limit)
+        case (.shape(let s), .shape(let t)): s.distance(to: t, geodesic: geodesic, curvature: curvature, limit: limit)
+        }
     }
 }

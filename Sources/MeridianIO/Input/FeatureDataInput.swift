@@ -29,7 +29,7 @@ public enum FeatureDataInput {
         progress: ProgressLine?, batch: (FeatureInput) throws(CommandError) -> Void
     ) throws(CommandError) -> FeatureInput {
         let table = try open(path, layer: layer, inputSpatialReference: inputSpatialReference)
-        var reader = TableReader(table: table, progress: progress)
+        var reader = TableReader(table: table, progress: progress, allowsEmpty: options.allowsEmpty)
         if options.featureTablePoints, table.geometryType == .point {
             return try reader.points(numericColumn: options.numericColumn)
         }
@@ -66,12 +66,15 @@ private struct TableReader {
     /// How messages name the features: the source, and the layer when the source is a database or has several.
     let name: String
     let format: FeatureInput.Format
+    /// Whether a table without features is accepted (`FeatureInput.CSVOptions.allowsEmpty`).
+    let allowsEmpty: Bool
     var count = 0
     var sawGeometry = false
 
-    init(table: FeatureTable, progress: ProgressLine?) {
+    init(table: FeatureTable, progress: ProgressLine?, allowsEmpty: Bool) {
         self.table = table
         self.progress = progress
+        self.allowsEmpty = allowsEmpty
         name = table.format == .postGIS || table.format == .geoPackage
             ? "\(table.sourceName), layer '\(table.tableName)'" : table.sourceName
         format = FeatureInput.Format(table.format)
@@ -175,6 +178,7 @@ private struct TableReader {
 
     /// Refuses an input without features or without any geometry (nothing to work on is an error, never success).
     private func checkAll() throws(CommandError) {
+        if count == 0, allowsEmpty { return }
         guard count > 0 else { throw .failure("\(name): the input has no features") }
         guard sawGeometry else { throw .failure("\(name): no feature has a geometry (\(count) feature(s), each null or empty)") }
     }

@@ -47,6 +47,9 @@ public struct FeatureInput: Sendable {
         /// Read a point table of a GeoPackage, shapefile, FlatGeobuf or PostGIS input as bare points too (`points`
         /// and `numericColumn`'s `columnValues`, no features), as `pointsOnly` reads CSV.
         public var featureTablePoints = false
+        /// Accept an input without features (a CSV header alone, an empty FeatureCollection or table): `near`'s
+        /// RIGHT, where nothing to search is an answer (no pairs), not a mistake.
+        public var allowsEmpty = false
 
         /// Options; each defaults to reading every feature whole, with its properties.
         /// - Parameters:
@@ -56,14 +59,17 @@ public struct FeatureInput: Sendable {
         ///   - numericColumn: With `pointsOnly`, a column read as numbers.
         ///   - batchSize: Hand the features over this many at a time.
         ///   - featureTablePoints: Read a point feature table as bare points too.
+        ///   - allowsEmpty: Accept an input without features.
         public init(keepTable: Bool = false, tableWithoutCoordinates: Bool = false, pointsOnly: Bool = false,
-                    numericColumn: String? = nil, batchSize: Int? = nil, featureTablePoints: Bool = false) {
+                    numericColumn: String? = nil, batchSize: Int? = nil, featureTablePoints: Bool = false,
+                    allowsEmpty: Bool = false) {
             self.keepTable = keepTable
             self.tableWithoutCoordinates = tableWithoutCoordinates
             self.pointsOnly = pointsOnly
             self.numericColumn = numericColumn
             self.batchSize = batchSize
             self.featureTablePoints = featureTablePoints
+            self.allowsEmpty = allowsEmpty
         }
     }
 
@@ -172,6 +178,7 @@ public struct FeatureInput: Sendable {
         var input = try parse(data, origin: origin, inputSpatialReference: inputSpatialReference,
                               defaultXYSpatialReference: defaultXYSpatialReference, csv: csv, progress: progress,
                               batch: batch)
+        if input.count == 0, csv.allowsEmpty { return input }
         guard input.count > 0 else { throw .failure("\(name): the input has no features") }
         // CSV rows are points with finite coordinates, their latitudes checked as they are read.
         if input.format != .csv {

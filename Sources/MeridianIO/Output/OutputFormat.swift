@@ -47,6 +47,8 @@ public enum OutputFormat: CaseIterable, Sendable {
         case kmlCreate
         /// `kml convert`.
         case kmlConvert
+        /// `near`.
+        case near
 
         /// The command as messages name it.
         public var title: String {
@@ -56,6 +58,7 @@ public enum OutputFormat: CaseIterable, Sendable {
             case .project: "project"
             case .kmlCreate: "kml create"
             case .kmlConvert: "kml convert"
+            case .near: "near"
             }
         }
     }
@@ -104,6 +107,7 @@ public enum OutputFormat: CaseIterable, Sendable {
         case .project: [.geoJSON, .wkt, .csv, .text] + featureTables
         case .kmlCreate: [.kmz, .kml]
         case .kmlConvert: [.kml, .kmz, .geoJSON]
+        case .near: [.csv, .geoJSON, .geoJSONSequence] + featureTables
         }
     }
 

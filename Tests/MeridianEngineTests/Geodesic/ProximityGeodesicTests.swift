@@ -168,11 +168,13 @@ struct ProximityGeodesicTests {
             } catch { return "\(error)" }
         }
         let a = [Point(latitude: 0, longitude: 0), Point(latitude: 1, longitude: 1)]
-        let line = Polyline([Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 1)], spatialReference: .wgs84)
-        #expect(message { try GeometryEngine.geodeticNearPairs(from: [a[0].geometry, line.geometry], to: a, distances: [1]) }
-                == "invalid argument: input feature 1 is a polyline; geodesic proximity is computed between points only")
-        #expect(message { try GeodeticSpatialIndex([line]) }
-                == "invalid argument: near feature 0 is a polyline; geodesic proximity is computed between points only")
+        let empty = Polyline(parts: [], spatialReference: .wgs84)
+        let beyondPolygon = Polygon(shell: [Coordinate(x: 0, y: 80), Coordinate(x: 10, y: 95), Coordinate(x: 20, y: 80)],
+                                    spatialReference: .wgs84)
+        #expect(message { try GeometryEngine.geodeticNearPairs(from: [a[0].geometry, empty.geometry], to: a, distances: [1]) }
+                == "empty geometry: input feature 1 (a polyline) has no vertices")
+        #expect(message { try GeodeticSpatialIndex([a[0].geometry, beyondPolygon.geometry]) }
+                == "malformed geometry: near feature 1 is at latitude 95.0, longitude 10.0; latitudes lie in [-90, 90]")
         #expect(message { try GeometryEngine.geodeticNearPairs(from: a, to: a, distances: [1, 2, 3]) }
                 == "3 distances for 2 geometries: give one distance for all, or exactly one per geometry")
         #expect(message { try GeometryEngine.geodeticNearPairs(from: a, to: a, distances: [-.infinity, 1]) }
@@ -193,7 +195,7 @@ struct ProximityGeodesicTests {
         // An empty index finds nothing but still checks its input.
         let none: [Point] = []
         #expect(try GeometryEngine.geodeticNearPairs(from: a, to: none, distances: [1e6]) == [])
-        #expect(message { try GeometryEngine.geodeticNearPairs(from: [line], to: none, distances: [1]) }
-                == "invalid argument: input feature 0 is a polyline; geodesic proximity is computed between points only")
+        #expect(message { try GeometryEngine.geodeticNearPairs(from: [empty], to: none, distances: [1]) }
+                == "empty geometry: input feature 0 (a polyline) has no vertices")
     }
 }

@@ -1,0 +1,258 @@
+import Foundation
+import Meridian
+import MeridianIO
+
+/// One run of `meridian near`: RIGHT read whole, checked and indexed once LEFT's first batch has settled the
+/// spatial reference measured in; then LEFT read, checked, searched and written a batch at a time (`NearOutput`).
+struct NearJob {
+    /// The command's options.
+    let command: NearCommand
+    /// The command's streams.
+    let io: CommandIO
+    /// Where reading shows how far it has come.
+    let progress: ProgressLine?
+
+    /// RIGHT, read and checked: its features and how messages name them.
+    private struct Right {
+        let input: FeatureInput
+        /// Each feature's geometry, in the spatial reference measured in (set with the index).
+        var measured: [Geometry] = []
+    }
+
+    /// What the first LEFT batch settles: the spatial reference measured in, RIGHT's index and the output's columns.
+    private struct Search {
+        let spatialReference: SpatialReference
+        let index: Index
+        let columns: NearColumns
+        /// The distance unit: the spatial reference's (planar) or meters (geodesic).
+        let unit: LinearUnit
+    }
+
+    /// RIGHT's index, planar or geodesic.
+    private enum Index {
+        case planar(SpatialIndex)
+        case geodesic(GeodeticSpatialIndex)
+    }
+
+    /// Runs the search and writes the output.
+    func run(into file: OutputFile) throws(CommandError) {
+        var right = Right(input: try FeatureInput.read(
+            command.right, layer: command.rightLayer, inputSpatialReference: command.inputSpatialReference,
+            defaultXYSpatialReference: command.srs, io: io, csv: FeatureInput.CSVOptions(allowsEmpty: true),
+            progress: progress))
+        let rightGeometries = try Self.geometries(of: right.input)
+        let shape = command.shape
+        var matched = [Bool](repeating: false, count: right.input.count)
+        var search: Search?
+        var leftSide: NearColumns.Side?
+        let output = NearOutput(file: file, io: io)
+        try output.write { emit throws(CommandError) in
+            _ = try FeatureInput.read(
+                command.left, layer: command.leftLayer, inputSpatialReference: command.inputSpatialReference,
+                defaultXYSpatialReference: command.srs, io: io,
+                csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize), progress: progress
+            ) { batch throws(CommandError) in
+                if search == nil {
+                    leftSide = NearColumns.Side(batch)
+                    search = try prepare(&right, rightGeometries, leftSide: leftSide!, first: batch,
+                                         fixedColumns: file.format.writesInWorkingSpatialReference)
+                }
+                guard let search else { return }
+                let lefts = try measured(batch, in: search.spatialReference)
+                let pairs = try self.pairs(lefts, of: batch, search: search, right: right.input.labels)
+                for p in pairs { matched[p.rightIndex] = true }
+                guard shape != .rightOnly else { return }
+                let rows = try self.rows(pairs, lefts: lefts, of: batch, search: search, right: right.input,
+                                         fixed: file.format.writesInWorkingSpatialReference)
+                try emit(NearOutput.Batch(rows: rows.rows, wgs84: rows.wgs84, columns: search.columns,
+                                          spatialReference: search.spatialReference,
+                                          geometryType: FeatureTableOutput.geometryType(of: batch.features)))
+            }
+            guard shape == .rightOnly, let search else { return }
+            let keep = matched.indices.filter { matched[$0] }
+            let features = right.input.features
+            try emit(NearOutput.Batch(
+                rows: keep.map { Feature(geometry: right.measured[$0], properties: features[$0].properties, id: features[$0].id) },
+                wgs84: keep.map { features[$0] }, columns: search.columns, spatialReference: search.spatialReference,
+                geometryType: FeatureTableOutput.geometryType(of: features)))
+        }
+    }
+
+    // MARK: The spatial reference, the index and the columns
+
+    /// Settles the spatial reference measured in from LEFT's first batch and RIGHT, puts RIGHT's geometries in it
+    /// and indexes them, and fixes the output's columns.
+    private func prepare(_ right: inout Right, _ rightGeometries: [Geometry], leftSide: NearColumns.Side,
+                         first batch: FeatureInput, fixedColumns: Bool) throws(CommandError) -> Search {
+        let sr = try spatialReference(left: batch, right: right.input)
+        let unit = command.kind == .planar ? sr.unit ?? .meters : .meters
+        if command.kind == .planar {
+            try refuseInvalidPolygons(rightGeometries, labels: right.input.labels)
+            try checkAreaOfUse(rightGeometries, labels: right.input.labels)
+        }
+        right.measured = right.input.spatialReference == sr || rightGeometries.isEmpty
+            ? rightGeometries : try projectEach(rightGeometries, into: sr, labels: right.input.labels)
+        progress?.begin("indexing \(ProgressLine.grouped(right.measured.count)) features")
+        let measured = right.measured
+        let index: Index
+        do throws(EngineError) {
+            index = command.kind == .planar ? .planar(try SpatialIndex(measured))
+                : .geodesic(try GeodeticSpatialIndex(measured))
+        } catch {
+            throw .failure(relabel(describe(error), "near feature", labels: right.input.labels))
+        }
+        let rightSide = NearColumns.Side(right.input)
+        let csv = command.output.path.map { OutputFormat(path: $0) == .csv } ?? true
+        var added: [Field] = []
+        switch command.shape {
+        case .pairs: added = [Field(name: NearColumns.distanceColumn(unit), type: .float64), Field(name: "rank", type: .int32)]
+        case .count: added = [Field(name: "near_count", type: .int32)]
+        case .leftOnly, .rightOnly: break
+        }
+        if csv { added.append(Field(name: "wkt", type: .text)) }
+        let columns = try NearColumns(
+            left: command.shape == .rightOnly ? nil : leftSide,
+            right: command.shape == .pairs || command.shape == .rightOnly ? rightSide : nil,
+            added: added)
+        progress?.begin("searching")
+        return Search(spatialReference: sr, index: index, columns: columns, unit: unit)
+    }
+
+    /// The spatial reference measured in: `--srs`; else LEFT's, which RIGHT's must be (unless RIGHT is empty), and
+    /// which a planar search needs projected.
+    private func spatialReference(left: FeatureInput, right: FeatureInput) throws(CommandError) -> SpatialReference {
+        if let srs = command.srs { return srs }
+        let sr = left.spatialReference
+        if right.count > 0, right.spatialReference != sr {
+            let fix = command.kind == .planar
+                ? "give --srs SRS to project both into one projected spatial reference"
+                : "project one into the other's first (meridian project ... --to)"
+            throw .failure("LEFT \(left.labels.name) is in \(sr) but RIGHT \(right.labels.name) is in \(right.spatialReference): \(fix)")
+        }
+        if command.kind == .planar, !sr.isProjected || sr.unit == nil {
+            throw .failure("\(left.labels.name) is in \(sr), which is \(sr.kind.rawValue), not projected: a planar near measures in a projected spatial reference's unit; give --srs SRS (e.g. a UTM zone) to project both inputs, or --geodesic to measure on the ellipsoid")
+        }
+        return sr
+    }
+
+    /// Refuses features outside the `--srs` horizon unless `--allow-outside-area` is given (planar, with `--srs`).
+    private func checkAreaOfUse(_ geometries: [Geometry], labels: FeatureLabels) throws(CommandError) {
+        guard let srs = command.srs, !command.allowOutsideArea, !geometries.isEmpty else { return }
+        try refuseOutsideAreaOfUse(geometries, of: srs, label: { geometry, _ in labels[geometry] },
+                                   override: "--allow-outside-area", verb: "measure")
+    }
+
+    // MARK: A batch
+
+    /// Every feature's geometry, refusing a feature without one.
+    private static func geometries(of input: FeatureInput) throws(CommandError) -> [Geometry] {
+        var geometries: [Geometry] = []
+        geometries.reserveCapacity(input.features.count)
+        for (i, feature) in input.features.enumerated() {
+            guard let g = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
+            guard !g.coordinates.isEmpty else { throw .failure("\(input.labels[i]) has an empty geometry") }
+            geometries.append(g)
+        }
+        return geometries
+    }
+
+    /// A LEFT batch's geometries, checked and put in the spatial reference measured in.
+    private func measured(_ batch: FeatureInput, in sr: SpatialReference) throws(CommandError) -> [Geometry] {
+        let geometries = try Self.geometries(of: batch)
+        guard command.kind == .planar else { return geometries }
+        try refuseInvalidPolygons(geometries, labels: batch.labels)
+        try checkAreaOfUse(geometries, labels: batch.labels)
+        return batch.spatialReference == sr ? geometries : try projectEach(geometries, into: sr, labels: batch.labels)
+    }
+
+    /// The search distances of a batch in the search's unit: one for all, one per feature, or none (`--nearest`
+    /// alone).
+    private func distances(of batch: FeatureInput, unit: LinearUnit) throws(CommandError) -> [Double]? {
+        if let fixed = command.distance.fixed { return [fixed.value(in: unit)] }
+        guard let field = command.distance.field else { return nil }
+        var distances: [Double] = []
+        distances.reserveCapacity(batch.features.count)
+        for (i, feature) in batch.features.enumerated() {
+            guard let d = try command.distance.fieldDistance(of: feature, label: batch.labels[i], in: unit) else { continue }
+            guard d >= 0 else {
+                throw .failure("\(batch.labels[i]): '\(field)' is negative; a search distance must be 0 or more")
+            }
+            distances.append(d)
+        }
+        return distances
+    }
+
+    /// The near table of a batch (`leftIndex`: positions in the batch; `rightIndex`: in RIGHT).
+    private func pairs(_ lefts: [Geometry], of batch: FeatureInput, search: Search, right: FeatureLabels)
+        throws(CommandError) -> [NearPair]
+    {
+        let distances = try self.distances(of: batch, unit: search.unit)
+        let k = command.nearest
+        do throws(EngineError) {
+            switch (search.index, distances) {
+            case (.planar(let index), nil):
+                return try GeometryEngine.nearest(from: lefts, to: index, count: k ?? 1)
+            case (.planar(let index), let d?) where k != nil && d.count == 1:
+                return try GeometryEngine.nearest(from: lefts, to: index, count: k ?? 1, maxDistance: d[0])
+            case (.planar(let index), let d?):
+                return Self.keep(try GeometryEngine.nearPairs(from: lefts, to: index, distances: d), nearest: k)
+            case (.geodesic(let index), nil):
+                return try GeometryEngine.geodeticNearest(from: lefts, to: index, count: k ?? 1)
+            case (.geodesic(let index), let d?) where k != nil && d.count == 1:
+                return try GeometryEngine.geodeticNearest(from: lefts, to: index, count: k ?? 1, maxDistance: d[0])
+            case (.geodesic(let index), let d?):
+                return Self.keep(try GeometryEngine.geodeticNearPairs(from: lefts, to: index, distances: d), nearest: k)
+            }
+        } catch {
+            throw .failure(relabel(relabel(describe(error), "input feature", labels: batch.labels), "near feature",
+                                   labels: right))
+        }
+    }
+
+    /// The pairs of rank `k` or better (all without `--nearest`): each LEFT feature's `k` nearest within its own
+    /// distance, ties at the last place kept by RIGHT's order, as the engine's `nearest` keeps them.
+    private static func keep(_ pairs: [NearPair], nearest k: Int?) -> [NearPair] {
+        guard let k else { return pairs }
+        return pairs.filter { $0.rank <= k }
+    }
+
+    /// The output rows of a batch: features in the spatial reference measured in (CSV, feature tables) and as read
+    /// (GeoJSON, projected to WGS84 from there).
+    private func rows(_ pairs: [NearPair], lefts: [Geometry], of batch: FeatureInput, search: Search,
+                      right: FeatureInput, fixed: Bool) throws(CommandError) -> (rows: [Feature], wgs84: [Feature])
+    {
+        let columns = search.columns
+        var rows: [Feature] = [], originals: [Feature] = []
+        func add(_ left: Int, _ properties: [String: JSONValue], id: JSONValue?) {
+            rows.append(Feature(geometry: lefts[left], properties: properties, id: id))
+            originals.append(Feature(geometry: batch.features[left].geometry, properties: properties, id: id))
+        }
+        var counts = [Int](repeating: 0, count: batch.features.count)
+        for p in pairs { counts[p.leftIndex] += 1 }
+        switch command.shape {
+        case .pairs:
+            var leftProperties: (index: Int, properties: [String: JSONValue])?
+            let distanceColumn = NearColumns.distanceColumn(search.unit)
+            for p in pairs {
+                if leftProperties?.index != p.leftIndex {
+                    leftProperties = (p.leftIndex, try columns.left(batch.features[p.leftIndex].properties,
+                                                                    label: batch.labels[p.leftIndex], fixed: fixed))
+                }
+                var row = leftProperties!.properties
+                columns.addRight(right.features[p.rightIndex].properties, to: &row)
+                row[distanceColumn] = .number(p.distance)
+                row["rank"] = .number(Double(p.rank))
+                add(p.leftIndex, row, id: nil)
+            }
+        case .count, .leftOnly:
+            for (i, feature) in batch.features.enumerated() where command.shape == .count || counts[i] > 0 {
+                var row = try columns.left(feature.properties, label: batch.labels[i], fixed: fixed)
+                if command.shape == .count { row["near_count"] = .number(Double(counts[i])) }
+                add(i, row, id: feature.id)
+            }
+        case .rightOnly:
+            break
+        }
+        return (rows, originals)
+    }
+}
