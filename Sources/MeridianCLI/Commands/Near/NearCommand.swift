@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `meridian near`: proximity analysis between two inputs — every pair of a LEFT and a RIGHT feature within a search
 /// distance of each other (geopandas' `sjoin(predicate="dwithin")`, ArcGIS Pro's Generate Near Table), the K nearest
