@@ -1,4 +1,5 @@
 import Foundation
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianCore
@@ -8,7 +9,7 @@ import Testing
 /// WKT writers' output is read back exactly when `ReadBack` says it will, so a writer that checks first never
 /// emits what its reader refuses.
 @Suite struct ReadBackTests {
-    /// Random geometries from the suite's deterministic generator (`SplitMix64`, JSONValueTests.swift).
+    /// Random geometries from the suite's deterministic generator (`SplitMix64`, MeridianTestSupport).
     struct Generator {
         private var random: SplitMix64
         init(state: UInt64) { random = SplitMix64(seed: state) }
