@@ -5,7 +5,7 @@ import Testing
 
 @testable import MeridianCLI
 
-/// CSV points read on several threads (`CSVFeatureReader.readInParallel`, issue 29): for 1, 2, 3 and 5 threads the
+/// CSV points read on several threads (`CSVFeatureReader.readInParallel`): for 1, 2, 3 and 5 threads the
 /// same points, values, lines and table rows, and for bad records the same message, as one thread reading record by
 /// record. The inputs are over `parallelMinimumBytes`, so that more than one thread reads them.
 @Suite struct ParallelCSVReadingTests {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import MeridianCLI
 
-/// `--threads N` (issue 29): the commands that work on many features write the same bytes for N = 1, 2 and 3 — the
+/// `--threads N`: the commands that work on many features write the same bytes for N = 1, 2 and 3 — the
 /// union of point buffers (its clusters in N runs), per-feature buffers (runs of features, projected to WGS84 on N
 /// threads), `project` (the interpolated projection in N pieces) and `op` (runs of features) — and refuse a count
 /// that is not a positive whole number. (The streamed union's batches and chunks: `UnionStreamTests`.)

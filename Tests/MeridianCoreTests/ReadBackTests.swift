@@ -4,7 +4,7 @@ import Testing
 
 @testable import MeridianCore
 
-/// Output Meridian writes, Meridian reads back (issue 25, item 4): over thousands of generated geometries —
+/// Output Meridian writes, Meridian reads back: over thousands of generated geometries —
 /// degenerate rings and lines, repeated and missing closing vertices, non-finite numbers, heights — the GeoJSON and
 /// WKT writers' output is read back exactly when `ReadBack` says it will, so a writer that checks first never
 /// emits what its reader refuses.

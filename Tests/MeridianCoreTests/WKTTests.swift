@@ -90,7 +90,7 @@ struct WKTDecodeTests {
             == .polygon(Polygon(parts: [Polygon.Part(shell: [c(0, 0), c(1, 0), c(1, 1), c(0, 0)])], spatialReference: sr)))
     }
 
-    /// Issue 15: NaN and infinities are refused wherever they stand, z included (NaN used to mean "no z").
+    /// NaN and infinities are refused wherever they stand, z included (NaN used to mean "no z").
     @Test func nanAndInfinityAreRefused() throws {
         for text in ["LINESTRING Z (0 0 1, 1 1 NaN)", "POINT Z (1 2 NaN)", "POINT (NaN 1)", "POINT Z (1 2 1e999)",
                      "POINT (1 inf)"] {
@@ -191,7 +191,7 @@ struct WKTEncodeTests {
         #expect(WKT.encode(.polygon(Polygon(parts: [], spatialReference: sr))) == "POLYGON EMPTY")
         #expect(WKT.encode(.envelope(Envelope(xMin: 0, yMin: 0, xMax: 2, yMax: 1, spatialReference: sr)))
             == "POLYGON ((0 0, 2 0, 2 1, 0 1, 0 0))")
-        // Mixed dimensions (KML allows them): written in 2-D, never with NaN (issue 15).
+        // Mixed dimensions (KML allows them): written in 2-D, never with NaN.
         #expect(WKT.encode(.polyline(Polyline([c(0, 0, 1), c(1, 1)], spatialReference: sr))) == "LINESTRING (0 0, 1 1)")
         #expect(WKT.encode(.polyline(Polyline([c(0, 0, 1), c(1, 1, 2)], spatialReference: sr))) == "LINESTRING Z (0 0 1, 1 1 2)")
     }
