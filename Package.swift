@@ -52,17 +52,20 @@ let package = Package(
         ),
         .target(name: "MeridianCLI", dependencies: ["Meridian", "MeridianIO", "MeridianViewer"]),
         .executableTarget(name: "meridian", dependencies: ["MeridianCLI"]),
-        .executableTarget(name: "meridian-bench", dependencies: ["Meridian"], path: "bench/Sources/meridian-bench"),
+        .executableTarget(
+            name: "meridian-bench", dependencies: ["Meridian", "MeridianTestSupport"], path: "bench/Sources/meridian-bench"),
         // libFuzzer targets for every reader of outside data (scripts/fuzz.sh); a replay tool in the normal build.
         .executableTarget(name: "BufferAroundPoints", dependencies: ["Meridian"], path: "examples/BufferAroundPoints"),
         .executableTarget(name: "CreateAndSaveKML", dependencies: ["Meridian"], path: "examples/CreateAndSaveKML"),
         .executableTarget(name: "meridian-fuzz", dependencies: ["Meridian", "MeridianIO", "MeridianCLI", "MeridianViewer"], path: "fuzz/Sources/meridian-fuzz"),
 
-        .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore"]),
-        .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine", "CGEOS"]),  // CGEOS: WKB reference
-        .testTarget(name: "MeridianKMLTests", dependencies: ["MeridianKML"]),
+        // What several test targets (and the benchmarks' input generators) share: the seeded generator.
+        .target(name: "MeridianTestSupport", path: "Tests/MeridianTestSupport"),
+        .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore", "MeridianTestSupport"]),
+        .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine", "CGEOS", "MeridianTestSupport"]),  // CGEOS: WKB reference
+        .testTarget(name: "MeridianKMLTests", dependencies: ["MeridianKML", "MeridianTestSupport"]),
         .testTarget(name: "MeridianFeatureDataTests", dependencies: ["MeridianFeatureData"]),
-        .testTarget(name: "MeridianCLITests", dependencies: ["MeridianCLI", "MeridianIO", "Meridian"]),
+        .testTarget(name: "MeridianCLITests", dependencies: ["MeridianCLI", "MeridianIO", "Meridian", "MeridianTestSupport"]),
         .testTarget(name: "MeridianViewerTests", dependencies: ["MeridianViewer"]),
     ]
 )

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes Meridian's readers of outside data with libFuzzer under AddressSanitizer (issue 15).
+# Fuzzes Meridian's readers of outside data with libFuzzer under AddressSanitizer.
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]      (default: all, 10 s each)
 #        scripts/fuzz.sh --build-only                (only the build; then FUZZ_SKIP_BUILD=1 runs without it)
 #   TARGET: kml kmz geojson csv wkt feature-input viewer-json ogr geodesic-cli kmz-pack xml-attributes srs

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A private PostgreSQL 15 + PostGIS 3 server for the tests and benchmarks (issue 27): its own data and socket folder
+# A private PostgreSQL 15 + PostGIS 3 server for the tests and benchmarks: its own data and socket folder
 # under /tmp, its own port, listening on 127.0.0.1 only, stopped and removed by `stop`.
 #
 #   scripts/postgis.sh start     installs postgresql-15 + postgresql-15-postgis-3 if missing, creates the cluster,

@@ -3,7 +3,7 @@ import MeridianCLI
 @testable import MeridianIO
 import Testing
 
-/// Issue 15's numbered defects at the CLI's edges: every one is a clear failure (exit 1 or 2, one line naming the
+/// Defects found at the CLI's edges: every one is a clear failure (exit 1 or 2, one line naming the
 /// input and feature), never a crash, a NaN or a success with nothing or garbage written. The process-level cases
 /// (/dev/full, closed descriptors, a closed pipe) are in Tests/python/test_cli_edges.py.
 @Suite struct EdgeCaseTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Meridian
 
-/// The defects hostile testing found (issue 25), each through the command a user runs.
+/// The defects hostile testing found, each through the command a user runs.
 @Suite struct HostileFindingsTests {
     /// `kml convert` of a KML someone was sent: its icon hrefs name files outside its folder; the KMZ must hold none
     /// of them, each stays a link and one warning line names it (item 2).

@@ -164,7 +164,7 @@ struct SampleCommand: Command {
 }
 
 /// `OutputFormat` and `OutputFile`: the format an output's name says, and the refusal of one that says none
-/// (issue 25 item 9: `-o o` and `-o .wkt` wrote GeoJSON).
+/// (`-o o` and `-o .wkt` once wrote GeoJSON).
 @Suite struct OutputFormatTests {
     @Test func theNameSaysTheFormat() {
         #expect(OutputFormat(path: "out.geojson") == .geoJSON)
@@ -187,7 +187,7 @@ struct SampleCommand: Command {
                 return error.description
             }
         }
-        let formats = ".wkt, .geojson, .json, .gpkg, .shp, .fgb or PG:…"  // op writes feature tables too (issue 27)
+        let formats = ".wkt, .geojson, .json, .gpkg, .shp, .fgb or PG:…"  // op writes feature tables too
         #expect(refusal("o", .operation) == "cannot tell the output format of 'o' from its name: end it in \(formats)")
         #expect(refusal(".wkt", .operation) == "cannot tell the output format of '.wkt' from its name: end it in \(formats)")
         #expect(refusal("o.xyz", .operation) == "unknown output format '.xyz' of 'o.xyz' (use \(formats))")

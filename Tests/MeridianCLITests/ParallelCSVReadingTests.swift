@@ -1,11 +1,12 @@
 import Foundation
 import Meridian
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianCLI
 @testable import MeridianIO
 
-/// CSV points read on several threads (`CSVFeatureReader.readInParallel`, issue 29): for 1, 2, 3 and 5 threads the
+/// CSV points read on several threads (`CSVFeatureReader.readInParallel`): for 1, 2, 3 and 5 threads the
 /// same points, values, lines and table rows, and for bad records the same message, as one thread reading record by
 /// record. The inputs are over `parallelMinimumBytes`, so that more than one thread reads them.
 @Suite struct ParallelCSVReadingTests {
@@ -38,19 +39,13 @@ import Testing
         }
     }
 
-    /// The next number in [0, 1) of a fixed linear congruential sequence.
-    static func unit(_ state: inout UInt64) -> Double {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return Double(state >> 11) * 0x1p-53
-    }
-
     /// 40,000 `id,lon,lat,d` rows (about 1.7 MB) of random points (and `extraField` after each): with `lineEnd` after
     /// each, a blank line (or two) now and then, spaces or a tab after some distances, and no line end after the last
     /// row unless `finalLineEnd`.
     static func rows(lineEnd: String, finalLineEnd: Bool, extraField: String = "") -> [String] {
-        var random: UInt64 = 29
+        var random = SplitMix64(seed: 29)
         return (0..<40_000).map { i in
-            let lon = -180 + 360 * unit(&random), lat = -90 + 180 * unit(&random), d = 1000 * unit(&random)
+            let lon = -180 + 360 * random.unit(), lat = -90 + 180 * random.unit(), d = 1000 * random.unit()
             let padding = i % 7 == 3 ? "  " : i % 11 == 5 ? "\t" : ""
             let blank = i % 503 == 17 ? lineEnd : i % 1009 == 400 ? lineEnd + lineEnd : ""
             return "\(i),\(lon),\(lat),\(d)\(padding)\(extraField)\(i == 39_999 && !finalLineEnd ? "" : lineEnd)\(blank)"

@@ -6,7 +6,7 @@ import Testing
 @testable import MeridianIO
 
 /// `meridian project` CSV → CSV formats its rows in chunks of `ProjectedCSV.rowsPerChunk` on `--threads N` threads
-/// (issue 29's scaling): every row written once, in order, with its own other fields (a quoted one with a comma, a
+/// (so that it scales with the thread count): every row written once, in order, with its own other fields (a quoted one with a comma, a
 /// quote and a line break among them), for one thread and three, across several chunks and a partial last one.
 @Suite struct ProjectedCSVChunkTests {
     @Test(arguments: [1, 3])

@@ -1,21 +1,16 @@
 import Foundation
 import Meridian
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianCLI
 @testable import MeridianIO
 
-/// `--threads N` (issue 29): the commands that work on many features write the same bytes for N = 1, 2 and 3 — the
+/// `--threads N`: the commands that work on many features write the same bytes for N = 1, 2 and 3 — the
 /// union of point buffers (its clusters in N runs), per-feature buffers (runs of features, projected to WGS84 on N
 /// threads), `project` (the interpolated projection in N pieces) and `op` (runs of features) — and refuse a count
 /// that is not a positive whole number. (The streamed union's batches and chunks: `UnionStreamTests`.)
 @Suite struct ThreadCountTests {
-    /// The next number in [0, 1) of a fixed linear congruential sequence.
-    static func unit(_ state: inout UInt64) -> Double {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return Double(state >> 11) * 0x1p-53
-    }
-
     /// Runs `meridian ARGUMENTS… -o OUT.EXT --threads N` for N = 1, 2, 3 and returns the files written.
     static func outputs(_ arguments: [String], ext: String, in folder: URL) throws -> [Data] {
         try [1, 2, 3].map { n in
@@ -35,9 +30,9 @@ import Testing
     func unionOfPointBuffers(format: String) throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        var random: UInt64 = 29
+        var random = SplitMix64(seed: 29)
         let side = (40_000 * Double.pi * 4 * 200 * 200).squareRoot()
-        let rows = (0..<40_000).map { _ in "\(2_300_000 + side * Self.unit(&random)),\(420_000 + side * Self.unit(&random))" }
+        let rows = (0..<40_000).map { _ in "\(2_300_000 + side * random.unit()),\(420_000 + side * random.unit())" }
         let input = folder.appendingPathComponent("points.csv")
         try ("x,y\n" + rows.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
         let written = try Self.outputs(["buffer", input.path, "--srs", "EPSG:32038", "--distance", "200", "--union"],
@@ -49,8 +44,8 @@ import Testing
     @Test func perFeatureBuffers() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        var random: UInt64 = 7
-        let rows = (0..<3_000).map { i in "\(i),\(-97.6 + 0.6 * Self.unit(&random)),\(32.6 + 0.4 * Self.unit(&random))" }
+        var random = SplitMix64(seed: 7)
+        let rows = (0..<3_000).map { i in "\(i),\(-97.6 + 0.6 * random.unit()),\(32.6 + 0.4 * random.unit())" }
         let input = folder.appendingPathComponent("points.csv")
         try ("id,lon,lat\n" + rows.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
         let written = try Self.outputs(["buffer", input.path, "--srs", "EPSG:32038", "--distance", "0.3mi"],
@@ -62,8 +57,8 @@ import Testing
     @Test func project() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        var random: UInt64 = 11
-        let rows = (0..<40_000).map { _ in "\(-103 + 9 * Self.unit(&random)),\(31.8 + 2.7 * Self.unit(&random))" }
+        var random = SplitMix64(seed: 11)
+        let rows = (0..<40_000).map { _ in "\(-103 + 9 * random.unit()),\(31.8 + 2.7 * random.unit())" }
         let input = folder.appendingPathComponent("points.csv")
         try ("lon,lat\n" + rows.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
         let written = try Self.outputs(["project", input.path, "--to", "EPSG:32038"], ext: "csv", in: folder)
@@ -74,9 +69,9 @@ import Testing
     @Test func operationPerFeature() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        var random: UInt64 = 13
+        var random = SplitMix64(seed: 13)
         let lines = (0..<2_000).map { _ in
-            "MULTIPOINT (" + (0..<6).map { _ in "\(1000 * Self.unit(&random)) \(1000 * Self.unit(&random))" }
+            "MULTIPOINT (" + (0..<6).map { _ in "\(1000 * random.unit()) \(1000 * random.unit())" }
                 .joined(separator: ", ") + ")"
         }
         let input = folder.appendingPathComponent("points.wkt")

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianCLI
@@ -10,16 +11,11 @@ import Testing
 /// (`BufferOutput.streamUnion`, `appendParts`). The file must be byte for byte the one written the plain way, one
 /// part after another on one thread (same parts, same order, no batch or chunk lost or repeated), run after run.
 @Suite struct UnionStreamTests {
-    /// 6,000 points in EPSG:32038 (feet) where a 200 ft circle meets about one other on average, from a fixed
-    /// linear congruential sequence.
+    /// 6,000 points in EPSG:32038 (feet) where a 200 ft circle meets about one other on average, from a fixed seed.
     static func points() -> [Coordinate] {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func unit() -> Double {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Double(state >> 11) * 0x1p-53
-        }
+        var random = SplitMix64(seed: 0x9E37_79B9_7F4A_7C15)
         let side = (6000 * Double.pi * 4 * 200 * 200).squareRoot()
-        return (0..<6000).map { _ in Coordinate(x: 2_300_000 + side * unit(), y: 450_000 + side * unit()) }
+        return (0..<6000).map { _ in Coordinate(x: 2_300_000 + side * random.unit(), y: 450_000 + side * random.unit()) }
     }
 
     /// Circles per batch: four batches of a few chunks each (`BufferOutput.chunkVertices`).

@@ -6,7 +6,7 @@ import Testing
 private func vertex(_ x: Double, _ y: Double, _ z: Double? = nil) -> Coordinate { Coordinate(x: x, y: y, z: z) }
 
 /// `GeoJSON.appendPolygonPart` and `appendPolygonRing(closed:isShell:to:)` write positions straight to the output
-/// (the streamed union's GeoJSON, issue 29): the bytes must be those of the general writer (`GeoJSON.encode`, a
+/// (the streamed union's GeoJSON): the bytes must be those of the general writer (`GeoJSON.encode`, a
 /// `JSONWriter` over `oriented` copies of the rings) for every kind of ring, and, for a small case worked out by
 /// hand, the closed ring in RFC 7946's orientation.
 @Suite struct GeoJSONPartWritingTests {

@@ -1,4 +1,5 @@
 import Foundation
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianCore
@@ -225,7 +226,7 @@ struct ReferenceCollection: Decodable {
     }
 
     /// RFC 7946 §3.1.1 (altitude), §5 (bbox) and §6.1 (foreign members): altitude kept, the rest ignored.
-    /// Issue 15: a geometry whose positions mix 2 and 3 numbers loses all its heights (never some: a writer would
+    /// A geometry whose positions mix 2 and 3 numbers loses all its heights (never some: a writer would
     /// need NaN for the missing ones); its neighbours keep theirs. A FeatureCollection must have "features".
     @Test func mixedDimensionsDropHeightsAndFeaturesAreRequired() throws {
         let text = #"""

@@ -1,4 +1,5 @@
 import Foundation
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianCore
@@ -25,19 +26,6 @@ func jsonValue(fromFoundation any: Any) -> JSONValue {
         // Foundation's booleans are NSNumbers of Objective-C type "c" (char).
         return String(cString: n.objCType) == "c" ? .bool(n.boolValue) : .number(n.doubleValue)
     default: return .string("unexpected \(type(of: any))")
-    }
-}
-
-/// A small deterministic random generator (SplitMix64) so failures reproduce.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,14 +1,15 @@
 import Foundation
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianCore
 
-/// Output Meridian writes, Meridian reads back (issue 25, item 4): over thousands of generated geometries —
+/// Output Meridian writes, Meridian reads back: over thousands of generated geometries —
 /// degenerate rings and lines, repeated and missing closing vertices, non-finite numbers, heights — the GeoJSON and
 /// WKT writers' output is read back exactly when `ReadBack` says it will, so a writer that checks first never
 /// emits what its reader refuses.
 @Suite struct ReadBackTests {
-    /// Random geometries from the suite's deterministic generator (`SplitMix64`, JSONValueTests.swift).
+    /// Random geometries from the suite's deterministic generator (`SplitMix64`, MeridianTestSupport).
     struct Generator {
         private var random: SplitMix64
         init(state: UInt64) { random = SplitMix64(seed: state) }

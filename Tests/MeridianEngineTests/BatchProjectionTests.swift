@@ -1,3 +1,4 @@
+import MeridianTestSupport
 import Testing
 
 import MeridianCore

@@ -1,4 +1,5 @@
 import Foundation
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianCore
@@ -10,8 +11,6 @@ import Testing
 @Suite struct BatchedUnionTests {
     static let sr = SpatialReference.webMercator
 
-    static func unit(_ rng: inout SplitMix64) -> Double { Double(rng.next() >> 11) * 0x1p-53 }
-
     static func key(_ p: Polygon.Part) -> [Double] { p.rings.flatMap { $0.flatMap { [$0.x, $0.y] } } }
 
     @Test(arguments: [1, 97, 500, 5_000])
@@ -22,7 +21,7 @@ import Testing
         let r = 100.0, side = (3000 * Double.pi * 4 * r * r).squareRoot()
         for i in 0..<3000 {
             if i % 100 == 99 { centres.append(centres[i - 50]); continue }
-            centres.append(Coordinate(x: -10_000_000 + side * Self.unit(&rng), y: 4_000_000 + side * Self.unit(&rng)))
+            centres.append(Coordinate(x: -10_000_000 + side * rng.unit(), y: 4_000_000 + side * rng.unit()))
         }
         let whole = try GeometryEngine.unionOfBuffers(aroundPoints: centres, distances: [r], in: Self.sr)
         var parts: [Polygon.Part] = []
@@ -54,8 +53,8 @@ import Testing
         var rng = SplitMix64(seed: seed)
         let r = 100.0, side = (4000 * Double.pi * 4 * r * r).squareRoot()
         return (0..<4000).map { _ in
-            Coordinate(x: -10_000_000 + side * BatchedUnionTests.unit(&rng),
-                       y: 4_000_000 + side * BatchedUnionTests.unit(&rng))
+            Coordinate(x: -10_000_000 + side * rng.unit(),
+                       y: 4_000_000 + side * rng.unit())
         }
     }
 

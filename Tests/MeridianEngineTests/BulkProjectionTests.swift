@@ -1,4 +1,5 @@
 import CPROJ
+import MeridianTestSupport
 import Testing
 
 import MeridianCore
@@ -12,10 +13,9 @@ import MeridianCore
     static func coordinates(_ n: Int, lon: ClosedRange<Double>, lat: ClosedRange<Double>, zEvery: Int = 0)
         -> [Coordinate]
     {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var random = SplitMix64(seed: 0x9E37_79B9_7F4A_7C15)
         func next(_ range: ClosedRange<Double>) -> Double {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return range.lowerBound + (range.upperBound - range.lowerBound) * Double(state >> 11) / Double(1 << 53)
+            range.lowerBound + (range.upperBound - range.lowerBound) * random.unit()
         }
         return (0..<n).map { i in
             Coordinate(x: next(lon), y: next(lat), z: zEvery > 0 && i % zEvery == 0 ? next(-100...3000) : nil)

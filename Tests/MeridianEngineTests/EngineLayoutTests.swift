@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The engine's rooms (issue 26): the GEOS bridge in `GEOS/` and projection in `PROJ/` are the only files that
+/// The engine's rooms: the GEOS bridge in `GEOS/` and projection in `PROJ/` are the only files that
 /// import the C libraries, and no file outside `GEOS/` touches a GEOS handle or pointer. A file outside those
 /// folders that called GEOS or PROJ directly would need the import, so these checks keep every C call in its room.
 @Suite struct EngineLayoutTests {

@@ -81,15 +81,6 @@ struct GEOSXMLOverlayPredicateTests: GEOSXMLSuite {
         ["intersection", "difference", "symdifference", "overlay"].contains { name.hasPrefix($0) }
     }
 
-    /// The input named by an op argument ("A"/"B", case-insensitive), decoded; `nil` if it is a GEOMETRYCOLLECTION.
-    static func argument(_ name: String?, _ c: XMLTestFile.Case) -> Result<Geometry, FormatError>? {
-        switch name?.trimmingCharacters(in: .whitespaces).uppercased() {
-        case "A": decode(c.a)
-        case "B": c.b.map(decode)
-        default: nil
-        }
-    }
-
     // MARK: Overlay
 
     @Test func overlayCases() throws {
@@ -132,15 +123,7 @@ struct GEOSXMLOverlayPredicateTests: GEOSXMLSuite {
         _ operation: OverlayOperation, _ op: XMLTestFile.Operation, _ c: XMLTestFile.Case, place: String,
         tally: inout XMLTally
     ) {
-        guard let first = Self.argument(op.attributes["arg1"], c), let second = Self.argument(op.attributes["arg2"], c) else {
-            Issue.record("\(place): unreadable arguments \(op.attributes)")
-            tally.failed += 1
-            return
-        }
-        guard case .success(let a) = first, case .success(let b) = second else {
-            tally.skip("input is a GEOMETRYCOLLECTION (not in Meridian's geometry model)")
-            return
-        }
+        guard let (a, b) = Self.binaryArguments(op, c, place: place, tally: &tally) else { return }
         var expected: Geometry
         var expectedKind: String
         switch Self.decode(op.expected) {
@@ -149,16 +132,10 @@ struct GEOSXMLOverlayPredicateTests: GEOSXMLSuite {
             expectedKind = Self.isEmpty(g) ? "empty" : g.typeName
         case .failure:
             guard let members = Self.collectionMembers(op.expected) else {
-                Issue.record("\(place): expected result not readable: \(op.expected.prefix(100))")
-                tally.failed += 1
+                tally.fail(place, "expected result not readable: \(op.expected.prefix(100))")
                 return
             }
-            let decoded = members.compactMap { try? Self.decode($0).get() }
-            guard decoded.count == members.count else {
-                tally.skip("expected result has nested collections")
-                return
-            }
-            let nonEmpty = decoded.filter { !Self.isEmpty($0) }
+            guard let nonEmpty = Self.nonEmptyMembers(members, tally: &tally) else { return }
             let dimensions = Set(nonEmpty.map(Self.dimension))
             guard let highest = dimensions.max() else {
                 expected = .polygon(Polygon(parts: [], spatialReference: Self.sr))
@@ -169,44 +146,22 @@ struct GEOSXMLOverlayPredicateTests: GEOSXMLSuite {
                 // Must be refused rather than returned in part.
                 do {
                     let got = try operation(a, b)
-                    tally.failed += 1
-                    Issue.record("\(place): mixed-dimension result expected, got \(WKT.encode(got).prefix(200))")
+                    tally.fail(place, "mixed-dimension result expected, got \(WKT.encode(got).prefix(200))")
                 } catch .mixedDimensionResult {
                     tally.refusedMixed += 1
                 } catch .invalidGeometry(let reason) {
-                    tally.invalidInput += 1
-                    tally.invalidPlaces.append("\(place): \(reason)")
+                    tally.refuseInvalid(place, reason)
                 } catch {
-                    tally.failed += 1
-                    Issue.record("\(place): \(error)")
+                    tally.fail(place, "\(error)")
                 }
                 return
             }
             expected = Self.combined(nonEmpty.filter { Self.dimension($0) == highest })
             expectedKind = dimensions.count > 1 ? "highest dimension of a mixed collection" : "single-dimension collection"
         }
-        let actual: Geometry
-        do {
-            actual = try operation(a, b)
-        } catch .invalidGeometry(let reason) {
-            tally.invalidInput += 1
-            tally.invalidPlaces.append("\(place): \(reason)")
-            return
-        } catch {
-            tally.failed += 1
-            Issue.record("\(place): \(error)")
-            return
-        }
-        do {
-            if try exactishMatches(actual, expected, place: place, tally: &tally) {
-                tally.matched += 1
-                tally.matchedByKind[expectedKind, default: 0] += 1
-            } else {
-                tally.failed += 1
-            }
-        } catch {
-            tally.failed += 1
-            Issue.record("\(place): comparison failed: \(error)")
+        guard let actual = attempt(place, tally: &tally, { () throws(EngineError) in try operation(a, b) }) else { return }
+        tallyComparison(kind: expectedKind, place: place, tally: &tally) {
+            try exactishMatches(actual, expected, place: place, tally: &$0)
         }
     }
 
@@ -324,20 +279,10 @@ struct GEOSXMLOverlayPredicateTests: GEOSXMLSuite {
         _ predicate: PredicateOperation, _ op: XMLTestFile.Operation, _ c: XMLTestFile.Case, scale: Double?,
         place: String, tally: inout XMLTally
     ) {
-        guard let first = Self.argument(op.attributes["arg1"], c), let second = Self.argument(op.attributes["arg2"], c) else {
-            Issue.record("\(place): unreadable arguments \(op.attributes)")
-            tally.failed += 1
-            return
-        }
-        guard case .success(let a) = first, case .success(let b) = second else {
-            tally.skip("input is a GEOMETRYCOLLECTION (not in Meridian's geometry model)")
-            return
-        }
+        guard let (a, b) = Self.binaryArguments(op, c, place: place, tally: &tally) else { return }
         // A fixed precision model rounds the inputs to its grid; predicates compute no new vertices, so the case
         // applies unchanged when the inputs already lie on the grid.
-        if let scale, !(a.coordinates + b.coordinates).allSatisfy({ ($0.x * scale).rounded() == $0.x * scale
-            && ($0.y * scale).rounded() == $0.y * scale })
-        {
+        if let scale, !Self.isOnGrid(a.coordinates + b.coordinates, scale: scale) {
             tally.skip("fixed precision model (scale \(scale)) with inputs off its grid")
             return
         }
@@ -346,25 +291,15 @@ struct GEOSXMLOverlayPredicateTests: GEOSXMLSuite {
         case "true": expected = true
         case "false": expected = false
         default:
-            Issue.record("\(place): expected value \(op.expected) is not true/false")
-            tally.failed += 1
+            tally.fail(place, "expected value \(op.expected) is not true/false")
             return
         }
-        do {
-            let got = try predicate(a, b, pattern: op.attributes["arg3"])
-            if got == expected {
-                tally.matched += 1
-                tally.matchedByKind["\(a.typeName)/\(b.typeName)", default: 0] += 1
-            } else {
-                tally.failed += 1
-                Issue.record("\(place): got \(got), expected \(expected)")
-            }
-        } catch .invalidGeometry(let reason) {
-            tally.invalidInput += 1
-            tally.invalidPlaces.append("\(place): \(reason)")
-        } catch {
-            tally.failed += 1
-            Issue.record("\(place): \(error)")
+        guard let got = attempt(place, tally: &tally, { () throws(EngineError) in
+            try predicate(a, b, pattern: op.attributes["arg3"])
+        }) else { return }
+        tallyComparison(kind: "\(a.typeName)/\(b.typeName)", place: place, tally: &tally) { _ in
+            if got != expected { Issue.record("\(place): got \(got), expected \(expected)") }
+            return got == expected
         }
     }
 }

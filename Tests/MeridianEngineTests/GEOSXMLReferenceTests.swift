@@ -62,8 +62,7 @@ struct GEOSXMLReferenceTests: GEOSXMLSuite {
 
     func runBuffer(_ op: XMLTestFile.Operation, _ c: XMLTestFile.Case, place: String, mitre: Bool, tally: inout Tally) {
         guard let distance = op.attributes["arg2"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) else {
-            Issue.record("\(place): unreadable distance")
-            tally.failed += 1
+            tally.fail(place, "unreadable distance")
             return
         }
         let input: Geometry
@@ -80,31 +79,15 @@ struct GEOSXMLReferenceTests: GEOSXMLSuite {
         // GEOS XMLTester's default is 8 segments per quadrant; arg3 overrides it.
         let quadrants = op.attributes["arg3"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 8
         let parameters = BufferParameters(segmentsPerQuarterCircle: quadrants, joinStyle: mitre ? .mitre : .round)
-        let actual: Polygon
-        do {
-            actual = try GeometryEngine.buffer(around: input, distance: distance, parameters: parameters)
-        } catch .invalidGeometry {
-            tally.invalidInput += 1
-            return
-        } catch {
-            tally.failed += 1
-            Issue.record("\(place): \(error)")
-            return
-        }
+        guard let actual = attempt(place, tally: &tally, {
+            () throws(EngineError) in try GeometryEngine.buffer(around: input, distance: distance, parameters: parameters)
+        }) else { return }
         guard let expected = Self.polygon(expectedGeometry) else {
             tally.skip("expected result is not a polygon")
             return
         }
-        do {
-            if try bufferMatches(actual, expected, distance: distance, place: place, tally: &tally) {
-                tally.matched += 1
-                tally.matchedByKind[expected.parts.isEmpty ? "empty" : "Polygon", default: 0] += 1
-            } else {
-                tally.failed += 1
-            }
-        } catch {
-            tally.failed += 1
-            Issue.record("\(place): comparison failed: \(error)")
+        tallyComparison(kind: expected.parts.isEmpty ? "empty" : "Polygon", place: place, tally: &tally) {
+            try bufferMatches(actual, expected, distance: distance, place: place, tally: &$0)
         }
     }
 
@@ -181,12 +164,7 @@ struct GEOSXMLReferenceTests: GEOSXMLSuite {
                 tally.skip("expected result not readable")
                 return
             }
-            let decoded = members.compactMap { try? Self.decode($0).get() }
-            guard decoded.count == members.count else {
-                tally.skip("expected result has nested collections")
-                return
-            }
-            let nonEmpty = decoded.filter { !Self.isEmpty($0) }
+            guard let nonEmpty = Self.nonEmptyMembers(members, tally: &tally) else { return }
             if nonEmpty.isEmpty {
                 expected = .polygon(Polygon(parts: [], spatialReference: Self.sr))
                 break
@@ -208,35 +186,18 @@ struct GEOSXMLReferenceTests: GEOSXMLSuite {
                 } else {
                     tally.failed += 1
                 }
-            } catch EngineError.invalidGeometry {
-                tally.invalidInput += 1
+            } catch EngineError.invalidGeometry(let reason) {
+                tally.refuseInvalid(place, reason)
             } catch {
-                tally.failed += 1
-                Issue.record("\(place): \(error)")
+                tally.fail(place, "\(error)")
             }
             return
         }
-        let actual: Geometry
-        do {
-            actual = if let b { try GeometryEngine.union(a, b) } else { try GeometryEngine.union(of: [a]) }
-        } catch .invalidGeometry {
-            tally.invalidInput += 1
-            return
-        } catch {
-            tally.failed += 1
-            Issue.record("\(place): \(error)")
-            return
-        }
-        do {
-            if try exactishMatches(actual, expected, place: place, tally: &tally) {
-                tally.matched += 1
-                tally.matchedByKind[Self.isEmpty(expected) ? "empty" : expected.typeName, default: 0] += 1
-            } else {
-                tally.failed += 1
-            }
-        } catch {
-            tally.failed += 1
-            Issue.record("\(place): comparison failed: \(error)")
+        guard let actual = attempt(place, tally: &tally, { () throws(EngineError) in
+            if let b { try GeometryEngine.union(a, b) } else { try GeometryEngine.union(of: [a]) }
+        }) else { return }
+        tallyComparison(kind: Self.isEmpty(expected) ? "empty" : expected.typeName, place: place, tally: &tally) {
+            try exactishMatches(actual, expected, place: place, tally: &$0)
         }
     }
 

@@ -76,7 +76,7 @@ struct GEOSXMLUnaryOperationTests: GEOSXMLSuite {
             return
         }
         let inputs = a.coordinates + (c.b.flatMap { try? Self.decode($0).get() }?.coordinates ?? [])
-        if let scale, !inputs.allSatisfy({ ($0.x * scale).rounded() == $0.x * scale && ($0.y * scale).rounded() == $0.y * scale }) {
+        if let scale, !Self.isOnGrid(inputs, scale: scale) {
             tally.skip("fixed precision model (scale \(scale)) with inputs off its grid")
             return
         }
@@ -160,15 +160,12 @@ struct GEOSXMLUnaryOperationTests: GEOSXMLSuite {
             }
         } catch let error as EngineError {
             if case .invalidGeometry(let reason) = error {
-                tally.invalidInput += 1
-                tally.invalidPlaces.append("\(place): \(reason)")
+                tally.refuseInvalid(place, reason)
             } else {
-                tally.failed += 1
-                Issue.record("\(place): refused: \(error)")
+                tally.fail(place, "refused: \(error)")
             }
         } catch {
-            tally.failed += 1
-            Issue.record("\(place): \(error)")
+            tally.fail(place, "\(error)")
         }
     }
 

@@ -4,7 +4,7 @@ import Testing
 @testable import MeridianCore
 @testable import MeridianEngine
 
-/// The batched union of circles that touch nothing (issue 25's planted-bug audit: a union dropping a batch's last
+/// The batched union of circles that touch nothing (found by planting bugs: a union dropping a batch's last
 /// cluster when the batch held a multiple of 64 clusters failed one batch size in one test, by luck). N isolated
 /// circles, for N around the multiples of 64, in batches of 1, 64 and N: the parts handed over must be N, each
 /// centre inside exactly one of them (an independent ray-casting test, not the engine's), and the counts reported

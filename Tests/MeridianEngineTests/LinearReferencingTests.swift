@@ -1,6 +1,7 @@
 import CGEOS
 import Foundation
 import MeridianCore
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianEngine

@@ -1,4 +1,5 @@
 import Foundation
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianCore
@@ -319,9 +320,8 @@ struct PointBufferUnionTests {
             return (fast, general)
         }
         var random = SplitMix64(seed: 41)
-        func unit() -> Double { Double(random.next() >> 11) * 0x1p-53 }
-        let points = (0..<3_000).map { _ in Point(x: unit() * 4_000, y: unit() * 4_000, spatialReference: planar) }
-        let radii = (0..<3_000).map { _ in 20 + 60 * unit() }
+        let points = (0..<3_000).map { _ in Point(x: random.unit() * 4_000, y: random.unit() * 4_000, spatialReference: planar) }
+        let radii = (0..<3_000).map { _ in 20 + 60 * random.unit() }
         let cases: [(String, [Point], [Double], LinearUnit?)] = [
             ("one distance", points, [45], nil),
             ("a distance each", points, radii, nil),

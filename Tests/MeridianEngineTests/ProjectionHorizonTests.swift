@@ -4,7 +4,7 @@ import Testing
 
 @testable import MeridianEngine
 
-/// The one area-of-use rule (issues 24 and 26): a projection's horizon is its area of use widened by
+/// The one area-of-use rule: a projection's horizon is its area of use widened by
 /// `ProjectionHorizon.margin`, where PROJ's round trip also returns the point.
 @Suite struct ProjectionHorizonTests {
     /// One US survey foot in metres (exact).
@@ -49,7 +49,7 @@ import Testing
         print("NGS l176 points: \(table.rows.count) in \(zones.count) zones, \(outsideTheBox) outside EPSG's boxes, worst \(worst) ft")
     }
 
-    /// Far points stay outside: longitude 170° into Texas North Central (the example of issue 24), given as
+    /// Far points stay outside: longitude 170° into Texas North Central (a tap far outside its area), given as
     /// longitude/latitude or as the coordinates PROJ computes for it, and a point 6° (beyond the margin) south.
     @Test func farPointsAreOutside() throws {
         let texas = try SpatialReference(wkid: 32038)

@@ -4,7 +4,7 @@ import Testing
 import MeridianCore
 @testable import MeridianEngine
 
-/// `RingProjector` (the streamed union's GeoJSON, issue 29): each ring the same doubles as
+/// `RingProjector` (the streamed union's GeoJSON): each ring the same doubles as
 /// `InterpolatedProjection.project(_:)` gives the polygon (which `InterpolatedProjectionTests` checks against PROJ),
 /// and within the projection's bound of PROJ's whole operation itself, closed after projection, in a buffer reused
 /// from ring to ring; a vertex PROJ cannot take named by its index in the ring.

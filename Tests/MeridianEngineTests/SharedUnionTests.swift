@@ -1,4 +1,5 @@
 import Foundation
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianCore
@@ -10,36 +11,27 @@ import Testing
 /// the threads' timing, and the same when a run meets a degenerate configuration (then the whole batch takes the
 /// one-thread path). A whole problem (`union(x:y:radius:…threads:)`, P1's path) likewise.
 @Suite struct SharedUnionTests {
-    /// A fixed linear congruential sequence in [0, 1).
-    struct Sequence {
-        var state: UInt64
-        mutating func next() -> Double {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Double(state >> 11) * 0x1p-53
-        }
-    }
-
     /// Circles of radius 5 to 15 spread so that each meets about one other (many clusters of all sizes, x-ranges
     /// interleaved); small circles inside bigger ones to their right, each pair a cluster of its own above the
     /// others (the cluster's first circle then starts no ring, so the parts' order is not the clusters' order); rings of 24 circles around a hole with an island
     /// inside; and exact duplicates.
     static func circles(_ count: Int, seed: UInt64) -> (x: [Double], y: [Double], r: [Double]) {
-        var random = Sequence(state: seed)
+        var random = SplitMix64(seed: seed)
         let side = (Double(count) * Double.pi * 4 * 100).squareRoot()
         var x: [Double] = [], y: [Double] = [], r: [Double] = []
         for _ in 0..<count {
-            x.append(side * random.next())
-            y.append(side * random.next())
-            r.append(5 + 10 * random.next())
+            x.append(side * random.unit())
+            y.append(side * random.unit())
+            r.append(5 + 10 * random.unit())
         }
         for k in 0..<(count / 20) {  // a small circle inside a big one, left of its centre, each pair on its own
-            let cx = side * random.next(), cy = side + 200 * Double(k + 1)
+            let cx = side * random.unit(), cy = side + 200 * Double(k + 1)
             x += [cx - 40, cx]
             y += [cy, cy]
             r += [3, 50]
         }
         for k in 0..<8 {  // rings with islands
-            let cx = side * random.next(), cy = side * random.next()
+            let cx = side * random.unit(), cy = side * random.unit()
             for j in 0..<24 {
                 let a = Double(j) / 24 * 2 * Double.pi + 0.01 * Double(k)
                 x.append(cx + 60 * cos(a))
@@ -105,18 +97,18 @@ import Testing
     /// radii (clusters of all sizes), and for pairs of equal circles exactly 2r apart, or farther by half or twice
     /// the relation's 10⁻⁹ margin (touching by it or not), so that a pair missed from either side splits a cluster.
     @Test func clustersAreTheComponentsOfTheTouchingRelation() {
-        var random = Sequence(state: 29)
+        var random = SplitMix64(seed: 29)
         let count = 40_000, side = (Double(count) * Double.pi * 4 * 100).squareRoot()  // as `circles`: ~1 neighbour each
         var x: [Double] = [], y: [Double] = [], r: [Double] = []
         for _ in 0..<count {
-            x.append(side * random.next())
-            y.append(side * random.next())
-            r.append(5 + 10 * random.next())
+            x.append(side * random.unit())
+            y.append(side * random.unit())
+            r.append(5 + 10 * random.unit())
         }
         for k in 0..<2_000 {  // pairs of equal circles, exactly 2r apart, just inside or just outside the margin
             let cx = 50 * Double(k % 100), cy = side + 100 + 50 * Double(k / 100)
             let gap = 2 * 7.5 * (1 + [0, 5e-10, 2e-9][k % 3])
-            let a = 2 * Double.pi * random.next()
+            let a = 2 * Double.pi * random.unit()
             x += [cx, cx + gap * cos(a)]
             y += [cy, cy + gap * sin(a)]
             r += [7.5, 7.5]
@@ -163,12 +155,12 @@ import Testing
     /// circles each reach most others (P1d's 5-mile circles: seconds of pairs before the limit) takes the
     /// one-thread path, with the same parts.
     @Test func clustersStopAtTheirPairLimit() throws {
-        var random = Sequence(state: 11)
+        var random = SplitMix64(seed: 11)
         let n = 2_000
         var x: [Double] = [], y: [Double] = []
         for _ in 0..<n {
-            x.append(100 * random.next())
-            y.append(100 * random.next())
+            x.append(100 * random.unit())
+            y.append(100 * random.unit())
         }
         let r = [Double](repeating: 40, count: n)
         let circle = UnitCircle(segmentsPerQuarterCircle: BufferParameters.default.segmentsPerQuarterCircle)
@@ -188,11 +180,11 @@ import Testing
     /// `forEachInRing` makes over rings 0 through each circle's reach, summed over the circles: for sparse circles
     /// of many radii and for dense ones whose squares of cells are cut by the grid's edges.
     @Test func theGridCountsTheVisitsOfASearch() {
-        var random = Sequence(state: 23)
+        var random = SplitMix64(seed: 23)
         var x: [Double] = [], y: [Double] = []
         for _ in 0..<2_000 {
-            x.append(100 * random.next())
-            y.append(100 * random.next())
+            x.append(100 * random.unit())
+            y.append(100 * random.unit())
         }
         let circle = UnitCircle(segmentsPerQuarterCircle: BufferParameters.default.segmentsPerQuarterCircle)
         let dense = CircleUnion(circle: circle, x: x, y: y, radius: x.indices.map { 5 + Double($0 % 7) * 5 })
@@ -212,10 +204,10 @@ import Testing
     /// with thousands of holes): its arcs traced on 1, 2 and 3 threads give the parts `CircleUnion.run()` gives, in
     /// its order, for the whole problem and for a batch of its clusters.
     @Test func aLargeConnectedClusterOnSeveralThreads() throws {
-        var random = Sequence(state: 41)
+        var random = SplitMix64(seed: 41)
         let count = 20_000
         let side = (Double(count) * Double.pi * 4 * 100 / 5).squareRoot()
-        let x = (0..<count).map { _ in side * random.next() }, y = (0..<count).map { _ in side * random.next() }
+        let x = (0..<count).map { _ in side * random.unit() }, y = (0..<count).map { _ in side * random.unit() }
         let r = [Double](repeating: 10, count: count)
         let problem = CircleUnion(circle: UnitCircle(segmentsPerQuarterCircle: 16), x: x, y: y, radius: r)
         let clusters = problem.clusters()
@@ -292,13 +284,13 @@ import Testing
     /// order, each meeting about one other, with 400 exact duplicates; and the same circles already in order
     /// (nothing sorted).
     @Test func clustersAndSortOnSeveralThreadsAreTheOneThreadOnes() {
-        var random = Sequence(state: 23)
+        var random = SplitMix64(seed: 23)
         let side = (40_000 * Double.pi * 4 * 100).squareRoot()
         var x: [Double] = [], y: [Double] = [], r: [Double] = []
         for _ in 0..<40_000 {
-            x.append(side * random.next())
-            y.append(side * random.next())
-            r.append(5 + 10 * random.next())
+            x.append(side * random.unit())
+            y.append(side * random.unit())
+            r.append(5 + 10 * random.unit())
         }
         x += x.suffix(400)
         y += y.suffix(400)
@@ -326,14 +318,14 @@ import Testing
     /// the parts `CircleUnion.run()` gives, in its order. Circles along a strip, most apart, some in overlapping
     /// pairs, and wide circles that cover a hundred others where the runs would end (a split must not pass through them).
     @Test func separatedRunsHoldWholeClusters() throws {
-        var random = Sequence(state: 17)
+        var random = SplitMix64(seed: 17)
         var x: [Double] = [], y: [Double] = [], r: [Double] = []
         for k in 0..<6_000 {
             // The wide ones where the runs' ends would fall (twelfths of the strip: halves, thirds and quarters).
             let wide = k % 500 == 0 && k > 0
-            x.append(wide ? 1e6 * Double(k / 500) / 12 : 1e6 * random.next())
-            y.append(100 * random.next())
-            r.append(wide ? 20_000 : 5 + 10 * random.next())
+            x.append(wide ? 1e6 * Double(k / 500) / 12 : 1e6 * random.unit())
+            y.append(100 * random.unit())
+            r.append(wide ? 20_000 : 5 + 10 * random.unit())
             if k % 10 == 0 {
                 x.append(x.last! + 12)
                 y.append(y.last!)

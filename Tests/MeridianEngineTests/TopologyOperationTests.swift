@@ -4,7 +4,7 @@ import Testing
 
 @testable import MeridianEngine
 
-/// The topology, proximity and affine operations of `GeometryEngine` (issue 11), checked against values worked out by
+/// The topology, proximity and affine operations of `GeometryEngine`, checked against values worked out by
 /// hand on small figures (unit squares, axis-parallel lines), so that no answer comes from GEOS itself. Coordinates
 /// are small whole numbers: every expected value is exact in binary, and the tolerances (1e-12) only absorb the
 /// rounding of a few additions and of sin/cos.

@@ -1,10 +1,11 @@
 import Foundation
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianCore
 @testable import MeridianEngine
 
-/// A union of point buffers computed cell by cell (`GeometryEngine.unionTileShare`, issue 28) gives back the whole
+/// A union of point buffers computed cell by cell (`GeometryEngine.unionTileShare`, meridian-dask's cells) gives back the whole
 /// union's boundary exactly: every chain ends where exactly one chain of some cell starts (bit for bit), and the
 /// rings rebuilt from the chains, with the rings the cells own whole, are the whole union's rings: the same vertices,
 /// the same count, the same total signed area.

@@ -4,8 +4,8 @@ import Testing
 @testable import MeridianEngine
 import MeridianCore
 
-/// The vertex allowance of `WorkBudget`, one mechanism for every operation that can multiply vertices (issue 25,
-/// items 1 and 7): refused from the estimate before the work when that is too large, stopped during the work when
+/// The vertex allowance of `WorkBudget`, one mechanism for every operation that can multiply vertices:
+/// refused from the estimate before the work when that is too large, stopped during the work when
 /// what it makes passes the limit, and unchanged when the work fits.
 @Suite struct VertexBudgetTests {
     static let utm = SpatialReference.webMercator

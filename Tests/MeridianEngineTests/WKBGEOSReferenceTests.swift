@@ -1,6 +1,7 @@
 import CGEOS
 import Foundation
 import MeridianCore
+import MeridianTestSupport
 import Testing
 
 // Meridian's WKB codec (MeridianCore, no C) against GEOS's own WKB writer and reader, called here directly through

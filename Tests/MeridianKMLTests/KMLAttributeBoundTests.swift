@@ -3,7 +3,7 @@ import Testing
 @testable import MeridianKML
 
 /// libxml2 2.9 checks each attribute of an element against all the earlier ones, so one element with many
-/// attributes costs quadratic time (issue 25, item 6: 400,000 attributes took 35 s). The reader refuses an element
+/// attributes costs quadratic time (400,000 attributes took 35 s). The reader refuses an element
 /// with more than `MarkupScanner.maximumAttributes` before the parser sees it — in every encoding it reads and
 /// whatever quotes, comments, CDATA, instructions or DOCTYPEs surround it — and refuses the encodings and
 /// declarations through which markup could reach the parser unseen.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MeridianCore
+import MeridianTestSupport
 import Testing
 @testable import MeridianKML
 

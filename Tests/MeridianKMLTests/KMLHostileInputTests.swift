@@ -1,4 +1,5 @@
 import Foundation
+import MeridianTestSupport
 import Testing
 @testable import MeridianKML
 
@@ -267,25 +268,5 @@ import Testing
             try KMLDataset(url: URL(fileURLWithPath: "/nonexistent.kml"))
         }
         #expect(throws: KMLError.self) { try KMLDataset(url: dir) }
-    }
-}
-
-/// A small deterministic generator for the mutation test.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    /// The seed of the randomised tests: MERIDIAN_TEST_SEED when set (to reproduce a failure), else a fresh one;
-    /// the tests print it in every failure message.
-    static var testSeed: UInt64 {
-        if let text = ProcessInfo.processInfo.environment["MERIDIAN_TEST_SEED"], let seed = UInt64(text) { return seed }
-        return UInt64.random(in: 0...UInt64.max)
-    }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -57,7 +57,7 @@ import Testing
         #expect(count == 20_000)
     }
 
-    /// Each streamed placemark carries the line its start tag ends on, for located messages (issue 25).
+    /// Each streamed placemark carries the line its start tag ends on, for located messages.
     @Test func placemarksCarryTheirLine() throws {
         let text = """
             <kml xmlns="http://www.opengis.net/kml/2.2"><Document>

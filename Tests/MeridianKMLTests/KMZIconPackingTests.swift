@@ -3,7 +3,7 @@ import Testing
 @testable import MeridianKML
 
 /// Which local files a KMZ packs as icons: a document someone was sent must not carry the converter's files into
-/// the archive (issue 25, item 2). Read from a KML file, only regular files inside its own folder (after `..` and
+/// the archive. Read from a KML file, only regular files inside its own folder (after `..` and
 /// symbolic links) are packed; read from a KMZ, nothing from the disk; anything else stays a link with a warning.
 @Suite struct KMZIconPackingTests {
     /// A folder `dir/doc` holding a KML document and an icon, and a secret file beside it in `dir`.

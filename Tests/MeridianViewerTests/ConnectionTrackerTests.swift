@@ -64,7 +64,7 @@ import Darwin
     }
 
     /// A burst of new connections beyond the limit: the oldest receiving ones are shut down however young, so
-    /// that a connection arriving right after the burst finds a slot (issue 25: it was reset); below the limit,
+    /// that a connection arriving right after the burst finds a slot (it used to be reset); below the limit,
     /// young connections are left alone.
     @Test func beyondTheLimitTheOldestIsShutDownWhateverItsAge() throws {
         let pairs = try (0..<5).map { _ in try Self.socketPair() }

@@ -4,7 +4,7 @@ import Testing
 @testable import MeridianViewer
 
 /// The per-request work budget holds for every computing endpoint, reading the request's file included, and its
-/// 503 says what was stopped and what to change (issue 25, item 6: opening a file with 700,000 attributes ran
+/// 503 says what was stopped and what to change (opening a file with 700,000 attributes ran
 /// 140 s past the 20 s budget and was answered with advice about points and radii).
 @Suite struct ViewerBudgetTests {
     static let site = StaticSite(files: [:])

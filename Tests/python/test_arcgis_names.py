@@ -130,7 +130,7 @@ def test_the_tables_cover_both_samples_entry_points():
                  "KMLGeometry(geometry:altitudeMode:)", "KMLPlacemark(geometry:)", "KMLLineStyle(color:width:)",
                  "GeometryEngine.geodeticArea(of:unit:curveType:)"]:
         assert name in promised, name
-    # The KML and geodetic tables have no departures left (issue 12): every row is "same".
+    # The KML and geodetic tables have no departures left: every row is "same".
     for section, names, _, note in ROWS:
         if section in ("KML", "Geodetic operations"):
             assert note.startswith("same"), (section, names, note)

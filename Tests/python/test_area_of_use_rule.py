@@ -1,4 +1,4 @@
-"""The one area-of-use rule (issues 24 and 26): a projection's horizon, its area of use widened by 5° where PROJ's
+"""The one area-of-use rule: a projection's horizon, its area of use widened by 5° where PROJ's
 round trip returns the point. Checked against PROJ's own NAD27 test points (NGS l176) with pyproj as the reference,
 and the command line against the viewer on the same points."""
 import csv

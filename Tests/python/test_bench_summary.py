@@ -1,4 +1,4 @@
-"""bench/py/d_cases.py's `summary` (the check that D1 and D2's meridian-dask results equal one process's, issue 28)
+"""bench/py/d_cases.py's `summary` (the check that D1 and D2's meridian-dask results equal one process's)
 counts the parts and holes of a WKT multipolygon it reads a block at a time. Its counts must not depend on where the
 blocks end: D1 (10 M points) once reported one process's union with one part more and one hole fewer than
 meridian-dask's, though the two files held the same rings, because a block that ended inside a part separator

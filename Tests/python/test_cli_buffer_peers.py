@@ -135,7 +135,7 @@ def test_kmz_output_opens_in_gdal_with_the_same_shapes(meridian, case):
 def test_a_doubled_quote_in_a_field_is_carried_through(meridian, tmp_path):
     """A CSV field with doubled quotes, commas and a line break (RFC 4180) comes out of `buffer` as it was read: in
     the CSV output, read by Python's csv module, and as a GeoJSON property; the buffer beside it is shapely's
-    (issue 25: no command was checked with such a field)."""
+    (no command was checked with such a field before)."""
     names = ['say ""hi"", then go', 'a ""b""', '""', 'two\nlines, "" and ""']
     text = "lon,lat,name\n" + "".join(f'{-97 - i / 10},32.5,"{n}"\n' for i, n in enumerate(names))
     (tmp_path / "q.csv").write_text(text)

@@ -1,4 +1,4 @@
-"""The `meridian` binary at the edges of its standard streams (issue 15, item 1): a full or closed standard output
+"""The `meridian` binary at the edges of its standard streams: a full or closed standard output
 ends the command with exit 1 and one line on stderr (never a crash), a pipe whose reader went away ends it quietly,
 a standard error that cannot be written is ignored, and a `-o` file is never left partial.
 

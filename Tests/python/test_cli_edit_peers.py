@@ -1,5 +1,5 @@
 """`meridian op extend|reshape|auto-complete` on seeded random inputs, checked against shapely (GEOS 3.11) and
-against the geometric meaning of ArcGIS's rules (issue 11).
+against the geometric meaning of ArcGIS's rules.
 
 - extend: for every line end, shapely intersects the end segment's ray (a segment from the end far past the
   extender) with the extender; the nearest such point at a positive distance is where the end must go. Meridian's

@@ -1,5 +1,5 @@
 """`meridian op` against shapely on seeded random inputs: every topology operation, overlay and predicate of the
-CLI, each compared with shapely's function of the same meaning (issue 11: no silent difference from GEOS).
+CLI, each compared with shapely's function of the same meaning (no silent difference from GEOS).
 
 shapely 2.0 bundles GEOS 3.11.4, Debian's libgeos is 3.11.1: the same algorithms, so results agree to rounding.
 Coordinates lie in [0, 1000] and are written with 17 significant digits both ways, so the tolerance for geometry

@@ -77,7 +77,7 @@ def test_grid_under_proj_data_is_used_and_its_absence_reported(meridian, tmp_pat
     assert a != b
 
 
-# --- Datum transformations: listing and choosing one (issue 11) -------------------------------------------------
+# --- Datum transformations: listing and choosing one ------------------------------------------------------------
 # Peer: pyproj's TransformerGroup lists the operations of its own PROJ build (9.4 with a newer EPSG database than
 # Debian's PROJ 9.1), so the lists are compared on the operations both know; coordinates from the same operation
 # must agree to 1e-9 degrees (0.1 mm): the same Helmert or grid formula evaluated by two builds differs only by
@@ -214,7 +214,7 @@ def test_project_writes_pyproj_numbers_at_the_written_precision(meridian, source
     exactly the decimals `project` writes (9 for degrees, 4 for projected units) and is pyproj's value rounded to
     them, within half a unit in the last place plus the two PROJ builds' agreement (1e-6 of a projected unit, about
     1e-11 degree; see the module's tolerances). A doubled quote and a comma in a field are carried through as they
-    were read (issue 25: no command was checked with one)."""
+    were read (no command was checked with one before)."""
     rng = np.random.default_rng(11)
     lon, lat = rng.uniform(*lon_range, 1500), rng.uniform(*lat_range, 1500)
     source_is_geographic = source in ("EPSG:4326", "EPSG:4267")

@@ -1,4 +1,4 @@
-"""meridian-dask without --union (issue 28): the same features in the same order as `meridian buffer`, byte for
+"""meridian-dask without --union: the same features in the same order as `meridian buffer`, byte for
 byte, in every streamed format, from inputs cut into many chunks: CSV, GeoJSON text sequences (RS-separated and
 newline-delimited), several files and folders; and GeoParquet read with pyarrow, compared with the same rows as
 CSV."""

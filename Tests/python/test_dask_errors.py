@@ -1,4 +1,4 @@
-"""meridian-dask's errors (issue 28) are `meridian buffer`'s: the same message (after the command's name), the same
+"""meridian-dask's errors are `meridian buffer`'s: the same message (after the command's name), the same
 exit status, located in the whole file (file, feature, line) even when the bad record is deep in a later chunk,
 the error meridian would meet first when several chunks fail, and nothing written (an existing output is left as
 it was)."""

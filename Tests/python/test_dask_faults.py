@@ -1,4 +1,4 @@
-"""meridian-dask under faults and on a terminal (issue 28): a worker process killed while it unions a cell (Dask
+"""meridian-dask under faults and on a terminal: a worker process killed while it unions a cell (Dask
 runs its tasks again elsewhere) gives the same bytes as an undisturbed run; the progress line (tasks done of all,
 features per second) is drawn on a terminal only and erased at the end, and --verbose names the Dask dashboard."""
 import os

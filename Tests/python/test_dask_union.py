@@ -1,4 +1,4 @@
-"""meridian-dask's union (issue 28) equals `meridian buffer --union` of the same input on one machine: the same
+"""meridian-dask's union equals `meridian buffer --union` of the same input on one machine: the same
 number of parts and holes, area within 1e-9 relative, Hausdorff distance at most 1e-6 of the radius (compared with
 shapely), for clusters across cell edges and corners, two points exactly 2r apart across an edge, radii from a
 field, one cluster covering everything (split across cells all the same), and geodesic unions across the

@@ -31,6 +31,7 @@ def file_size_limit(limit_bytes):
 def test_a_part_the_spool_cannot_take_is_reported_not_raised(tmp_path):
     from meridian_dask import tasks
     from meridian_dask.output import Output, WriteError
+    from meridian_dask.results import Delivery
 
     part = tmp_path / "part.geojsons"
     part.write_bytes(b"x" * 100_000)
@@ -39,7 +40,7 @@ def test_a_part_the_spool_cannot_take_is_reported_not_raised(tmp_path):
         assert os.stat(spool).st_dev != os.stat(tmp_path).st_dev
         with file_size_limit(10_000):
             piece = tasks.deliver(str(part), spool, "chunk-1.geojsons")
-        assert piece == {"failed": "File too large"}
+        assert piece == Delivery(failed="File too large")
         assert os.listdir(spool) == []  # the partial copy is removed
     output = Output(str(tmp_path / "out.geojson"))
     with pytest.raises(WriteError) as raised:

@@ -1,7 +1,7 @@
 """The two ArcGIS samples ported to Meridian (examples/BufferAroundPoints, examples/CreateAndSaveKML; executable
 targets of Package.swift, built by `swift build` in scripts/test.sh): each runs, its output is checked against values
 computed here independently (closed forms for the buffers, the KMZ read back with zipfile/ElementTree and pyproj),
-and their sources get a typed geometry back without `guard case`, force-unwraps or casts (issue 12's acceptance)."""
+and their sources get a typed geometry back without `guard case`, force-unwraps or casts (the API's typed results)."""
 import math
 import pathlib
 import re

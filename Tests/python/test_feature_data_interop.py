@@ -1,4 +1,4 @@
-"""GeoPackage, Shapefile, FlatGeobuf and PostGIS through `meridian` (issue 27), checked by the field's own readers:
+"""GeoPackage, Shapefile, FlatGeobuf and PostGIS through `meridian`, checked by the field's own readers:
 pyogrio (its wheel's GDAL 3.12, not the Debian GDAL 3.6 Meridian links) and `ogrinfo`/`ogr2ogr` read what Meridian
 writes; pyogrio writes what Meridian reads; the buffers are compared vertex for vertex with the same command's WKT
 and GeoJSON paths and with shapely; reprojections with pyproj.

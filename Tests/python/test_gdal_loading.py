@@ -1,7 +1,7 @@
 """`meridian` maps libgdal only when a command reads or writes a GDAL format (GeoPackage, Shapefile, FlatGeobuf,
 PostGIS): GDAL is opened with dlopen on its first use, not linked (Sources/CGDAL/include/CGDAL.h). A program linked
 with libgdal maps it and the ~110 libraries it depends on at every start (about 50 ms), which made `meridian
---version` and small CSV runs 20-30 % slower than a build without GDAL (issue 26).
+--version` and small CSV runs 20-30 % slower than a build without GDAL.
 
 The dynamic loader says what it maps with LD_DEBUG=libs (on standard error); each test that asserts libgdal is absent
 also asserts that a library `meridian` does link (GEOS) is reported, so an LD_DEBUG that printed nothing could not

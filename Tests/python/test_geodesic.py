@@ -141,7 +141,7 @@ def test_union_of_many_dense_circles_is_valid_and_on_the_true_boundary(meridian)
 
 
 def test_union_culls_covered_circles_and_fills_the_holes_they_cover(meridian):
-    """Issue 16: a union leaves out circles whose boundary lies inside other circles (culling) and then fills the
+    """A union leaves out circles whose boundary lies inside other circles (culling) and then fills the
     holes those circles covered. Three "flowers" (5 km, 50 km and 300 km): a centre circle and five petals at 1.5 r
     from it, at 72° steps, which cover its boundary (each covers ±41° of it) but leave a hole around its centre. With
     the centre the union has no hole; without it (the petals alone) each flower has one. Plus 3,000 circles of
@@ -251,7 +251,7 @@ def _line_distances(line, points, exact):
 
 
 def _line_cases():
-    """Issue 16's lines across Texas (lon/lat on WGS84), 1,000 vertices each: a smooth sine (its 100 km buffer
+    """Lines across Texas (lon/lat on WGS84), 1,000 vertices each: a smooth sine (its 100 km buffer
     folds on the inside of every bend: a radius of curvature of about 60 km at the crests), the same with ±0.002° of
     seeded noise on each latitude, and bench case G1's zigzag (0.3° high, 0.008° steps)."""
     import random
@@ -266,7 +266,7 @@ def _line_cases():
 
 @pytest.mark.parametrize("name", ["smooth", "noisy", "zigzag"])
 def test_line_buffer_vertices_on_the_true_boundary(meridian, name):
-    """Issue 16: a long line buffered at 100 km must keep the accuracy contract everywhere: the polygon valid (shapely),
+    """A long line buffered at 100 km must keep the accuracy contract everywhere: the polygon valid (shapely),
     every vertex 100 km (±1 mm) from the line (its count printed), every edge within maxDeviation (200 m, sampled at
     a quarter, half and three quarters). The smooth and noisy lines once came back as GEOS's union of the
     straight-edged pieces (the crossings moved onto the true boundary gave an invalid polygon), their crossing
@@ -297,7 +297,7 @@ def test_line_buffer_vertices_on_the_true_boundary(meridian, name):
 
 
 @pytest.mark.parametrize("line, distance", [
-    ([(0.0, 0.0), (1.0, 1.0)], 1.0),                                            # issue 25: 393 GB asked, SIGABRT
+    ([(0.0, 0.0), (1.0, 1.0)], 1.0),                                            # once: 393 GB asked, SIGABRT
     ([(-97.0 + 0.01 * i, 32.0 + 0.01 * i + 0.003 * (i % 2)) for i in range(300)], 10.0),  # 300 vertices, 420 km
 ])
 def test_short_distance_buffers_of_long_diagonal_lines(meridian, line, distance):

@@ -1,4 +1,4 @@
-"""Issue 25: geodesic buffers at tiny distances of long lines, bounded in time and right, against GeographicLib's
+"""Geodesic buffers at tiny distances of long lines, bounded in time and right, against GeographicLib's
 Python package (an independent implementation of Karney's algorithms).
 
 `meridian buffer --geodesic --distance 1e-5` of a 9,000 km segment ran for minutes (found by the geodesic-cli fuzz

@@ -1,4 +1,4 @@
-"""`meridian project` through the interpolated projection (issue 29) against pyproj, vertex by vertex, at full
+"""`meridian project` through the interpolated projection against pyproj, vertex by vertex, at full
 precision: WKT output is written with shortest round-trip decimals, so the text adds nothing to the comparison.
 
 Meridian interpolates every smooth PROJ operation tile by tile from PROJ's own values (checked against PROJ at 25

@@ -1,4 +1,4 @@
-"""The KML and KMZ writers stream (issue 13): the text goes to the file (for a KMZ, to a temporary doc.kml that
+"""The KML and KMZ writers stream: the text goes to the file (for a KMZ, to a temporary doc.kml that
 libzip deflates from) a chunk at a time, so a command's peak memory does not grow with the text it writes; and a
 write that fails part-way leaves no file and no temporary file behind.
 

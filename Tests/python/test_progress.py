@@ -1,9 +1,9 @@
-"""The progress line of long commands (issue 13): drawn on standard error only when it is a terminal (here a pty),
+"""The progress line of long commands: drawn on standard error only when it is a terminal (here a pty),
 only after its delay (about a second; MERIDIAN_PROGRESS_DELAY sets it), redrawn in place ("\\r" + erase line) with
 phase, count, rate and ETA, and erased at the end; nothing with --quiet, nothing when standard error is a pipe,
 nothing before the delay.
 
-No assertion depends on how fast the machine runs a command (issue 25): the tests that need the line set the delay
+No assertion depends on how fast the machine runs a command: the tests that need the line set the delay
 to 0, where every phase is drawn as it begins, and the test that needs no line sets it to an hour. The text of a
 frame with rate and ETA is checked against fixed numbers in ProgressLineTests.swift."""
 import json

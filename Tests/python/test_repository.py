@@ -118,9 +118,9 @@ def test_each_system_library_names_a_homebrew_provider():
     assert "apt-get install libgdal-dev" in header and "brew install gdal" in header
 
 
-# --- Short functions in the command line (issue 26): no function, initialiser or closure-free body in
-# Sources/MeridianCLI, or in the feature I/O it reads and writes through (Sources/MeridianIO), longer than
-# MAX_FUNCTION_LINES, counted from its `func`/`init` line to its closing brace.
+# --- Short functions in the command line: no function, initialiser or closure-free body in Sources/MeridianCLI, or
+# in the feature I/O it reads and writes through (Sources/MeridianIO), longer than MAX_FUNCTION_LINES, counted from
+# its `func`/`init` line to its closing brace.
 MAX_FUNCTION_LINES = 60
 
 
@@ -227,3 +227,45 @@ def test_the_key_path_scan_sees_the_spellings_it_forbids():
         assert KEY_PATH_AS_FUNCTION.search(line), line
     for line in ["let xs = points.map { $0.x }", "let path = \\Point.x", "array.sorted(by: <)"]:
         assert not KEY_PATH_AS_FUNCTION.search(line), line
+
+
+# No issue tracker ships with the repository, so a comment or document that cites "issue 25" points nowhere: it
+# says what and why instead. Checked over the project's own text (the fixtures' upstream files cite their own
+# projects' trackers, and are left as they were copied; the fixtures' READMEs are Meridian's and are checked).
+TRACKER_REFERENCE = re.compile(r"\b[Ii]ssues? ?#?\d+")
+
+
+def project_text_files():
+    """The files `checked_files` walks, and the fuzz targets, examples, documentation, top-level Markdown files and
+    the fixtures' READMEs."""
+    yield from checked_files()
+    extra = [p for name in ("fuzz", "examples", "docs") for p in (ROOT / name).rglob("*")]
+    extra += list(ROOT.glob("*.md")) + list(FIXTURES.rglob("README.md"))
+    for path in extra:
+        if path.is_file() and path.suffix in TEXT_SUFFIXES and ".build" not in path.parts and path not in ALLOWED:
+            try:
+                yield path, path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:  # a fuzz corpus's input
+                continue
+
+
+def tracker_references(files):
+    return [f"{path.relative_to(ROOT)}:{number}: {line.strip()[:120]}"
+            for path, text in files for number, line in enumerate(text.splitlines(), 1)
+            if TRACKER_REFERENCE.search(line)]
+
+
+def test_no_text_cites_an_issue_number():
+    files = list(project_text_files())
+    assert len(files) > 300, f"only {len(files)} files checked: the walk is broken"
+    found = tracker_references(files)
+    assert not found, "issue numbers cited (no tracker ships with the repository; say what and why):\n" + "\n".join(found)
+
+
+def test_the_issue_number_scan_sees_the_spellings_it_forbids():
+    word = "issue"  # spelled apart, so that this file does not cite one
+    for line in [f"// the reader ({word} 25)", f"/// {word.title()} 16: a union", f"# {word}s 24 and 26",
+                 f"see {word} #12", f"({word}29)"]:
+        assert TRACKER_REFERENCE.search(line), line
+    for line in ["tissue 5", f"an {word} with 5 inputs", f"{word}: 5", "Issued 3 times"]:
+        assert not TRACKER_REFERENCE.search(line), line

@@ -1,4 +1,4 @@
-"""Streaming means streaming (issue 25, items 5 and 8; buffer, measure, kml create, op and project): the commands that read a batch of features at a time hold
+"""Streaming means streaming (buffer, measure, kml create, op and project): the commands that read a batch of features at a time hold
 the input's bytes and one batch, so their peak memory grows with the input's size in bytes and not with what every
 feature would cost as a parsed feature (about a kilobyte each, ten times its GeoJSON text here). On af45baa
 `buffer` of a GeoJSON FeatureCollection took 516 MB for 1 M features and `kml create` of a 3 M-point CSV 3.0 GB.

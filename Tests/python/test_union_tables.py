@@ -1,5 +1,5 @@
 """A union of buffers written to a GeoPackage, a Shapefile and a FlatGeobuf holds exactly the polygon the same
-command writes as WKT: every part, every hole, every vertex, in the same order (issue 27, P6: the feature-table writer
+command writes as WKT: every part, every hole, every vertex, in the same order (bench case P6's job: the feature-table writer
 builds GDAL's geometry ring by ring, and a dropped, reordered or wrongly turned ring must show here).
 
 The input: 300 points in EPSG:32038 (written by pyogrio as a GeoPackage): 6 circles of 24 points whose 1000 ft buffers

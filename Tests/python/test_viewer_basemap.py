@@ -1,4 +1,4 @@
-"""The viewer's basemap and the page details of issue 24, checked on the data (shapely, pyproj) and as drawn in headless
+"""The viewer's basemap and the pages' details, checked on the data (shapely, pyproj) and as drawn in headless
 Chromium (pixels of a screenshot, computed styles): lakes are water and Mexico is land on both pages, every US
 state is named, principal cities are named by their own names, the legend lists only the buffers drawn, Open… is
 disabled while sketching, a successful redraw clears a warning, long names do not wrap the status line, and a file

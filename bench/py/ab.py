@@ -1,5 +1,5 @@
 """Before/after: the same cases timed on two builds of Meridian, alternated on the same machine in one run, so that
-a change's effect is not confused with the machine's (issue 26: "no case slower"; the host and its load differ
+a change's effect is not confused with the machine's ("no case slower"; the host and its load differ
 between days by more than most changes do).
 
     ab.py OLD_DIR NEW_DIR [--rounds N] [--reps N] [CASE ...]
@@ -13,7 +13,7 @@ case: the median over rounds of each build's figure, new / old, and how many rou
 Both builds run with their default threads, as users run them.
 
 With `--threads A B` the two sides are one build (DIR) run with `--threads A` ("old") and `--threads B` ("new"):
-issue 29's scaling, 2 threads against 1, alternated so that the host's changes of speed (this VM's single-thread
+the scaling, 2 threads against 1, alternated so that the host's changes of speed (this VM's single-thread
 times move by up to 2x within minutes) fall on both sides alike. The last column then also gives the median of the
 rounds' own ratios, each taken between two runs seconds apart.
 

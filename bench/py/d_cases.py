@@ -1,4 +1,4 @@
-"""D1 and D2 (issue 28): `meridian buffer --union` in one process against meridian-dask on a LocalCluster of one and of
+"""D1 and D2: `meridian buffer --union` in one process against meridian-dask on a LocalCluster of one and of
 two workers, on this machine.
 
   d_cases.py gen OUT_DIR            writes D1-10M.csv, D1-30M.csv (skewed points, lon/lat) and D2-1M.csv (a grid)

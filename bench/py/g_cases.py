@@ -1,4 +1,4 @@
-"""Issue 16 cases G1-G4 (G1s, G1n: smooth and noisy lines): geodesic buffers at scale. Usage:
+"""Cases G1-G4 (G1s, G1n: smooth and noisy lines): geodesic buffers at scale. Usage:
   g_cases.py gen OUTDIR FIXTURE.geojson        write the inputs (fixed seeds) as JSON lists of features of rings
   g_cases.py peer CASE REPS INDIR [MERIDIAN_OUT.json]
   g_cases.py cli CASE REPS INDIR MERIDIAN_CLI geodesic|planar   time the whole `meridian buffer` command (lines)

@@ -1,4 +1,4 @@
-"""P3 CLI (issue 29): `meridian project` against PROJ's own command line, `cs2cs` (Debian proj-bin, the same PROJ
+"""P3 CLI: `meridian project` against PROJ's own command line, `cs2cs` (Debian proj-bin, the same PROJ
 9.1.1 Meridian links), on the P3 points as text: 1M WGS84 lon/lat into EPSG:32038, text in and text out, each run a
 fresh process timed from start to exit.
 

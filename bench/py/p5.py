@@ -11,7 +11,7 @@ GeoJSON (WGS84). The points are uniform in a square sized so that a buffer overl
                                          own, from wait4), and the output's area in m² (GeoJSON projected back to
                                          EPSG:5070)
 
-With EPSG:32038 (P5s, issue 29: the seed's NAD27 / Texas North Central, US survey feet) the points are x,y in it
+With EPSG:32038 (P5s: the seed's NAD27 / Texas North Central, US survey feet) the points are x,y in it
 (DIR/P5s-N.csv, centred at 2,400,000, 450,000 ft as P1), the buffers are 500 US ft (so that a million points, each
 buffer meeting one other on average, fit the zone's horizon: a square of 540 km), WKT is in EPSG:32038 and the area
 is in square US feet (GeoJSON projected back to EPSG:32038). Meridian only.

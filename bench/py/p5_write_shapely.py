@@ -1,4 +1,4 @@
-"""P5 writer check (issue 13's third target): GEOS's own WKT and GeoJSON writers (shapely 2.1 to_wkt, to_geojson)
+"""P5 writer check: GEOS's own WKT and GeoJSON writers (shapely 2.1 to_wkt, to_geojson)
 on the same (multi)polygon meridian-bench p5-write writes. Usage: p5_write_shapely.py FILE.wkt REPS"""
 import json
 import sys

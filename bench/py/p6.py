@@ -1,4 +1,4 @@
-"""P6 (issue 27): N points in a GeoPackage, a shapefile and a FlatGeobuf (EPSG:5070, metres) → a 500 m round buffer
+"""P6: N points in a GeoPackage, a shapefile and a FlatGeobuf (EPSG:5070, metres) → a 500 m round buffer
 (64-gon) around each → their union → written in the same format, as a GIS user runs it on their own files. The
 points are uniform in a square sized so that a buffer overlaps one other on average (N·π·(2r)² = side²), centred in
 the contiguous US. The inputs are written by pyogrio (GDAL 3.12 of its wheel), not by Meridian.

@@ -11,7 +11,7 @@ REFERENCE = {"P5 wkt 10000": "shapely", "P5 wkt 100000": "shapely", "P5 wkt 1000
              "P5 geojson 10000": "shapely", "P5 geojson 100000": "shapely", "P5 geojson 1000000": "shapely",
              "P4 write": "simplekml", "P4 read": "lxml", "P3 4326->32038": "pyproj", "P3 4326->3857": "pyproj",
              "P3cli": "cs2cs"}
-# Issue 29: two threads against one (when both cores are free) and P5s GeoJSON against WKT.
+# Scaling: two threads against one (when both cores are free) and P5s GeoJSON against WKT.
 SCALING_TARGET = 0.6
 GEOJSON_OVER_WKT_TARGET = 1.3
 
@@ -83,16 +83,16 @@ def variant_lines(case, rs, m_t):
     one, two = variants.get("meridian 1 thread"), variants.get("meridian 2 threads")
     if one and two:
         ratio = med(two) / med(one)
-        # Issue 29's scaling list is P1c, P5 at 1M (and P5s) and P3 in process; other cases' ratios are for the record.
+        # The cases whose scaling has a target are P1c, P5 at 1M (and P5s) and P3 in process; other cases' ratios are for the record.
         target = (f"≤ {SCALING_TARGET}: {'met' if ratio <= SCALING_TARGET else 'NOT met'}"
                   if case.startswith(("P1c", "P3 ")) or (case.startswith("P5") and case.endswith(" 1000000"))
-                  else "— (not in issue 29's scaling list)")
+                  else "— (no scaling target)")
         print(f"| {case} | scaling | | | {ratio:.3f} (2 threads / 1; one-shot, see bench/py/ab.py --threads) | "
               f"{target} | |")
 
 
 def p6_rows(case, rs):
-    """P6 (issue 27): Meridian (the CLI, else the library pipeline) against geopandas (its faster union) and PostGIS,
+    """P6: Meridian (the CLI, else the library pipeline) against geopandas (its faster union) and PostGIS,
     both targets 0.15; reading against the same points from CSV, target 1.5; streaming: peak RSS by input size."""
     if case.startswith("P6 stream"):
         for r in rs:
@@ -180,7 +180,7 @@ for case in cases:
             print(f"| {case} | GeoJSON / WKT | | | {ratio:.3f} | ≤ {GEOJSON_OVER_WKT_TARGET}: "
                   f"{'met' if ratio <= GEOJSON_OVER_WKT_TARGET else 'NOT met'} | |")
     if case.startswith("G"):
-        # Issue 16: Meridian's other runs of the same job (planar in process; the whole command, geodesic and
+        # Geodesic cases: Meridian's other runs of the same job (planar in process; the whole command, geodesic and
         # planar) and the ratios the targets name, from this run.
         variants = {r["tool"]: r for r in rs if r["tool"].startswith("meridian ") and med(r)}
         for tool, r in variants.items():

@@ -12,31 +12,45 @@ makes groups larger), so features of different groups lie farther apart than the
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from . import records
+from .results import Prepared
 
 #: Below the smallest radius of curvature of common ellipsoids (WGS84: a(1 − e²) = 6,335,439 m), in meters.
 RADIUS_BOUND = 6_330_000.0
 
 
-def extents(prepared: dict, geodesic: bool, geographic: bool) -> dict:
+@dataclass
+class Extents:
     """The reach box of each record of a prepared chunk ((n, 4) planar or (n, 6) on the unit sphere, or None when
-    every feature must be in one group) and the byte ranges of the records."""
-    payload = prepared["payload"]
+    every feature must be in one group) and the byte ranges of its geometry records (None for circles)."""
+    boxes: np.ndarray | None
+    ranges: list[tuple[int, int]] | None
+
+    @property
+    def count(self) -> int:
+        """How many records (circles or geometries) the chunk holds."""
+        return len(self.boxes) if self.boxes is not None else len(self.ranges or ())
+
+
+def extents(prepared: Prepared, geodesic: bool, geographic: bool) -> Extents:
+    """The reach boxes and record ranges of a prepared chunk (`Extents`)."""
+    payload = prepared.payload
     if isinstance(payload, np.ndarray):  # circles (points of a planar union)
         x, y, r = payload[:, 0], payload[:, 1], payload[:, 2] * (1 + 1e-9)
-        return {"boxes": np.stack([x - r, y - r, x + r, y + r], axis=1), "ranges": None}
+        return Extents(np.stack([x - r, y - r, x + r, y + r], axis=1), None)
     ranges = records.split_geometries(payload)
     if geodesic and not geographic:
-        return {"boxes": None, "ranges": ranges}
+        return Extents(None, ranges)
     boxes = np.empty((len(ranges), 6 if geodesic else 4))
     for k, (start, _) in enumerate(ranges):
         wkb, distance = records.geometry_record(payload, start)
         xy = records.wkb_coordinates(wkb)
         boxes[k] = _cap_box(xy, distance) if geodesic else _planar_box(xy, distance)
-    return {"boxes": boxes, "ranges": ranges}
+    return Extents(boxes, ranges)
 
 
 def _planar_box(xy: np.ndarray, distance: float) -> list[float]:

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import clusters, inputs, stitch, tasks, tiling
+from .chunks import Chunk, InputFormat
 from .output import Output
 from .progress import Progress
+from .results import Buffered, Delivery, Failure, JobResult, Plan, Prepared
 from .runner import MeridianError, SetupError, find_meridian, run_job
 
 #: Formats meridian-dask writes as one file (`meridian buffer`'s streamed formats); others are refused.
@@ -39,9 +41,9 @@ class Run:
     """A run under way."""
     options: Options
     meridian: str
-    plan: dict
+    plan: Plan
     arguments: list[str]            # options without the inputs (each job adds "-" and its own -o)
-    chunks: list[inputs.Chunk]
+    chunks: list[Chunk]
     output: Output
     client: object = None
     progress: Progress | None = None
@@ -50,7 +52,7 @@ class Run:
     @property
     def union_arguments(self) -> list[str]:
         """The options for a union's jobs, with an output of the run's format (the jobs write fragments of it)."""
-        return self.arguments + ["-o", "union.wkt" if self.plan["format"] == "wkt" else "union.geojson"]
+        return self.arguments + ["-o", "union.wkt" if self.plan.writes_wkt else "union.geojson"]
 
     def say(self, text: str) -> None:
         """A note on standard error with --verbose, with the seconds since the run began."""
@@ -62,20 +64,20 @@ class Run:
                   flush=True)
 
 
-def plan(options: Options) -> tuple[str, dict, list[str], Output]:
+def plan(options: Options) -> tuple[str, Plan, list[str], Output]:
     """Checks the options with meridian's own parsing (`plan` job) and finds the inputs."""
     meridian = find_meridian(options.meridian)
     output = Output(options.output)
     probe = options.output or "-"
     if output.is_folder:  # a partitioned result is GeoJSON text sequences; meridian checks the rest
         probe = "part.geojson" if "--union" in options.arguments else "part.geojsons"
-    result = run_job(meridian, {"job": "plan", "buffer": options.arguments + ["-o", probe]}).result
-    if not output.is_folder and result["format"] not in FILE_FORMATS:
+    result = Plan.from_job(run_job(meridian, {"job": "plan", "buffer": options.arguments + ["-o", probe]}).result)
+    if not output.is_folder and result.format not in FILE_FORMATS:
         raise SetupError(f"meridian-dask writes .geojson, .geojsons, .wkt, .csv or a folder of parts (-o DIR/), not "
-                         f".{result['format']}; for .svg, .kml and .kmz use meridian buffer", 2)
-    if result["union"] and result["format"] not in ("", "geojson", "json", "wkt") and not output.is_folder:
-        raise SetupError(f"--union writes one polygon: use .geojson or .wkt, not .{result['format']}", 2)
-    names = result["inputs"]
+                         f".{result.format}; for .svg, .kml and .kmz use meridian buffer", 2)
+    if result.union and not (result.writes_geojson or result.writes_wkt) and not output.is_folder:
+        raise SetupError(f"--union writes one polygon: use .geojson or .wkt, not .{result.format}", 2)
+    names = result.inputs
     if not names or names == ["-"]:
         raise SetupError("give the input: files or folders (meridian-dask does not read standard input)", 2)
     arguments = list(options.arguments)
@@ -98,7 +100,7 @@ def connect(options: Options):
 def execute(options: Options) -> int:
     """Runs the whole command; returns the exit status."""
     meridian, result, arguments, output = plan(options)
-    files = inputs.expand(result["inputs"])
+    files = inputs.expand(result.inputs)
     chunks = inputs.chunks(files, options.chunk_bytes)
     run = Run(options, meridian, result, arguments, chunks, output)
     run.progress = Progress("meridian-dask buffer", enabled=not options.quiet)
@@ -109,13 +111,13 @@ def execute(options: Options) -> int:
         run.say(f"{len(chunks)} chunks of {len(files)} input file(s), meridian {meridian}")
         folder = output.begin()
         try:
-            if not result["union"]:
+            if not result.union:
                 buffers(run, folder)
-            elif result["geodesic"]:
+            elif result.geodesic:
                 union_groups(run, folder, prepare(run))
             else:
                 prepared = prepare(run)
-                if all(p["kind"] == "circles" for p in prepared["meta"]):
+                if all(p.kind == "circles" for p in prepared.meta):
                     union_cells(run, folder, prepared)
                 else:
                     union_groups(run, folder, prepared)
@@ -147,31 +149,31 @@ def _wait(run: Run, futures: list, phase: str, features=lambda value: 0) -> list
     return run.client.gather(futures)
 
 
-def _first_error(run: Run, results: list[dict], union: bool) -> None:
+def _first_error(run: Run, results: list[JobResult], union: bool) -> None:
     """Raises the error the whole input would have met first, named with the line and feature numbers of the whole
     file (the chunk is run again with them). meridian reads all of a union's input before it checks it, and all of
     a GeoJSON or WKT file before it buffers it: there an error of reading comes before any error of checking. It
     reads and buffers CSV without --union a batch at a time: there the first chunk's error comes first (exact but
     for errors in one batch of 4,096 rows that straddles two chunks)."""
-    failed = [i for i, r in enumerate(results) if not r["ok"]]
+    failed = [i for i, r in enumerate(results) if not r.ok]
     if not failed:
         return
     rank = {"options": 0, "read": 1, "check": 2}
 
     def order(k: int) -> tuple:
-        phase = rank.get(results[k]["phase"], 2)
+        phase = rank.get(results[k].phase, 2)
         if union:
             return (phase, k)
-        if run.chunks[k].format == "csv":
+        if run.chunks[k].format is InputFormat.CSV:
             return (run.chunks[k].file, 0, k)
         return (run.chunks[k].file, phase, k)
 
     i = min(failed, key=order)
     chunk = run.chunks[i]
     error = results[i]
-    if chunk.format in ("csv", "wkt", "seq", "seqrs") and chunk.start > 0:
+    if chunk.format.is_cut_by_bytes and chunk.start > 0:
         before = [j for j in range(i) if run.chunks[j].file == chunk.file]
-        features = sum(int(results[j].get("features") or 0) for j in before)
+        features = sum(int(results[j].features or 0) for j in before)
         lines = inputs.lines_before(chunk.path, chunk.start)
         origin = {"name": chunk.path, "lineOffset": lines - (1 if chunk.header else 0), "featureOffset": features}
         if union:
@@ -179,32 +181,40 @@ def _first_error(run: Run, results: list[dict], union: bool) -> None:
         else:
             again = tasks.buffer(run.meridian, chunk, run.arguments, _part_extension(run), origin=origin,
                                  collection=_collection(run))
-        if not again["ok"]:
+        if not again.ok:
             error = again
-    raise MeridianError(error["error"], error["status"], error["phase"])
+    raise MeridianError(error.error, error.status, error.phase)
 
 
-def prepare(run: Run) -> dict:
+@dataclass
+class PreparedChunks:
+    """Every chunk read and checked for a union: the tasks' futures (their payloads stay on the workers) and their
+    results without the payloads, in input order."""
+    futures: list
+    meta: list[Prepared]
+
+
+def prepare(run: Run) -> PreparedChunks:
     """Reads and checks every chunk for a union on the workers; the payloads stay there."""
     futures = [run.client.submit(tasks.prepare, run.meridian, c, run.union_arguments, key=f"prepare-{i}-{os.getpid()}")
                for i, c in enumerate(run.chunks)]
     metas = [run.client.submit(_meta, f) for f in futures]
-    results = _wait(run, metas, "reading", lambda m: m.get("features") or 0)
+    results = _wait(run, metas, "reading", lambda m: m.features or 0)
     run.say("read")
     _first_error(run, results, union=True)
     for r in results:
         run.options.log.append(("prepare", r))
-    return {"futures": futures, "meta": results}
+    return PreparedChunks(futures, results)
 
 
-def _meta(prepared: dict) -> dict:
+def _meta(prepared: Prepared | Failure) -> Prepared | Failure:
     """A prepared chunk without its payload."""
-    return {k: v for k, v in prepared.items() if k != "payload"}
+    return prepared.without_payload() if isinstance(prepared, Prepared) else prepared
 
 
 def _header_footer(run: Run, features: int) -> tuple[bytes, bytes, bytes]:
     """The union file's text around its parts, and between two fragments."""
-    if run.plan["format"] == "wkt":
+    if run.plan.writes_wkt:
         return b"MULTIPOLYGON (", b")\n", b", "
     footer = (b'],"type":"MultiPolygon"},"properties":{"count":' + str(features).encode()
               + b'},"type":"Feature"}],"type":"FeatureCollection"}\n')
@@ -221,8 +231,7 @@ def _write_fragments(run: Run, features: int, futures: list, stitched=()) -> Non
     for future in futures:
         piece = future.result()
         future.release()
-        empty = not piece.get("bytes") and not ("path" in piece and os.path.getsize(piece["path"]))
-        if not empty:
+        if not piece.is_empty:
             if not first:
                 run.output.write(separator)
             first = False
@@ -240,14 +249,14 @@ def _write_fragments(run: Run, features: int, futures: list, stitched=()) -> Non
 def _stitched_parts(run: Run, shares: list, parts: list[stitch.Part], texts: list[bytes]):
     """Each stitched part's text in pieces (deliveries, `tasks.deliver`): the part's own text up to its closing
     bracket, the holes the cells wrote for it (fetched from the cell one local part at a time), the bracket."""
-    separator = {"bytes": b", " if run.plan["format"] == "wkt" else b","}
+    separator = Delivery(data=b", " if run.plan.writes_wkt else b",")
     for part, text in zip(parts, texts):
         def pieces(part=part, text=text):
-            yield {"bytes": text[:-1]}
+            yield Delivery(data=text[:-1])
             for cell, local in part.cell_holes:
                 yield separator
                 yield run.client.submit(tasks.holes_text, shares[cell], local).result()
-            yield {"bytes": text[-1:]}
+            yield Delivery(data=text[-1:])
         yield pieces()
 
 
@@ -258,18 +267,18 @@ def default_tile_points(total: int, workers: int) -> int:
     return int(min(250_000, max(100, -(-total // (4 * max(workers, 2))))))
 
 
-def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
+def union_cells(run: Run, folder: str | None, prepared: PreparedChunks) -> None:
     """The planar union of point buffers in cells: each cell unions the circles that reach it and keeps what it
     owns; the cells' pieces are stitched (stitch.py) and written after the cells' final parts."""
-    client, futures = run.client, prepared["futures"]
+    client, futures = run.client, prepared.futures
     stats = client.gather([client.submit(tasks.circle_stats, f, i) for i, f in enumerate(futures)])
-    total = sum(s["count"] for s in stats)
-    features = sum(m["features"] for m in prepared["meta"])
-    rmax = max(s["rmax"] for s in stats)
-    margin = run.plan["marginPerRadius"] * rmax
-    xs = np.concatenate([s["sample"][:, 0] for s in stats])
-    ys = np.concatenate([s["sample"][:, 1] for s in stats])
-    weights = np.concatenate([np.full(len(s["sample"]), s["count"] / max(len(s["sample"]), 1)) for s in stats])
+    total = sum(s.count for s in stats)
+    features = sum(m.features for m in prepared.meta)
+    rmax = max(s.rmax for s in stats)
+    margin = run.plan.margin_per_radius * rmax
+    xs = np.concatenate([s.sample[:, 0] for s in stats])
+    ys = np.concatenate([s.sample[:, 1] for s in stats])
+    weights = np.concatenate([np.full(len(s.sample), s.count / max(len(s.sample), 1)) for s in stats])
     workers = len(client.scheduler_info()["workers"]) or 1
     target = run.options.tile_points or default_tile_points(total, workers)
     if run.options.cell_size:
@@ -305,12 +314,12 @@ def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
             for name in os.listdir(folder):
                 os.unlink(os.path.join(folder, name))
         payloads = [client.submit(tasks.field, f, "payload") for f in futures]
-        whole = client.submit(tasks.group, run.meridian, run.union_arguments, prepared["meta"][0]["srs"],
+        whole = client.submit(tasks.group, run.meridian, run.union_arguments, prepared.meta[0].srs,
                               os.path.join(folder, "part-00000.geojsons") if folder else None, None, *payloads)
         result = whole.result()
-        if not result["ok"]:
-            raise MeridianError(result["error"], result["status"], "check")
-        _refuse_failed_deliveries(run, [result["text"].get("failed")])
+        if not result.ok:
+            raise MeridianError(result.error, result.status, "check")
+        _refuse_failed_deliveries(run, [result.text.failed])
         if not folder:
             _write_fragments(run, features, [whole_text(client, whole)])
         return
@@ -321,7 +330,7 @@ def union_cells(run: Run, folder: str | None, prepared: dict) -> None:
     texts = client.submit(tasks.format_parts, run.meridian, run.union_arguments, [p.rings for p in parts]).result()
     stitched = _stitched_parts(run, shares, parts, texts)
     if folder:
-        _refuse_failed_deliveries(run, [t.get("failed") for t in client.gather(
+        _refuse_failed_deliveries(run, [t.failed for t in client.gather(
             [client.submit(tasks.field, s, "text") for s in shares])])
         _write_stitched_part(run.output, os.path.join(folder, f"part-{len(cells.cells):05d}.geojsons"), stitched)
         return
@@ -336,33 +345,33 @@ def _write_stitched_part(output: Output, path: str, stitched) -> None:
             for part in stitched:
                 f.write(b'\x1e{"geometry":{"coordinates":')
                 for piece in part:
-                    if "failed" in piece:
-                        raise output.failure(piece["failed"])
-                    if "bytes" in piece:
-                        f.write(piece["bytes"])
+                    if piece.failed:
+                        raise output.failure(piece.failed)
+                    if piece.data is not None:
+                        f.write(piece.data)
                     else:
-                        with open(piece["path"], "rb") as source:
+                        with open(piece.path, "rb") as source:
                             shutil.copyfileobj(source, f, 1 << 20)
-                        os.unlink(piece["path"])
+                        os.unlink(piece.path)
                 f.write(b',"type":"Polygon"},"properties":{},"type":"Feature"}\n')
     except OSError as e:
         raise output.failure(e.strerror or str(e)) from None
 
 
-def union_groups(run: Run, folder: str | None, prepared: dict) -> None:
+def union_groups(run: Run, folder: str | None, prepared: PreparedChunks) -> None:
     """A union by groups of whole clusters (clusters.py): each group unioned by one task."""
-    client, futures = run.client, prepared["futures"]
-    features = sum(m["features"] for m in prepared["meta"])
-    first = next((m for m in prepared["meta"] if m["kind"] == "geometries"), prepared["meta"][0])
-    srs, geographic = first["srs"], first["geographic"]
-    found = client.gather([client.submit(clusters.extents, f, run.plan["geodesic"], geographic) for f in futures])
-    counts = [len(e["boxes"]) if e["boxes"] is not None else len(e["ranges"]) for e in found]
+    client, futures = run.client, prepared.futures
+    features = sum(m.features for m in prepared.meta)
+    first = next((m for m in prepared.meta if m.kind == "geometries"), prepared.meta[0])
+    srs, geographic = first.srs, first.geographic
+    found = client.gather([client.submit(clusters.extents, f, run.plan.geodesic, geographic) for f in futures])
+    counts = [e.count for e in found]
     owner = np.repeat(np.arange(len(found)), counts)
     index = np.concatenate([np.arange(n) for n in counts]) if counts else np.empty(0, int)
-    if any(e["boxes"] is None for e in found):
+    if any(e.boxes is None for e in found):
         labels = np.zeros(len(owner), dtype=np.int64)
     else:
-        labels = clusters.components(np.concatenate([e["boxes"] for e in found]))
+        labels = clusters.components(np.concatenate([e.boxes for e in found]))
     workers = len(client.scheduler_info()["workers"]) or 1
     target = run.options.tile_points or default_tile_points(len(owner), workers)
     packed = clusters.groups(labels, np.ones(len(owner)), target)
@@ -372,7 +381,7 @@ def union_groups(run: Run, folder: str | None, prepared: dict) -> None:
         selections = []
         for chunk in np.unique(owner[members]):
             rows = index[members[owner[members] == chunk]]
-            ranges = found[chunk]["ranges"]
+            ranges = found[chunk].ranges
             if ranges is None:
                 selections.append(client.submit(_rows, futures[chunk], rows))
             else:
@@ -381,35 +390,34 @@ def union_groups(run: Run, folder: str | None, prepared: dict) -> None:
         tasks_out.append(client.submit(tasks.group, run.meridian, run.union_arguments, srs, path, run.output.spool,
                                        *selections))
     results = _wait(run, tasks_out, "union", lambda r: 0)
-    failed = [r for r in results if not r["ok"]]
+    failed = [r for r in results if not r.ok]
     if failed:
-        raise MeridianError(failed[0]["error"], failed[0]["status"], "check")
-    run.options.log += [("group", r["stats"]) for r in results]
-    _refuse_failed_deliveries(run, [r["text"].get("failed") for r in results])
+        raise MeridianError(failed[0].error, failed[0].status, "check")
+    run.options.log += [("group", r.stats) for r in results]
+    _refuse_failed_deliveries(run, [r.text.failed for r in results])
     if not folder:
         texts = [client.submit(tasks.field, t, "text") for t in tasks_out]
         _write_fragments(run, features, texts)
 
 
-def _rows(prepared: dict, rows: np.ndarray) -> np.ndarray:
+def _rows(prepared: Prepared, rows: np.ndarray) -> np.ndarray:
     """Some circles of a prepared chunk."""
-    return prepared["payload"][rows]
+    return prepared.payload[rows]
 
 
-def _records(prepared: dict, ranges: list) -> bytes:
+def _records(prepared: Prepared, ranges: list) -> bytes:
     """Some geometry records of a prepared chunk."""
-    return tasks.select(prepared["payload"], ranges)
+    return tasks.select(prepared.payload, ranges)
 
 
 def _collection(run: Run) -> bool:
     """Whether the output is one GeoJSON feature collection (its chunks' records are joined into it)."""
-    return run.plan["format"] in ("", "geojson", "json") and not run.output.is_folder
+    return run.plan.writes_geojson and not run.output.is_folder
 
 
 def _part_extension(run: Run) -> str:
     """The format a chunk's buffers are written in: GeoJSON as a text sequence (joined into one collection)."""
-    fmt = run.plan["format"]
-    return "geojsons" if fmt in ("", "geojson", "json") or run.output.is_folder else fmt
+    return "geojsons" if run.plan.writes_geojson or run.output.is_folder else run.plan.format
 
 
 def buffers(run: Run, folder: str | None) -> None:
@@ -423,18 +431,18 @@ def buffers(run: Run, folder: str | None) -> None:
                                          sequence_path=path, collection=_collection(run), spool=run.output.spool,
                                          key=f"buffer-{i}-{os.getpid()}"))
     metas = [run.client.submit(_meta_text, f) for f in futures]
-    results = _wait(run, metas, "buffering", lambda m: m.get("features") or 0)
+    results = _wait(run, metas, "buffering", lambda m: m.features or 0)
     _first_error(run, results, union=False)
     run.options.log += [("buffer", r) for r in results]
-    _refuse_failed_deliveries(run, [r.get("failed") for r in results])
-    vertices = sum(r["vertices"] for r in results)
-    features = sum(r["features"] for r in results)
-    if vertices > run.plan["maxVertices"]:
+    _refuse_failed_deliveries(run, [r.failed_delivery for r in results])
+    vertices = sum(r.vertices for r in results)
+    features = sum(r.features for r in results)
+    if vertices > run.plan.max_vertices:
         run_job(run.meridian, {"job": "vertices", "buffer": run.arguments, "vertices": vertices,
                                "features": features})
     if folder:
         return
-    fmt = run.plan["format"]
+    csv = run.plan.format == "csv"
     geojson = _collection(run)
     if geojson:
         run.output.write(b'{"features":[')
@@ -444,18 +452,18 @@ def buffers(run: Run, folder: str | None) -> None:
     for future in futures:
         piece = run.client.submit(tasks.field, future, "text").result()
         future.release()
-        if "path" in piece:  # small enough to look at the header; the rest is copied from disk
-            piece = _drop_csv_header(piece, header) if fmt == "csv" and header is not None else piece
-        if fmt == "csv":
+        if piece.path is not None:  # small enough to look at the header; the rest is copied from disk
+            piece = _drop_csv_header(piece, header) if csv and header is not None else piece
+        if csv:
             line = _first_line(piece)
             if header is None:
                 header = line
-            elif "bytes" in piece:
+            elif piece.data is not None:
                 if line != header:
                     raise SetupError("the inputs' CSV headers differ, and a CSV output has one header: write "
                                      ".geojson or .geojsons instead")
-                piece = {"bytes": piece["bytes"].partition(b"\n")[2]}
-        empty = not piece.get("bytes") and not ("path" in piece and os.path.getsize(piece["path"]))
+                piece = Delivery(data=piece.data.partition(b"\n")[2])
+        empty = piece.is_empty
         if geojson and not empty and not first:
             run.output.write(b",")
         if not empty:
@@ -466,12 +474,9 @@ def buffers(run: Run, folder: str | None) -> None:
         run.output.write(b'],"type":"FeatureCollection"}\n')
 
 
-def _meta_text(result: dict) -> dict:
+def _meta_text(result: Buffered | Failure) -> Buffered | Failure:
     """A buffered chunk's result without its text (but why it could not be delivered, if it could not)."""
-    meta = {k: v for k, v in result.items() if k != "text"}
-    if isinstance(result.get("text"), dict) and "failed" in result["text"]:
-        meta["failed"] = result["text"]["failed"]
-    return meta
+    return result.without_text() if isinstance(result, Buffered) else result
 
 
 def _refuse_failed_deliveries(run: Run, reasons: list) -> None:
@@ -489,8 +494,9 @@ def _write_report(options: Options) -> None:
 
     with open(options.report, "w") as f:
         for stage, stats in options.log:
-            line = {"stage": stage} | {k: v for k, v in stats.items() if isinstance(v, (int, float, str, bool))
-                                       or v is None}
+            values = stats.report() if isinstance(stats, JobResult) else {
+                k: v for k, v in stats.items() if isinstance(v, (int, float, str, bool)) or v is None}
+            line = {"stage": stage} | values
             f.write(json.dumps(line) + "\n")
 
 
@@ -499,17 +505,17 @@ def whole_text(client, future):
     return client.submit(tasks.field, future, "text")
 
 
-def _first_line(piece: dict) -> bytes:
+def _first_line(piece: Delivery) -> bytes:
     """The first line of a delivered piece."""
-    if "bytes" in piece:
-        return piece["bytes"].partition(b"\n")[0]
-    with open(piece["path"], "rb") as f:
+    if piece.data is not None:
+        return piece.data.partition(b"\n")[0]
+    with open(piece.path, "rb") as f:
         return f.readline().rstrip(b"\n")
 
 
-def _drop_csv_header(piece: dict, header: bytes) -> dict:
+def _drop_csv_header(piece: Delivery, header: bytes) -> Delivery:
     """A CSV chunk's output without its header line (which must be the first chunk's), rewritten in the spool."""
-    path = piece["path"]
+    path = piece.path
     with open(path, "rb") as f:
         line = f.readline().rstrip(b"\n")
         if line != header:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 
+from . import parquet
+from .chunks import Chunk, InputFormat
 from .runner import SetupError
 
 #: Extensions taken from a folder given as INPUT (files named on the command line are taken whatever their name).
@@ -22,20 +23,6 @@ FOLDER_EXTENSIONS = (".csv", ".geojson", ".json", ".geojsons", ".geojsonl", ".ge
 
 #: How much of a file a chunk holds at most (a little more, to the end of a record).
 DEFAULT_CHUNK_BYTES = 64 << 20
-
-
-@dataclass
-class Chunk:
-    """A piece of one input file that one task reads."""
-    file: int           # index of the file among the inputs
-    path: str
-    format: str         # "csv", "wkt", "seqrs" / "seq" (GeoJSON text sequence, RS-separated or one text per
-                        # line), "geojson", "parquet"
-    start: int = 0      # byte range (text formats)
-    end: int = 0
-    header: bool = False  # a CSV chunk after the first: the header line goes in front
-    row_group: int = -1   # parquet
-    rows_before: int = 0  # parquet: rows of the file before this row group
 
 
 def expand(inputs: list[str]) -> list[str]:
@@ -55,7 +42,7 @@ def expand(inputs: list[str]) -> list[str]:
     return files
 
 
-def sniff(path: str) -> str:
+def sniff(path: str) -> InputFormat:
     """The format of a file, from its first bytes (as meridian recognises its inputs, never by name)."""
     try:
         with open(path, "rb") as f:
@@ -63,17 +50,17 @@ def sniff(path: str) -> str:
     except OSError as e:
         raise SetupError(f"cannot read {path}: {e.strerror}") from None
     if head.startswith(b"PAR1"):
-        return "parquet"
+        return InputFormat.PARQUET
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"\x1e"):
-        return "seqrs"
+        return InputFormat.SEQUENCE_RS
     if text.startswith((b"{", b"[")):
-        return "seq" if _newline_delimited(path) else "geojson"
+        return InputFormat.SEQUENCE if _newline_delimited(path) else InputFormat.GEOJSON
     word = text[:20].split(b"(")[0].split()[0].upper() if text.strip() else b""
     if word in {b"POINT", b"MULTIPOINT", b"LINESTRING", b"MULTILINESTRING", b"POLYGON", b"MULTIPOLYGON",
                 b"GEOMETRYCOLLECTION", b"LINEARRING"}:
-        return "wkt"
-    return "csv"
+        return InputFormat.WKT
+    return InputFormat.CSV
 
 
 def _newline_delimited(path: str) -> bool:
@@ -98,17 +85,16 @@ def chunks(files: list[str], chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> list[Chu
     result: list[Chunk] = []
     for i, path in enumerate(files):
         fmt = sniff(path)
-        if fmt == "parquet":
-            from . import parquet
+        if fmt is InputFormat.PARQUET:
             result += parquet.chunks(i, path)
-        elif fmt == "geojson":
+        elif fmt is InputFormat.GEOJSON:
             result.append(Chunk(i, path, fmt, 0, os.path.getsize(path)))
         else:
             result += _text_chunks(i, path, fmt, chunk_bytes)
     return result
 
 
-def _text_chunks(file: int, path: str, fmt: str, chunk_bytes: int) -> list[Chunk]:
+def _text_chunks(file: int, path: str, fmt: InputFormat, chunk_bytes: int) -> list[Chunk]:
     """Byte ranges of about `chunk_bytes`, each ending at the end of a record (for RS-separated sequences, before a
     line starting with the record separator; in CSV, at a line feed outside any quoted field); the last one grows
     over a small rest."""
@@ -117,7 +103,7 @@ def _text_chunks(file: int, path: str, fmt: str, chunk_bytes: int) -> list[Chunk
     with open(path, "rb") as f:
         target = chunk_bytes
         while target < size:
-            if fmt == "csv":
+            if fmt is InputFormat.CSV:
                 boundary = _csv_boundary(f, bounds[-1], target)
             else:
                 boundary = _boundary(f, target, fmt)
@@ -128,10 +114,10 @@ def _text_chunks(file: int, path: str, fmt: str, chunk_bytes: int) -> list[Chunk
             bounds.append(boundary)
             target = boundary + chunk_bytes
     bounds.append(size)
-    return [Chunk(file, path, fmt, a, b, header=(fmt == "csv" and a > 0)) for a, b in zip(bounds, bounds[1:])]
+    return [Chunk(file, path, fmt, a, b, header=(fmt is InputFormat.CSV and a > 0)) for a, b in zip(bounds, bounds[1:])]
 
 
-def _boundary(f, offset: int, fmt: str) -> int | None:
+def _boundary(f, offset: int, fmt: InputFormat) -> int | None:
     """The first record boundary of a WKT file or a GeoJSON text sequence at or after `offset`: just after a line
     feed (followed by the record separator in an RS-separated sequence, by a record in a newline-delimited one)."""
     f.seek(offset)
@@ -149,8 +135,8 @@ def _boundary(f, offset: int, fmt: str) -> int | None:
             if k < 0 or k + 1 >= len(data):
                 break
             follows = data[k + 1:k + 2]
-            if (fmt == "seqrs" and follows == b"\x1e") or (fmt == "seq" and follows in (b"\x1e", b"{")) \
-                    or fmt == "wkt":
+            if (fmt is InputFormat.SEQUENCE_RS and follows == b"\x1e") \
+                    or (fmt is InputFormat.SEQUENCE and follows in (b"\x1e", b"{")) or fmt is InputFormat.WKT:
                 return base + k + 1
             k += 1
         carry = data[-1:]

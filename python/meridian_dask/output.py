@@ -8,6 +8,8 @@ import shutil
 import sys
 import tempfile
 
+from .results import Delivery
+
 
 class WriteError(Exception):
     """The result cannot be written (its disk is full, …): the message names the output, as `meridian buffer`'s
@@ -72,16 +74,16 @@ class Output:
         except OSError as e:
             raise self.failure(e.strerror or str(e)) from None
 
-    def write_piece(self, piece: dict) -> int:
+    def write_piece(self, piece: Delivery) -> int:
         """Appends a piece a task delivered (`tasks.deliver`): a file in the spool (copied, then removed) or bytes;
         returns its size. A piece the task could not put in the spool beside the output (`failed`) is this output's
         write failure."""
-        if "failed" in piece:
-            raise self.failure(piece["failed"])
-        if "bytes" in piece:
-            self.write(piece["bytes"])
-            return len(piece["bytes"])
-        path = piece["path"]
+        if piece.failed:
+            raise self.failure(piece.failed)
+        if piece.data is not None:
+            self.write(piece.data)
+            return len(piece.data)
+        path = piece.path
         size = os.path.getsize(path)
         try:
             with open(path, "rb") as source:

@@ -15,7 +15,7 @@ import struct
 
 import numpy as np
 
-from .inputs import Chunk
+from .chunks import Chunk, InputFormat
 from .runner import MeridianError, SetupError
 
 LONLAT = {("OGC", "CRS84"), ("EPSG", "4326"), ("OGC", "CRS84H")}
@@ -31,10 +31,10 @@ def chunks(file: int, path: str) -> list[Chunk]:
         raise SetupError(f"{path}: not a readable Parquet file ({e})") from None
     result, before = [], 0
     for g in range(metadata.num_row_groups):
-        result.append(Chunk(file, path, "parquet", row_group=g, rows_before=before))
+        result.append(Chunk(file, path, InputFormat.PARQUET, row_group=g, rows_before=before))
         before += metadata.row_group(g).num_rows
     if not result:
-        result.append(Chunk(file, path, "parquet", row_group=-1))
+        result.append(Chunk(file, path, InputFormat.PARQUET, row_group=-1))
     return result
 
 

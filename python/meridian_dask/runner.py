@@ -1,7 +1,7 @@
 """Finding the `meridian` executable and running its internal jobs (`meridian internal JOB.json`).
 
 Every step of meridian-dask that reads input, checks it, computes buffers or unions, or formats output is a
-`meridian internal` job (Sources/MeridianCLI/Commands/InternalCommand.swift): the parsing, checks, messages and
+`meridian internal` job (Sources/MeridianCLI/Commands/Internal/InternalCommand.swift): the parsing, checks, messages and
 geometry are meridian's own, so the answers and the errors are those of `meridian buffer`.
 """
 from __future__ import annotations

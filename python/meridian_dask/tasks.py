@@ -1,6 +1,6 @@
-"""The functions Dask runs on the workers. Each one runs a `meridian internal` job (runner.py) and returns plain
-values; a failure of meridian (a bad record, a bad option) is returned, not raised, so that Dask does not retry
-it, and the driver reports the error the whole input would have met first."""
+"""The functions Dask runs on the workers. Each one runs a `meridian internal` job (runner.py) and returns a typed
+result (results.py); a failure of meridian (a bad record, a bad option) is returned as a `Failure`, not raised, so
+that Dask does not retry it, and the driver reports the error the whole input would have met first."""
 from __future__ import annotations
 
 import os
@@ -11,9 +11,11 @@ import tempfile
 import numpy as np
 
 from . import parquet, records
-from .inputs import Chunk
+from .chunks import Chunk, InputFormat
+from .results import Buffered, CircleStats, Delivery, Failure, Grouped, Prepared, TileShare
 from .runner import MeridianError, run_job
 from .stitch import Share
+from .tiling import assign as assign_cells
 
 
 def _move(path: str, target: str) -> str | None:
@@ -31,24 +33,24 @@ def _move(path: str, target: str) -> str | None:
         return e.strerror or str(e)
 
 
-def deliver(path: str, spool: str | None, name: str) -> dict:
+def deliver(path: str, spool: str | None, name: str) -> Delivery:
     """A file a job wrote, handed to the client: moved into the spool when this worker sees it (the same machine,
-    or a shared file system), else its bytes (sent through Dask). `{"failed": reason}` when the spool, beside the
-    output, cannot take it (`Output.write_piece` reports it)."""
+    or a shared file system), else its bytes (sent through Dask). `Delivery(failed=reason)` when the spool, beside
+    the output, cannot take it (`Output.write_piece` reports it)."""
     if spool and os.path.isdir(spool):
         target = os.path.join(spool, name)
         failed = _move(path, target)
-        return {"failed": failed} if failed else {"path": target}
+        return Delivery(failed=failed) if failed else Delivery(path=target)
     with open(path, "rb") as f:
-        return {"bytes": f.read()}
+        return Delivery(data=f.read())
 
 
-def _hand_over(path: str, sequence_path: str | None, spool: str | None, name: str) -> dict:
+def _hand_over(path: str, sequence_path: str | None, spool: str | None, name: str) -> Delivery:
     """A step's output file: moved to `sequence_path` (a part of a partitioned output; nothing to deliver, or
-    `{"failed": reason}`) or delivered (`deliver`)."""
+    `Delivery(failed=reason)`) or delivered (`deliver`)."""
     if sequence_path:
         failed = _move(path, sequence_path)
-        return {"failed": failed} if failed else {"bytes": b""}
+        return Delivery(failed=failed) if failed else Delivery(data=b"")
     return deliver(path, spool, name)
 
 
@@ -73,22 +75,21 @@ def _sequence_to_members(source: str, target: str) -> None:
         out.write(pending.strip(b"\n\x1e"))
 
 
-def _failure(error: MeridianError) -> dict:
-    return {"ok": False, "error": error.message, "status": error.status, "phase": error.phase,
-            "features": error.features}
+def _failure(error: MeridianError) -> Failure:
+    return Failure(error.message, error.status, error.phase, error.features)
 
 
 def _data_and_origin(chunk: Chunk, arguments: list[str], folder: str, origin: dict | None):
     """The job's `data` and `origin` for a chunk (a GeoParquet row group is converted to text first), and the
     arguments (GeoParquet may add --in-srs)."""
-    if chunk.format == "parquet":
+    if chunk.format is InputFormat.PARQUET:
         path, arguments, parquet_origin = parquet.convert(chunk, folder, arguments)
         return {"path": path, "start": 0, "end": os.path.getsize(path)}, parquet_origin, arguments
     data = {"path": chunk.path, "start": chunk.start, "end": chunk.end, "header": chunk.header}
     return data, origin or {"name": chunk.path}, arguments
 
 
-def prepare(meridian: str, chunk: Chunk, arguments: list[str], origin: dict | None = None) -> dict:
+def prepare(meridian: str, chunk: Chunk, arguments: list[str], origin: dict | None = None) -> Prepared | Failure:
     """Reads and checks a chunk for a union (`prepare` job): circles as an (n, 3) array, or geometry records."""
     with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
         try:
@@ -102,25 +103,23 @@ def prepare(meridian: str, chunk: Chunk, arguments: list[str], origin: dict | No
             raw = f.read()
     result = run.result
     payload = np.frombuffer(raw, dtype="<f8").reshape(-1, 3) if result["kind"] == "circles" else raw
-    return {"ok": True, "kind": result["kind"], "features": int(result["features"]), "srs": result["srs"],
-            "geographic": result["geographic"], "payload": payload, "rss": run.peak_rss, "seconds": run.seconds}
+    return Prepared(result["kind"], int(result["features"]), result["srs"], result["geographic"], payload,
+                    run.peak_rss, run.seconds)
 
 
-def circle_stats(prepared: dict, seed: int, sample: int = 20_000) -> dict:
+def circle_stats(prepared: Prepared, seed: int, sample: int = 20_000) -> CircleStats:
     """Extent, largest radius, count and a fixed-seed sample of a chunk's circles (for choosing the cells)."""
-    circles = prepared["payload"]
+    circles = prepared.payload
     n = len(circles)
     pick = np.random.default_rng(seed).choice(n, size=min(n, sample), replace=False) if n else np.empty(0, int)
-    return {"count": n, "rmax": float(circles[:, 2].max()) if n else 0.0,
-            "sample": circles[np.sort(pick), :2].copy(), "features": prepared["features"]}
+    return CircleStats(n, float(circles[:, 2].max()) if n else 0.0, circles[np.sort(pick), :2].copy(),
+                       prepared.features)
 
 
-def assign(prepared: dict, tiling, margin: float) -> list:
+def assign(prepared: Prepared, tiling, margin: float) -> list:
     """A chunk's circles for each cell (`tiling.assign`): per cell None, or (circles, shared) where `shared` says
     which of them also go to another cell."""
-    from .tiling import assign as assign_cells
-
-    circles = prepared["payload"]
+    circles = prepared.payload
     per_cell, counts = assign_cells(tiling, circles, margin)
     return [(circles[i], counts[i] > 1) if len(i) else None for i in per_cell]
 
@@ -131,7 +130,7 @@ def pick(values: list, index: int):
 
 
 def tile(meridian: str, arguments: list[str], cell: tuple, sequence_path: str | None, spool: str | None,
-         *pieces) -> dict:
+         *pieces) -> TileShare:
     """A cell's share of the union (`tile` job): the final parts' text (delivered, or for a partitioned output
     written to `sequence_path`), and what stitching needs."""
     parts = [p for p in pieces if p is not None]
@@ -161,7 +160,7 @@ def tile(meridian: str, arguments: list[str], cell: tuple, sequence_path: str | 
     chains = [(p, c) for _, p, c in records.read_pieces(pieces_data)]
     share = Share(chains=chains, hole_parts=sorted(holes), shared=circles[queried], shared_parts=local_parts)
     stats = dict(run.result, circles=len(circles), rss=run.peak_rss, seconds=run.seconds)
-    return {"text": text, "share": share, "stats": stats, "holes": holes}
+    return TileShare(text, share, stats, holes)
 
 
 def _split_holes(path: str, separator: bytes) -> dict[int, str]:
@@ -183,9 +182,9 @@ def _split_holes(path: str, separator: bytes) -> dict[int, str]:
     return paths
 
 
-def field(value: dict, key: str):
-    """One member of a task's dict result (runs where the dict is)."""
-    return value[key]
+def field(value, name: str):
+    """One field of a task's result (runs where the result is, so only that field moves)."""
+    return getattr(value, name)
 
 
 def format_parts(meridian: str, arguments: list[str], parts: list[list[np.ndarray]]) -> list[bytes]:
@@ -199,9 +198,9 @@ def format_parts(meridian: str, arguments: list[str], parts: list[list[np.ndarra
             return [text for _, text in records.read_texts(f.read(), keyed=False)]
 
 
-def holes_text(result: dict, part: int) -> dict:
+def holes_text(result: TileShare, part: int) -> Delivery:
     """The text of a cell's holes of one local part (delivered)."""
-    return result["holes"][part]
+    return result.holes[part]
 
 
 def select(payload: bytes, ranges: list[tuple[int, int]]) -> bytes:
@@ -210,7 +209,7 @@ def select(payload: bytes, ranges: list[tuple[int, int]]) -> bytes:
 
 
 def group(meridian: str, arguments: list[str], srs: str, sequence_path: str | None, spool: str | None,
-          *payloads) -> dict:
+          *payloads) -> Grouped | Failure:
     """The union of one group of whole clusters (`group` job): text, or a part file for a partitioned output."""
     with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
         path, out = os.path.join(folder, "geometries"), os.path.join(folder, "text")
@@ -225,11 +224,12 @@ def group(meridian: str, arguments: list[str], srs: str, sequence_path: str | No
         except MeridianError as e:
             return _failure(e)
         text = _hand_over(out, sequence_path, spool, f"group-{os.path.basename(folder)}.text")
-    return {"ok": True, "text": text, "stats": dict(run.result, rss=run.peak_rss, seconds=run.seconds)}
+    return Grouped(text, dict(run.result, rss=run.peak_rss, seconds=run.seconds))
 
 
 def buffer(meridian: str, chunk: Chunk, arguments: list[str], extension: str, origin: dict | None = None,
-           sequence_path: str | None = None, collection: bool = False, spool: str | None = None) -> dict:
+           sequence_path: str | None = None, collection: bool = False, spool: str | None = None
+           ) -> Buffered | Failure:
     """Buffers one chunk without union (`buffer` job) into the output's format, delivered: with `collection`,
     GeoJSON features joined by commas (from a GeoJSON text sequence) for a feature collection, else the format's
     own text (the driver drops the header of a CSV chunk after the first)."""
@@ -245,5 +245,4 @@ def buffer(meridian: str, chunk: Chunk, arguments: list[str], extension: str, or
             _sequence_to_members(out, out + ".members")
             out += ".members"
         text = _hand_over(out, sequence_path, spool, f"chunk-{os.path.basename(folder)}.{extension}")
-    return {"ok": True, "text": text, "vertices": int(run.result["vertices"]),
-            "features": int(run.result["features"]), "rss": run.peak_rss, "seconds": run.seconds}
+    return Buffered(text, int(run.result["vertices"]), int(run.result["features"]), run.peak_rss, run.seconds)

@@ -20,7 +20,7 @@ struct XY: Hashable {
     }
 
     /// One word for both coordinates (the synthesized hash feeds two; sets of hundreds of thousands of generated
-    /// vertices spent a tenth of a union's time hashing, issue 16). -0.0 is hashed as 0.0, which it equals.
+    /// vertices spent a tenth of a union's time hashing). -0.0 is hashed as 0.0, which it equals.
     func hash(into hasher: inout Hasher) {
         let bx = (x == 0 ? 0 : x).bitPattern, by = (y == 0 ? 0 : y).bitPattern
         hasher.combine(bx &* 0x9E37_79B9_7F4A_7C15 ^ by)

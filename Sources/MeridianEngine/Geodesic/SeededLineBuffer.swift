@@ -1,7 +1,7 @@
 import Foundation
 import MeridianCore
 
-/// The fast first attempt at the geodesic buffer of one polyline (issue 16), seeded the way users do it by hand —
+/// The fast first attempt at the geodesic buffer of one polyline, seeded the way users do it by hand —
 /// an azimuthal equidistant frame centred on the line, GEOS's planar buffer there — and then made exact and checked;
 /// `nil` whenever a check fails, and the caller then takes the exact path (`GeodeticBufferBuilder` and `finish`).
 ///
@@ -389,7 +389,7 @@ private struct SegmentGrid {
 
     /// A grid of cells of `cell` or more (doubled until both the cells and the segments' entries in them number at
     /// most `SegmentGrid.entryLimit(segments:)`): a long diagonal line buffered by a short distance once asked for
-    /// 5 × 10¹⁰ cells of half a metre (393 GB, issue 25); queries stay correct with larger cells, only slower.
+    /// 5 × 10¹⁰ cells of half a metre (393 GB: the process aborted); queries stay correct with larger cells, only slower.
     init(_ points: [(x: Double, y: Double)], cell: Double) {
         self.points = points
         minX = points.map { $0.x }.min()!

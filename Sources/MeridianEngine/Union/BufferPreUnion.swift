@@ -1,6 +1,6 @@
 import MeridianCore
 
-/// The polygons of a buffer union merged before buffering (issue 16), for geodesic and planar buffers alike: for
+/// The polygons of a buffer union merged before buffering, for geodesic and planar buffers alike: for
 /// a positive distance d the buffer of a union is the union of the buffers (the points within d of A ∪ B are
 /// those within d of A or of B), so polygons buffered at the same distance (and maxDeviation) can be merged first
 /// and buffered once. A coverage such as counties then needs only its outer boundary buffered instead of every

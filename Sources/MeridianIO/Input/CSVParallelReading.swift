@@ -1,7 +1,7 @@
 import Foundation
 import Meridian
 
-/// Reading the records of a large CSV of points on several threads (issue 29): the same points, values, lines and
+/// Reading the records of a large CSV of points on several threads: the same points, values, lines and
 /// errors as reading them one by one.
 extension CSVFeatureReader {
     /// The fewest bytes of records (after the header) read on several threads: below it, one thread is quick enough.

@@ -7,7 +7,7 @@ import Foundation
 ///   FoundationXML's `XMLParser` crashes (SIGSEGV in `_NSXMLParserProcessingInstruction`, found by fuzzing);
 /// - an element with more than `maximumAttributes` attributes (namespace declarations included): libxml2 2.9
 ///   checks each new attribute against all earlier ones of its element, so one element with 100,000 attributes
-///   took seconds and 700,000 minutes (issue 25). Bounding the count bounds that work to a constant per byte.
+///   took seconds and 700,000 minutes. Bounding the count bounds that work to a constant per byte.
 ///
 /// It tokenizes well-formed XML exactly as the parser does — comments, CDATA sections, processing instructions,
 /// the XML declaration (which ends at its first `>`, where libxml2 resumes after a broken one), the DOCTYPE and

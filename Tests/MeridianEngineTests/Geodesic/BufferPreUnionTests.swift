@@ -4,7 +4,7 @@ import Testing
 
 @testable import MeridianEngine
 
-/// Issue 16: polygons at one positive distance are merged before a geodesic buffer union (`BufferPreUnion`)
+/// Polygons at one positive distance are merged before a geodesic buffer union (`BufferPreUnion`)
 /// where that is exact. The merged path is compared with the one-by-one path and with the true distance to the
 /// union's boundary (fresh `geod_inverse` calls, PROJ), and the merge is refused where it would not be exact.
 @Suite struct BufferPreUnionTests {

@@ -1,10 +1,11 @@
 import Foundation
 import MeridianCore
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianEngine
 
-/// The lower bounds that let `ElementCoverage` skip exact distances (issue 16), against PROJ's geodesic distances
+/// The lower bounds that let `ElementCoverage` skip exact distances, against PROJ's geodesic distances
 /// and an independent point-to-segment distance (golden-section search of `geod_inverse` along the segment), and
 /// the coverage's queries against the brute force over every element (`Geodesic.residual`).
 @Suite struct ElementCoverageTests {
@@ -273,7 +274,7 @@ extension ElementCoverageTests {
     }
 }
 
-/// Issue 16: on a smooth line bending tighter than the distance (its buffer folds inside every bend) and the same
+/// On a smooth line bending tighter than the distance (its buffer folds inside every bend) and the same
 /// line with noise, moving GEOS's crossing vertices onto the true crossings once gave an invalid polygon (vertices
 /// passing their neighbours), so every buffer was built twice (crossings, then projections). `finish` now projects
 /// the vertices whose true crossing lies more than half-way to a neighbour: its first attempt (`.crossings`) must

@@ -4,26 +4,6 @@ import Testing
 
 @testable import MeridianEngine
 
-/// A small deterministic generator (SplitMix64), so property tests are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    /// The seed of the randomised tests: MERIDIAN_TEST_SEED when set (to reproduce a failure), else a fresh one;
-    /// the tests print it in every failure message.
-    static var testSeed: UInt64 {
-        if let text = ProcessInfo.processInfo.environment["MERIDIAN_TEST_SEED"], let seed = UInt64(text) { return seed }
-        return UInt64.random(in: 0...UInt64.max)
-    }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Worst errors seen over a set of buffers (printed in the test log).
 struct BufferStats: CustomStringConvertible {
     var buffers = 0

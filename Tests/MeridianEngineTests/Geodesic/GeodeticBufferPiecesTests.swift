@@ -4,7 +4,7 @@ import Testing
 
 @testable import MeridianEngine
 
-/// Issue 16: a buffer with many segments builds and unions its pieces in two halves on two threads
+/// A buffer with many segments builds and unions its pieces in two halves on two threads
 /// (`GeodeticBufferBuilder.piecesUnion`). Both paths are run on one input (the threshold forced low or high) and
 /// each result is checked against the true distance (fresh `geod_inverse` calls), and the two against each other.
 @Suite struct GeodeticBufferPiecesTests {

@@ -1,5 +1,6 @@
 import Foundation
 import MeridianCore
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianEngine
@@ -225,7 +226,7 @@ import Testing
         print("GEODESIC LINE AND POINT UNION: \(stats)")
     }
 
-    /// Issue 16: the union of 150 heavily overlapping 40 km circles given and written in EPSG:32038 (the viewer's
+    /// The union of 150 heavily overlapping 40 km circles given and written in EPSG:32038 (the viewer's
     /// path: culling, then adaptive circles in projected coordinates), points uniform in a 150 km square. Every
     /// vertex and sampled edge point is measured on NAD27's ellipsoid from its nearest centre (a fresh
     /// `geod_inverse` to every centre within 1°).

@@ -1,10 +1,11 @@
 import Foundation
 import MeridianCore
+import MeridianTestSupport
 import Testing
 
 @testable import MeridianEngine
 
-/// The seeded attempt for line buffers (`SeededLineBuffer`, issue 16): where it is taken, its result must keep the
+/// The seeded attempt for line buffers (`SeededLineBuffer`): where it is taken, its result must keep the
 /// accuracy contract, checked with an independent distance (golden-section search on `geod_inverse` distances,
 /// `BufferChecks`); where it must not be taken, the exact path answers.
 @Suite struct SeededLineBufferTests {

@@ -76,11 +76,80 @@ extension GEOSXMLSuite {
         return members.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
+    /// The non-empty members of an expected GEOMETRYCOLLECTION (`members` from `collectionMembers(_:)`), decoded;
+    /// `nil` after tallying a skip when a member is itself a collection.
+    static func nonEmptyMembers(_ members: [String], tally: inout XMLTally) -> [Geometry]? {
+        let decoded = members.compactMap { try? decode($0).get() }
+        guard decoded.count == members.count else {
+            tally.skip("expected result has nested collections")
+            return nil
+        }
+        return decoded.filter { !isEmpty($0) }
+    }
+
     static func dimension(_ g: Geometry) -> Int {
         switch g {
         case .point, .multipoint: 0
         case .polyline: 1
         case .polygon, .envelope: 2
+        }
+    }
+
+    /// The two geometries an operation names as `arg1` and `arg2` (`A` or `B` of its case, case-insensitive); `nil`
+    /// after tallying why when either is unreadable (a failure) or a GEOMETRYCOLLECTION (skipped: not in Meridian's
+    /// geometry model).
+    static func binaryArguments(_ op: XMLTestFile.Operation, _ c: XMLTestFile.Case, place: String, tally: inout XMLTally)
+        -> (Geometry, Geometry)?
+    {
+        func argument(_ name: String?) -> Result<Geometry, FormatError>? {
+            switch name?.trimmingCharacters(in: .whitespaces).uppercased() {
+            case "A": decode(c.a)
+            case "B": c.b.map(decode)
+            default: nil
+            }
+        }
+        guard let first = argument(op.attributes["arg1"]), let second = argument(op.attributes["arg2"]) else {
+            tally.fail(place, "unreadable arguments \(op.attributes)")
+            return nil
+        }
+        guard case .success(let a) = first, case .success(let b) = second else {
+            tally.skip("input is a GEOMETRYCOLLECTION (not in Meridian's geometry model)")
+            return nil
+        }
+        return (a, b)
+    }
+
+    /// Whether every coordinate lies on a fixed precision model's grid (multiples of 1 / `scale`): a case of such a
+    /// model applies unchanged to an operation that computes no new vertices when its inputs do.
+    static func isOnGrid(_ coordinates: [Coordinate], scale: Double) -> Bool {
+        coordinates.allSatisfy { ($0.x * scale).rounded() == $0.x * scale && ($0.y * scale).rounded() == $0.y * scale }
+    }
+
+    /// The operation's result, or `nil` when it threw: a refusal of the input as invalid is counted as such (with
+    /// GEOS's reason, printed in the summary), any other error as a failure.
+    func attempt<Output>(_ place: String, tally: inout XMLTally, _ operation: () throws(EngineError) -> Output) -> Output? {
+        do {
+            return try operation()
+        } catch .invalidGeometry(let reason) {
+            tally.refuseInvalid(place, reason)
+        } catch {
+            tally.fail(place, "\(error)")
+        }
+        return nil
+    }
+
+    /// Tallies a comparison of a result with the case's expectation: matched (counted under `kind`), or failed
+    /// (the comparison records why, or it threw).
+    func tallyComparison(kind: String, place: String, tally: inout XMLTally, _ compare: (inout XMLTally) throws -> Bool) {
+        do {
+            if try compare(&tally) {
+                tally.matched += 1
+                tally.matchedByKind[kind, default: 0] += 1
+            } else {
+                tally.failed += 1
+            }
+        } catch {
+            tally.fail(place, "comparison failed: \(error)")
         }
     }
 
@@ -154,6 +223,18 @@ struct XMLTally {
     var executed: Int { matched + invalidInput + refusedMixed + arcGISSemantics }
 
     mutating func skip(_ reason: String) { skipped[reason, default: 0] += 1 }
+
+    /// Counts a failure and records it as an issue of the test, named by its place.
+    mutating func fail(_ place: String, _ message: String) {
+        failed += 1
+        Issue.record("\(place): \(message)")
+    }
+
+    /// Counts an input refused as invalid (`EngineError.invalidGeometry`), keeping GEOS's reason for the summary.
+    mutating func refuseInvalid(_ place: String, _ reason: String) {
+        invalidInput += 1
+        invalidPlaces.append("\(place): \(reason)")
+    }
 
     func summary(_ title: String) -> String {
         var s = "\(title): \(matched) matched, \(failed) failed, \(invalidInput) refused as invalid input (EngineError.invalidGeometry), "

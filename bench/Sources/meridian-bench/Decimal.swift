@@ -2,6 +2,7 @@
 // own `Double.description` on many doubles (a release-build check of far more values than the unit tests run).
 import Foundation
 import Meridian
+import MeridianTestSupport
 
 /// Kinds of doubles: what the writers meet most (projected and geographic coordinates at full precision, numbers
 /// typed with a few decimals) and the hard ones (any bit pattern, subnormals, integers near 2^53).
@@ -9,7 +10,7 @@ enum DecimalSample: String, CaseIterable {
     case bits, subnormal, albers, degrees, typed, integer
 
     /// A double of this kind.
-    func next(_ rng: inout SplitMix) -> Double {
+    func next(_ rng: inout SplitMix64) -> Double {
         switch self {
         case .bits:
             while true {
@@ -25,18 +26,6 @@ enum DecimalSample: String, CaseIterable {
             return n * pow(10, Double(Int(rng.next() % 26) - 20))
         case .integer: return Double(Int64(bitPattern: rng.next()) >> Int64(rng.next() % 64))
         }
-    }
-}
-
-/// SplitMix64: a small seeded generator, so a run can be repeated.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
@@ -70,7 +59,7 @@ func decimalParts(_ text: UnsafeBufferPointer<UInt8>) -> (digits: [UInt8], expon
 /// `description` without a trailing `.0`, and `write` (positional) the same digits and exponent, reading back as the
 /// same double. Prints one JSON line; stops with status 2 at the first difference.
 func decimalCheck(count: Int, seed: UInt64) {
-    var rng = SplitMix(state: seed)
+    var rng = SplitMix64(seed: seed)
     let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: ShortestDecimal.maximumLength)
     defer { buffer.deallocate() }
     var checked = 0
@@ -105,7 +94,7 @@ func decimalCheck(count: Int, seed: UInt64) {
 /// `ByteBuffer.appendNumber` (the writers' path) on COUNT doubles of each kind (default: all), against `description`
 /// appended as UTF-8.
 func decimalTime(count: Int, reps: Int, kinds: [DecimalSample]) {
-    var rng = SplitMix(state: 1)
+    var rng = SplitMix64(seed: 1)
     var result: [String: Any] = ["tool": "meridian"]
     for kind in kinds {
         let values = (0..<count).map { _ in kind.next(&rng) }

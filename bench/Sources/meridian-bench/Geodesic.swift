@@ -1,4 +1,4 @@
-// Issue 16: geodesic buffers at scale (bench cases G1–G4). See bench/README.md.
+// Geodesic buffers at scale (bench cases G1–G4). See bench/README.md.
 import Foundation
 import Meridian
 

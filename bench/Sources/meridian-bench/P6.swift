@@ -1,4 +1,4 @@
-// P6 (issue 27): points in GeoPackage, Shapefile and FlatGeobuf through GDAL/OGR (MeridianFeatureData).
+// P6: points in GeoPackage, Shapefile and FlatGeobuf through GDAL/OGR (MeridianFeatureData).
 //
 //   meridian-bench p6 IN OUT RADIUS REPS          read, union of round buffers, write the same format (library)
 //   meridian-bench p6-stream IN OUT RADIUS        buffer and write a batch at a time (peak memory against size)

@@ -1,4 +1,4 @@
-// Benchmark driver (issue 6): runs one Meridian case per process and prints one JSON line with the times, peak
+// Benchmark driver: runs one Meridian case per process and prints one JSON line with the times, peak
 // memory and result checks. bench/run starts it; it is not part of the test suite.
 //
 //   meridian-bench p1 INPUT.xy RADIUS REPS [--time-only|--geos-check]
@@ -9,7 +9,7 @@
 //   meridian-bench p4 write INPUTDIR OUTDIR REPS          write 100k placemarks as .kml and .kmz
 //   meridian-bench p4 read FILE.kml REPS                  read a KML file and count its coordinates
 //   meridian-bench p4 read-stream FILE.kml REPS           the same, streaming placemarks (bounded memory)
-//   meridian-bench geo KIND INPUT.json DISTANCE_M REPS OUT.json [OPTIONS]   geodesic buffers at scale (issue 16)
+//   meridian-bench geo KIND INPUT.json DISTANCE_M REPS OUT.json [OPTIONS]   geodesic buffers at scale
 //   meridian-bench near KIND LEFT.xy RIGHT.xy DISTANCE REPS OUT.bin   near tables (planar, geodesic, nearest; Near.swift)
 //   meridian-bench p4 --available                         exit 0 (MeridianKML is built in)
 //   meridian-bench p5-write FILE.wkt REPS                 time writing the (multi)polygon of a WKT file as WKT and

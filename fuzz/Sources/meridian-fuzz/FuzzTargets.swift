@@ -1,5 +1,5 @@
-// Fuzz targets for every reader of outside data (issue 15), and for the paths hostile testing found defects on
-// (issue 25: the geodesic builder through the command line, KMZ icon packing, XML attributes). Built two ways from
+// Fuzz targets for every reader of outside data, and for the paths hostile testing found defects on
+// (the geodesic builder through the command line, KMZ icon packing, XML attributes). Built two ways from
 // this one file:
 //  - by scripts/fuzz.sh with `-sanitize=fuzzer,address -D FUZZING -parse-as-library`: libFuzzer supplies `main` and
 //    calls `LLVMFuzzerTestOneInput`; the target is chosen by MERIDIAN_FUZZ_TARGET;
