@@ -55,27 +55,39 @@ extension ViewerAPI {
         guard tapped.count + rows.count <= limits.maximumPoints else {
             throw .tooLarge("too many premises: \(tapped.count + rows.count) (limit \(limits.maximumPoints))")
         }
-        let sr = info.spatialReference
         var premises = try Self.checkedPremises(tapped, in: info)
         if let upload = body.premisesCSV {
             premises += try Self.projected(rows, of: upload, in: info)
         }
-        let pairs = try job.map { (job) throws(APIError) in try nearPairs(job, premises.map { Point($0, spatialReference: sr) }) } ?? []
+        let located = premises.map { Point($0, spatialReference: info.spatialReference) }
+        let pairs = try job.map { (job) throws(APIError) in try nearPairs(job, located) } ?? []
+        return Self.nearResponse(mode: mode, wkid: info.wkid, premises: premises, pairs: pairs)
+    }
 
+    /// `{"mode", "wkid", "unit": "mi", "premises": [{"x", "y"}], "pairs": [{"point", "premise", "distance", "rank"}],
+    /// "pointsInBreach": [i…], "premisesInReach": [j…]}`, numbers to 9 decimals (a nanomile, 1.6 µm; a nanofoot).
+    private static func nearResponse(mode: BufferMode, wkid: Int, premises: [Coordinate], pairs: [NearPair])
+        -> HTTPResponse
+    {
         var w = JSONWriter(decimals: 9, capacity: 64 * (premises.count + pairs.count) + 256)
-        w.raw("{\"mode\":\"\(mode.rawValue)\",\"wkid\":\(info.wkid),\"unit\":\"mi\",\"premises\":[")
+        w.raw("{\"mode\":\"\(mode.rawValue)\",\"wkid\":\(wkid),\"unit\":\"mi\",\"premises\":[")
         for (i, c) in premises.enumerated() {
-            w.raw(i == 0 ? "{\"x\":" : ",{\"x\":"); w.number(c.x)
-            w.raw(",\"y\":"); w.number(c.y); w.raw("}")
+            w.raw(i == 0 ? "{\"x\":" : ",{\"x\":")
+            w.number(c.x)
+            w.raw(",\"y\":")
+            w.number(c.y)
+            w.raw("}")
         }
         w.raw("],\"pairs\":[")
         for (i, p) in pairs.enumerated() {
             w.raw(i == 0 ? "{" : ",{")
-            w.raw("\"point\":\(p.leftIndex),\"premise\":\(p.rightIndex),\"distance\":"); w.number(p.distance)
+            w.raw("\"point\":\(p.leftIndex),\"premise\":\(p.rightIndex),\"distance\":")
+            w.number(p.distance)
             w.raw(",\"rank\":\(p.rank)}")
         }
-        w.raw("],\"pointsInBreach\":[\(Set(pairs.map(\.leftIndex)).sorted().map(String.init).joined(separator: ","))]")
-        w.raw(",\"premisesInReach\":[\(Set(pairs.map(\.rightIndex)).sorted().map(String.init).joined(separator: ","))]}")
+        let list = { (indices: [Int]) in Set(indices).sorted().map { String($0) }.joined(separator: ",") }
+        w.raw("],\"pointsInBreach\":[\(list(pairs.map { $0.leftIndex }))]")
+        w.raw(",\"premisesInReach\":[\(list(pairs.map { $0.rightIndex }))]}")
         return .json(data: w.data)
     }
 
@@ -87,7 +99,8 @@ extension ViewerAPI {
         enum Index { case planar(SpatialIndex), geodesic(GeodeticSpatialIndex) }
         let index: Index
         do throws(EngineError) {
-            index = job.mode == .planar ? .planar(try SpatialIndex(premises)) : .geodesic(try GeodeticSpatialIndex(premises))
+            index = job.mode == .planar ? .planar(try SpatialIndex(premises))
+                : .geodesic(try GeodeticSpatialIndex(premises))
         } catch {
             throw failure(error, doing: .proximity)
         }
@@ -120,11 +133,13 @@ extension ViewerAPI {
     }
 
     /// Tapped premises, checked: finite, and within the projection's horizon (the buffers' rule for their points).
-    private static func checkedPremises(_ premises: [XY], in info: SpatialReferenceInfo) throws(APIError) -> [Coordinate] {
+    private static func checkedPremises(_ premises: [XY], in info: SpatialReferenceInfo)
+        throws(APIError) -> [Coordinate]
+    {
         for (i, p) in premises.enumerated() where !(p.x.isFinite && p.y.isFinite) {
             throw .unprocessable("premise \(i) has a coordinate that is not a finite number")
         }
-        let coordinates = premises.map(\.coordinate)
+        let coordinates = premises.map { $0.coordinate }
         if let outside = try firstOutside(coordinates, in: info.spatialReference, of: info) {
             throw .unprocessable("premise \(outside.vertexIndex) \(outside.reasonPhrase(for: info.spatialReference))"
                                  + ": tap within the projection's horizon")
@@ -141,7 +156,7 @@ extension ViewerAPI {
         guard !rows.isEmpty else { throw .unprocessable("\(name) holds no premises: its rows are missing") }
         let sr = info.spatialReference
         let source = rows.first?.longitudeLatitude == true ? SpatialReference.wgs84 : sr
-        let coordinates = rows.map(\.coordinate)
+        let coordinates = rows.map { $0.coordinate }
         if let outside = try firstOutside(coordinates, in: source, of: info) {
             throw .unprocessable("\(name) line \(rows[outside.vertexIndex].line): the premise "
                                  + "\(outside.reasonPhrase(for: sr))")
@@ -193,14 +208,16 @@ extension ViewerAPI {
             var reader = CSVRecordReader(bytes)
             var premises: [CSVPremise] = []
             do throws(FormatError) {
-                guard try reader.next() else { return .failure(.unprocessable("\(name) is empty: it needs a header naming x,y or lon,lat columns")) }
+                guard try reader.next() else {
+                    return .failure(.unprocessable("\(name) is empty: it needs a header naming x,y or lon,lat columns"))
+                }
                 let header = try reader.strings()
                 let columns = try CSVCoordinateColumns(header: header)
                 while try reader.next() {
                     try reader.requireFieldCount(header.count)
                     guard let x = reader.number(columns.x), let y = reader.number(columns.y) else {
-                        return .failure(.unprocessable("\(name) line \(reader.recordLine): '\(try reader.string(columns.x))','"
-                            + "\(try reader.string(columns.y))' is not a finite coordinate pair"))
+                        let pair = "'\(try reader.string(columns.x))','\(try reader.string(columns.y))'"
+                        return .failure(.unprocessable("\(name) line \(reader.recordLine): \(pair) is not a finite coordinate pair"))
                     }
                     let c = Coordinate(x: x, y: y)
                     if columns.isLongitudeLatitude, let problem = ReadBack.longitudeLatitudeProblem(c) {
