@@ -30,7 +30,8 @@ extension ViewerAPI {
         var text: String
     }
 
-    /// The points searched at a time, between two checks of the work budget.
+    /// The most points searched at a time, between two checks of the work budget (fewer when there are so many
+    /// premises that a batch could find more pairs than an answer may hold).
     static let nearBatch = 64
 
     /// Answers `POST /api/near`: every pair of a point and a premise within the point's radius (the boundary
@@ -92,7 +93,8 @@ extension ViewerAPI {
     }
 
     /// The near table of a checked job: the points' batches searched against the premises indexed once, the work
-    /// budget checked between batches, the table refused once it would hold more than `maximumNearPairs` rows.
+    /// budget checked between batches, the table refused once it would hold more than `maximumNearPairs` rows (a
+    /// batch finds at most its points × the premises, so that is what it may hold while it is checked).
     private func nearPairs(_ job: BufferJob, _ premises: [Point]) throws(APIError) -> [NearPair] {
         guard !premises.isEmpty else { return [] }
         let radius: (Int) -> Double = { job.radiiMiles.count == 1 ? job.radiiMiles[0] : job.radiiMiles[$0] }
@@ -105,8 +107,9 @@ extension ViewerAPI {
             throw failure(error, doing: .proximity)
         }
         var table: [NearPair] = []
-        for start in stride(from: 0, to: job.points.count, by: Self.nearBatch) {
-            let end = min(start + Self.nearBatch, job.points.count)
+        let batchSize = max(1, min(Self.nearBatch, limits.maximumNearPairs / premises.count))
+        for start in stride(from: 0, to: job.points.count, by: batchSize) {
+            let end = min(start + batchSize, job.points.count)
             let batch = Array(job.points[start..<end])
             let radii = (start..<end).map(radius)
             let found: [NearPair]
