@@ -10,6 +10,8 @@
 //   MeridianKML                                 KML model, writer, reader, KMZ (libzip)
 //   MeridianFeatureData                         GeoPackage, Shapefile, FlatGeobuf, PostGIS tables through GDAL/OGR
 //   Meridian                                    umbrella: re-exports the four libraries above
+//   MeridianIO                                  feature I/O: input format detection, GeoJSON(S)/CSV/WKT readers, the
+//                                               GDAL tables as input, output formats and their writers
 //   MeridianViewer                              the local web viewer: HTTP server (libmicrohttpd), JSON API, page
 //   MeridianCLI                                 the `meridian` commands (`serve` starts the viewer)
 //   meridian, meridian-bench                    executables: thin shells over MeridianCLI / the benchmark cases
@@ -42,24 +44,25 @@ let package = Package(
         .target(name: "MeridianKML", dependencies: ["MeridianCore", "MeridianEngine", "CZip"]),
         .target(name: "MeridianFeatureData", dependencies: ["MeridianCore", "MeridianEngine", "CGDAL"]),
         .target(name: "Meridian", dependencies: ["MeridianCore", "MeridianEngine", "MeridianKML", "MeridianFeatureData"]),
+        .target(name: "MeridianIO", dependencies: ["Meridian"]),
         .target(
             name: "MeridianViewer",
-            dependencies: ["Meridian", "CMicroHTTPD"],
+            dependencies: ["Meridian", "MeridianIO", "CMicroHTTPD"],
             resources: [.copy("Site")]
         ),
-        .target(name: "MeridianCLI", dependencies: ["Meridian", "MeridianViewer"]),
+        .target(name: "MeridianCLI", dependencies: ["Meridian", "MeridianIO", "MeridianViewer"]),
         .executableTarget(name: "meridian", dependencies: ["MeridianCLI"]),
         .executableTarget(name: "meridian-bench", dependencies: ["Meridian"], path: "bench/Sources/meridian-bench"),
         // libFuzzer targets for every reader of outside data (scripts/fuzz.sh); a replay tool in the normal build.
         .executableTarget(name: "BufferAroundPoints", dependencies: ["Meridian"], path: "examples/BufferAroundPoints"),
         .executableTarget(name: "CreateAndSaveKML", dependencies: ["Meridian"], path: "examples/CreateAndSaveKML"),
-        .executableTarget(name: "meridian-fuzz", dependencies: ["Meridian", "MeridianCLI", "MeridianViewer"], path: "fuzz/Sources/meridian-fuzz"),
+        .executableTarget(name: "meridian-fuzz", dependencies: ["Meridian", "MeridianIO", "MeridianCLI", "MeridianViewer"], path: "fuzz/Sources/meridian-fuzz"),
 
         .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore"]),
         .testTarget(name: "MeridianEngineTests", dependencies: ["MeridianEngine", "CGEOS"]),  // CGEOS: WKB reference
         .testTarget(name: "MeridianKMLTests", dependencies: ["MeridianKML"]),
         .testTarget(name: "MeridianFeatureDataTests", dependencies: ["MeridianFeatureData"]),
-        .testTarget(name: "MeridianCLITests", dependencies: ["MeridianCLI", "Meridian"]),
+        .testTarget(name: "MeridianCLITests", dependencies: ["MeridianCLI", "MeridianIO", "Meridian"]),
         .testTarget(name: "MeridianViewerTests", dependencies: ["MeridianViewer"]),
     ]
 )

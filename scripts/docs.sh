@@ -48,7 +48,7 @@ if [ ! -x "$docc" ]; then
     exit 1
 fi
 
-modules=(MeridianCore MeridianEngine MeridianKML MeridianFeatureData MeridianViewer MeridianCLI Meridian)
+modules=(MeridianCore MeridianEngine MeridianKML MeridianFeatureData MeridianIO MeridianViewer MeridianCLI Meridian)
 work=.build/docs-work
 rm -rf "$work"
 mkdir -p "$work"

@@ -2,7 +2,7 @@
 # Fuzzes Meridian's readers of outside data with libFuzzer under AddressSanitizer (issue 15).
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]      (default: all, 10 s each)
 #        scripts/fuzz.sh --build-only                (only the build; then FUZZ_SKIP_BUILD=1 runs without it)
-#   TARGET: kml kmz geojson csv wkt viewer-json ogr geodesic-cli kmz-pack xml-attributes srs
+#   TARGET: kml kmz geojson csv wkt feature-input viewer-json ogr geodesic-cli kmz-pack xml-attributes srs
 #   (fuzz/Sources/meridian-fuzz/FuzzTargets.swift)
 # Builds in its own scratch path (.build/fuzz) so the normal build is not invalidated. The seed corpus comes from the
 # repository: Tests/Fixtures (KML, KMZ, GeoJSON, CSV files) and fuzz/seeds/TARGET; the growing corpus lives in
@@ -24,7 +24,7 @@
 # A failing run prints its input in base64 (inputs are at most 64 KiB), so a CI log is enough to reproduce it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(kml kmz geojson csv wkt viewer-json ogr geodesic-cli kmz-pack xml-attributes srs)
+targets=(kml kmz geojson csv wkt feature-input viewer-json ogr geodesic-cli kmz-pack xml-attributes srs)
 build_only=""
 [[ ${1:-} == --build-only ]] && { build_only=1; shift; }
 which=${1:-all}

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// Entry point of the `meridian` command line.
 public enum MeridianCommandLine {

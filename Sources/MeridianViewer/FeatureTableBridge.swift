@@ -84,8 +84,8 @@ enum FeatureTableBridge {
         return placemarks
     }
 
-    /// The placemark and vertex counts against the viewer's limits.
-    private struct Counter {
+    /// The placemark and vertex counts against the viewer's limits (of every feature file the page opens).
+    struct Counter {
         let limits: ViewerLimits
         var placemarks = 0, vertices = 0
 

@@ -86,32 +86,43 @@ public enum HTTPServerError: Error, Sendable, CustomStringConvertible, Equatable
 
 /// A small HTTP/1.1 server on GNU libmicrohttpd.
 ///
-/// The daemon runs its own threads (one per connection, `MHD_USE_THREAD_PER_CONNECTION` with an internal polling
+/// The server accepts connections itself: a front door (`FrontDoor`, one thread) listens, waits for each request's
+/// head without consuming it (`MSG_PEEK`), checks it (`RequestHead`) and hands the connection to libmicrohttpd, which
+/// has no listening socket of its own (`MHD_add_connection`), only when libmicrohttpd will parse the head as the
+/// server does; a refused head is answered by the front door. libmicrohttpd 0.9.75 would answer some heads itself
+/// (and a malformed `Content-Length` with its status line and headers twice), without the security headers.
+/// A connection carries one request (every response says `Connection: close`): a second request on it, kept alive or
+/// pipelined behind the first, would reach libmicrohttpd without passing the front door.
+///
+/// libmicrohttpd runs its own threads (one per connection, `MHD_USE_THREAD_PER_CONNECTION` with an internal polling
 /// thread), so `handler` is called concurrently and must be thread-safe.
 ///
 /// Every response, the server's own refusals included, carries `SecurityHeaders` (a content security policy,
 /// `nosniff`, no framing), added as it is sent.
 ///
 /// Bounds, each enforced as soon as it is crossed:
-/// - the request target: a raw or percent-encoded control character (NUL, CR, LF, … DEL) is answered 400;
-/// - the head: a `Host`, `Origin`, `Content-Type`, `Content-Length` or `Transfer-Encoding` header given twice is
-///   answered 400 (RFC 7230 §5.4 for `Host`), before admission sees the request;
+/// - the head, at the front door (`RequestHead`): a malformed request line or header line, a control character in
+///   the request target (raw or percent-encoded), a `Host`, `Origin`, `Content-Type`, `Content-Length` or
+///   `Transfer-Encoding` header given twice, a `Content-Length` that is not digits only, a `Transfer-Encoding` other
+///   than `chunked` or beside a `Content-Length` are answered 400 (501 for an unknown coding, 505 for HTTP/2 and
+///   later); a head over 16 KiB or 100 fields 431; a declared `Content-Length` above `maximumBodySize` 413 — all
+///   before admission sees the request and before any body byte is read;
 /// - `admission` sees the method, path and headers before any body byte is read and may answer instead (the viewer
 ///   refuses foreign `Host`s, foreign `Origin`s and wrong `Content-Type`s there);
-/// - the body: a declared `Content-Length` above `maximumBodySize` is answered 413 before the body is read, a larger
-///   chunked body is drained and then answered 413;
+/// - the body: a chunked body larger than `maximumBodySize` is drained and then answered 413;
 /// - time: a request's line, headers and body must all arrive within `requestDeadline` seconds of the connection
-///   opening (or of the previous response on a kept-alive connection), however slowly the bytes trickle in; a
-///   connection still receiving after that is shut down. Connections idle for `idleTimeout` are closed;
-/// - connections: at most `connectionLimit` not shut down; when all but `reservedSlots` are taken, the connection
-///   that has been receiving its request the longest (at least 0.25 s) is shut down, and when all are taken the
-///   longest-receiving one is shut down whatever its age, so a new client always finds a slot unless every
-///   connection is being answered — also right after a burst of idle connections. libmicrohttpd itself admits
-///   `closingHeadroom` more, for connections shut down whose threads have not closed them yet, so that it does not
-///   reset a new connection while those finish.
+///   opening, however slowly the bytes trickle in: a connection whose head is still incomplete then is closed by
+///   the front door, and one still receiving its body is shut down. Connections idle for `idleTimeout` are closed;
+/// - connections: at most `connectionLimit` wait at the front door for their heads (a new one closes the
+///   longest-waiting one when all are taken), and at most `connectionLimit` handed to libmicrohttpd are not shut
+///   down; when all but `reservedSlots` of those are taken, the connection that has been receiving its request the
+///   longest (at least 0.25 s) is shut down, and when all are taken the longest-receiving one is shut down whatever
+///   its age, so a new client always finds a slot unless every connection is being answered. libmicrohttpd itself
+///   admits `closingHeadroom` more, for connections shut down whose threads have not closed them yet.
 ///
 /// The C callbacks reach this object through an `Unmanaged` pointer passed as libmicrohttpd's closure argument; the
-/// object stays alive while the daemon runs because `stop()` (also called by `deinit`) stops the daemon first.
+/// object stays alive while the daemon runs because `stop()` (also called by `deinit`) stops the front door and then
+/// the daemon first.
 public final class HTTPServer: @unchecked Sendable {
     /// A request handler; called on libmicrohttpd's threads.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
@@ -121,7 +132,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The largest accepted request body, in bytes.
     public let maximumBodySize: Int
-    /// The most simultaneous connections; more are refused by libmicrohttpd.
+    /// The most connections waiting at the front door for their heads, and the most being read or answered.
     public let connectionLimit: Int
     /// Seconds after which an idle connection is closed.
     public let idleTimeout: Int
@@ -139,6 +150,7 @@ public final class HTTPServer: @unchecked Sendable {
     private var daemon: OpaquePointer?  // guarded by lock
     private var boundPort: Int = 0  // guarded by lock
     private var watchdog: DispatchSourceTimer?  // guarded by lock
+    private var frontDoor: FrontDoor?  // guarded by lock
 
     /// Creates a stopped server.
     /// - Parameters:
@@ -189,60 +201,85 @@ public final class HTTPServer: @unchecked Sendable {
         defer { lock.unlock() }
         guard daemon == nil else { return boundPort }
         let address = host == "localhost" ? "127.0.0.1" : host
-        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_THREAD_PER_CONNECTION.rawValue)
-            | UInt32(MHD_USE_POLL.rawValue)
-        let closure = Unmanaged.passUnretained(self).toOpaque()
-        let started: OpaquePointer?
         var v4 = sockaddr_in()
         var v6 = sockaddr_in6()
-        let limit = UInt32(connectionLimit + Self.closingHeadroom), timeout = UInt32(idleTimeout)
+        let listener: Int32
+        errno = 0
         if inet_pton(AF_INET, address, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = in_port_t(UInt16(port).bigEndian)
-            started = withUnsafePointer(to: &v4) {
+            listener = withUnsafePointer(to: &v4) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    meridian_mhd_start(flags, $0, accessHandler, closure, uriHandler, completedHandler,
-                                       connectionHandler, limit, timeout)
+                    meridian_listen($0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
         } else if inet_pton(AF_INET6, address, &v6.sin6_addr) == 1 {
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = in_port_t(UInt16(port).bigEndian)
-            flags |= UInt32(MHD_USE_IPv6.rawValue)
-            started = withUnsafePointer(to: &v6) {
+            listener = withUnsafePointer(to: &v6) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    meridian_mhd_start(flags, $0, accessHandler, closure, uriHandler, completedHandler,
-                                       connectionHandler, limit, timeout)
+                    meridian_listen($0, socklen_t(MemoryLayout<sockaddr_in6>.size))
                 }
             }
         } else {
             throw .invalidHost(host)
         }
-        guard let started else {
-            let reason = errno == 0 ? "libmicrohttpd could not start" : String(cString: strerror(errno))
-            throw .startFailed(host: host, port: port, reason: reason)
+        func failure(_ fallback: String) -> HTTPServerError {
+            .startFailed(host: host, port: port, reason: errno == 0 ? fallback : String(cString: strerror(errno)))
         }
+        guard listener >= 0 else { throw failure("the socket could not be opened") }
+        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_THREAD_PER_CONNECTION.rawValue)
+            | UInt32(MHD_USE_POLL.rawValue)
+        let closure = Unmanaged.passUnretained(self).toOpaque()
+        // The pool holds the head libmicrohttpd parses: room for the largest head the front door lets through.
+        guard let started = meridian_mhd_start(flags, accessHandler, closure, completedHandler, connectionHandler,
+                                               UInt32(connectionLimit + Self.closingHeadroom), UInt32(idleTimeout),
+                                               4 * RequestHead.maximumSize)
+        else {
+            let error = failure("libmicrohttpd could not start")
+            close(listener)
+            throw error
+        }
+        let tracker = connections
+        let door = FrontDoor(listener: listener, maximumBodySize: maximumBodySize,
+                             deadlineNanoseconds: UInt64(requestDeadline * 1e9), capacity: connectionLimit) {
+            fd, address, length, acceptedAt in
+            // libmicrohttpd reports the connection started from within MHD_add_connection, on this thread.
+            tracker.expect(fd: fd, since: acceptedAt)
+            if MHD_add_connection(started, fd, address, length) != MHD_Result.YES { tracker.forget(fd: fd) }
+        }
+        guard let door else {
+            let error = failure("the front door could not be opened")
+            MHD_stop_daemon(started)
+            close(listener)
+            throw error
+        }
+        door.start()
+        frontDoor = door
         daemon = started
-        boundPort = Int(meridian_mhd_bound_port(started))
+        boundPort = Int(meridian_bound_port(listener))
         // Shuts down connections that are still receiving their request after the deadline, 4 times a second.
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "meridian.http.watchdog"))
         timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
-        let tracker = connections
         timer.setEventHandler { tracker.shutDownExpired() }
         timer.resume()
         watchdog = timer
         return boundPort
     }
 
-    /// Stops listening, closes every connection and waits for libmicrohttpd's threads to finish. Idempotent.
+    /// Stops listening, closes every connection and waits for the front door's and libmicrohttpd's threads to finish.
+    /// Idempotent.
     public func stop() {
-        let (running, timer): (OpaquePointer?, DispatchSourceTimer?) = lock.withLock {
-            let d = daemon, t = watchdog
+        let (running, timer, door): (OpaquePointer?, DispatchSourceTimer?, FrontDoor?) = lock.withLock {
+            let d = daemon, t = watchdog, f = frontDoor
             daemon = nil
             watchdog = nil
-            return (d, t)
+            frontDoor = nil
+            return (d, t, f)
         }
         timer?.cancel()
+        // The door first: it hands connections to the daemon until its thread has stopped.
+        door?.stop()
         if let running { MHD_stop_daemon(running) }
     }
 
@@ -269,6 +306,7 @@ final class ConnectionTracker: @unchecked Sendable {
 
     private let lock = NSLock()
     private var entries: [OpaquePointer: Entry] = [:]  // guarded by lock
+    private var expected: [Int32: UInt64] = [:]  // guarded by lock: accept times of connections being handed over
     private let evictionThreshold: Int
     /// Live connections at which the oldest receiving one is shut down whatever its age.
     private let limit: Int
@@ -287,9 +325,20 @@ final class ConnectionTracker: @unchecked Sendable {
     /// The number of open connections.
     var count: Int { lock.withLock { entries.count } }
 
+    /// The connection on `fd` is about to be handed to libmicrohttpd: its request deadline runs from `since` (when it
+    /// was accepted), not from when libmicrohttpd reports it started.
+    func expect(fd: Int32, since: UInt64) { lock.withLock { expected[fd] = since } }
+
+    /// The connection on `fd` was not taken by libmicrohttpd (which closed it).
+    func forget(fd: Int32) { lock.withLock { _ = expected.removeValue(forKey: fd) } }
+
     func started(_ connection: OpaquePointer, fd: Int32) {
         // The clock is read under the lock: another thread's `answered` may not store a later `since` in between.
-        lock.withLock { started(connection, fd: fd, now: DispatchTime.now().uptimeNanoseconds) }
+        lock.withLock {
+            let now = DispatchTime.now().uptimeNanoseconds
+            started(connection, fd: fd, now: now)
+            if let since = expected.removeValue(forKey: fd) { entries[connection]?.since = min(since, now) }
+        }
     }
 
     /// `started` at the given time (uptime nanoseconds). Caller holds `lock`; tests call it directly.
@@ -377,14 +426,11 @@ final class ClientProbe: @unchecked Sendable {
 
 // MARK: - libmicrohttpd callbacks
 
-/// What the server keeps for one request between libmicrohttpd's calls: the raw target and the body so far.
+/// What the server keeps for one request between libmicrohttpd's calls: the body so far.
 private final class PendingRequest {
-    let rawTarget: [UInt8]
     var headRead = false
     var body = Data()
     var tooLarge = false
-
-    init(rawTarget: [UInt8]) { self.rawTarget = rawTarget }
 }
 
 /// Whether a raw request target holds a control character, literally or percent-encoded (%00–%1F, %7F).
@@ -404,19 +450,12 @@ func targetHasControlCharacter(_ raw: [UInt8]) -> Bool {
     return false
 }
 
-/// Called once per request with its raw target, before the headers are parsed: creates the request's state.
-private let uriHandler: meridian_mhd_uri_callback = { _, uri, _ in
-    let raw = uri.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self),
-                                                  count: strlen($0))) } ?? []
-    return Unmanaged.passRetained(PendingRequest(rawTarget: raw)).toOpaque()
-}
-
 /// The access handler: called first with the headers, then once per body chunk, then once with no data.
 private let accessHandler: MHD_AccessHandlerCallback = { closure, connection, url, method, _, uploadData, uploadSize,
     state in
     guard let closure, let connection, let state, let uploadSize else { return MHD_Result.NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(closure).takeUnretainedValue()
-    if state.pointee == nil { state.pointee = Unmanaged.passRetained(PendingRequest(rawTarget: [])).toOpaque() }
+    if state.pointee == nil { state.pointee = Unmanaged.passRetained(PendingRequest()).toOpaque() }
     guard let pointer = state.pointee else { return MHD_Result.NO }
     let pending = Unmanaged<PendingRequest>.fromOpaque(pointer).takeUnretainedValue()
     let path = url.map { String(cString: $0) } ?? "/"
@@ -424,21 +463,11 @@ private let accessHandler: MHD_AccessHandlerCallback = { closure, connection, ur
         send(connection, SecurityHeaders.applied(to: response, path: path))
     }
     if !pending.headRead {
-        // First call: the head only. Refuse before reading any of the body.
+        // First call: the head only (its syntax and framing already checked by the front door, `RequestHead`).
+        // Refuse before reading any of the body.
         pending.headRead = true
-        if targetHasControlCharacter(pending.rawTarget) {
-            return queue(connection, .jsonError(400, "the request path contains a control character"))
-        }
-        if let name = repeatedHeader(connection, among: singleHeaders) {
-            return queue(connection, .jsonError(400, "the request has more than one \(name) header"))
-        }
         if let admission = server.admission, let refusal = admission(makeRequest(connection, url, method, body: Data(), probe: nil)) {
             return queue(connection, refusal)
-        }
-        if let length = lookup(connection, .HEADER_KIND, "Content-Length"), let n = Int(length),
-            n > server.maximumBodySize
-        {
-            return queue(connection, tooLargeResponse(server.maximumBodySize))
         }
         return MHD_Result.YES
     }
@@ -501,11 +530,7 @@ private func makeRequest(_ connection: OpaquePointer, _ url: UnsafePointer<CChar
 }
 
 private func tooLargeResponse(_ limit: Int) -> HTTPResponse {
-    .jsonError(413, "request body too large (limit \(limit) bytes)")
-}
-
-private func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {
-    MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
+    .jsonError(413, RequestHead.bodyTooLargeMessage(limit: limit))
 }
 
 /// Collects every value of one kind (headers or query arguments) into a dictionary.
@@ -528,33 +553,10 @@ private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercas
     return box.values
 }
 
-/// Headers a request may carry once: two `Host`s must be answered 400 (RFC 7230 §5.4), and two of the others
-/// could be read differently by the admission checks and by what answers the request.
-let singleHeaders: Set<String> = ["host", "origin", "content-type", "content-length", "transfer-encoding"]
-
-/// The first of `names` (lower case) that the request's headers hold more than once, compared case-insensitively.
-private func repeatedHeader(_ connection: OpaquePointer, among names: Set<String>) -> String? {
-    final class Box {
-        var seen: Set<String> = []
-        var repeated: String?
-        let names: Set<String>
-        init(names: Set<String>) { self.names = names }
-    }
-    let box = Box(names: names)
-    withExtendedLifetime(box) {
-        _ = MHD_get_connection_values(connection, .HEADER_KIND, { closure, _, key, _ in
-            guard let closure, let key else { return MHD_Result.YES }
-            let box = Unmanaged<Box>.fromOpaque(closure).takeUnretainedValue()
-            let name = String(cString: key).lowercased()
-            guard box.names.contains(name) else { return MHD_Result.YES }
-            if !box.seen.insert(name).inserted, box.repeated == nil { box.repeated = name }
-            return MHD_Result.YES
-        }, Unmanaged.passUnretained(box).toOpaque())
-    }
-    return box.repeated.map { $0 == "host" ? "Host" : $0.split(separator: "-").map { $0.capitalized }.joined(separator: "-") }
-}
-
-/// Sends a response on a connection (the access handler's `queue` adds `SecurityHeaders` to every one first).
+/// Sends a response on a connection (the access handler's `queue` adds `SecurityHeaders` to every one first), with
+/// `Connection: close`: a connection carries one request, so that libmicrohttpd never parses a head the front door
+/// has not checked (a further request on a kept-alive connection, or pipelined behind the first, would reach it
+/// unchecked).
 private func send(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
     let made: OpaquePointer? = response.body.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
@@ -562,6 +564,9 @@ private func send(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_
     }
     guard let made else { return MHD_Result.NO }
     defer { MHD_destroy_response(made) }
-    for (name, value) in response.headers { _ = MHD_add_response_header(made, name, value) }
+    for (name, value) in response.headers where name.caseInsensitiveCompare("Connection") != .orderedSame {
+        _ = MHD_add_response_header(made, name, value)
+    }
+    _ = MHD_add_response_header(made, "Connection", "close")
     return MHD_queue_response(connection, UInt32(clamping: response.status), made)
 }

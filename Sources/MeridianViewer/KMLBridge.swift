@@ -489,6 +489,8 @@ enum KMLBridge {
     {
         // A GeoPackage, zipped shapefile or FlatGeobuf opens as placemarks (and is saved back as KMZ like any KML).
         if let table = try FeatureTableBridge.dataset(data, limits: limits) { return table }
+        // So does GeoJSON, or a CSV of points, through the readers of the command line.
+        if let features = try FeatureTextBridge.dataset(data, limits: limits, failure: failure) { return features }
         let archiveLimits = KMZLimits(
             maximumKMLBytes: UInt64(max(1, limits.maximumKMLBytes)),
             maximumResourceBytes: UInt64(max(1, limits.maximumKMZResourceBytes)),

@@ -1,5 +1,6 @@
 import Foundation
 import MeridianCLI
+@testable import MeridianIO
 
 /// What a command run produced.
 struct CommandResult {

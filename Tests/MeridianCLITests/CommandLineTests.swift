@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import MeridianCLI
+@testable import MeridianIO
 import Meridian
 
 /// The CLI's contract: exit codes, one-line errors, help, versions.

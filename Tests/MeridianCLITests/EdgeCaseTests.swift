@@ -1,5 +1,6 @@
 import Foundation
 import MeridianCLI
+@testable import MeridianIO
 import Testing
 
 /// Issue 15's numbered defects at the CLI's edges: every one is a clear failure (exit 1 or 2, one line naming the

@@ -3,6 +3,7 @@ import Meridian
 import Testing
 
 @testable import MeridianCLI
+@testable import MeridianIO
 
 /// The commands on GeoPackage, Shapefile and FlatGeobuf inputs and outputs (GDAL/OGR): layers chosen with `--layer`
 /// (before `-o` the input's, after it the output's), the source's spatial reference and attributes, the refusals.

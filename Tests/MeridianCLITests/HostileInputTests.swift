@@ -22,7 +22,7 @@ import Testing
 
     @Test func noCommandIsOneLine() {
         let r = runCommand([])
-        Self.expectOneLine(r, status: 2, "meridian: missing command: buffer, project, srs, measure, op, kml")
+        Self.expectOneLine(r, status: 2, "meridian: missing command: buffer, project, srs, measure, op, near, kml")
     }
 
     @Test func aDirectoryAsInputSaysSo() throws {

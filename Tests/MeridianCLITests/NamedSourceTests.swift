@@ -3,6 +3,7 @@ import Testing
 import Meridian
 
 @testable import MeridianCLI
+@testable import MeridianIO
 
 /// What a user names is what is read, and what a message shows of it is safe: a PostGIS password never, a GDAL
 /// connection prefix never a second file, an echoed input bounded, an encoding by its right name.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import MeridianCLI
+@testable import MeridianIO
 import Meridian
 
 /// A command declared only for these tests: a flag-selected mode, an option group, options of every value kind.
@@ -199,6 +200,52 @@ struct SampleCommand: Command {
         let stdout = try OutputFile("-", use: .buffer, standardOutput: .geoJSON)
         #expect(stdout.path == nil && stdout.format == .geoJSON)
         #expect(try OutputFile(nil, use: .operation, standardOutput: .wkt).format == .wkt)
+    }
+
+    /// What the commands ask a format instead of comparing it with one: where its coordinates are, whether it keeps
+    /// the input's CSV columns, whether its layer must be named, whether it is KML.
+    @Test func capabilitiesSayWhatEachFormatDoes() {
+        let working = OutputFormat.allCases.filter { $0.writesInWorkingSpatialReference }
+        #expect(working == [.wkt, .csv, .text, .svg, .geoPackage, .shapefile, .flatGeobuf, .postGIS])
+        #expect(OutputFormat.allCases.filter { $0.keepsInputColumns } == [.csv])
+        #expect(OutputFormat.allCases.filter { $0.needsLayerName } == [.postGIS])
+        #expect(OutputFormat.allCases.filter { $0.isKML } == [.kml, .kmz])
+    }
+
+    /// `FeatureStreamWriter` over features as they are (`op`, `project`): WKT in the features' own spatial
+    /// reference, GeoJSON and its text sequence projected to WGS84 with the properties, a feature without a geometry
+    /// a null geometry in GeoJSON and nothing in WKT; CSV, which needs the input's rows, is refused.
+    @Test func theStreamWriterWritesFeaturesAsTheFormatSays() throws {
+        let mercator = try SpatialReference(wkid: 3857)
+        let features = [
+            Feature(geometry: .point(Point(x: 111_319.490_793_273_57, y: 0, spatialReference: mercator)),
+                    properties: ["name": .string("a")]),
+            Feature(geometry: nil, properties: ["n": .number(2)]),
+        ]
+        func written(_ format: OutputFormat) throws(CommandError) -> String {
+            var out = ByteBuffer()
+            try FeatureStreamWriter.write(features, as: format, to: &out)
+            return out.string
+        }
+        #expect(try written(.wkt) == "POINT (111319.49079327357 0)\n")
+        let geoJSON = try written(.geoJSON), sequence = try written(.geoJSONSequence)
+        // 111,319.49 m east of Web Mercator's origin: 1°E on the equator (PROJ's latitude there is within 1e-12).
+        func isOneDegreeEast(_ g: Geometry?) -> Bool {
+            guard let p = g?.point else { return false }
+            return abs(p.x - 1) < 1e-12 && abs(p.y) < 1e-12
+        }
+        #expect(geoJSON.hasPrefix(#"{"features":[{"geometry":{"coordinates":["#))
+        #expect(geoJSON.hasSuffix(#"{"geometry":null,"properties":{"n":2},"type":"Feature"}],"type":"FeatureCollection"}"# + "\n"))
+        let collection = try GeoJSON.decodeFeatures(Data(geoJSON.utf8))
+        #expect(collection.count == 2 && isOneDegreeEast(collection[0].geometry) && collection[1].geometry == nil)
+        #expect(collection.map { $0.properties } == features.map { $0.properties })
+        let records = sequence.split(separator: "\u{1E}", omittingEmptySubsequences: false)
+        #expect(records.count == 3 && records[0].isEmpty && records.dropFirst().allSatisfy { $0.hasSuffix("}\n") })
+        let decoded = try records.dropFirst().flatMap { try GeoJSON.decodeFeatures(Data($0.utf8)) }
+        #expect(decoded.count == 2 && isOneDegreeEast(decoded[0].geometry) && decoded[1].geometry == nil)
+        #expect(decoded.map { $0.properties } == features.map { $0.properties })
+        #expect(throws: CommandError.self) { try written(.csv) }
+        do { _ = try written(.csv) } catch { #expect(error.description == "CSV is not written a feature at a time") }
     }
 
     @Test func everyCommandRefusesSuchANameAndWritesNothing() throws {

@@ -3,6 +3,7 @@ import Meridian
 import Testing
 
 @testable import MeridianCLI
+@testable import MeridianIO
 
 /// CSV points read on several threads (`CSVFeatureReader.readInParallel`, issue 29): for 1, 2, 3 and 5 threads the
 /// same points, values, lines and table rows, and for bad records the same message, as one thread reading record by

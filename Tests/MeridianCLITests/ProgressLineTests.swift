@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import MeridianCLI
+@testable import MeridianIO
 
 /// The progress line's text and its drawing: nothing before the delay, frames redrawn in place, erased at the end.
 @Suite struct ProgressLineTests {

@@ -3,6 +3,7 @@ import Meridian
 import Testing
 
 @testable import MeridianCLI
+@testable import MeridianIO
 
 /// `meridian project` CSV → CSV formats its rows in chunks of `ProjectedCSV.rowsPerChunk` on `--threads N` threads
 /// (issue 29's scaling): every row written once, in order, with its own other fields (a quoted one with a comma, a

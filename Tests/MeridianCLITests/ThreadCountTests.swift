@@ -3,6 +3,7 @@ import Meridian
 import Testing
 
 @testable import MeridianCLI
+@testable import MeridianIO
 
 /// `--threads N` (issue 29): the commands that work on many features write the same bytes for N = 1, 2 and 3 — the
 /// union of point buffers (its clusters in N runs), per-feature buffers (runs of features, projected to WGS84 on N

@@ -3,6 +3,7 @@ import Meridian
 import Testing
 
 @testable import MeridianCLI
+@testable import MeridianIO
 
 /// `meridian buffer --union` on many points unions and writes a batch of clusters at a time, the next batch's union
 /// overlapping this one's projection and writing, and each batch's text made by two threads a chunk of parts each

@@ -143,6 +143,28 @@ import Darwin
         }
     }
 
+    /// A malformed `Content-Length` is answered once, by the server, with the security headers: libmicrohttpd 0.9.75
+    /// answered it itself, with its status line and headers twice and no security headers. The server then still
+    /// serves; a sound request's answer closes its connection (one request per connection).
+    @Test func aMalformedContentLengthIsAnsweredOnceByTheServer() throws {
+        let server = HTTPServer(maximumBodySize: 1000) { _ in HTTPResponse(status: 200, body: Data("ok".utf8)) }
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        for (length, status, message) in [("12abc", 400, "the request's Content-Length '12abc' is not a number of bytes"),
+                                          ("-1", 400, "the request's Content-Length '-1' is not a number of bytes"),
+                                          ("99999999999999999999999", 413, "request body too large (limit 1000 bytes)")] {
+            let answer = try Self.exchange(port: port, Array("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: \(length)\r\n\r\n{}".utf8))
+            let parts = answer.components(separatedBy: "\r\n\r\n")
+            let lines = parts[0].components(separatedBy: "\r\n")
+            #expect(parts.count == 2 && lines[0] == "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))", "\(answer)")
+            #expect(Set(lines.map { $0.prefix { $0 != ":" }.lowercased() }).count == lines.count, "a header twice: \(answer)")
+            #expect(lines.contains("X-Content-Type-Options: nosniff") && lines.contains("Connection: close"), "\(answer)")
+            #expect(parts.last == #"{"error":"\#(message)"}"#)
+        }
+        let fine = try Self.exchange(port: port, Array("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}".utf8))
+        #expect(fine.hasPrefix("HTTP/1.1 200") && fine.contains("\r\nConnection: close\r\n") && fine.hasSuffix("\r\n\r\nok"))
+    }
+
     @Test func reportsABusyPortAndABadHost() throws {
         let first = HTTPServer { _ in HTTPResponse(status: 200) }
         let port = try first.start(port: 0)

@@ -14,8 +14,8 @@ from viewer_support import ROOT
 
 TABLE = ROOT / "Sources" / "Meridian" / "Meridian.docc" / "ArcGISNameMapping.md"
 GRAPHS = ROOT / ".build" / "docs-work" / "graphs"
-MODULES = {"Meridian", "MeridianCore", "MeridianEngine", "MeridianKML", "MeridianFeatureData", "MeridianViewer",
-           "MeridianCLI"}
+MODULES = {"Meridian", "MeridianCore", "MeridianEngine", "MeridianKML", "MeridianFeatureData", "MeridianIO",
+           "MeridianViewer", "MeridianCLI"}
 
 
 def rows():

@@ -203,3 +203,40 @@ def test_sigint_stops_cleanly_and_port_is_reusable(meridian):
     bad = subprocess.run([meridian, "serve", "--port", "99999"], capture_output=True, text=True, timeout=20)
     assert bad.returncode == 2
     assert port > 0
+
+
+def test_the_kml_page_opens_geojson_and_csv_through_the_command_lines_readers(viewer, meridian, fixtures, tmp_path):
+    import csv
+    import io
+    import subprocess
+
+    # The GeoNames cities (GeoJSON, as carried in the fixtures) and the same cities as a CSV of lon,lat points:
+    # each opens as one placemark per city, named, where pyproj puts it in Web Mercator (the page's 2 decimals).
+    source = fixtures / "basemap" / "cities" / "geonames_us_cities_pop250000.geojson"
+    cities = json.loads(source.read_text())["features"]
+    table = io.StringIO()
+    rows = csv.writer(table, lineterminator="\n")
+    rows.writerow(["name", "lon", "lat", "population"])
+    for f in cities:
+        rows.writerow([f["properties"]["name"], *f["geometry"]["coordinates"], f["properties"]["population"]])
+    to3857 = Transformer.from_crs("EPSG:4326", "EPSG:3857", always_xy=True)
+    for body, name in ((source.read_bytes(), "GeoJSON"), (table.getvalue().encode(), "CSV")):
+        status, _, answer = viewer.request("POST", "/api/kml/open", body, "application/octet-stream")
+        assert status == 200, answer[:300]
+        opened = json.loads(answer)
+        assert opened["name"] == name and opened["skipped"] == 0
+        assert [p["name"] for p in opened["placemarks"]] == [f["properties"]["name"] for f in cities]
+        for p, f in zip(opened["placemarks"], cities):
+            x, y = to3857.transform(*f["geometry"]["coordinates"])
+            (g,) = p["geometries"]
+            assert p["edit"] == "point" and abs(g["x"] - x) <= 0.01 and abs(g["y"] - y) <= 0.01, (p, f)
+
+    # A bad row is refused with the message the command line gives for the same file, the file named as "the file".
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,lon,lat\na,10,20\nb,10,95\n")
+    status, _, answer = viewer.request("POST", "/api/kml/open", bad.read_bytes(), "application/octet-stream")
+    cli = subprocess.run([meridian, "op", "convex-hull", str(bad)], capture_output=True, text=True, timeout=60)
+    prefix = f"meridian op: {bad}: "
+    assert cli.returncode == 1 and cli.stderr.startswith(prefix + "feature 1 (line 3): latitude 95"), cli.stderr
+    assert status == 422
+    assert json.loads(answer)["error"] == "the file: " + cli.stderr.strip().removeprefix(prefix)

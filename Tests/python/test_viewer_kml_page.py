@@ -45,6 +45,31 @@ def test_opened_styles_are_the_files(browser, viewer, tmp_path):
     shot(d, "page2-opened-styles")
 
 
+
+def test_a_geojson_and_a_csv_file_open_as_placemarks(browser, viewer, fixtures, tmp_path):
+    # The Open button reads what the command line reads: the GeoNames cities as GeoJSON, two points as CSV, and a
+    # CSV with a bad latitude refused with the reader's message naming its feature and line.
+    d = browser
+    points = tmp_path / "points.csv"
+    points.write_text("name,lon,lat\nDallas,-96.797,32.7767\nFort Worth,-97.3308,32.7555\n")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("lon,lat\n10,20\n10,95\n")
+    d.get(viewer.url + "kml.html")
+    wait(d, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    for path, count in ((fixtures / "basemap" / "cities" / "geonames_us_cities_pop250000.geojson", 94), (points, 2)):
+        d.execute_script("delete document.body.dataset.opened")
+        d.find_element(By.ID, "open").send_keys(str(path))
+        wait(d, lambda d: d.execute_script("return document.body.dataset.opened") not in (None, ""), 30, "opened")
+        assert d.execute_script("return document.body.dataset.opened") == str(count)
+        text = d.find_element(By.ID, "status").text
+        assert text.startswith(f"Opened {path.name}: {count} placemarks; tap one to edit it."), text
+        assert len(d.find_elements(By.CSS_SELECTOR, "g.placemark-point")) == count
+    shot(d, "page2-opened-csv")
+    d.find_element(By.ID, "open").send_keys(str(bad))
+    wait(d, lambda d: "Could not open" in d.find_element(By.ID, "status").text, 30, "refused")
+    assert d.find_element(By.ID, "status").text == (
+        "Could not open bad.csv: the file: feature 1 (line 3): latitude 95.0 is outside -90…90")
+
 def test_favicon_is_served_and_linked(browser, viewer):
     for page in ["", "buffers.html", "kml.html"]:
         status, _, html = viewer.request("GET", "/" + page)

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `meridian measure`: length, area and perimeter of every feature, planar or geodesic.
 public struct MeasureCommand: Command {

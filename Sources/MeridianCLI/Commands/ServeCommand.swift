@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MeridianIO
 import MeridianViewer
 
 #if canImport(Glibc)

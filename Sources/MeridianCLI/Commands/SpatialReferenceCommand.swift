@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `meridian srs SRS [--json]`: describes a spatial reference as PROJ's database knows it.
 public struct SpatialReferenceCommand: Command {

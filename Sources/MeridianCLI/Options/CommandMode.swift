@@ -1,3 +1,5 @@
+import MeridianIO
+
 /// The modes of a command that does different jobs: `buffer` (planar, or geodesic with `--geodesic`), `project`
 /// (projecting, or `--list-transformations`), `op` (one mode per operation) and `kml` (create, info, convert).
 /// A command declares its mode with `@Mode`; each option declares the modes it applies to (`Modes`), and the parser

@@ -1,3 +1,5 @@
+import MeridianIO
+
 /// Reads a command's arguments into its declarations (`Declaration`), in the steps swift-argument-parser takes:
 /// the words are sorted into named options and positionals; the mode is read; every option given is checked against
 /// the modes it applies to; the values are converted (`ValueKind`); missing required ones are refused. The option

@@ -1,3 +1,5 @@
+import MeridianIO
+
 /// One declared option, flag, positional argument or mode selector of a command: everything that parsing, the
 /// combination checks, `--help` and the reference page need to know about it. The property wrappers (`@Option`,
 /// `@Flag`, `@Argument`, `@Mode`) make one each; `Declaration.all(in:)` finds them on a command by reflection, in

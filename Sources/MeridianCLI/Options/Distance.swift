@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// A distance as typed on the command line: a number with an optional unit suffix (`2km`, `1.5 mi`, `300`).
 struct Distance: Equatable {

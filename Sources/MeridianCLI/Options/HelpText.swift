@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// Everything a reader sees of the commands' declarations: `meridian COMMAND --help`, the `meridian --help`
 /// overview and the Markdown reference page the documentation is built with (`meridian --reference`). All three are
@@ -12,8 +13,7 @@ enum HelpText {
 
     /// "a", "a or b", "a, b or c".
     static func list(_ items: [String], conjunction: String) -> String {
-        guard items.count > 1 else { return items.first ?? "" }
-        return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items[items.count - 1]
+        MessageText.list(items, conjunction: conjunction)
     }
 
     /// `meridian COMMAND --help`.

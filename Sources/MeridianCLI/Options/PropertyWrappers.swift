@@ -1,3 +1,5 @@
+import MeridianIO
+
 // The property wrappers a command declares its options with, in the style of swift-argument-parser:
 //
 //     @Option("--segments", as: .wholeNumber(1...1000), help: "chords per quarter circle", modes: .of(Kind.planar))

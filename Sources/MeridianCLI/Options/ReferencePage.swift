@@ -1,4 +1,5 @@
 import Foundation
+import MeridianIO
 
 /// The command reference of the documentation: one Markdown article with every command's usage, modes, options and
 /// examples, made from the same declarations as `--help` (`meridian --reference`; `scripts/docs.sh` adds it to the

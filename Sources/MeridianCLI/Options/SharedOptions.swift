@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 // The option groups several commands take, each declared once. A command stores a group as a plain property
 // (`var output = OutputOptions(use: .operation)`), choosing the modes it applies to where that differs. A new shared
@@ -78,7 +79,7 @@ struct OutputOptions: OptionGroup {
         if layer != nil, !file.format.isFeatureTable {
             throw .usage("\(file.format.name) has no layers: --output-layer (or --layer after -o) applies to .gpkg, .shp, .fgb and PG:… outputs")
         }
-        if file.format == .postGIS, layer == nil {
+        if file.format.needsLayerName, layer == nil {
             throw .usage("a PostGIS output needs the table's name: -o PG:… --layer NAME")
         }
     }

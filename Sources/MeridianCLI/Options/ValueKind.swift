@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// What an option's text means and how it becomes a value: the placeholder and summary that `--help` and the
 /// reference page show, and the one conversion every command shares, so that a number is read the same way

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// Writes the result of `meridian buffer` (planar or geodesic) in the format the output's extension names.
 enum BufferOutput {
@@ -89,7 +90,7 @@ enum BufferOutput {
         batchSize: Int = unionBatchSize, overlapped: Bool = true, stop: () -> Bool = { false },
         finish: () throws(CommandError) -> Void = {}
     ) throws(CommandError) {
-        let wkt = output.format == .wkt
+        let wkt = output.format.writesInWorkingSpatialReference
         let projection = wkt ? nil : try engine { () throws(EngineError) in
             try InterpolatedProjection(from: sr, to: .wgs84)
         }
@@ -240,7 +241,7 @@ enum BufferOutput {
     static func writeUnion(_ union: consuming Polygon?, count: Int, to output: OutputFile, io: CommandIO,
                            progress: ProgressLine? = nil) throws(CommandError)
     {
-        if output.format == .wkt {
+        if output.format.writesInWorkingSpatialReference {
             guard let union else { return }
             try output.stream(io: io, progress: progress) { out throws(CommandError) in FeatureEncoding.writeWKT([union.geometry], to: &out) }
             return

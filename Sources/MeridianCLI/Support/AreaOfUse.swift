@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// Refuses geometries with a vertex outside a spatial reference's horizon (the one area-of-use rule,
 /// `GeometryEngine.firstVertexOutsideHorizon`: the area of use widened by `ProjectionHorizon.margin`, where PROJ's

@@ -23,4 +23,14 @@ public enum MessageText {
             return line.prefix(keptHead) + "…(\(count - keptHead - keptTail) characters elided)…" + line.suffix(keptTail)
         }.joined(separator: "\n")
     }
+
+    /// Items joined as a sentence lists them: "a", "a or b", "a, b or c" (no serial comma).
+    /// - Parameters:
+    ///   - items: The items, in order.
+    ///   - conjunction: The word before the last item, e.g. "or" or "and".
+    /// - Returns: The list; empty for no items.
+    public static func list(_ items: [String], conjunction: String) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items[items.count - 1]
+    }
 }

@@ -12,12 +12,13 @@ import FoundationXML
 #endif
 import Meridian
 import MeridianCLI
+import MeridianIO
 import MeridianViewer
 
 /// The fuzz targets by name; each takes arbitrary bytes and must return (any error thrown is fine, a crash is not).
 enum FuzzTargets {
-    static let names = ["kml", "kmz", "geojson", "csv", "wkt", "viewer-json", "ogr", "geodesic-cli", "kmz-pack",
-                        "xml-attributes", "srs"]
+    static let names = ["kml", "kmz", "geojson", "csv", "wkt", "feature-input", "viewer-json", "ogr", "geodesic-cli",
+                        "kmz-pack", "xml-attributes", "srs"]
 
     /// Runs one input through one target.
     static func run(_ target: String, _ data: Data) {
@@ -31,6 +32,8 @@ enum FuzzTargets {
             _ = try? CSV.decode(data)
         case "wkt":
             _ = try? WKT.decode(String(decoding: data, as: UTF8.self), spatialReference: .wgs84)
+        case "feature-input":
+            featureInput(data)
         case "ogr":
             OGRFuzzInput.read(data)
         case "viewer-json":
@@ -51,6 +54,20 @@ enum FuzzTargets {
         default:
             fatalError("unknown fuzz target '\(target)' (one of \(names.joined(separator: ", ")))")
         }
+    }
+
+    /// MeridianIO's reader of feature text, as the commands and the viewer call it (no command line): the input's
+    /// format recognised by its content, GeoJSON (document, text sequence, newline-delimited), CSV or WKT read with
+    /// every check. The first byte picks the options: bit 0 a default spatial reference for x,y and WKT (WGS84),
+    /// bit 1 batches of 2 features, bit 2 points only with a numeric column `d`, bit 3 the rows' text kept without
+    /// the coordinates; the rest is the input.
+    static func featureInput(_ data: Data) {
+        guard let first = data.first else { return }
+        let options = FeatureInput.CSVOptions(
+            keepTable: first & 8 != 0, tableWithoutCoordinates: first & 8 != 0, pointsOnly: first & 4 != 0,
+            numericColumn: first & 4 != 0 ? "d" : nil, batchSize: first & 2 != 0 ? 2 : nil)
+        _ = try? FeatureInput.read(Data(data.dropFirst()), origin: InputOrigin(name: "fuzz"), inputSpatialReference: nil,
+                                   defaultXYSpatialReference: first & 1 != 0 ? .wgs84 : nil, csv: options)
     }
 
     /// `meridian buffer --geodesic` in process, the way a user runs it (options parsed, input sniffed and read,

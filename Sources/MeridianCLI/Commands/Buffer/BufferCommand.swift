@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `meridian buffer`: buffers around features, planar in a projected spatial reference (`--srs`), like the seed
 /// sample, or geodesic on the ellipsoid (`--geodesic`).

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// What a union's input is once read, checked and projected, instead of the union (`BufferHooks.union`).
 enum BufferUnionInput {

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// The distance rules of the tool, planar and geodesic alike: a point or line needs a positive distance (the
 /// library answers any other with an empty polygon, which in a tool is the user's mistake), and a non-zero |distance|

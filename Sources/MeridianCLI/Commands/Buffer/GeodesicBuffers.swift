@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `meridian buffer --geodesic` once the options are checked: buffers on the ellipsoid, written in WGS84
 /// longitude/latitude.
@@ -16,7 +17,7 @@ struct GeodesicBuffers {
         let options = command.input
         let input = try FeatureInput.read(options.path, layer: options.layer, inputSpatialReference: options.spatialReference,
                                           defaultXYSpatialReference: options.spatialReference ?? .wgs84, io: io,
-                                          csv: FeatureInput.CSVOptions(keepTable: output.format == .csv))
+                                          csv: FeatureInput.CSVOptions(keepTable: output.format.keepsInputColumns))
         command.hooks.read?(input.count)
         var geometries: [Geometry] = []
         var distances: [Double] = []

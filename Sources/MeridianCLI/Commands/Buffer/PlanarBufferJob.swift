@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// What a planar buffer takes once the options are checked, and the buffering of a batch of features: the rules
 /// of `BufferRules.swift`, the area of use, then GEOS (under the command's `WorkBudget`, which bounds the vertices

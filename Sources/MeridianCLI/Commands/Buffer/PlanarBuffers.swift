@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// A planar buffer once the options are checked: chooses the pipeline for the output and the input, and runs it.
 ///
@@ -75,7 +76,7 @@ struct StreamedBuffers {
             let read = try FeatureInput.read(
                 input.path, layer: input.layer, inputSpatialReference: input.spatialReference,
                 defaultXYSpatialReference: job.sr, io: io,
-                csv: FeatureInput.CSVOptions(keepTable: output.format == .csv, batchSize: FeatureEncoding.batchSize),
+                csv: FeatureInput.CSVOptions(keepTable: output.format.keepsInputColumns, batchSize: FeatureEncoding.batchSize),
                 progress: progress
             ) { batch throws(CommandError) in
                 let (buffers, geometries) = try job.buffers(of: batch, union: false)

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// The planar union of buffers around CSV points, read as bare points (no features): the area of use checked on a
 /// second thread while the distances are checked and the points projected; a large union into WKT or GeoJSON

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// The union steps of `meridian internal`: a cell of a planar union of point buffers (`tile`), the text of parts
 /// stitched from cells (`format`), and the union of one group of clusters (`group`). Their text is a fragment of
@@ -42,7 +43,7 @@ extension InternalCommand {
             BinaryRecords.append(ring: chain, to: &pieces)
         }
         try write(pieces, to: out + ".pieces")
-        let projection = try wgs84(from: sr, unless: plan.output.format == .wkt)
+        let projection = try wgs84(from: sr, unless: plan.output.format.writesInWorkingSpatialReference)
         try OutputFile(path: out + ".holes", format: .text).stream(io: .discarding) { holes throws(CommandError) in
             for (hole, part) in zip(share.holes, share.holeParts) {
                 let text = try ringText(hole, isShell: false, projection)
@@ -78,7 +79,7 @@ extension InternalCommand {
             for _ in 1..<rings { holes.append(try reader.ring()) }
             parts.append(Polygon.Part(shell: shell, holes: holes))
         }
-        let wkt = plan.output.format == .wkt
+        let wkt = plan.output.format.writesInWorkingSpatialReference
         let projection = try wgs84(from: sr, unless: wkt)
         var texts = Data()
         for part in parts {
@@ -138,7 +139,7 @@ extension InternalCommand {
     private static func writeParts(_ parts: [Polygon.Part], in sr: SpatialReference, format: OutputFormat,
                                    sequence: Bool, to path: String) throws(CommandError)
     {
-        let projection = format == .wkt && !sequence ? nil : try engine { () throws(EngineError) in
+        let projection = format.writesInWorkingSpatialReference && !sequence ? nil : try engine { () throws(EngineError) in
             try InterpolatedProjection(from: sr, to: .wgs84)
         }
         try OutputFile(path: path, format: .text).stream(io: .discarding) { out throws(CommandError) in

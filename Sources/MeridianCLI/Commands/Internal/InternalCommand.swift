@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `meridian internal JOB.json`: the steps `meridian-dask` (python/) runs on its workers. Internal: not listed by
 /// `meridian --help`, its job files and binary records (`BinaryRecords`) may change with any release, and only

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `meridian kml`: create KML/KMZ from GeoJSON, CSV or WKT; describe a KML/KMZ file; convert between KML, KMZ
 /// and GeoJSON.

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `kml convert`: KML ↔ KMZ (lossless), KML/KMZ → GeoJSON (effective styles as simplestyle properties), GeoJSON →
 /// KML/KMZ (simplestyle as styles), and a GeoPackage, shapefile, FlatGeobuf or PostGIS table → KML/KMZ (projected
@@ -25,7 +26,7 @@ struct KMLConvert {
         }
         if layer != nil, !table { throw .usage("--layer chooses a layer of a GeoPackage, a zip of shapefiles or a PostGIS database, not of \(source)") }
         let path = destination.path ?? "-"
-        let toKML = destination.format == .kml || destination.format == .kmz
+        let toKML = destination.format.isKML
         if inFormat.isKML {
             guard toKML else {
                 try writeGeoJSON(to: path, io: io, progress: progress)

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `kml create`: a styled KML or KMZ document of placemarks from GeoJSON, CSV or WKT.
 struct KMLCreate {

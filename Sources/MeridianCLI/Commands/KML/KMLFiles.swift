@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// Reading and saving KML files the same way in every `kml` subcommand: content sniffed, errors naming the file.
 enum KMLFiles {

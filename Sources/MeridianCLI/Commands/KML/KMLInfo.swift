@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `kml info`: counts of placemarks by geometry type, folders, styles, the bounding box and the reader's warnings,
 /// as text or JSON; with `--stream`, placemarks and the bounding box in bounded memory.

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// The columns of `near`'s output: the attributes of the sides it writes, renamed by one rule, and the columns it
 /// adds (the distance and rank of a pair, a LEFT feature's `near_count`, a CSV's `wkt`).

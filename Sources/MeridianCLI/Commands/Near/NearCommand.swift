@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `meridian near`: proximity analysis between two inputs — every pair of a LEFT and a RIGHT feature within a search
 /// distance of each other (geopandas' `sjoin(predicate="dwithin")`, ArcGIS Pro's Generate Near Table), the K nearest
@@ -30,7 +31,8 @@ public struct NearCommand: Command {
         reference, in its unit, in a column named after it (distance_m for meters, distance_us_ft for US survey
         feet, ...): the inputs' own when both are in the same projected one, or --srs, into which both are
         projected. Geodesic (--geodesic): distances on the ellipsoid of the inputs' spatial reference (Karney's
-        geodesics), in meters (distance_m), across ±180° and around the poles; points only.
+        geodesics), in meters (distance_m), across ±180° and around the poles, between points, lines and polygons
+        (a point inside a polygon is 0 m from it).
 
         RIGHT is read whole and indexed; LEFT is read, searched and written a batch of a few thousand features at a
         time (memory holds RIGHT, its index and one batch). A feature without a geometry, an invalid polygon, a
@@ -64,7 +66,7 @@ public struct NearCommand: Command {
         case rightOnly
     }
 
-    @Mode(flag: "--geodesic", selects: Kind.geodesic, help: "measure on the ellipsoid of the inputs' spatial reference, in meters (points only)")
+    @Mode(flag: "--geodesic", selects: Kind.geodesic, help: "measure on the ellipsoid of the inputs' spatial reference, in meters")
     var kind = Kind.planar
 
     @Argument("LEFT", as: .path("LEFT"), help: "the features searched from, read a batch at a time: a path or - (standard input) in any format the other commands read (GeoJSON, CSV, WKT, GeoPackage, shapefile, FlatGeobuf, PG:…)")

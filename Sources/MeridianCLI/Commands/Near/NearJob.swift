@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// One run of `meridian near`: RIGHT read whole, checked and indexed once LEFT's first batch has settled the
 /// spatial reference measured in; then LEFT read, checked, searched and written a batch at a time (`NearOutput`).
@@ -54,7 +55,7 @@ struct NearJob {
                 if search == nil {
                     leftSide = NearColumns.Side(batch)
                     search = try prepare(&right, rightGeometries, leftSide: leftSide!, first: batch,
-                                         fixedColumns: !file.format.isWGS84)
+                                         fixedColumns: file.format.writesInWorkingSpatialReference)
                 }
                 guard let search else { return }
                 let lefts = try measured(batch, in: search.spatialReference)
@@ -62,7 +63,7 @@ struct NearJob {
                 for p in pairs { matched[p.rightIndex] = true }
                 guard shape != .rightOnly else { return }
                 let rows = try self.rows(pairs, lefts: lefts, of: batch, search: search, right: right.input,
-                                         fixed: !file.format.isWGS84)
+                                         fixed: file.format.writesInWorkingSpatialReference)
                 try emit(NearOutput.Batch(rows: rows.rows, wgs84: rows.wgs84, columns: search.columns,
                                           spatialReference: search.spatialReference,
                                           geometryType: FeatureTableOutput.geometryType(of: batch.features)))

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// Writes `near`'s rows as they are made, a batch at a time, atomically (nothing is left when anything fails): CSV
 /// (the columns, then `wkt`: the geometry in the spatial reference measured in), a GeoJSON FeatureCollection or text
@@ -45,8 +46,9 @@ struct NearOutput {
             return
         }
         try file.stream(io: io) { out throws(CommandError) in
-            if file.format == .geoJSON { GeoJSON.beginFeatureCollection(to: &out) }
-            var header = false, written = 0
+            var writer = FeatureStreamWriter(format: file.format)
+            writer.begin(&out)
+            var header = false
             try produce { batch throws(CommandError) in
                 switch file.format {
                 case .csv:
@@ -65,22 +67,12 @@ struct NearOutput {
                     var start = 0
                     while start < batch.wgs84.count {
                         let end = min(start + FeatureEncoding.batchSize, batch.wgs84.count)
-                        for f in try FeatureEncoding.wgs84(batch.wgs84[start..<end]) {
-                            if file.format == .geoJSONSequence {
-                                GeoJSON.appendSequenceRecord(f, to: &out)
-                            } else {
-                                GeoJSON.appendFeature(f, first: written == 0, to: &out)
-                            }
-                            written += 1
-                        }
+                        try writer.write(batch.wgs84[start..<end], to: &out)
                         start = end
                     }
                 }
             }
-            if file.format == .geoJSON {
-                GeoJSON.endFeatureCollection(to: &out)
-                out.append(UInt8(ascii: "\n"))
-            }
+            writer.end(&out)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// One `op` operation with its options checked and its `--with` geometry decoded, applied to an input's features.
 struct GeometryOperation {

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// The operations of `meridian op`, its modes: each option of the command declares the operations it applies to.
 enum Operation: String, CommandMode {

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `meridian op`: one planar `GeometryEngine` operation applied to every feature of the input, in the input's own
 /// coordinates: the topology operations, the overlays and edits with one other geometry, the relational predicates
@@ -130,19 +131,9 @@ public struct OperationCommand: Command {
             return
         }
         try file.stream(io: io) { out throws(CommandError) in
-            if file.format == .geoJSON { GeoJSON.beginFeatureCollection(to: &out) }
-            var written = 0
-            func append(_ results: [Feature]) throws(CommandError) {
-                if file.format == .wkt {
-                    FeatureEncoding.writeWKT(results.compactMap { $0.geometry }, to: &out)
-                } else {
-                    for (i, f) in try FeatureEncoding.wgs84(results[...]).enumerated() {
-                        GeoJSON.appendFeature(f, first: written + i == 0, to: &out)
-                    }
-                }
-                written += results.count
-                out.flushIfFull()
-            }
+            var writer = FeatureStreamWriter(format: file.format)
+            writer.begin(&out)
+            func append(_ results: [Feature]) throws(CommandError) { try writer.write(results[...], to: &out) }
             var hull: Geometry?
             _ = try read(io: io, batchSize: FeatureEncoding.batchSize) { batch throws(CommandError) in
                 let task = try taskFor(batch)
@@ -153,10 +144,7 @@ public struct OperationCommand: Command {
                 }
             }
             if let hull { try append([Feature(geometry: hull, properties: [:], id: nil)]) }
-            if file.format == .geoJSON {
-                GeoJSON.endFeatureCollection(to: &out)
-                out.append(UInt8(ascii: "\n"))
-            }
+            writer.end(&out)
         }
     }
 
@@ -190,11 +178,7 @@ public struct OperationCommand: Command {
             return
         }
         try file.stream(io: io) { out throws(CommandError) in
-            if file.format == .wkt {
-                FeatureEncoding.writeWKT(results.compactMap { $0.geometry }, to: &out)
-            } else {
-                try FeatureEncoding.writeGeoJSON(results, to: &out)
-            }
+            try FeatureStreamWriter.write(results, as: file.format, to: &out)
         }
     }
 

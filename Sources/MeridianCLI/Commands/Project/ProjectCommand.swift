@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `meridian project`: coordinates from one spatial reference to another, reporting PROJ's operation and accuracy.
 public struct ProjectCommand: Command {

@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// `meridian project` once its options are checked: reads the input, refuses what is outside the areas of use,
 /// projects CSV points in one PROJ call or features one by one, refuses vertices outside the projection's domain,
@@ -57,7 +58,8 @@ struct ProjectionRun {
         var source: (sr: SpatialReference, transformation: DatumTransformation?)?
         var written = 0
         try file.stream(io: io, progress: progress) { out throws(CommandError) in
-            if format != .csv, file.format == .geoJSON { GeoJSON.beginFeatureCollection(to: &out) }
+            var writer = FeatureStreamWriter(format: file.format)
+            writer.begin(&out)
             _ = try FeatureInput.read(data, origin: origin, inputSpatialReference: options.spatialReference,
                                       defaultXYSpatialReference: nil, csv: csv, progress: progress) { batch throws(CommandError) in
                 if source == nil {
@@ -66,13 +68,10 @@ struct ProjectionRun {
                     })
                 }
                 operations.formUnion(try project(batch, transformation: source?.transformation, first: written == 0,
-                                                 as: file.format, to: &out))
+                                                 writer: &writer, to: &out))
                 written += batch.count
             }
-            if format != .csv, file.format == .geoJSON {
-                GeoJSON.endFeatureCollection(to: &out)
-                out.append(UInt8(ascii: "\n"))
-            }
+            writer.end(&out)
         }
         progress?.finish()
         report(operations, from: source?.sr ?? target, io: io)
@@ -86,8 +85,8 @@ struct ProjectionRun {
     /// GeoJSON features).
     /// - Returns: The operations PROJ ran.
     private func project(
-        _ batch: FeatureInput, transformation chosen: DatumTransformation?, first: Bool, as format: OutputFormat,
-        to out: inout ByteBuffer
+        _ batch: FeatureInput, transformation chosen: DatumTransformation?, first: Bool,
+        writer: inout FeatureStreamWriter, to out: inout ByteBuffer
     ) throws(CommandError) -> Set<ProjectionOperation> {
         try checkingHorizons(of: batch) { (checked: () throws(CommandError) -> Void) throws(CommandError) in
             if batch.format == .csv {
@@ -97,12 +96,7 @@ struct ProjectionRun {
             }
             let (operations, projected) = try projectFeatures(batch, transformation: chosen, progress: nil,
                                                               checked: checked)
-            if format == .wkt {
-                FeatureEncoding.writeWKT(projected.compactMap { $0.geometry }, to: &out)
-            } else {
-                for (i, f) in projected.enumerated() { GeoJSON.appendFeature(f, first: first && i == 0, to: &out) }
-                out.flushIfFull()
-            }
+            try writer.write(projected[...], to: &out)
             return operations
         }
     }
@@ -267,11 +261,7 @@ struct ProjectionRun {
             return
         }
         try file.stream(io: io, progress: progress) { out throws(CommandError) in
-            if file.format == .wkt {
-                FeatureEncoding.writeWKT(projected.compactMap { $0.geometry }, to: &out)
-            } else {
-                try FeatureEncoding.writeGeoJSON(projected, to: &out)
-            }
+            try FeatureStreamWriter.write(projected, as: file.format, to: &out)
         }
     }
 

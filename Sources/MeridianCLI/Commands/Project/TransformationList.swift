@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 /// The datum transformations PROJ knows from one spatial reference to another, numbered, most suitable first: what
 /// `project --list-transformations` prints and `--transformation N|NAME` chooses from.

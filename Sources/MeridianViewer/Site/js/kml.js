@@ -555,7 +555,7 @@ async function open(file) {
     // The opened file becomes the document; placemarks sketched before are kept and will be added to it.
     const added = state.placemarks.filter((p) => p.id === undefined);
     state.placemarks = [...value.placemarks.map(openedPlacemark), ...added];
-    state.opened = { bytes, name: file.name.replace(/\.(km[lz]|gpkg|zip|fgb)$/i, "") || "Untitled", deleted: [], unmodeled: value.unmodeled };
+    state.opened = { bytes, name: file.name.replace(/\.(km[lz]|gpkg|zip|fgb|geojsons?|json|csv|txt)$/i, "") || "Untitled", deleted: [], unmodeled: value.unmodeled };
     drawPlacemarks();
     fitOpened(value);
     updateToolbar();

@@ -118,7 +118,8 @@ public final class ProgressLine: @unchecked Sendable {
     }
 
     /// 1234567 → "1,234,567".
-    static func grouped(_ n: Int) -> String {
+    /// - Parameter n: Any integer.
+    public static func grouped(_ n: Int) -> String {
         let digits = String(n.magnitude)
         var out = n < 0 ? "-" : ""
         for (i, c) in digits.enumerated() {

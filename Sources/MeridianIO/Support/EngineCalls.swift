@@ -2,12 +2,12 @@ import Foundation
 import Meridian
 
 /// Runs engine work, turning its errors into command failures.
-func engine<T>(_ body: () throws(EngineError) -> T) throws(CommandError) -> T {
+public func engine<T>(_ body: () throws(EngineError) -> T) throws(CommandError) -> T {
     do { return try body() } catch { throw .failure(describe(error)) }
 }
 
 /// An engine error as the command line says it: the work bound's refusal names the option that sets it.
-func describe(_ error: EngineError) -> String {
+public func describe(_ error: EngineError) -> String {
     guard case .limitExceeded = error else { return error.description }
     return error.description + " (--max-vertices; raise it to allow more)"
 }
@@ -18,12 +18,12 @@ func describe(_ error: EngineError) -> String {
 ///   - message: The engine's message.
 ///   - word: "geometry" or "vertex".
 ///   - labels: The input's labels by index.
-func relabel(_ message: String, _ word: String, labels: FeatureLabels) -> String {
+public func relabel(_ message: String, _ word: String, labels: FeatureLabels) -> String {
     relabel(message, word) { labels.indices.contains($0) ? labels[$0] : nil }
 }
 
 /// `relabel(_:_:labels:)` with the labels given by a function (nil: the index is not a feature's).
-func relabel(_ message: String, _ word: String, label: (Int) -> String?) -> String {
+public func relabel(_ message: String, _ word: String, label: (Int) -> String?) -> String {
     guard let range = message.range(of: word + #" \d+"#, options: .regularExpression),
           let index = Int(message[range].dropFirst(word.count + 1)), let name = label(index)
     else { return message }
@@ -32,7 +32,7 @@ func relabel(_ message: String, _ word: String, label: (Int) -> String?) -> Stri
 
 /// Projects geometries of one spatial reference in a single PROJ call; when a vertex cannot be projected, the error
 /// names its feature.
-func projectEach(_ geometries: [Geometry], into target: SpatialReference, labels: FeatureLabels) throws(CommandError)
+public func projectEach(_ geometries: [Geometry], into target: SpatialReference, labels: FeatureLabels) throws(CommandError)
     -> [Geometry]
 {
     do {

@@ -9,7 +9,7 @@ import Meridian
 /// per-feature format, `BufferOutput.write` for a whole picture or document). A format named by a prefix rather than
 /// an extension (a database connection string such as `PG:dbname=…`) is recognised first in `init(path:)`. The
 /// feature tables of GDAL/OGR (`featureTables`) are written by `FeatureTableOutput`.
-enum OutputFormat: CaseIterable, Sendable {
+public enum OutputFormat: CaseIterable, Sendable {
     /// A GeoJSON FeatureCollection (RFC 7946: WGS84 longitude/latitude).
     case geoJSON
     /// A GeoJSON text sequence (RFC 8142): one feature per record.
@@ -36,7 +36,7 @@ enum OutputFormat: CaseIterable, Sendable {
     case postGIS
 
     /// Where a format may be written: each command, or each mode of one, accepts its own formats.
-    enum Use: Sendable {
+    public enum Use: Sendable {
         /// `buffer`, planar or geodesic.
         case buffer
         /// `op`.
@@ -51,7 +51,7 @@ enum OutputFormat: CaseIterable, Sendable {
         case near
 
         /// The command as messages name it.
-        var title: String {
+        public var title: String {
             switch self {
             case .buffer: "buffer"
             case .operation: "op"
@@ -64,7 +64,7 @@ enum OutputFormat: CaseIterable, Sendable {
     }
 
     /// The file name extensions, lower case, the first as help names the format.
-    var extensions: [String] {
+    public var extensions: [String] {
         switch self {
         case .geoJSON: ["geojson", "json"]
         case .geoJSONSequence: ["geojsons"]
@@ -82,7 +82,7 @@ enum OutputFormat: CaseIterable, Sendable {
     }
 
     /// How messages name the format.
-    var name: String {
+    public var name: String {
         switch self {
         case .geoJSON: "GeoJSON"
         case .geoJSONSequence: "a GeoJSON text sequence"
@@ -100,7 +100,7 @@ enum OutputFormat: CaseIterable, Sendable {
     }
 
     /// The formats `use` accepts, in the order help lists them.
-    static func accepted(by use: Use) -> [OutputFormat] {
+    public static func accepted(by use: Use) -> [OutputFormat] {
         switch use {
         case .buffer: [.geoJSON, .geoJSONSequence, .wkt, .csv, .svg, .kml, .kmz] + featureTables
         case .operation: [.wkt, .geoJSON] + featureTables
@@ -112,31 +112,59 @@ enum OutputFormat: CaseIterable, Sendable {
     }
 
     /// The formats written through GDAL/OGR as feature tables (`FeatureTableOutput`).
-    static let featureTables: [OutputFormat] = [.geoPackage, .shapefile, .flatGeobuf, .postGIS]
+    public static let featureTables: [OutputFormat] = [.geoPackage, .shapefile, .flatGeobuf, .postGIS]
 
     /// Whether this is a feature table written through GDAL/OGR (`FeatureTableOutput`): typed attributes, a spatial
     /// reference, a layer name.
-    var isFeatureTable: Bool { Self.featureTables.contains(self) }
+    public var isFeatureTable: Bool { Self.featureTables.contains(self) }
 
     /// Whether features are written one at a time as they are made, so memory does not grow with the input.
-    var isStreamable: Bool {
+    public var isStreamable: Bool {
         switch self {
         case .geoJSON, .geoJSONSequence, .wkt, .csv, .geoPackage, .shapefile, .flatGeobuf, .postGIS: true
         case .text, .svg, .kml, .kmz: false
         }
     }
 
-    /// Whether coordinates are written in WGS84 longitude/latitude whatever the work was done in (otherwise in the
-    /// spatial reference the work was done in: a planar buffer's `--srs`, `op`'s input, `project`'s `--to`).
-    var isWGS84: Bool {
+    /// Whether coordinates are written in the spatial reference the work was done in (a planar buffer's `--srs`,
+    /// `op`'s input, `project`'s `--to`); otherwise they are WGS84 longitude/latitude whatever the work was done in
+    /// (GeoJSON by RFC 7946, KML by its standard), projected on the way out.
+    public var writesInWorkingSpatialReference: Bool {
         switch self {
-        case .geoJSON, .geoJSONSequence, .kml, .kmz: true
-        case .wkt, .csv, .text, .svg, .geoPackage, .shapefile, .flatGeobuf, .postGIS: false
+        case .wkt, .csv, .text, .svg, .geoPackage, .shapefile, .flatGeobuf, .postGIS: true
+        case .geoJSON, .geoJSONSequence, .kml, .kmz: false
+        }
+    }
+
+    /// Whether each output row keeps its input row's CSV columns (so CSV input is read with its rows' text).
+    public var keepsInputColumns: Bool {
+        switch self {
+        case .csv: true
+        case .geoJSON, .geoJSONSequence, .wkt, .text, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf, .postGIS:
+            false
+        }
+    }
+
+    /// Whether the output's path cannot name its table, so the layer must be named (`--layer`): a PostGIS
+    /// connection string names a database, not a table; a file's name gives its layer's.
+    public var needsLayerName: Bool {
+        switch self {
+        case .postGIS: true
+        case .geoJSON, .geoJSONSequence, .wkt, .csv, .text, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf:
+            false
+        }
+    }
+
+    /// Whether this is a KML document, plain or zipped with its icons.
+    public var isKML: Bool {
+        switch self {
+        case .kml, .kmz: true
+        case .geoJSON, .geoJSONSequence, .wkt, .csv, .text, .svg, .geoPackage, .shapefile, .flatGeobuf, .postGIS: false
         }
     }
 
     /// Whether a union (one dissolved polygon, `buffer --union`) can be written.
-    var allowsUnion: Bool {
+    public var allowsUnion: Bool {
         switch self {
         case .geoJSON, .wkt, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf, .postGIS: true
         case .geoJSONSequence, .csv, .text: false
@@ -145,10 +173,10 @@ enum OutputFormat: CaseIterable, Sendable {
 
     /// Whether a large union of buffers around points is written a batch of parts at a time
     /// (`BufferOutput.streamUnion`), rather than made whole first.
-    var streamsUnion: Bool { self == .geoJSON || self == .wkt }
+    public var streamsUnion: Bool { self == .geoJSON || self == .wkt }
 
     /// The format a path's name says (a `PG:` connection string: PostGIS), or nil when it says none or an unknown one.
-    init?(path: String) {
+    public init?(path: String) {
         if PostGISConnection.isConnectionString(path) { self = .postGIS; return }
         guard let ext = Self.fileExtension(path),
               let format = Self.allCases.first(where: { $0.extensions.contains(ext) })
@@ -157,7 +185,7 @@ enum OutputFormat: CaseIterable, Sendable {
     }
 
     /// The lower-cased extension of the path's last component, or nil when it has none (`out`, `.wkt`, `out.`).
-    static func fileExtension(_ path: String) -> String? {
+    public static func fileExtension(_ path: String) -> String? {
         let name = path.split(separator: "/").last.map(String.init) ?? ""
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex, name.index(after: dot) != name.endIndex
         else { return nil }
@@ -165,8 +193,8 @@ enum OutputFormat: CaseIterable, Sendable {
     }
 
     /// ".geojson, .json, .wkt or PG:…": the extensions of some formats (and PostGIS's prefix), as messages list them.
-    static func extensionList(_ formats: [OutputFormat]) -> String {
-        HelpText.list(formats.flatMap { $0.extensions }.map { "." + $0 } + (formats.contains(.postGIS) ? ["PG:…"] : []),
+    public static func extensionList(_ formats: [OutputFormat]) -> String {
+        MessageText.list(formats.flatMap { $0.extensions }.map { "." + $0 } + (formats.contains(.postGIS) ? ["PG:…"] : []),
                       conjunction: "or")
     }
 }

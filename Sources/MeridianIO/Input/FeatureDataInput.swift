@@ -7,9 +7,9 @@ import Meridian
 /// `gpkg_spatial_ref_sys`, SRID) unless `--in-srs` says otherwise; the features keep their typed attributes (`fields`).
 /// Features are streamed from the source: a batch at a time when the command asks for batches, as bare points for a
 /// union of buffers around a point table.
-enum FeatureDataInput {
+public enum FeatureDataInput {
     /// The format of a source GDAL reads, or nil (standard input, or another format).
-    static func format(of path: String?) -> FeatureDataFormat? {
+    public static func format(of path: String?) -> FeatureDataFormat? {
         guard let path, path != "-" else { return nil }
         return FeatureDataFormat.recognize(source: path)
     }
@@ -24,7 +24,7 @@ enum FeatureDataInput {
     ///   - progress: Where to count the features read.
     ///   - batch: Receives the batches.
     /// - Throws: `CommandError.failure` with the source's one-line error (a missing layer lists those there are).
-    static func read(
+    public static func read(
         _ path: String, layer: String?, inputSpatialReference: SpatialReference?, options: FeatureInput.CSVOptions,
         progress: ProgressLine?, batch: (FeatureInput) throws(CommandError) -> Void
     ) throws(CommandError) -> FeatureInput {

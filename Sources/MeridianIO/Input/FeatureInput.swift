@@ -2,74 +2,102 @@ import Foundation
 import Meridian
 
 /// Features read from a command's input, with where each came from (for error messages).
-struct FeatureInput {
+public struct FeatureInput: Sendable {
     /// The features, in input order.
-    var features: [Feature]
+    public var features: [Feature]
     /// The spatial reference of every feature's geometry.
-    var spatialReference: SpatialReference
+    public var spatialReference: SpatialReference
     /// How to name feature `i` in a message, e.g. "feature 3 (line 5)".
-    var labels: FeatureLabels
+    public var labels: FeatureLabels
     /// The input's format.
-    var format: Format
+    public var format: Format
     /// For CSV input read with `CSVOptions.keepTable`: the header and the rows, so outputs can keep the other columns.
-    var table: CSVTable?
+    public var table: CSVTable?
     /// For CSV input: the indices of the coordinate columns.
-    var coordinateColumns: (x: Int, y: Int)?
+    public var coordinateColumns: (x: Int, y: Int)?
     /// For CSV input read with `CSVOptions.tableWithoutCoordinates`: every column's name (`table` then holds the
     /// other columns only).
-    var header: [String]? = nil
+    public var header: [String]? = nil
     /// For CSV input read with `CSVOptions.pointsOnly`: each row's coordinates (and `features` is empty).
-    var points: [Coordinate]?
+    public var points: [Coordinate]?
     /// For CSV input read with `CSVOptions.pointsOnly` and a `numericColumn`: each row's value of that column.
-    var columnValues: [Double]?
+    public var columnValues: [Double]?
     /// For a GeoPackage, shapefile, FlatGeobuf or PostGIS input: the table's fields, with their types (the
     /// properties of `features` are keyed by their names), so that a feature table output keeps them.
-    var fields: [Field]?
+    public var fields: [Field]?
 
     /// The number of features (or of points, for CSV read as points only; or of all rows, when read in batches).
-    var count: Int { labels.count }
+    public var count: Int { labels.count }
 
     /// How a command wants CSV input: only what it needs is kept, so memory grows with what must be held.
-    struct CSVOptions {
+    public struct CSVOptions: Sendable {
         /// Keep the rows' text (`table`), for outputs that copy the other columns.
-        var keepTable = false
+        public var keepTable = false
         /// With `keepTable`: leave the coordinate columns out of `table` (for outputs that write new coordinates in
         /// their place: their text is never made), and give every column's name in `header`.
-        var tableWithoutCoordinates = false
+        public var tableWithoutCoordinates = false
         /// Keep only the coordinates (`points`) and `numericColumn`'s values, no features and no properties.
-        var pointsOnly = false
+        public var pointsOnly = false
         /// With `pointsOnly`: a column read as numbers into `columnValues` (e.g. `--distance-field`).
-        var numericColumn: String?
+        public var numericColumn: String?
         /// Hand the features to `read`'s `batch` closure this many at a time instead of keeping them all (CSV and
         /// GeoJSON input is then parsed batch by batch, so only one batch of features is ever held besides the
         /// input's bytes; WKT input is parsed whole first).
-        var batchSize: Int?
+        public var batchSize: Int?
         /// Read a point table of a GeoPackage, shapefile, FlatGeobuf or PostGIS input as bare points too (`points`
         /// and `numericColumn`'s `columnValues`, no features), as `pointsOnly` reads CSV.
-        var featureTablePoints = false
+        public var featureTablePoints = false
         /// Accept an input without features (a CSV header alone, an empty FeatureCollection or table): `near`'s
         /// RIGHT, where nothing to search is an answer (no pairs), not a mistake.
-        var allowsEmpty = false
+        public var allowsEmpty = false
+
+        /// Options; each defaults to reading every feature whole, with its properties.
+        /// - Parameters:
+        ///   - keepTable: Keep the rows' text.
+        ///   - tableWithoutCoordinates: With `keepTable`, leave the coordinate columns out of it.
+        ///   - pointsOnly: Keep only the coordinates (and `numericColumn`'s values).
+        ///   - numericColumn: With `pointsOnly`, a column read as numbers.
+        ///   - batchSize: Hand the features over this many at a time.
+        ///   - featureTablePoints: Read a point feature table as bare points too.
+        ///   - allowsEmpty: Accept an input without features.
+        public init(keepTable: Bool = false, tableWithoutCoordinates: Bool = false, pointsOnly: Bool = false,
+                    numericColumn: String? = nil, batchSize: Int? = nil, featureTablePoints: Bool = false,
+                    allowsEmpty: Bool = false) {
+            self.keepTable = keepTable
+            self.tableWithoutCoordinates = tableWithoutCoordinates
+            self.pointsOnly = pointsOnly
+            self.numericColumn = numericColumn
+            self.batchSize = batchSize
+            self.featureTablePoints = featureTablePoints
+            self.allowsEmpty = allowsEmpty
+        }
     }
 
     /// Features `first ..< first + count` of the input as their own input (labels keep their numbers).
-    func slice(_ range: Range<Int>) -> FeatureInput {
+    public func slice(_ range: Range<Int>) -> FeatureInput {
         FeatureInput(features: Array(features[range]), spatialReference: spatialReference,
                      labels: labels.slice(range), format: format, table: nil, coordinateColumns: coordinateColumns)
     }
 
     /// Input formats the CLI reads.
-    enum Format: String {
+    public enum Format: String, Sendable {
+        /// GeoJSON: a document, an RFC 8142 text sequence or newline-delimited GeoJSON.
         case geoJSON = "GeoJSON"
+        /// Comma-separated values with a header naming lon,lat (or longitude,latitude, lng,lat) or x,y columns.
         case csv = "CSV"
+        /// One WKT geometry per line.
         case wkt = "WKT"
+        /// A GeoPackage table (GDAL/OGR).
         case geoPackage = "GeoPackage"
+        /// A shapefile, alone or in a zip (GDAL/OGR).
         case shapefile = "Shapefile"
+        /// A FlatGeobuf file (GDAL/OGR).
         case flatGeobuf = "FlatGeobuf"
+        /// A PostGIS table, named by a `PG:` connection string (GDAL/OGR).
         case postGIS = "PostGIS"
 
         /// The format of a GDAL/OGR source.
-        init(_ format: FeatureDataFormat) {
+        public init(_ format: FeatureDataFormat) {
             switch format {
             case .geoPackage: self = .geoPackage
             case .shapefile: self = .shapefile
@@ -79,7 +107,7 @@ struct FeatureInput {
         }
 
         /// Whether the input is a feature table read through GDAL/OGR (typed fields, its own spatial reference).
-        var isFeatureTable: Bool { [.geoPackage, .shapefile, .flatGeobuf, .postGIS].contains(self) }
+        public var isFeatureTable: Bool { [.geoPackage, .shapefile, .flatGeobuf, .postGIS].contains(self) }
     }
 
     /// Reads GeoJSON, CSV or WKT from a path or stdin (`-`/nil), recognised by its content (`InputFormat`), never
@@ -97,7 +125,7 @@ struct FeatureInput {
     /// - Throws: `CommandError.failure` naming the input when it cannot be read, is not one of the formats, has no
     ///   feature, has no feature with a non-empty geometry (nothing to work on is an error, never success), or
     ///   has a latitude beyond ±90° or a longitude beyond ±180° in longitude/latitude coordinates.
-    static func read(
+    public static func read(
         _ path: String?, layer: String? = nil, inputSpatialReference: SpatialReference?,
         defaultXYSpatialReference: SpatialReference?, io: CommandIO, csv: CSVOptions = CSVOptions(),
         progress: ProgressLine? = nil, batch: (FeatureInput) throws(CommandError) -> Void = { _ throws(CommandError) in }
@@ -117,7 +145,7 @@ struct FeatureInput {
     }
 
     /// How messages name a path's input: the path, or "stdin" (or the origin `meridian internal` gives it).
-    static func origin(of path: String?, io: CommandIO) -> InputOrigin {
+    public static func origin(of path: String?, io: CommandIO) -> InputOrigin {
         path == nil || path == "-" ? io.inputOrigin ?? InputOrigin(name: "stdin") : InputOrigin(name: path!)
     }
 
@@ -132,7 +160,7 @@ struct FeatureInput {
     ///   - progress: Where to show how far reading has come.
     ///   - batch: With `csv.batchSize`: receives the features a batch at a time.
     /// - Throws: As `read(_:layer:inputSpatialReference:defaultXYSpatialReference:io:csv:progress:batch:)`.
-    static func read(
+    public static func read(
         _ data: Data, origin: InputOrigin, inputSpatialReference: SpatialReference?,
         defaultXYSpatialReference: SpatialReference?, csv: CSVOptions = CSVOptions(), progress: ProgressLine? = nil,
         batch: (FeatureInput) throws(CommandError) -> Void = { _ throws(CommandError) in }
@@ -364,29 +392,45 @@ struct FeatureInput {
 /// How messages name the features of an input, with the input's name: "cities.csv: feature 3", or
 /// "cities.csv: feature 3 (line 5)" when lines are known. Kept as line numbers, not strings, so a million features
 /// cost 8 MB, not a million strings.
-struct FeatureLabels {
+public struct FeatureLabels: Sendable {
     /// The input's name: its path, or "stdin".
-    let name: String
+    public let name: String
     /// The number of features.
-    let count: Int
+    public let count: Int
     /// Each feature's 1-based line in the input, when known.
-    var lines: [Int]?
+    public var lines: [Int]?
     /// The number of the first feature (for a batch of a larger input).
-    var first = 0
+    public var first = 0
     /// Added to `lines` (for a piece of a larger file, see `InputOrigin`).
-    var lineOffset = 0
+    public var lineOffset = 0
+
+    /// Labels of `count` features of the input `name`.
+    /// - Parameters:
+    ///   - name: The input's name: its path, or "stdin".
+    ///   - count: The number of features.
+    ///   - lines: Each feature's 1-based line in the input, when known.
+    ///   - first: The number of the first feature.
+    ///   - lineOffset: Added to `lines`.
+    public init(name: String, count: Int, lines: [Int]? = nil, first: Int = 0, lineOffset: Int = 0) {
+        self.name = name
+        self.count = count
+        self.lines = lines
+        self.first = first
+        self.lineOffset = lineOffset
+    }
 
     /// The valid indices.
-    var indices: Range<Int> { 0..<count }
+    public var indices: Range<Int> { 0..<count }
 
-    /// The label of feature `i` (0 ..< count).
-    subscript(i: Int) -> String {
+    /// The label of feature `i`.
+    /// - Parameter i: The feature's index in this set, 0 ..< `count`.
+    public subscript(i: Int) -> String {
         if let lines, lines.indices.contains(i) { return "\(name): feature \(first + i) (line \(lines[i] + lineOffset))" }
         return "\(name): feature \(first + i)"
     }
 
     /// The labels of features `range` (indices of this set), keeping their numbers.
-    func slice(_ range: Range<Int>) -> FeatureLabels {
+    public func slice(_ range: Range<Int>) -> FeatureLabels {
         FeatureLabels(name: name, count: range.count, lines: lines.map { Array($0[range]) },
                       first: first + range.lowerBound, lineOffset: lineOffset)
     }

@@ -1,13 +1,15 @@
 import Foundation
 import Meridian
 
-/// Writes buffers a feature at a time in a streamable format (`OutputFormat.isStreamable`): a GeoJSON
-/// FeatureCollection or text sequence (WGS84, each buffer keeping its feature's properties), WKT (one geometry per
-/// line, in the buffers' spatial reference) or CSV (the input's columns, or a `feature` number, and a `wkt` column).
-/// Batches of features go in as they are buffered (`StreamedBuffers`), or all at once (`GeodesicBuffers`).
-struct FeatureStreamWriter {
+/// Writes features a batch at a time in a streamable format (`OutputFormat.isStreamable`): a GeoJSON
+/// FeatureCollection or text sequence (WGS84, each feature keeping its properties), WKT (one geometry per line, in
+/// the features' own spatial reference) or, for buffers, CSV (the input's columns, or a `feature` number, and a
+/// `wkt` column). Buffers go in as they are made, with the features they were made from (the `buffer` command);
+/// other features go in as they are, in any spatial reference (`op`, `project`). The format decides everything
+/// written: begin with `begin(_:)`, write the batches, end with `end(_:)`.
+public struct FeatureStreamWriter {
     /// The format, one of the streamable ones.
-    let format: OutputFormat
+    public let format: OutputFormat
     /// From the buffers' spatial reference to WGS84 for GeoJSON, through the interpolants checked against PROJ
     /// (nil when the buffers are already in WGS84, or for WKT and CSV).
     private let projection: InterpolatedProjection?
@@ -16,20 +18,72 @@ struct FeatureStreamWriter {
 
     /// A writer for buffers in `sr`.
     /// - Throws: `CommandError.failure` when no projection to WGS84 can be made.
-    init(format: OutputFormat, buffersIn sr: SpatialReference) throws(CommandError) {
+    public init(format: OutputFormat, buffersIn sr: SpatialReference) throws(CommandError) {
         self.format = format
-        projection = format.isWGS84 && sr != .wgs84
+        projection = !format.writesInWorkingSpatialReference && sr != .wgs84
             ? try engine { () throws(EngineError) in try InterpolatedProjection(from: sr, to: .wgs84) } : nil
     }
 
+    /// A writer for features in any spatial reference (projected to WGS84 by PROJ when the format needs it).
+    /// - Parameter format: GeoJSON, a GeoJSON text sequence or WKT.
+    public init(format: OutputFormat) {
+        self.format = format
+        projection = nil
+    }
+
+    /// Writes features whole: the output's beginning, every feature (projected `FeatureEncoding.batchSize` at a time,
+    /// so only one batch of projected copies is held) and its end.
+    /// - Parameters:
+    ///   - features: The features, in any spatial reference.
+    ///   - format: GeoJSON, a GeoJSON text sequence or WKT.
+    ///   - out: The output.
+    /// - Throws: As `write(_:to:)`.
+    public static func write(_ features: [Feature], as format: OutputFormat, to out: inout ByteBuffer)
+        throws(CommandError)
+    {
+        var writer = FeatureStreamWriter(format: format)
+        writer.begin(&out)
+        var start = 0
+        while start < features.count {
+            let end = min(start + FeatureEncoding.batchSize, features.count)
+            try writer.write(features[start..<end], to: &out)
+            start = end
+        }
+        writer.end(&out)
+    }
+
+    /// Writes a batch of features as they are: WKT geometries in their own spatial reference (features without a
+    /// geometry write nothing), or GeoJSON features (or text-sequence records) projected to WGS84 with their
+    /// properties.
+    /// - Throws: `CommandError.failure` when a geometry cannot be projected to WGS84, or when the format is not
+    ///   written a feature at a time (CSV, which needs the input's rows, and the whole-document formats).
+    public mutating func write(_ features: ArraySlice<Feature>, to out: inout ByteBuffer) throws(CommandError) {
+        switch format {
+        case .wkt:
+            FeatureEncoding.writeWKT(features.compactMap { $0.geometry }, to: &out)
+        case .geoJSON, .geoJSONSequence:
+            for f in try FeatureEncoding.wgs84(features) {
+                if format == .geoJSONSequence {
+                    GeoJSON.appendSequenceRecord(f, to: &out)
+                } else {
+                    GeoJSON.appendFeature(f, first: first, to: &out)
+                    first = false
+                }
+            }
+            out.flushIfFull()
+        case .csv, .text, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf, .postGIS:
+            throw .failure("\(format.name) is not written a feature at a time")
+        }
+    }
+
     /// Starts the output (a FeatureCollection's opening).
-    func begin(_ out: inout ByteBuffer) {
+    public func begin(_ out: inout ByteBuffer) {
         if format == .geoJSON { GeoJSON.beginFeatureCollection(to: &out) }
     }
 
     /// Writes one batch: the buffers of the batch's features, in order.
     /// - Throws: `CommandError.failure` naming the feature whose buffer cannot be projected to WGS84.
-    mutating func write(_ buffers: [Polygon], of batch: FeatureInput, to out: inout ByteBuffer) throws(CommandError) {
+    public mutating func write(_ buffers: [Polygon], of batch: FeatureInput, to out: inout ByteBuffer) throws(CommandError) {
         switch format {
         case .wkt:
             FeatureEncoding.writeWKT(buffers.map { $0.geometry }, to: &out)
@@ -50,7 +104,7 @@ struct FeatureStreamWriter {
     }
 
     /// Ends the output (a FeatureCollection's closing and a line feed).
-    func end(_ out: inout ByteBuffer) {
+    public func end(_ out: inout ByteBuffer) {
         guard format == .geoJSON else { return }
         GeoJSON.endFeatureCollection(to: &out)
         out.append(UInt8(ascii: "\n"))
@@ -81,7 +135,7 @@ struct FeatureStreamWriter {
     }
 
     /// The fewest features `writeGeoJSON` hands to a thread at once.
-    static let featuresPerRun = 64
+    public static let featuresPerRun = 64
 }
 
 /// What the threads of `FeatureStreamWriter.writeGeoJSON` share, read only: the batch's features and labels, and the

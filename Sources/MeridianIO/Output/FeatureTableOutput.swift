@@ -6,19 +6,19 @@ import Meridian
 /// was done in, with the input's typed fields (a GDAL source's schema) or fields inferred from the properties
 /// (`Field.fields(describing:)`, from the first batch). Written a batch at a time as they come, and atomically: the
 /// file or table appears when `finish` commits it, and nothing is left when anything fails before.
-struct FeatureTableOutput {
+public struct FeatureTableOutput {
     /// Where: the file (or `PG:` string) and the layer.
-    let output: OutputFile
+    public let output: OutputFile
     /// The spatial reference of every geometry.
-    let spatialReference: SpatialReference
+    public let spatialReference: SpatialReference
     /// The geometry type of every feature, or nil for any (refused for a shapefile).
-    let geometryType: GeometryType?
+    public let geometryType: GeometryType?
     /// Whether the vertices have z.
-    let hasZ: Bool
+    public let hasZ: Bool
     private var writer: FeatureTableWriter?
 
     /// An output; the table is created with the first batch.
-    init(_ output: OutputFile, spatialReference: SpatialReference, geometryType: GeometryType?, hasZ: Bool = false) {
+    public init(_ output: OutputFile, spatialReference: SpatialReference, geometryType: GeometryType?, hasZ: Bool = false) {
         self.output = output
         self.spatialReference = spatialReference
         self.geometryType = geometryType
@@ -26,7 +26,7 @@ struct FeatureTableOutput {
     }
 
     /// The layer written: `--output-layer` (or `--layer` after `-o`), else the file's name without its extension.
-    var layerName: String {
+    public var layerName: String {
         output.layer ?? URL(fileURLWithPath: output.path ?? "features").deletingPathExtension().lastPathComponent
     }
 
@@ -37,7 +37,7 @@ struct FeatureTableOutput {
     ///   - fields: The input's fields (a feature table's schema), or nil to infer them from the first batch.
     ///   - io: The command's streams.
     /// - Throws: `CommandError.failure` saying what the format cannot hold or which feature cannot be written.
-    mutating func add(_ features: [Feature], fields: [Field]?, io: CommandIO) throws(CommandError) {
+    public mutating func add(_ features: [Feature], fields: [Field]?, io: CommandIO) throws(CommandError) {
         if writer == nil { writer = try open(FeatureTableOutput.fields(fields, describing: features), io: io) }
         guard let writer else { return }
         do { try writer.add(contentsOf: features) } catch { throw .failure(error.description) }
@@ -45,7 +45,7 @@ struct FeatureTableOutput {
 
     /// Commits the table (renames the file into place, or commits the database transaction); an empty table when
     /// no batch came.
-    mutating func finish(io: CommandIO) throws(CommandError) {
+    public mutating func finish(io: CommandIO) throws(CommandError) {
         if writer == nil { writer = try open([], io: io) }
         guard let writer else { return }
         do { try writer.finish() } catch { throw .failure(error.description) }
@@ -56,7 +56,11 @@ struct FeatureTableOutput {
     /// a piece at a time: `produce` is given a function that puts each piece's rings into GDAL's geometry at once
     /// (`FeatureTableWriter.addPiece`), so the whole union is held by GDAL only; then the table is committed. When
     /// `produce` throws, nothing is written.
-    mutating func writeUnion(
+    /// - Parameters:
+    ///   - count: How many buffers the union unites (its `count` field), 0 or more.
+    ///   - io: The command's streams.
+    ///   - produce: Makes the union, handing each piece to the function it is given.
+    public mutating func writeUnion(
         count: Int, io: CommandIO,
         produce: (_ add: (Polygon) throws(CommandError) -> Void) throws(CommandError) -> Void
     ) throws(CommandError) {
@@ -76,7 +80,7 @@ struct FeatureTableOutput {
     }
 
     /// Writes features all at once.
-    static func write(_ features: [Feature], to output: OutputFile, spatialReference: SpatialReference,
+    public static func write(_ features: [Feature], to output: OutputFile, spatialReference: SpatialReference,
                       geometryType: GeometryType?, hasZ: Bool = false, fields: [Field]?, io: CommandIO)
         throws(CommandError)
     {
@@ -87,7 +91,7 @@ struct FeatureTableOutput {
 
     /// The input's fields, followed by fields for the properties the features have beyond them (an operation's
     /// `piece` number, a union's `count`); all inferred (`Field.fields(describing:)`) when there is no schema.
-    static func fields(_ schema: [Field]?, describing features: [Feature]) -> [Field] {
+    public static func fields(_ schema: [Field]?, describing features: [Feature]) -> [Field] {
         let inferred = Field.fields(describing: features)
         guard let schema else { return inferred }
         let names = Set(schema.map { $0.name })
@@ -95,7 +99,7 @@ struct FeatureTableOutput {
     }
 
     /// The one geometry type of some features, or nil when they have several (or none).
-    static func geometryType(of features: [Feature]) -> GeometryType? {
+    public static func geometryType(of features: [Feature]) -> GeometryType? {
         let types = Set(features.compactMap { $0.geometry.map(GeometryType.init(of:)) })
         return types.count == 1 ? types.first : nil
     }

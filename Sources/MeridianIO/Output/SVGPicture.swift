@@ -4,14 +4,24 @@ import Meridian
 /// A small SVG picture of buffers, their points and the area of use, drawn in the buffer's projected coordinates
 /// (north up), with the seed sample's symbols: yellow 60% fill with a green outline for buffers, red points,
 /// a red dashed outline for the area of use.
-struct SVGPicture {
-    var buffers: [Polygon] = []
-    var points: [Coordinate] = []
-    var areaOfUse: Polygon?
-    var title: String = "Meridian buffers"
+public struct SVGPicture {
+    /// The buffers, filled.
+    public var buffers: [Polygon] = []
+    /// The points buffered, in the buffers' coordinates.
+    public var points: [Coordinate] = []
+    /// The spatial reference's area of use, outlined.
+    public var areaOfUse: Polygon?
+    /// The picture's title.
+    public var title: String = "Meridian buffers"
+
+    /// An empty picture; set what it shows, then `render`.
+    public init() {}
 
     /// Writes the SVG document, scaled to `width` pixels wide, into the output (which may stream).
-    func render(width: Double = 800, to out: inout ByteBuffer) {
+    /// - Parameters:
+    ///   - width: The picture's width in pixels, more than 0.
+    ///   - out: The output.
+    public func render(width: Double = 800, to out: inout ByteBuffer) {
         var box: (xMin: Double, yMin: Double, xMax: Double, yMax: Double)?
         func include(_ c: Coordinate) {
             if let b = box {

@@ -29,20 +29,27 @@ public struct InputOrigin: Sendable, Hashable {
 
     /// The labels of `count` features of the piece, with their lines in the piece (when known), the first being the
     /// piece's feature `first`.
-    func labels(count: Int, lines: [Int]?, first: Int = 0) -> FeatureLabels {
+    /// - Parameters:
+    ///   - count: The number of features, 0 or more.
+    ///   - lines: Each feature's 1-based line in the piece, or nil.
+    ///   - first: The 0-based number of the first feature in the piece.
+    public func labels(count: Int, lines: [Int]?, first: Int = 0) -> FeatureLabels {
         FeatureLabels(name: name, count: count, lines: lineNumbers ? lines : nil, first: first + featureOffset,
                       lineOffset: lineOffset)
     }
 
     /// How a message names a feature or a line of the piece: "feature 3 (line 5)", "line 5" or "feature 3".
-    func place(feature: Int?, line: Int) -> String {
+    /// - Parameters:
+    ///   - feature: The feature's 0-based number in the piece, or nil for a line that is no feature's.
+    ///   - line: The 1-based line in the piece.
+    public func place(feature: Int?, line: Int) -> String {
         guard lineNumbers else { return feature.map { "feature \($0 + featureOffset)" } ?? "a record" }
         guard let feature else { return "line \(line + lineOffset)" }
         return "feature \(feature + featureOffset) (line \(line + lineOffset))"
     }
 
     /// A reader's error located in the piece, located in the file.
-    func relocated(_ error: FormatError) -> FormatError {
+    public func relocated(_ error: FormatError) -> FormatError {
         FormatError(format: error.format, message: error.message, offset: error.offset,
                     line: lineNumbers ? error.line.map { $0 + lineOffset } : nil,
                     column: lineNumbers ? error.column : nil, feature: error.feature.map { $0 + featureOffset })

@@ -11,24 +11,24 @@ import Meridian
 /// - pieces: per piece its kind (0 chain, 1 hole), its local part and its ring as above;
 /// - geometries: per geometry its WKB length and WKB (little-endian, ISO), its distance (double), and its label's
 ///   UTF-8 length and text.
-enum BinaryRecords {
+public enum BinaryRecords {
     /// Appends integers.
-    static func append(_ values: Int..., to data: inout Data) {
+    public static func append(_ values: Int..., to data: inout Data) {
         for v in values { withUnsafeBytes(of: Int64(v).littleEndian) { data.append(contentsOf: $0) } }
     }
 
     /// Appends integers to a streaming output.
-    static func append(_ values: Int..., to out: inout ByteBuffer) {
+    public static func append(_ values: Int..., to out: inout ByteBuffer) {
         for v in values { withUnsafeBytes(of: Int64(v).littleEndian) { out.append($0) } }
     }
 
     /// Appends doubles.
-    static func append(doubles values: [Double], to data: inout Data) {
+    public static func append(doubles values: [Double], to data: inout Data) {
         values.withUnsafeBytes { data.append($0.bindMemory(to: UInt8.self)) }
     }
 
     /// Appends a ring: its vertex count, then its vertices.
-    static func append(ring: [Coordinate], to data: inout Data) {
+    public static func append(ring: [Coordinate], to data: inout Data) {
         append(ring.count, to: &data)
         var xy: [Double] = []
         xy.reserveCapacity(2 * ring.count)
@@ -37,19 +37,19 @@ enum BinaryRecords {
     }
 
     /// A reader of records from the start of some bytes.
-    struct Reader {
+    public struct Reader {
         private let bytes: [UInt8]
         private var offset = 0
         private let name: String
 
         /// A reader of `data`, named `name` in messages.
-        init(_ data: Data, name: String) {
+        public init(_ data: Data, name: String) {
             bytes = [UInt8](data)
             self.name = name
         }
 
         /// Whether every byte has been read.
-        var atEnd: Bool { offset >= bytes.count }
+        public var atEnd: Bool { offset >= bytes.count }
 
         private mutating func take(_ count: Int) throws(CommandError) -> ArraySlice<UInt8> {
             guard count >= 0, count <= bytes.count - offset else {
@@ -60,7 +60,7 @@ enum BinaryRecords {
         }
 
         /// The next integer.
-        mutating func integer() throws(CommandError) -> Int {
+        public mutating func integer() throws(CommandError) -> Int {
             var v: Int64 = 0
             let raw = try take(8)
             withUnsafeMutableBytes(of: &v) { $0.copyBytes(from: raw) }
@@ -68,14 +68,16 @@ enum BinaryRecords {
         }
 
         /// The next count, at most `limit`.
-        mutating func count(atMost limit: Int) throws(CommandError) -> Int {
+        /// - Parameter limit: The largest count accepted, 0 or more.
+        public mutating func count(atMost limit: Int) throws(CommandError) -> Int {
             let n = try integer()
             guard n >= 0, n <= limit else { throw .failure("\(name): a count of \(n) at byte \(offset - 8)") }
             return n
         }
 
         /// The next `count` doubles.
-        mutating func doubles(_ count: Int) throws(CommandError) -> [Double] {
+        /// - Parameter count: How many, 0 or more.
+        public mutating func doubles(_ count: Int) throws(CommandError) -> [Double] {
             let raw = try take(8 * count)
             var values = [Double](repeating: 0, count: count)
             values.withUnsafeMutableBytes { $0.copyBytes(from: raw) }
@@ -83,10 +85,11 @@ enum BinaryRecords {
         }
 
         /// The next raw bytes.
-        mutating func data(_ count: Int) throws(CommandError) -> Data { Data(try take(count)) }
+        /// - Parameter count: How many bytes, 0 or more.
+        public mutating func data(_ count: Int) throws(CommandError) -> Data { Data(try take(count)) }
 
         /// The next ring.
-        mutating func ring() throws(CommandError) -> [Coordinate] {
+        public mutating func ring() throws(CommandError) -> [Coordinate] {
             let n = try count(atMost: (bytes.count - offset) / 16)
             let xy = try doubles(2 * n)
             return (0..<n).map { Coordinate(x: xy[2 * $0], y: xy[2 * $0 + 1]) }

@@ -9,9 +9,9 @@ import Foundation
 /// bytes read so far are returned, and the reader refuses them by the same first bytes, with its usual message. A
 /// text stream is read to its end, and a NUL byte in it (text has none) stops the read with an error: an endless
 /// device or a stream that turns to binary is never read past its first chunk of non-text.
-enum StreamInput {
+public enum StreamInput {
     /// Bytes read from a stream at a time.
-    static let chunkSize = 1 << 16
+    public static let chunkSize = 1 << 16
 
     /// Reads an input.
     /// - Parameters:
@@ -19,7 +19,7 @@ enum StreamInput {
     ///   - name: How messages name it (its path, or "stdin").
     /// - Returns: Every byte of a regular file or a text stream; the first bytes of a stream that is not text.
     /// - Throws: `CommandError.failure` for a NUL byte in a text stream, or the read's own error.
-    static func read(_ handle: FileHandle, name: String) throws -> Data {
+    public static func read(_ handle: FileHandle, name: String) throws -> Data {
         var status = stat()
         if fstat(handle.fileDescriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
             return try handle.readToEnd() ?? Data()

@@ -2,16 +2,16 @@ import Foundation
 import Meridian
 
 /// Where a command's result goes, a file (written atomically) or standard output, and in which format.
-struct OutputFile {
+public struct OutputFile: Sendable {
     /// The path, or nil for standard output.
-    let path: String?
+    public let path: String?
     /// The format: the one the path's name says, or the command's default for standard output.
-    let format: OutputFormat
+    public let format: OutputFormat
     /// `--output-layer` (or `--layer` after `-o`): the layer or table of a feature table output.
-    var layer: String?
+    public var layer: String?
 
     /// An output whose format is known.
-    init(path: String?, format: OutputFormat) {
+    public init(path: String?, format: OutputFormat) {
         self.path = path
         self.format = format
     }
@@ -23,7 +23,7 @@ struct OutputFile {
     ///   - use: Where it is written (which formats are accepted).
     ///   - standardOutput: The format written to standard output; nil when the command needs a file.
     /// - Throws: `CommandError.usage` naming the path and the formats accepted when its name says none of them.
-    init(_ text: String?, use: OutputFormat.Use, standardOutput: OutputFormat?) throws(CommandError) {
+    public init(_ text: String?, use: OutputFormat.Use, standardOutput: OutputFormat?) throws(CommandError) {
         let accepted = OutputFormat.accepted(by: use)
         let list = OutputFormat.extensionList(accepted)
         guard let text, text != "-" else {
@@ -50,7 +50,7 @@ struct OutputFile {
     /// `flushIfFull()`), atomically to the file (a temporary file renamed at the end; a failure leaves nothing), or
     /// to stdout as it is produced.
     /// With `progress`, a "writing" phase counts the bytes written.
-    func stream(io: CommandIO, progress: ProgressLine? = nil, _ body: (inout ByteBuffer) throws(CommandError) -> Void)
+    public func stream(io: CommandIO, progress: ProgressLine? = nil, _ body: (inout ByteBuffer) throws(CommandError) -> Void)
         throws(CommandError)
     {
         progress?.begin("writing", unit: "bytes")
@@ -78,28 +78,13 @@ struct OutputFile {
     }
 
     /// Bytes per write when streaming.
-    static let chunkSize = 1 << 20
+    public static let chunkSize = 1 << 20
 }
 
 /// Encodings shared by the commands that write geometries, streamed into the output's buffer.
-enum FeatureEncoding {
-    /// Features as a GeoJSON FeatureCollection (then a line feed), projected to WGS84 first (RFC 7946 allows no
-    /// other) a batch at a time, so only one batch of projected copies is held.
-    static func writeGeoJSON(_ features: [Feature], to out: inout ByteBuffer) throws(CommandError) {
-        GeoJSON.beginFeatureCollection(to: &out)
-        var start = 0
-        while start < features.count {
-            let end = min(start + batchSize, features.count)
-            let batch = try wgs84(features[start..<end])
-            for (i, f) in batch.enumerated() { GeoJSON.appendFeature(f, first: start + i == 0, to: &out) }
-            start = end
-        }
-        GeoJSON.endFeatureCollection(to: &out)
-        out.append(UInt8(ascii: "\n"))
-    }
-
+public enum FeatureEncoding {
     /// Features projected to WGS84: one PROJ call per source spatial reference (usually one in all).
-    static func wgs84(_ features: ArraySlice<Feature>) throws(CommandError) -> [Feature] {
+    public static func wgs84(_ features: ArraySlice<Feature>) throws(CommandError) -> [Feature] {
         var projected = Array(features)
         let indices = projected.indices.filter { projected[$0].geometry.map { $0.spatialReference != .wgs84 } ?? false }
         for group in Dictionary(grouping: indices, by: { projected[$0].geometry!.spatialReference }).values {
@@ -112,7 +97,7 @@ enum FeatureEncoding {
     }
 
     /// One WKT geometry per line, in the geometries' own spatial reference.
-    static func writeWKT(_ geometries: [Geometry], to out: inout ByteBuffer) {
+    public static func writeWKT(_ geometries: [Geometry], to out: inout ByteBuffer) {
         for g in geometries {
             WKT.write(g, to: &out)
             out.append(UInt8(ascii: "\n"))
@@ -121,5 +106,5 @@ enum FeatureEncoding {
     }
 
     /// Features projected (and written) per batch: bounds the projected copies held at once.
-    static let batchSize = 4096
+    public static let batchSize = 4096
 }

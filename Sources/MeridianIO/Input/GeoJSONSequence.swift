@@ -5,15 +5,15 @@ import Meridian
 /// 0x1E, a GeoJSON text, a line feed) and newline-delimited GeoJSON (one GeoJSON text per line, GDAL's GeoJSONSeq
 /// without separators). Each record is read as a GeoJSON document of its own; a Feature gives one feature, a
 /// FeatureCollection its features, a bare geometry a feature without properties.
-enum GeoJSONSequence {
+public enum GeoJSONSequence {
     /// Whether the text starts (after white space) with a record separator.
-    static func startsWithSeparator(_ data: Data) -> Bool {
+    public static func startsWithSeparator(_ data: Data) -> Bool {
         data.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D } == 0x1E
     }
 
     /// Whether a failure to read a text as one GeoJSON document says that a second text starts a line: the text is
     /// then newline-delimited GeoJSON.
-    static func isNewlineDelimited(_ error: FormatError) -> Bool {
+    public static func isNewlineDelimited(_ error: FormatError) -> Bool {
         error.column == 1 && error.message.hasPrefix("unexpected '{' after the end of the JSON value")
     }
 
@@ -23,7 +23,7 @@ enum GeoJSONSequence {
     ///   - newlineDelimited: Whether records are lines rather than separated by 0x1E.
     /// - Returns: The features in order, with the 1-based line on which each one's record starts.
     /// - Throws: `FormatError` located in the whole text (line, column, and the feature's index).
-    static func decode(_ data: Data, newlineDelimited: Bool) throws(FormatError) -> (features: [Feature], lines: [Int]) {
+    public static func decode(_ data: Data, newlineDelimited: Bool) throws(FormatError) -> (features: [Feature], lines: [Int]) {
         var features: [Feature] = []
         var lines: [Int] = []
         let bytes = [UInt8](data)

@@ -4,7 +4,7 @@ import Meridian
 /// What a file is, judged by its first bytes rather than its name: every command that reads a file recognises its
 /// format this way, so a KML document saved as `.xml` or a KMZ saved as `.zip` reads like any other. File names
 /// choose only the output format.
-enum InputFormat: Equatable {
+public enum InputFormat: Equatable {
     /// A ZIP archive (a KMZ, or another archive that the KML reader will refuse for holding no KML).
     case kmz
     /// XML whose root element is `<kml>`.
@@ -22,10 +22,10 @@ enum InputFormat: Equatable {
     case unrecognized(String)
 
     /// How many leading bytes `sniff` looks at at most.
-    static let headLength = 4096
+    public static let headLength = 4096
 
     /// The name a message uses for the format.
-    var name: String {
+    public var name: String {
         switch self {
         case .kmz: return "KMZ"
         case .kml: return "KML"
@@ -37,11 +37,19 @@ enum InputFormat: Equatable {
         }
     }
 
+    /// Whether this is text of features that `FeatureInput` reads from its bytes: GeoJSON, CSV or WKT.
+    public var isFeatureText: Bool {
+        switch self {
+        case .geoJSON, .csv, .wkt: true
+        case .kmz, .kml, .featureTable, .unrecognized: false
+        }
+    }
+
     /// Whether this is KML or KMZ.
-    var isKML: Bool { self == .kml || self == .kmz }
+    public var isKML: Bool { self == .kml || self == .kmz }
 
     /// Recognises a format from the first bytes of a file (at most `headLength` are looked at).
-    static func sniff(_ data: Data) -> InputFormat {
+    public static func sniff(_ data: Data) -> InputFormat {
         let head = [UInt8](data.prefix(headLength))
         if head.isEmpty { return .unrecognized("an empty file") }
         if let format = FeatureDataFormat.recognize(header: head) { return .featureTable(format) }
