@@ -1,5 +1,6 @@
 import Foundation
 import Meridian
+import MeridianIO
 
 // MARK: - POST /api/near: which premises lie within a buffer's radius of its point
 
@@ -22,7 +23,7 @@ extension ViewerAPI {
     }
 
     /// A CSV file sent as text: a header naming `x,y` (the request's spatial reference) or `lon,lat` (WGS84)
-    /// columns, a premise a row.
+    /// columns, a premise a row; read by MeridianIO's reader, the one `meridian` reads its input with.
     struct CSVUpload: Decodable {
         /// The file's name, for messages (default "the CSV file").
         var name: String?
@@ -52,14 +53,13 @@ extension ViewerAPI {
         }
         let tapped = body.premises ?? []
         // The file is read whole before it is counted: it is bounded by the request body's limit.
-        let rows = try body.premisesCSV.map { (upload) throws(APIError) in try Self.csvPremises(upload) } ?? []
-        guard tapped.count + rows.count <= limits.maximumPoints else {
-            throw .tooLarge("too many premises: \(tapped.count + rows.count) (limit \(limits.maximumPoints))")
+        let file = try body.premisesCSV.map { (upload) throws(APIError) in try Self.csvPremises(upload, in: info) }
+        let count = tapped.count + (file?.points?.count ?? 0)
+        guard count <= limits.maximumPoints else {
+            throw .tooLarge("too many premises: \(count) (limit \(limits.maximumPoints))")
         }
         var premises = try Self.checkedPremises(tapped, in: info)
-        if let upload = body.premisesCSV {
-            premises += try Self.projected(rows, of: upload, in: info)
-        }
+        if let file { premises += try Self.projected(file, in: info) }
         let located = premises.map { Point($0, spatialReference: info.spatialReference) }
         let pairs = try job.map { (job) throws(APIError) in try nearPairs(job, located) } ?? []
         return Self.nearResponse(mode: mode, wkid: info.wkid, premises: premises, pairs: pairs)
@@ -152,23 +152,18 @@ extension ViewerAPI {
 
     /// A CSV file's premises in the request's spatial reference: x,y as they are, lon,lat (WGS84) projected; each
     /// row within the projection's horizon.
-    private static func projected(_ rows: [CSVPremise], of upload: CSVUpload, in info: SpatialReferenceInfo)
-        throws(APIError) -> [Coordinate]
-    {
-        let name = fileName(upload)
-        guard !rows.isEmpty else { throw .unprocessable("\(name) holds no premises: its rows are missing") }
+    private static func projected(_ file: FeatureInput, in info: SpatialReferenceInfo) throws(APIError) -> [Coordinate] {
         let sr = info.spatialReference
-        let source = rows.first?.longitudeLatitude == true ? SpatialReference.wgs84 : sr
-        let coordinates = rows.map { $0.coordinate }
-        if let outside = try firstOutside(coordinates, in: source, of: info) {
-            throw .unprocessable("\(name) line \(rows[outside.vertexIndex].line): the premise "
-                                 + "\(outside.reasonPhrase(for: sr))")
+        let coordinates = file.points ?? []
+        if let outside = try firstOutside(coordinates, in: file.spatialReference, of: info) {
+            throw .unprocessable("\(file.labels[outside.vertexIndex]): the premise \(outside.reasonPhrase(for: sr))")
         }
-        guard source != sr else { return coordinates }
+        guard file.spatialReference != sr else { return coordinates }
         do {
-            return try GeometryEngine.project(Multipoint(coordinates, spatialReference: source), into: sr).coordinates
+            return try GeometryEngine.project(Multipoint(coordinates, spatialReference: file.spatialReference),
+                                              into: sr).coordinates
         } catch {
-            throw .unprocessable("\(name): cannot project its premises into EPSG:\(info.wkid): \(error.description)")
+            throw .unprocessable("\(file.labels.name): cannot project its premises into EPSG:\(info.wkid): \(error.description)")
         }
     }
 
@@ -184,57 +179,30 @@ extension ViewerAPI {
         }
     }
 
-    /// One premise read from a CSV row: its coordinates as written and the line it starts on.
-    struct CSVPremise {
-        /// x,y or lon,lat as written.
-        var coordinate: Coordinate
-        /// Whether they are longitude/latitude.
-        var longitudeLatitude: Bool
-        /// The 1-based line the row starts on.
-        var line: Int
-    }
-
     /// The file's name for messages: at most 80 characters of what the page sent.
     static func fileName(_ upload: CSVUpload) -> String {
         let name = upload.name.flatMap { $0.isEmpty ? nil : $0 } ?? "the CSV file"
         return name.count > 80 ? String(name.prefix(80)) + "…" : name
     }
 
-    /// Reads a CSV file's premises with the library's CSV reader and its rule for coordinate columns (the command
-    /// line's): a header naming lon,lat (or longitude,latitude, lng,lat) or x,y, then one premise a row.
-    /// - Throws: 422 naming the file and the line for a malformed record, a header without coordinate columns, a
-    ///   coordinate that is not a finite number or a longitude/latitude out of range.
-    static func csvPremises(_ upload: CSVUpload) throws(APIError) -> [CSVPremise] {
+    /// Reads a CSV file's premises with MeridianIO's reader (the command line's: its rule for coordinate columns,
+    /// its numbers, its messages naming the file, the feature and the line): x,y columns in the request's spatial
+    /// reference, lon,lat columns in WGS84.
+    /// - Throws: 422 with the reader's one-line message, or for a file that is not CSV (GeoJSON, KML, empty, …).
+    static func csvPremises(_ upload: CSVUpload, in info: SpatialReferenceInfo) throws(APIError) -> FeatureInput {
         let name = fileName(upload)
-        var text = upload.text
-        let result = text.withUTF8 { bytes -> Result<[CSVPremise], APIError> in
-            var reader = CSVRecordReader(bytes)
-            var premises: [CSVPremise] = []
-            do throws(FormatError) {
-                guard try reader.next() else {
-                    return .failure(.unprocessable("\(name) is empty: it needs a header naming x,y or lon,lat columns"))
-                }
-                let header = try reader.strings()
-                let columns = try CSVCoordinateColumns(header: header)
-                while try reader.next() {
-                    try reader.requireFieldCount(header.count)
-                    guard let x = reader.number(columns.x), let y = reader.number(columns.y) else {
-                        let pair = "'\(try reader.string(columns.x))','\(try reader.string(columns.y))'"
-                        return .failure(.unprocessable("\(name) line \(reader.recordLine): \(pair) is not a finite coordinate pair"))
-                    }
-                    let c = Coordinate(x: x, y: y)
-                    if columns.isLongitudeLatitude, let problem = ReadBack.longitudeLatitudeProblem(c) {
-                        return .failure(.unprocessable("\(name) line \(reader.recordLine): \(problem)"))
-                    }
-                    premises.append(CSVPremise(coordinate: c, longitudeLatitude: columns.isLongitudeLatitude,
-                                               line: reader.recordLine))
-                }
-            } catch {
-                let place = error.line.map { " line \($0)" } ?? ""
-                return .failure(.unprocessable("\(name)\(place): \(error.message)"))
-            }
-            return .success(premises)
+        let data = Data(upload.text.utf8)
+        let format = InputFormat.sniff(data)
+        guard format == .csv else {
+            throw .unprocessable("\(name) is \(format.name), not CSV: premises are read from a CSV file with x,y or "
+                + "lon,lat columns")
         }
-        return try result.get()
+        do throws(CommandError) {
+            return try FeatureInput.read(data, origin: InputOrigin(name: name), inputSpatialReference: nil,
+                                         defaultXYSpatialReference: info.spatialReference,
+                                         csv: FeatureInput.CSVOptions(pointsOnly: true))
+        } catch {
+            throw .unprocessable(error.description)
+        }
     }
 }

@@ -193,27 +193,3 @@ private func csvError(_ text: String, sourceLocation: SourceLocation = #_sourceL
         }
     }
 }
-
-/// The coordinate columns of a header: the first of lon,lat / longitude,latitude / lng,lat / x,y it names, without
-/// case or surrounding spaces; a column named twice or no pair is refused on line 1.
-@Suite struct CSVCoordinateColumnsTests {
-    @Test func findsThePairWhereverItStands() throws {
-        let degrees = try CSVCoordinateColumns(header: ["name", " LAT", "Lon "])
-        #expect(degrees.x == 2 && degrees.y == 1 && degrees.isLongitudeLatitude)
-        let long = try CSVCoordinateColumns(header: ["Latitude", "Longitude"])
-        #expect(long.x == 1 && long.y == 0 && long.isLongitudeLatitude)
-        let feet = try CSVCoordinateColumns(header: ["y", "id", "X"])
-        #expect(feet.x == 2 && feet.y == 0 && !feet.isLongitudeLatitude)
-        // lon,lat before x,y when a header has both.
-        #expect(try CSVCoordinateColumns(header: ["x", "y", "lat", "lon"]).x == 3)
-    }
-
-    @Test func refusesADuplicateOrAMissingPair() {
-        #expect(throws: FormatError(format: "CSV", message: "the CSV header names 'X' twice (columns 1 and 3); rename one", line: 1)) {
-            try CSVCoordinateColumns(header: ["x", "y", "X"])
-        }
-        #expect(throws: FormatError(format: "CSV", message: "the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has id,lat", line: 1)) {
-            try CSVCoordinateColumns(header: ["id", "lat"])
-        }
-    }
-}

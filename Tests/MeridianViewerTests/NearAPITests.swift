@@ -126,8 +126,8 @@ import Testing
         #expect(found.allSatisfy { abs($0.distance - Self.miles(feet: 1_000)) < 1e-9 && $0.rank == 1 })
     }
 
-    /// A CSV file's premises are read by the library's CSV reader and its rule for coordinate columns (the command
-    /// line's): x,y in the request's spatial reference, lon,lat in WGS84 projected into it; tapped premises first.
+    /// A CSV file's premises are read by MeridianIO's reader (the command line's): x,y in the request's spatial
+    /// reference, lon,lat in WGS84 projected into it; tapped premises first.
     @Test func csvPremisesAreAddedAfterTheTappedOnes() throws {
         let csv = "name,X , Y\r\n\"Smith, J.\",1700000,400000\r\n\r\nB,1700100.5,400000\r\n"
         let r = post(#"{"points":[],"radiiMiles":[],"premises":[{"x":1800000,"y":400000}],"premisesCSV":{"name":"p.csv","text":\#(json(csv))}}"#)
@@ -161,19 +161,22 @@ import Testing
         #expect(try refusal(xy([(1_700_000, 400_000), (3_000_000, -2_000_000)]))
             == (422, "premise 1 \(area): tap within the projection's horizon"))
         #expect(try refusal(csv: "id,name\n1,a\n")
-            == (422, "p.csv line 1: the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has id,name"))
+            == (422, "p.csv: line 1: the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has id,name"))
         #expect(try refusal(csv: "x,y,X\n1,2,3\n")
-            == (422, "p.csv line 1: the CSV header names 'X' twice (columns 1 and 3); rename one"))
+            == (422, "p.csv: line 1: the CSV header names 'X' twice (columns 1 and 3); rename one"))
         #expect(try refusal(csv: "x,y,id\n1700000,400000,1\n1700000,400000\n")
-            == (422, "p.csv line 3: the row has 2 fields, the header has 3"))
+            == (422, "p.csv: CSV line 3: the row has 2 fields, the header has 3"))
         #expect(try refusal(csv: "x,y\n1700000,400000\n1700000,4e5x\n")
-            == (422, "p.csv line 3: '1700000','4e5x' is not a finite coordinate pair"))
-        #expect(try refusal(csv: "lon,lat\n-97,32\n-97,95\n") == (422, "p.csv line 3: latitude 95.0 is outside -90…90"))
-        #expect(try refusal(csv: "lon,lat\n-97,32\n-80.19,25.76\n") == (422, "p.csv line 3: the premise \(area)"))
-        #expect(try refusal(csv: "x,y\n3000000,-2000000\n") == (422, "p.csv line 2: the premise \(area)"))
-        #expect(try refusal(csv: "x,y\n\"1700000,400000\n") == (422, "p.csv line 2: unterminated quoted field"))
-        #expect(try refusal(csv: "") == (422, "p.csv is empty: it needs a header naming x,y or lon,lat columns"))
-        #expect(try refusal(csv: "x,y\r\n") == (422, "p.csv holds no premises: its rows are missing"))
+            == (422, "p.csv: line 3: '1700000','4e5x' is not a finite coordinate pair"))
+        #expect(try refusal(csv: "lon,lat\n-97,32\n-97,95\n") == (422, "p.csv: feature 1 (line 3): latitude 95.0 is outside -90…90"))
+        #expect(try refusal(csv: "lon,lat\n-97,32\n-80.19,25.76\n") == (422, "p.csv: feature 1 (line 3): the premise \(area)"))
+        #expect(try refusal(csv: "x,y\n3000000,-2000000\n") == (422, "p.csv: feature 0 (line 2): the premise \(area)"))
+        #expect(try refusal(csv: "x,y\n\"1700000,400000\n") == (422, "p.csv: CSV line 2, column 1: unterminated quoted field"))
+        #expect(try refusal(csv: "x,y\r\n") == (422, "p.csv: the input has no features"))
+        let notCSV = "not CSV: premises are read from a CSV file with x,y or lon,lat columns"
+        #expect(try refusal(csv: "") == (422, "p.csv is an empty file, \(notCSV)"))
+        #expect(try refusal(csv: #"{"type":"Point","coordinates":[-97,32]}"#) == (422, "p.csv is GeoJSON, \(notCSV)"))
+        #expect(try refusal(csv: "<kml xmlns=\"http://www.opengis.net/kml/2.2\"/>") == (422, "p.csv is KML, \(notCSV)"))
         // The points keep the buffers' rules and messages.
         #expect(try refusal(points: xy([(1_700_000, 400_000)]), radii: "[300]")
             == (422, "radius 0 is 300.0: enter a value between 0 and 300 miles"))
@@ -182,7 +185,7 @@ import Testing
         // A file's name is the page's: a long one is cut, and it reaches the client only JSON-escaped.
         let hostile = "<script>\u{1}" + String(repeating: "n", count: 100) + ".csv"
         let (status, message) = try refusal(csv: "id\n1\n", name: hostile)
-        #expect(status == 422 && message.hasPrefix("<script>\u{1}nnn") && message.contains("nnn… line 1: the CSV header"))
+        #expect(status == 422 && message.hasPrefix("<script>\u{1}nnn") && message.contains("nnn…: line 1: the CSV header"))
         let r = post(#"{"points":[],"radiiMiles":[],"mode":"spherical","premises":[]}"#)
         let modeMessage = try error(r)
         #expect(r.status == 400 && modeMessage == #"mode must be "planar" or "geodesic", got "spherical""#)

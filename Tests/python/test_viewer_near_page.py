@@ -174,7 +174,7 @@ def test_premises_within_a_buffer_are_highlighted_and_listed_as_meridian_near_li
     bad.write_text("x,y\n1700000,400000\n1700000,north\n")
     d.find_element(By.ID, "premises-file").send_keys(str(bad))
     wait(d, lambda d: "bad.csv" in status(d), message="bad file refused")
-    assert status(d) == "Could not load the premises: bad.csv line 3: '1700000','north' is not a finite coordinate pair"
+    assert status(d) == "Could not load the premises: bad.csv: line 3: '1700000','north' is not a finite coordinate pair"
     assert count(d, "g.premise") == 6
 
     # Clear removes the points and the premises.

@@ -27,40 +27,6 @@ public struct CSVTable: Sendable, Hashable {
     public func columnIndex(named name: String) -> Int? { header.firstIndex(of: name) }
 }
 
-/// Where a CSV header keeps a point's coordinates: the first of the column pairs `lon,lat`, `longitude,latitude`,
-/// `lng,lat` (longitude/latitude) and `x,y` (in a spatial reference the reader is told) that the header names,
-/// matched without case and surrounding spaces — the one rule of every reader of points from CSV (the command line's
-/// and the viewer's).
-public struct CSVCoordinateColumns: Sendable, Hashable {
-    /// The 0-based column of the easting or longitude.
-    public let x: Int
-    /// The 0-based column of the northing or latitude.
-    public let y: Int
-    /// Whether the columns are longitude/latitude (`lon,lat` and its variants) rather than `x,y`.
-    public let isLongitudeLatitude: Bool
-
-    /// Finds the coordinate columns of a header.
-    /// - Parameter header: The header record's fields.
-    /// - Throws: `FormatError` (format "CSV", line 1) for a column named twice (which of the two holds the value
-    ///   would be a guess) or a header without a coordinate pair.
-    public init(header: [String]) throws(FormatError) {
-        let lower = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        for (k, column) in lower.enumerated() {
-            if let first = lower.firstIndex(of: column), first < k {
-                throw FormatError(format: "CSV", message: "the CSV header names '\(header[k])' twice (columns \(first + 1) and \(k + 1)); rename one", line: 1)
-            }
-        }
-        let pairs: [(String, String, Bool)] = [("lon", "lat", true), ("longitude", "latitude", true),
-                                               ("lng", "lat", true), ("x", "y", false)]
-        guard let (xName, yName, geographic) = pairs.first(where: { lower.contains($0.0) && lower.contains($0.1) }),
-              let xi = lower.firstIndex(of: xName), let yi = lower.firstIndex(of: yName)
-        else {
-            throw FormatError(format: "CSV", message: "the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has \(header.joined(separator: ","))", line: 1)
-        }
-        (x, y, isLongitudeLatitude) = (xi, yi, geographic)
-    }
-}
-
 /// Comma-separated values (RFC 4180) reading and writing.
 ///
 /// Reading accepts UTF-8 with or without a byte-order mark; records end with CRLF, LF or a lone CR; fields may be

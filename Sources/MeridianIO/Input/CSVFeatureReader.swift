@@ -33,11 +33,20 @@ struct CSVFeatureReader {
     ///   a spatial reference.
     init(header: [String], origin: InputOrigin, inputSpatialReference: SpatialReference?,
          defaultXYSpatialReference: SpatialReference?, options: FeatureInput.CSVOptions, capacity: Int) throws(CommandError) {
-        let columns: CSVCoordinateColumns
-        do { columns = try CSVCoordinateColumns(header: header) } catch {
-            throw .failure("\(origin.name): line 1: \(error.message)")
+        let lower = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        // A column named twice: which one holds the coordinates (or the property) would be a guess.
+        for (k, column) in lower.enumerated() {
+            if let first = lower.firstIndex(of: column), first < k {
+                throw .failure("\(origin.name): line 1: the CSV header names '\(header[k])' twice (columns \(first + 1) and \(k + 1)); rename one")
+            }
         }
-        let (xi, yi, geographic) = (columns.x, columns.y, columns.isLongitudeLatitude)
+        let pairs: [(String, String, Bool)] = [("lon", "lat", true), ("longitude", "latitude", true),
+                                               ("lng", "lat", true), ("x", "y", false)]
+        guard let (xName, yName, geographic) = pairs.first(where: { lower.contains($0.0) && lower.contains($0.1) }),
+              let xi = lower.firstIndex(of: xName), let yi = lower.firstIndex(of: yName)
+        else {
+            throw .failure("\(origin.name): line 1: the CSV header needs lon,lat (or longitude,latitude) or x,y columns; it has \(header.joined(separator: ","))")
+        }
         if let given = inputSpatialReference {
             spatialReference = given
         } else if geographic {
