@@ -5,7 +5,7 @@ import Meridian
 public struct ViewerLimits: Sendable, Hashable {
     /// The largest request body, in bytes (default 8 MiB).
     public var maximumBodySize: Int
-    /// The most points in one buffer request (default 5,000).
+    /// The most points in one buffer request, and the most premises in one near request (default 5,000).
     public var maximumPoints: Int
     /// The most vertices in one KML document sent or opened (default 100,000).
     public var maximumVertices: Int
@@ -28,6 +28,8 @@ public struct ViewerLimits: Sendable, Hashable {
     /// The most vertices one computing request's work may make (its `WorkBudget`; default 5,000,000): buffers
     /// are refused from their estimate, or stopped while they grow, beyond it.
     public var maximumWorkVertices: Int = 5_000_000
+    /// The most point–premise pairs one `/api/near` answer may hold (default 20,000): more is refused with 413.
+    public var maximumNearPairs: Int = 20_000
 
     /// Creates limits.
     /// - Parameters:
@@ -72,6 +74,9 @@ public struct ViewerLimits: Sendable, Hashable {
 /// - `POST /api/buffer` `{"wkid"?, "points": [{"x","y"}], "radiiMiles": [r…], "union"?, "mode"?: "planar"|"geodesic"}`
 ///   → `{"polygons": [{"parts": [{"shell", "holes"}]}], …}` in the spatial reference (EPSG:32038 US feet by default)
 /// - `POST /api/buffer/export` the same plus `"format": "geojson"|"kmz"` → a file download
+/// - `POST /api/near` the buffer request's `wkid`, `mode`, `points` and `radiiMiles` plus `"premises": [{"x","y"}]`
+///   and `"premisesCSV": {"name", "text"}` → `{"premises", "pairs": [{"point", "premise", "distance", "rank"}],
+///   "pointsInBreach", "premisesInReach"}`: the premises within each point's radius (distances in miles)
 /// - `GET /api/kml/palette` → the seven icons and fourteen colors of page 2
 /// - `POST /api/kml` sketched placemarks in Web Mercator, optionally with an opened file (`source`: its bytes in
 ///   base64 and the edits of its placemarks by id) they are added to → a KMZ download
@@ -162,6 +167,8 @@ public final class ViewerAPI: Sendable {
         case openingFile
         /// Building a KMZ, reading the opened file again (`/api/kml`).
         case savingFile
+        /// Finding the premises within the points' radii (`/api/near`).
+        case proximity
 
         /// The message's start and the advice it ends with.
         var words: (stopped: String, advice: String) {
@@ -169,6 +176,7 @@ public final class ViewerAPI: Sendable {
             case .buffers: ("the computation was stopped", "use fewer points, smaller radii or planar mode")
             case .openingFile: ("opening the file was stopped", "open a smaller file, with fewer placemarks or vertices")
             case .savingFile: ("saving was stopped", "save fewer placemarks, or start from a smaller file")
+            case .proximity: ("the search was stopped", "use fewer points or premises, or smaller radii")
             }
         }
     }
@@ -239,6 +247,7 @@ public final class ViewerAPI: Sendable {
         Route(method: "POST", pattern: ["buffer", "export"], bodyLimit: requestBody) { api, r, _ throws(APIError) in
             try api.exportBuffers(r)
         },
+        Route(method: "POST", pattern: ["near"], bodyLimit: requestBody) { api, r, _ throws(APIError) in try api.near(r) },
         Route(method: "GET", pattern: ["kml", "palette"], bodyLimit: noBody) { _, _, _ in
             .json(PaletteResponse(icons: KMLPalette.icons, colors: KMLPalette.colors))
         },
@@ -398,6 +407,19 @@ public final class ViewerAPI: Sendable {
         var mode: BufferMode
     }
 
+    /// A request's mode (planar by default) and projected spatial reference (EPSG:32038 by default): the buffers'
+    /// and the near table's.
+    func setting(mode: String?, wkid: Int?) throws(APIError) -> (mode: BufferMode, info: SpatialReferenceInfo) {
+        guard let parsed = BufferMode(rawValue: mode ?? "planar") else {
+            throw .badRequest("mode must be \"planar\" or \"geodesic\", got \"\(mode ?? "")\"")
+        }
+        let info = try spatialReference(wkid: wkid ?? Self.defaultWKID)
+        guard info.spatialReference.isProjected else {
+            throw .unprocessable("EPSG:\(info.wkid) is not a projected spatial reference")
+        }
+        return (parsed, info)
+    }
+
     func validate(_ body: BufferRequest) throws(APIError) -> BufferJob {
         guard !body.points.isEmpty else { throw .unprocessable("add at least one point") }
         guard body.points.count <= limits.maximumPoints else {
@@ -418,13 +440,7 @@ public final class ViewerAPI: Sendable {
                 throw .unprocessable("radius \(i): \(problem)")
             }
         }
-        guard let mode = BufferMode(rawValue: body.mode ?? "planar") else {
-            throw .badRequest("mode must be \"planar\" or \"geodesic\", got \"\(body.mode ?? "")\"")
-        }
-        let info = try spatialReference(wkid: body.wkid ?? Self.defaultWKID)
-        guard info.spatialReference.isProjected else {
-            throw .unprocessable("EPSG:\(info.wkid) is not a projected spatial reference")
-        }
+        let (mode, info) = try setting(mode: body.mode, wkid: body.wkid)
         for (i, p) in body.points.enumerated() where !(p.x.isFinite && p.y.isFinite) {
             throw .unprocessable("point \(i) has a coordinate that is not a finite number")
         }

@@ -540,7 +540,7 @@ import Testing
     @Test func routesComeFromOneTable() throws {
         let paths = Dictionary(grouping: ViewerAPI.routes) { $0.pattern.map { $0 == "*" ? "32038" : $0 }.joined(separator: "/") }
         #expect(paths.keys.sorted() == ["buffer", "buffer/export", "contains", "health", "kml", "kml/open", "kml/palette",
-                                        "srs/32038"])
+                                        "near", "srs/32038"])
         for (path, routes) in paths {
             let allowed = Set(routes.map(\.method))
             for method in ["GET", "HEAD", "POST", "PUT", "DELETE"] {

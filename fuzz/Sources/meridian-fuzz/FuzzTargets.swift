@@ -37,10 +37,10 @@ enum FuzzTargets {
         case "ogr":
             OGRFuzzInput.read(data)
         case "viewer-json":
-            // The first byte picks the endpoint; the rest is the request body.
-            let endpoints = ["/api/contains", "/api/buffer", "/api/buffer/export", "/api/kml"]
+            // The first byte picks the endpoint (the seeds' digits: "0" contains … "4" near); the rest is the body.
+            let endpoints = ["/api/contains", "/api/buffer", "/api/buffer/export", "/api/kml", "/api/near"]
             guard let first = data.first else { return }
-            let path = endpoints[Int(first) % endpoints.count]
+            let path = endpoints[(Int(first) - Int(UInt8(ascii: "0")) + endpoints.count * 64) % endpoints.count]
             _ = viewer.handle(HTTPRequest(method: "POST", path: path, headers: ["content-type": "application/json"],
                                           body: Data(data.dropFirst())))
         case "geodesic-cli":

@@ -1,5 +1,6 @@
 // Page 1: "Create buffers around points" (EPSG:32038, US survey feet). The page draws and collects clicks;
-// containment, buffering, union and export are done by the Swift API.
+// containment, buffering, union, export and which premises lie within a buffer (POST /api/near, the engine's
+// proximity search) are done by the Swift API.
 "use strict";
 
 import { Basemap } from "./basemap.js";
@@ -19,6 +20,8 @@ const Status = {
   invalidInput: "Enter a value between 0 and 300 to create a buffer.",
   tooSmall: "A buffer under 0.01 miles (53 ft) would be too small to see: enter at least 0.01.",
   noPoints: "Add a point to draw the buffers.",
+  premiseAdded: "Premise added.",
+  premiseOutside: "Tap within the projection's horizon (dotted: the area of use widened by 5°) to add a premise.",
 };
 
 const dialog = $("radius-dialog");
@@ -28,20 +31,24 @@ const modeSelect = $("mode");
 
 const state = {
   points: [], // {x, y, radius}
+  premises: [], // {x, y}: Shift-clicked or loaded from a CSV file
   pendingTap: null,
   drawSerial: 0,
+  nearSerial: 0,
   lastResult: { planar: null, geodesic: null },
+  near: { planar: null, geodesic: null }, // the answers of /api/near for the modes drawn
 };
 
 // From North America (1 px = 25,000 ft) to 1 px = 1 ft.
-const map = new MapView($("map"), { onClick: (x, y) => tapped(x, y), minScale: 4e-5, maxScale: 1,
-  obstacles: [$("zoom"), $("legend"), $("attribution")] });
+const map = new MapView($("map"), { onClick: (x, y, event) => tapped(x, y, event), minScale: 4e-5, maxScale: 1,
+  obstacles: [$("zoom"), $("legend"), $("attribution"), $("near-panel")] });
 map.addControls($("zoom"));
 const basemap = new Basemap(map, "/data/texas-32038.json");
 window.meridianViewer = { map, state, Status, basemap };
 
 // Layer order (bottom to top), above the basemap's.
 for (const name of ["boundary", "buffers-planar", "buffers-geodesic"]) map.worldLayer(name);
+map.screenLayer("premises");
 map.screenLayer("points");
 
 async function load() {
@@ -68,13 +75,23 @@ async function load() {
   }
 }
 
-async function tapped(x, y) {
+/** A tap adds a buffer's point (after the radius dialog); a Shift-tap adds a premise. */
+async function tapped(x, y, event) {
   if (dialog.open || !document.body.dataset.ready) return;
+  const premise = Boolean(event && event.shiftKey);
   busy(+1);
   try {
     const { inside } = await api("/api/contains", { wkid: WKID, x, y });
     if (!inside) {
-      setStatus(Status.outOfBoundsTap, "warning");
+      setStatus(premise ? Status.premiseOutside : Status.outOfBoundsTap, "warning");
+      return;
+    }
+    if (premise) {
+      state.premises.push({ x, y });
+      updateButtons();
+      renderNear();
+      const errors = await refreshNear();
+      if (errors) setStatus(errors.length ? nearFailure(errors) : Status.premiseAdded, errors.length ? "error" : "");
       return;
     }
     state.pendingTap = { x, y };
@@ -151,6 +168,7 @@ async function drawBuffers(successStatus) {
   }
   busy(+1);
   const errors = [];
+  const near = refreshNear(); // in parallel with the buffers
   try {
     const results = await Promise.all(
       wanted.map((m) =>
@@ -160,6 +178,7 @@ async function drawBuffers(successStatus) {
         })
       )
     );
+    const nearErrors = await near;
     if (serial !== state.drawSerial) return; // a newer drawing superseded this one
     for (const m of ["planar", "geodesic"]) map.clearLayer(`buffers-${m}`);
     wanted.forEach((m, i) => {
@@ -174,6 +193,7 @@ async function drawBuffers(successStatus) {
     updateLegend();
     // A successful drawing replaces whatever the line said before (a rejected radius's warning too).
     if (errors.length) setStatus(`Could not draw the buffers (${errors.join("; ")})`, "error");
+    else if (nearErrors && nearErrors.length) setStatus(nearFailure(nearErrors), "error");
     else setStatus(successStatus || Status.addPoints);
   } finally {
     busy(-1);
@@ -188,18 +208,127 @@ function updateLegend() {
   }
 }
 
+/** The points, numbered as in the table; those with a premise within their buffer marked as in breach. */
 function drawPoints() {
   map.clearLayer("points");
+  const breach = nearSets().points;
   state.points.forEach((p, i) => {
-    const c = svg("circle", { r: 5, class: "tap-point", "data-index": i });
-    c.appendChild(svg("title")).textContent = `${p.radius} mi`;
-    map.addMarker("points", c, p.x, p.y);
+    const g = svg("g", { class: "point-marker" });
+    const c = svg("circle", { r: breach.has(i) ? 7 : 5, class: breach.has(i) ? "tap-point breach" : "tap-point", "data-index": i }, g);
+    c.appendChild(svg("title")).textContent = `Point ${i + 1}: ${p.radius} mi${breach.has(i) ? ", in breach" : ""}`;
+    if (state.premises.length > 0) svg("text", { x: 9, y: -7, class: "marker-label" }, g).textContent = String(i + 1);
+    map.addMarker("points", g, p.x, p.y);
   });
+}
+
+/** The premises: squares, those within a buffer highlighted and named as in the table. */
+function drawPremises() {
+  map.clearLayer("premises");
+  const reach = nearSets().premises;
+  state.premises.forEach((p, i) => {
+    const inReach = reach.has(i);
+    const size = inReach ? 11 : 7;
+    const g = svg("g", { class: inReach ? "premise in-reach" : "premise", "data-index": i });
+    const r = svg("rect", { x: -size / 2, y: -size / 2, width: size, height: size }, g);
+    r.appendChild(svg("title")).textContent = `P${i + 1}${inReach ? ": within a buffer" : ""}`;
+    if (inReach) svg("text", { x: 8, y: 12, class: "marker-label" }, g).textContent = `P${i + 1}`;
+    map.addMarker("premises", g, p.x, p.y);
+  });
+}
+
+/** The points in breach and the premises within a buffer, in any of the modes drawn (from the API's answers). */
+function nearSets() {
+  const points = new Set();
+  const premises = new Set();
+  for (const m of ["planar", "geodesic"]) {
+    const answer = state.near[m];
+    if (!answer) continue;
+    for (const i of answer.pointsInBreach) points.add(i);
+    for (const i of answer.premisesInReach) premises.add(i);
+  }
+  return { points, premises };
+}
+
+function nearFailure(errors) {
+  return `Could not find the premises within the buffers (${errors.join("; ")})`;
+}
+
+/**
+ * Asks the API which premises lie within each point's buffer, in every mode drawn, and redraws the points, the
+ * premises and the table. Resolves with the errors (one per mode that failed), or null when superseded.
+ */
+async function refreshNear() {
+  const serial = ++state.nearSerial;
+  const wanted = modes();
+  if (state.points.length === 0 || state.premises.length === 0) {
+    state.near = { planar: null, geodesic: null };
+    renderNear();
+    return [];
+  }
+  busy(+1);
+  try {
+    const errors = [];
+    const premises = state.premises.map((p) => ({ x: p.x, y: p.y }));
+    const answers = await Promise.all(wanted.map((m) =>
+      api("/api/near", { ...request(m), premises }).catch((error) => {
+        errors.push(`${m}: ${error.message}`);
+        return null;
+      })
+    ));
+    if (serial !== state.nearSerial) return null;
+    state.near = { planar: null, geodesic: null };
+    wanted.forEach((m, i) => {
+      state.near[m] = answers[i];
+    });
+    renderNear();
+    return errors;
+  } finally {
+    busy(-1);
+  }
+}
+
+/** Draws the near answers: the points in breach, the premises within a buffer, the summary and the table. */
+function renderNear() {
+  drawPoints();
+  drawPremises();
+  const panel = $("near-panel");
+  const any = state.premises.length > 0;
+  document.body.classList.toggle("with-premises", any);
+  panel.hidden = !any;
+  const shown = modes().filter((m) => state.near[m]);
+  document.body.classList.toggle("near-both", shown.length > 1);
+  const rows = $("near-rows");
+  rows.replaceChildren();
+  for (const m of shown) {
+    for (const pair of state.near[m].pairs) {
+      const tr = document.createElement("tr");
+      tr.dataset.mode = m;
+      for (const [text, cls] of [[String(pair.point + 1), ""], [`P${pair.premise + 1}`, ""],
+        [pair.distance.toFixed(3), "number"], [m, "mode-column"]]) {
+        const td = document.createElement("td");
+        td.textContent = text;
+        if (cls) td.className = cls;
+        tr.appendChild(td);
+      }
+      rows.appendChild(tr);
+    }
+  }
+  const { points, premises } = nearSets();
+  const n = state.premises.length;
+  let summary;
+  if (state.points.length === 0) summary = `${n} premise${n === 1 ? "" : "s"}: tap the map to add buffers around points.`;
+  else if (premises.size === 0) summary = `None of the ${n} premise${n === 1 ? "" : "s"} lies within a buffer.`;
+  else {
+    const list = [...points].sort((a, b) => a - b).map((i) => i + 1).join(", ");
+    summary = `${premises.size} of ${n} premise${n === 1 ? "" : "s"} within a buffer; in breach: point${points.size === 1 ? "" : "s"} ${list}.`;
+  }
+  $("near-summary").textContent = summary;
+  $("near-table").hidden = rows.childElementCount === 0;
 }
 
 function updateButtons() {
   const none = state.points.length === 0;
-  $("clear").disabled = none;
+  $("clear").disabled = none && state.premises.length === 0;
   $("export-kmz").disabled = none;
   $("export-geojson").disabled = none;
 }
@@ -212,12 +341,42 @@ modeSelect.addEventListener("change", () => drawBuffers(null));
 
 $("clear").addEventListener("click", () => {
   state.points = [];
+  state.premises = [];
+  state.near = { planar: null, geodesic: null };
   state.drawSerial++;
+  state.nearSerial++;
   for (const m of ["planar", "geodesic"]) map.clearLayer(`buffers-${m}`);
   updateLegend();
-  drawPoints();
+  renderNear();
   updateButtons();
   setStatus(Status.addPoints);
+});
+
+/** Loads premises from a CSV file: the API reads it (x,y in EPSG:32038 or lon,lat in WGS84) and answers them. */
+$("premises-file").addEventListener("change", async (event) => {
+  const input = event.target;
+  const file = input.files && input.files[0];
+  input.value = "";
+  if (!file) return;
+  busy(+1);
+  try {
+    const text = await file.text();
+    const before = state.premises.length;
+    const answer = await api("/api/near", { wkid: WKID, mode: modes()[0], points: [], radiiMiles: [],
+      premises: state.premises, premisesCSV: { name: file.name, text } });
+    state.premises = answer.premises;
+    updateButtons();
+    renderNear();
+    const errors = await refreshNear();
+    if (errors === null) return;
+    const added = state.premises.length - before;
+    if (errors.length) setStatus(nearFailure(errors), "error");
+    else setStatus(`Loaded ${added} premise${added === 1 ? "" : "s"} from ${file.name}.`);
+  } catch (error) {
+    setStatus(`Could not load the premises: ${error.message}`, "error");
+  } finally {
+    busy(-1);
+  }
 });
 
 async function exportBuffers(format) {
