@@ -186,16 +186,20 @@ def load():
 
 
 def run_process(argv, timeout, env=None):
-    """Runs argv as a fresh process: (wall s, peak RSS MiB from wait4, exit code, stdout, stderr); exit code None
-    on timeout (its process group is killed). Output goes through temporary files, so a chatty process cannot
-    block on a full pipe while it is waited for."""
+    """Runs argv as a fresh process: (wall s, peak RSS MiB, exit code, stdout, stderr); exit code None on timeout
+    (its process group is killed). The peak RSS is GNU time's (`/usr/bin/time -f %M`, the process's own from
+    wait4): the wait4 of a child forked from this Python process would count the pages it shared with the parent
+    before exec (the references held here, hundreds of MB). Output goes through temporary files, so a chatty
+    process cannot block on a full pipe while it is waited for."""
     import tempfile
 
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.NamedTemporaryFile("r") as rss:
         t0 = time.perf_counter()
-        p = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env, start_new_session=True)
+        p = subprocess.Popen(["/usr/bin/time", "-q", "-o", rss.name, "-f", "%M", *argv], stdout=out, stderr=err,
+                             text=True, env=env, start_new_session=True)
         while True:
-            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            pid, status, _ = os.wait4(p.pid, os.WNOHANG)
             if pid:
                 break
             if time.perf_counter() - t0 > timeout:
@@ -208,7 +212,9 @@ def run_process(argv, timeout, env=None):
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return wall, usage.ru_maxrss / 1024.0, p.returncode, out.read(), err.read()
+        lines = rss.read().split()
+        peak = int(lines[-1]) / 1024.0 if lines and lines[-1].isdigit() else 0.0
+        return wall, peak, p.returncode, out.read(), err.read()
 
 
 def pg_conn(conn):
