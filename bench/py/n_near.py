@@ -186,8 +186,9 @@ def load():
 
 
 def run_process(argv, timeout, env=None):
-    """Runs argv as a fresh process: (wall s, peak RSS MiB, exit code, stdout, stderr); exit code None on timeout
-    (its process group is killed). The peak RSS is GNU time's (`/usr/bin/time -f %M`, the process's own from
+    """Runs argv as a fresh process: (wall s, peak RSS MiB, exit code, stdout, stderr, CPU s); exit code None on
+    timeout (its process group is killed). The peak RSS and the CPU time (user + system, all its threads) are GNU
+    time's (`/usr/bin/time -f %M`, the process's own from
     wait4): the wait4 of a child forked from this Python process would count the pages it shared with the parent
     before exec (the references held here, hundreds of MB). Output goes through temporary files, so a chatty
     process cannot block on a full pipe while it is waited for."""
@@ -196,7 +197,7 @@ def run_process(argv, timeout, env=None):
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
             tempfile.NamedTemporaryFile("r") as rss:
         t0 = time.perf_counter()
-        p = subprocess.Popen(["/usr/bin/time", "-q", "-o", rss.name, "-f", "%M", *argv], stdout=out, stderr=err,
+        p = subprocess.Popen(["/usr/bin/time", "-q", "-o", rss.name, "-f", "%M %U %S", *argv], stdout=out, stderr=err,
                              text=True, env=env, start_new_session=True)
         while True:
             pid, status, _ = os.wait4(p.pid, os.WNOHANG)
@@ -206,15 +207,15 @@ def run_process(argv, timeout, env=None):
                 os.killpg(p.pid, signal.SIGKILL)
                 os.wait4(p.pid, 0)
                 p.returncode = 0
-                return time.perf_counter() - t0, 0.0, None, "", "timeout"
+                return time.perf_counter() - t0, 0.0, None, "", "timeout", 0.0
             time.sleep(0.005)
         wall = time.perf_counter() - t0
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        lines = rss.read().split()
-        peak = int(lines[-1]) / 1024.0 if lines and lines[-1].isdigit() else 0.0
-        return wall, peak, p.returncode, out.read(), err.read()
+        fields = rss.read().split()[-3:]
+        peak, cpu = (int(fields[0]) / 1024.0, float(fields[1]) + float(fields[2])) if len(fields) == 3 else (0.0, 0.0)
+        return wall, peak, p.returncode, out.read(), err.read(), cpu
 
 
 def pg_conn(conn):
@@ -223,8 +224,8 @@ def pg_conn(conn):
 
 def psql(conn, sql, timeout=3600):
     """Runs SQL through psql (one fresh process): (wall s, exit code, stdout, stderr)."""
-    wall, _, code, out, err = run_process(["psql", pg_conn(conn), "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql],
-                                          timeout)
+    wall, _, code, out, err, _ = run_process(["psql", pg_conn(conn), "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql],
+                                             timeout)
     return wall, code, out, err
 
 
@@ -384,6 +385,11 @@ def restrict(path, ids):
     return out
 
 
+def shown(arg):
+    """A command-line argument as the table prints it: paths inside the working directory relative to it."""
+    return os.path.relpath(arg) if os.path.isabs(arg) and arg.startswith(os.getcwd() + os.sep) else arg
+
+
 # MARK: the harness
 
 class Harness:
@@ -406,25 +412,26 @@ class Harness:
         return r
 
     def command(self, label, argv):
-        self.commands[label] = " ".join(os.path.relpath(a) if os.path.isabs(a) else a for a in argv)
+        self.commands[label] = " ".join(shown(a) for a in argv)
 
     def timed(self, case, tool, argv, reps, out=None, timeout=None, env=None):
         """Runs argv reps times (out removed before each run): the median wall time, the largest peak RSS, the
         loads before/after, and the last run's stdout. A failure or timeout is recorded and returns None."""
-        times, peak, stdout, loads = [], 0.0, "", [load()]
+        times, cpus, peak, stdout, loads = [], [], 0.0, "", [load()]
         for _ in range(reps):
             if out and os.path.exists(out):
                 os.remove(out)
-            wall, rss, code, stdout, err = run_process(argv, timeout or self.args.peer_timeout, env)
+            wall, rss, code, stdout, err, cpu = run_process(argv, timeout or self.args.peer_timeout, env)
             if code != 0:
                 what = "timeout" if code is None else f"exit {code}: {err.strip()[-400:]}"
                 self.record(case=case, tool=tool, error=what, seconds=wall)
                 return {"error": what, "seconds": wall, "load": f"{loads[0]:.1f}"}
             times.append(wall)
+            cpus.append(cpu)
             peak = max(peak, rss)
         loads.append(load())
         r = self.record(case=case, tool=tool, times=times, seconds=float(np.median(times)), peak_rss_mb=round(peak, 1),
-                        load=f"{loads[0]:.1f} → {loads[1]:.1f}")
+                        cpu=float(np.median(cpus)), load=f"{loads[0]:.1f} → {loads[1]:.1f}")
         r["stdout"] = stdout
         return r
 
@@ -449,13 +456,15 @@ class Harness:
         if m is None or "error" in m:
             ms = f"failed: {m and m['error']}"
         else:
-            ms = f"{m['seconds']:.3f} s, {m['peak_rss_mb']:.0f} MB"
+            ms = f"{m['seconds']:.3f} s (CPU {m['cpu']:.2f} s), {m['peak_rss_mb']:.0f} MB"
         if peer_result is None:
             ps, ratio = "—", None
         elif "error" in peer_result:
             ps, ratio = f"{peer}: {peer_result['error'][:80]} after {peer_result['seconds']:.0f} s", None
         else:
             ps = f"{peer} {peer_result['seconds']:.3f} s"
+            if peer_result.get("cpu") and peer != "PostGIS" and "PostGIS" not in peer:
+                ps += f" (CPU {peer_result['cpu']:.2f} s)"
             if peer_result.get("detail"):
                 ps += f" ({peer_result['detail']})"
             denominator = ratio_of if ratio_of is not None else peer_result["seconds"]
@@ -477,7 +486,7 @@ class Harness:
                     "-lco", "GEOMETRY_NAME=geom", "-lco", "SPATIAL_INDEX=NONE"]
             if geography:
                 argv += ["-lco", "GEOM_TYPE=geography"]
-            wall, _, code, _, err = run_process(argv, 3600)
+            wall, _, code, _, err, _ = run_process(argv, 3600)
             if code != 0:
                 self.record(case=case, tool="postgis", error=f"load {table}: {err.strip()[-300:]}")
                 return None
@@ -644,9 +653,9 @@ class Harness:
         sample = self.geo_sample(places[1])
         l, r, d = geodesic_reference(places, stations, sample, N3_M)
         ref = Reference(l, r, d)
-        special = self.special_ids(places)
+        special = np.intersect1d(self.special_ids(places), places[0][sample])
         self.notes.append(f"N3 reference: geographiclib brute force on {len(sample):,} places "
-                          f"({len(special):,} within 1° of ±180° or 5° of a pole): {ref.count:,} pairs, "
+                          f"({len(special):,} of them within 1° of ±180° or 5° of a pole): {ref.count:,} pairs, "
                           f"{int(np.isin(l, special).sum()):,} of them from those places")
         what = f"{len(places[0]):,} places × {len(stations[0]):,} stations worldwide, 50 km geodesic → pairs .csv"
         out = self.out("N3.meridian.csv")
@@ -738,9 +747,9 @@ class Harness:
             out = self.out("MEM.meridian.csv")
             argv = ["/usr/bin/time", "-v", self.args.cli, "near", path, self.p["turbines"], "--distance", "2km",
                     "--quiet", "-o", out]
-            self.commands[f"MEM {n:,}"] = " ".join(os.path.relpath(a) if os.path.isabs(a) else a for a in argv)
+            self.commands[f"MEM {n:,}"] = " ".join(shown(a) for a in argv)
             before = load()
-            wall, _, code, _, err = run_process(argv, self.args.meridian_timeout)
+            wall, _, code, _, err, _ = run_process(argv, self.args.meridian_timeout)
             if code != 0:
                 self.record(case=case, premises=n, error=f"exit {code}: {err.strip()[-300:]}")
                 self.rows.append([case, f"{n:,} premises", "failed", "—", "—", "≤ 1.5 GB", "—", f"{before:.1f}", case])
