@@ -3,7 +3,8 @@
 
     n_near.py [--small] [--reps R] [--cli BIN] [--pg CONN] [--out DIR] [--peer-timeout S] [CASE ...]
 
-CASE: N1 N2 N3 N4 MEM (default: N1 N2 N3 N4; MEM is the peak-memory run at 10M premises, also `--mem-sizes`).
+CASE: N1 N2 N3 N4 MEM (default: N1 N2 N3 N4; MEM is the peak-memory run at 10M premises, 200k with --small, or
+`--mem-sizes`).
 Inputs are written once with fixed seeds to DIR/inputs (GeoPackages written by pyogrio, not by Meridian):
 
 - premises: 1M points in EPSG:32038 (NAD27 / Texas North Central, US survey feet), 60 % in 300 towns (Gaussian,
@@ -795,10 +796,12 @@ def main():
     a.add_argument("--peer-timeout", type=float, default=600.0)
     a.add_argument("--meridian-timeout", type=float, default=1800.0)
     a.add_argument("--n2-reduced", type=int, default=100_000, help="premises for a peer whose N2 join is a nested loop")
-    a.add_argument("--mem-sizes", type=int, nargs="*", default=[10_000_000])
+    a.add_argument("--mem-sizes", type=int, nargs="*", help="premises for MEM (default 10M; 200k with --small)")
     args = a.parse_args()
     args.out, args.cli = os.path.abspath(args.out), os.path.abspath(args.cli)
     args.peers = args.peers.split(",")
+    if args.mem_sizes is None:
+        args.mem_sizes = [200_000] if args.small else [10_000_000]
     h = Harness(args)
     gen(h.inputs, h.size)
     for c in args.cases:
