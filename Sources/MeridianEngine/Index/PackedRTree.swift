@@ -133,17 +133,22 @@ struct PackedRTree: Sendable {
 
     /// The items ordered by a distance, best first (a best-first search, Hjaltason & Samet 1999): `lowerBound` of a
     /// box (minima then maxima) must not exceed `exact` of any item inside it. Items farther than `maxDistance`
-    /// are never visited. Stops after the `k`-th nearest and every item tied with it; the answer is sorted by
-    /// distance, then item index, and cut to `k`.
+    /// are never visited, nor, once `k` items have been measured, anything farther than the `k`-th smallest of
+    /// their distances (it cannot be among the `k` nearest or tied with the last of them). Stops after the `k`-th
+    /// nearest and every item tied with it; the answer is sorted by distance, then item index, and cut to `k`.
     func nearest(k: Int, maxDistance: Double, lowerBound: (ArraySlice<Double>) -> Double,
                  exact: (Int) throws(EngineError) -> Double) throws(EngineError) -> [(index: Int, distance: Double)] {
         guard count > 0, k > 0 else { return [] }
         var heap = MinHeap()
+        // The k smallest distances measured so far, as a max-heap (keys negated); `bound` is the largest of them
+        // once there are k, `maxDistance` before.
+        var measured = MinHeap()
+        var bound = maxDistance
         let root = levelStarts.count - 1
         let stride = 2 * dimensions
         func push(_ slot: Int, level: Int) {
             let key = lowerBound(boxes[(slot * stride)..<((slot + 1) * stride)])
-            if key <= maxDistance { heap.push(.init(key: key, slot: slot, level: level)) }
+            if key <= bound { heap.push(.init(key: key, slot: slot, level: level)) }
         }
         push(levelStarts[root], level: root)
         var found: [(index: Int, distance: Double)] = []
@@ -155,7 +160,12 @@ struct PackedRTree: Sendable {
                 found.append((Int(refs[top.slot]), top.key))
             case 0:
                 let d = try exact(Int(refs[top.slot]))
-                if d <= maxDistance { heap.push(.init(key: d, slot: top.slot, level: -1)) }
+                if d <= bound {
+                    heap.push(.init(key: d, slot: top.slot, level: -1))
+                    measured.push(.init(key: -d, slot: top.slot, level: 0))
+                    if measured.count > k { _ = measured.pop() }
+                    if measured.count == k, let largest = measured.first { bound = min(bound, -largest.key) }
+                }
             default:
                 for child in children(of: top.slot, level: top.level) { push(child, level: top.level - 1) }
             }
@@ -176,6 +186,12 @@ private struct MinHeap {
     }
 
     private var entries: [Entry] = []
+
+    /// How many entries it holds.
+    var count: Int { entries.count }
+
+    /// The smallest entry, left in place.
+    var first: Entry? { entries.first }
 
     mutating func push(_ e: Entry) {
         entries.append(e)

@@ -133,12 +133,29 @@ struct NearColumns {
         return "distance_" + word
     }
 
-    /// A value as a CSV cell: text as it is, numbers and booleans as JSON writes them, nothing for null.
-    static func cell(_ value: JSONValue?) -> String {
+    /// Appends a value as a CSV cell (quoted when CSV needs it): text as it is, numbers and booleans as JSON writes
+    /// them, nothing for null.
+    static func appendCell(_ value: JSONValue?, to out: inout ByteBuffer) {
         switch value {
-        case nil, .null?: ""
-        case .string(let s)?: s
-        case let other?: other.description
+        case nil, .null?: break
+        case .string(let s)?: CSV.appendField(s, to: &out)
+        case .number(let d)?: appendNumber(d, to: &out)
+        case .bool(let b)?: out.append(b ? "true" : "false")
+        case let other?: CSV.appendField(other.description, to: &out)
+        }
+    }
+
+    /// Appends a number as `JSONValue`'s text writes it, without making that text: whole numbers below 10^16 in
+    /// magnitude without a fraction (−0 as `0`), other finite ones as the shortest text that reads back to the same
+    /// double; NaN and ±infinity through `JSONValue` itself (`null`). A cell of the near table is written for every
+    /// pair, so this is most of the output's work.
+    static func appendNumber(_ d: Double, to out: inout ByteBuffer) {
+        if d.isFinite, d.magnitude < 1e16, d.rounded(.towardZero) == d {
+            out.appendInteger(Int(d))
+        } else if d.isFinite {
+            out.appendNumber(d)
+        } else {
+            out.append(JSONValue.number(d).description)
         }
     }
 }

@@ -216,16 +216,22 @@ struct NearJob {
         return pairs.filter { $0.rank <= k }
     }
 
-    /// The output rows of a batch: features in the spatial reference measured in (CSV, feature tables) and as read
-    /// (GeoJSON, projected to WGS84 from there).
+    /// The output rows of a batch: features in the spatial reference measured in when the output's columns are
+    /// `fixed` (CSV, feature tables), else as read (GeoJSON, projected to WGS84 from there); the other array is
+    /// empty.
     private func rows(_ pairs: [NearPair], lefts: [Geometry], of batch: FeatureInput, search: Search,
                       right: FeatureInput, fixed: Bool) throws(CommandError) -> (rows: [Feature], wgs84: [Feature])
     {
         let columns = search.columns
         var rows: [Feature] = [], originals: [Feature] = []
+        // Each output reads one of the two (GeoJSON the features as read, the others those measured): only that
+        // one is made.
         func add(_ left: Int, _ properties: [String: JSONValue], id: JSONValue?) {
-            rows.append(Feature(geometry: lefts[left], properties: properties, id: id))
-            originals.append(Feature(geometry: batch.features[left].geometry, properties: properties, id: id))
+            if fixed {
+                rows.append(Feature(geometry: lefts[left], properties: properties, id: id))
+            } else {
+                originals.append(Feature(geometry: batch.features[left].geometry, properties: properties, id: id))
+            }
         }
         var counts = [Int](repeating: 0, count: batch.features.count)
         for p in pairs { counts[p.leftIndex] += 1 }

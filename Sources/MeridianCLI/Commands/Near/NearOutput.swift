@@ -8,9 +8,11 @@ import MeridianIO
 struct NearOutput {
     /// One batch of rows with what the output needs to know about them.
     struct Batch {
-        /// The rows, their geometries in the spatial reference measured in.
+        /// The rows, their geometries in the spatial reference measured in (CSV and feature tables; may be empty
+        /// for GeoJSON, which reads `wgs84`).
         let rows: [Feature]
-        /// The same rows with their geometries as read (projected to WGS84 for GeoJSON from there).
+        /// The same rows with their geometries as read (projected to WGS84 for GeoJSON from there; may be empty for
+        /// the other formats).
         let wgs84: [Feature]
         /// The output's columns.
         let columns: NearColumns
@@ -58,10 +60,15 @@ struct NearOutput {
                     }
                     let columns = batch.columns.names.dropLast()  // the last is wkt
                     for row in batch.rows {
+                        // Cells straight into the output, a number without a detour through JSON text.
+                        for name in columns {
+                            NearColumns.appendCell(row.properties[name], to: &out)
+                            out.append(UInt8(ascii: ","))
+                        }
                         var wkt = ByteBuffer(capacity: 64)
                         if let g = row.geometry { WKT.write(g, to: &wkt) }
-                        CSV.appendRecord(columns.map { NearColumns.cell(row.properties[$0]) } + [wkt.string], to: &out)
-                        out.flushIfFull()
+                        CSV.appendField(wkt.string, alone: columns.isEmpty, to: &out)
+                        CSV.endRecord(&out)
                     }
                 default:
                     var start = 0
