@@ -587,7 +587,8 @@ def tiles(run: Near) -> None:
     target = run.options.tile_points or max(1, -(-len(xs) // (4 * workers)))
     finite = distances[np.isfinite(distances)]
     reach = float(finite.max(initial=0.0))
-    side = math.degrees(reach / RADIUS_BOUND) if geodesic else reach
+    # Tiles narrower than half the reach would mostly search their halo: not split further.
+    side = (math.degrees(reach / RADIUS_BOUND) if geodesic else reach) / 2
     cells = tiling.build(xs, ys, np.ones(len(xs)), target, min_side=side)
     owner = owners(cells, xs, ys)
     run.say(f"{len(xs)} LEFT and {len(rboxes)} RIGHT features, {len(cells.cells)} tiles")
