@@ -503,6 +503,7 @@ def check(near: NearArguments, options, meridian: str) -> str:
 
 
 def _extension(path: str | None) -> str:
+    """The output's extension, lowercase ("" for standard output)."""
     return os.path.splitext(path)[1].lower().lstrip(".") if path else ""
 
 
