@@ -138,22 +138,29 @@ def message(err, command):
     return lines[0][len(command) + 2:]
 
 
-def test_bad_input_gives_meridian_nears_error_and_no_output(meridian, dask_scheduler, planar, tmp_path):
+def test_bad_input_gives_meridian_nears_error_and_no_output(meridian, dask_scheduler, planar, tmp_path,
+                                                          monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the inputs named as given (relative), as meridian near names them
     rows = (planar / "left.csv").read_text().splitlines(keepends=True)
     rows[251] = "1001000.0,1501000.0,bad,-5\n"
     (tmp_path / "left.csv").write_text("".join(rows))
-    args = [tmp_path / "left.csv", planar / "right.csv", "--srs", "EPSG:5070", "--in-srs", "EPSG:5070",
-            "--distance-field", "r"]
+    (tmp_path / "right.csv").write_bytes((planar / "right.csv").read_bytes())
+    args = ["left.csv", "right.csv", "--srs", "EPSG:5070", "--in-srs", "EPSG:5070", "--distance-field", "r"]
     output = tmp_path / "near.csv"
     output.write_text("before")
-    one = near_one(meridian, [*args, "-o", tmp_path / "one.csv"])
-    status, err = near_dask(meridian, dask_scheduler, [*args, "-o", output])
-    assert (status, message(err, "meridian-dask near")) == (one.returncode, message(one.stderr, "meridian near"))
-    assert message(err, "meridian-dask near") == (f"{tmp_path / 'left.csv'}: feature 250 (line 252): 'r' is negative; "
-                                                  "a search distance must be 0 or more")
-    assert output.read_text() == "before"
-    status, err = near_dask(meridian, dask_scheduler, [*args[:-1], "nope", "--bogus", "-o", output])
-    assert (status, message(err, "meridian-dask near")) == (2, "unknown option --bogus")
+
+    def assert_same_error(args):
+        one = near_one(meridian, [*args, "-o", tmp_path / "one.csv"])
+        status, err = near_dask(meridian, dask_scheduler, [*args, "-o", output])
+        assert (status, message(err, "meridian-dask near")) == (one.returncode, message(one.stderr, "meridian near"))
+        assert output.read_text() == "before"
+        return status, message(err, "meridian-dask near")
+
+    assert assert_same_error(args) == (1, "left.csv: feature 250 (line 252): 'r' is negative; a search distance "
+                                          "must be 0 or more")
+    assert assert_same_error(["left.csv", "nope.csv", *args[2:]]) == (1, "cannot read nope.csv: No such file or "
+                                                                        "directory")
+    assert assert_same_error([*args, "--bogus"]) == (2, "unknown option --bogus")
 
 
 def test_right_only_and_unbounded_searches_are_refused(meridian, dask_scheduler, planar, tmp_path):

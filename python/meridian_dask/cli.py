@@ -38,7 +38,8 @@ INPUT                 files or folders: CSV, GeoJSON, GeoJSON text sequences (.g
 --chunk-bytes N       bytes of a text input per reading task (default 64 MiB)
 --report FILE         write one JSON line per task (stage, size, peak RSS of its meridian process, seconds)
 
-Every other option is meridian buffer's (meridian buffer --help).
+Every other option is meridian buffer's (meridian buffer --help). For proximity (meridian near), see
+meridian-dask near --help.
 """
 
 #: meridian-dask's own options that take a value (meridian's pass through).

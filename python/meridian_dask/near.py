@@ -493,6 +493,11 @@ def check(near: NearArguments, options, meridian: str) -> str:
     if options.output is not None and (extension not in FORMATS or Output(options.output).is_folder):
         raise SetupError(f"meridian-dask near writes .csv, .geojson or .geojsons, not {options.output}; use meridian "
                          "near for feature tables", 2)
+    for path in (near.right, near.left):  # meridian reads RIGHT first
+        if path == "-":
+            raise SetupError("give LEFT and RIGHT as files (meridian-dask near does not read standard input)", 2)
+        if not os.path.exists(path):
+            raise SetupError(f"cannot read {path}: No such file or directory")
     for path in (near.left, near.right):
         if not os.path.isfile(path):
             return extension  # meridian's message, from the run in one task
@@ -536,19 +541,24 @@ def whole(run: Near, why: str) -> None:
     """The command on the whole input in one task: its answer, or its error."""
     run.say(f"one task runs meridian near on the whole input ({why})")
     near = run.near
-    arguments = [os.path.abspath(near.left), os.path.abspath(near.right)] + near.options
-    result = run.client.submit(_whole_task, run.meridian, arguments, run.extension, run.output.spool,
+    arguments = [near.left, near.right] + near.options
+    result = run.client.submit(_whole_task, run.meridian, arguments, os.getcwd(), run.extension, run.output.spool,
                                pure=False).result()
     if result["status"] != 0:
         raise MeridianError(result["error"], result["status"])
     run.output.write_piece(result["text"])
 
 
-def _whole_task(meridian: str, arguments: list[str], extension: str, spool: str | None) -> dict:
-    """`meridian near` on the whole input (runs on a worker); its output delivered (`tasks.deliver`)."""
+def _whole_task(meridian: str, arguments: list[str], directory: str, extension: str, spool: str | None) -> dict:
+    """`meridian near` on the whole input (runs on a worker) in the client's working `directory` (so that its
+    messages name the inputs as they were given; the inputs' absolute paths where the worker has no such
+    directory); its output delivered (`tasks.deliver`)."""
     with tempfile.TemporaryDirectory(prefix="meridian-dask-near-") as folder:
         out = os.path.join(folder, "out." + extension)
-        status, error = run_near(meridian, arguments + ["-o", out], folder)
+        if not os.path.isdir(directory):
+            arguments = [os.path.join(directory, a) for a in arguments[:2]] + arguments[2:]
+            directory = folder
+        status, error = run_near(meridian, arguments + ["-o", out], directory)
         if status != 0:
             return {"status": status, "error": error}
         return {"status": 0, "text": tasks.deliver(out, spool, f"near-{os.path.basename(folder)}.{extension}")}
@@ -561,7 +571,7 @@ def tiles(run: Near) -> None:
         return whole(run, "an input is not a file")
     sides = {}
     for side, path in (("left", near.left), ("right", near.right)):
-        chunks = inputs.chunks([path], run.options.chunk_bytes)
+        chunks = inputs.chunks([os.path.abspath(path)], run.options.chunk_bytes)  # workers have their own cwd
         arguments = locate_arguments(near, side)
         futures = [client.submit(locate, run.meridian, c, arguments, side, near, pure=False) for c in chunks]
         sides[side] = (futures, client.gather([client.submit(_meta, f) for f in futures]))
