@@ -81,12 +81,13 @@ def test_planar_nearest_and_a_fixed_distance_in_another_unit(meridian, dask_sche
 
 
 def test_lines_and_polygons_of_geojson(meridian, dask_scheduler, tmp_path):
-    """A GeoJSON FeatureCollection of lines and polygons as LEFT (their boxes reach across tiles) and a text
-    sequence of points as RIGHT, projected into --srs."""
+    """A GeoJSON FeatureCollection of lines and polygons as LEFT (their boxes reach across tiles; 20 of them two
+    degrees away from RIGHT, in tiles without RIGHT features) and a text sequence of points as RIGHT, projected into
+    --srs."""
     rng = np.random.default_rng(5)
     features = []
     for i in range(120):
-        lon, lat = -97 + rng.uniform(0, 0.3), 32 + rng.uniform(0, 0.3)
+        lon, lat = -97 + rng.uniform(0, 0.3) + (2 if i % 6 == 5 else 0), 32 + rng.uniform(0, 0.3)
         if i % 2:
             geometry = {"type": "LineString", "coordinates": [[lon, lat], [lon + 0.02, lat + 0.01]]}
         else:

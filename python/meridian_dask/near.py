@@ -417,6 +417,10 @@ def tile_task(meridian: str, near: NearArguments, extension: str, headers: tuple
                 f.write(header)
                 for p in chunk_pieces:
                     f.write(p)
+            if fmt != "csv" and os.path.getsize(name) == 0:  # no RIGHT in reach: an empty text sequence is refused
+                os.replace(name, name := os.path.join(folder, f"{side}.geojson"))
+                with open(name, "wb") as f:
+                    f.write(b'{"features":[],"type":"FeatureCollection"}\n')
             names.append(name)
         out = os.path.join(folder, f"out.{extension}")
         status, error = run_near(meridian, names + near.options + ["-o", out], folder)
