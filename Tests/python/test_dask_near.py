@@ -174,3 +174,17 @@ def test_right_only_and_unbounded_searches_are_refused(meridian, dask_scheduler,
     status, err = near_dask(meridian, dask_scheduler, [*base, "--nearest", "3", "-o", tmp_path / "r.csv"])
     assert status == 2 and "give --distance D or --distance-field NAME" in message(err, "meridian-dask near")
     assert not (tmp_path / "r.csv").exists()
+
+
+def test_planar_in_an_srs_of_feet_projected_from_longitude_latitude(meridian, dask_scheduler, tmp_path):
+    """Points given in longitude/latitude, measured in EPSG:2263 (US survey feet): the halo is the search distance
+    in the SRS unit (0.4 km = 1,312 ft), not in meters or in the unit given."""
+    rng = np.random.default_rng(3)
+    for side, n in (("left", 150), ("right", 150)):
+        lon, lat = -73.95 + rng.uniform(0, 0.06, n), 40.70 + rng.uniform(0, 0.05, n)
+        (tmp_path / f"{side}.csv").write_text("lon,lat,name,m\n" + "".join(
+            f"{a!r},{b!r},{side[0]}{i},{float(rng.uniform(0, 600))!r}\n"
+            for i, (a, b) in enumerate(zip(lon.tolist(), lat.tolist()))))
+    args = [tmp_path / "left.csv", tmp_path / "right.csv", "--srs", "EPSG:2263", "--in-srs", "EPSG:4326"]
+    assert_same_bytes(meridian, dask_scheduler, [*args, "--distance", "0.4km"], tmp_path / "km.csv")
+    assert_same_bytes(meridian, dask_scheduler, [*args, "--distance-field", "m", "--unit", "m"], tmp_path / "m.csv")
