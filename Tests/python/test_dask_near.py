@@ -188,3 +188,26 @@ def test_planar_in_an_srs_of_feet_projected_from_longitude_latitude(meridian, da
     args = [tmp_path / "left.csv", tmp_path / "right.csv", "--srs", "EPSG:2263", "--in-srs", "EPSG:4326"]
     assert_same_bytes(meridian, dask_scheduler, [*args, "--distance", "0.4km"], tmp_path / "km.csv")
     assert_same_bytes(meridian, dask_scheduler, [*args, "--distance-field", "m", "--unit", "m"], tmp_path / "m.csv")
+
+
+@pytest.mark.parametrize("latitude", [-40.0, 88.0])
+def test_geodesic_lines_and_polygons_across_the_antimeridian(meridian, dask_scheduler, tmp_path, latitude):
+    """Geodesic LEFT lines and polygons whose edges cross 180° (their boxes are the caps around their vertices),
+    at a middle latitude and next to the North Pole, against RIGHT points on both sides."""
+    rng = np.random.default_rng(8)
+    features = []
+    for i in range(90):
+        lon, lat = 179.6 + rng.uniform(0, 0.8), latitude + rng.uniform(0, 0.5)
+        a, b = (lon + 180) % 360 - 180, (lon + 0.15 + 180) % 360 - 180
+        if i % 2:
+            geometry = {"type": "LineString", "coordinates": [[a, lat], [b, lat + 0.05]]}
+        else:
+            geometry = {"type": "Polygon", "coordinates": [[[a, lat], [b, lat], [b, lat + 0.05], [a, lat]]]}
+        features.append({"type": "Feature", "geometry": geometry, "properties": {"id": i, "d": float(i % 3) * 4000}})
+    (tmp_path / "left.geojson").write_text(json.dumps({"type": "FeatureCollection", "features": features}))
+    lon = (179.5 + rng.uniform(0, 1.1, 150) + 180) % 360 - 180
+    lat = latitude - 0.1 + rng.uniform(0, 0.7, 150)
+    (tmp_path / "right.csv").write_text("lon,lat,id\n" + "".join(
+        f"{a!r},{b!r},p{i}\n" for i, (a, b) in enumerate(zip(lon.tolist(), lat.tolist()))))
+    args = [tmp_path / "left.geojson", tmp_path / "right.csv", "--geodesic", "--distance-field", "d"]
+    assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.csv", min_tiles=4, tile_points=8)
