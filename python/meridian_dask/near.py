@@ -29,6 +29,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -463,11 +464,13 @@ class Near:
     extension: str                   # the output's format: csv, geojson or geojsons
     output: Output
     client: object = None
+    started: float = field(default_factory=time.monotonic)
 
     def say(self, text: str) -> None:
-        """A note on standard error with --verbose."""
+        """A note on standard error with --verbose, with the seconds since the run began."""
         if self.options.verbose:
-            print(f"meridian-dask near: {text}", file=sys.stderr, flush=True)
+            print(f"meridian-dask near: [{time.monotonic() - self.started:.1f} s] {text}", file=sys.stderr,
+                  flush=True)
 
 
 def check(near: NearArguments, options, meridian: str) -> str:
@@ -579,6 +582,7 @@ def tiles(run: Near) -> None:
         arguments = locate_arguments(near, side)
         futures = [client.submit(locate, run.meridian, c, arguments, side, near, pure=False) for c in chunks]
         sides[side] = (futures, client.gather([client.submit(_meta, f) for f in futures]))
+    run.say("located")
     metas = sides["left"][1] + sides["right"][1]
     failed = next((m for m in metas if not m["ok"]), None)
     if failed:
@@ -641,6 +645,7 @@ def tiles(run: Near) -> None:
         return whole(run, "a tile failed: " + failed["error"])
     run.say(f"{len(futures)} tiles done")
     _write(run, results, members, right_counts, owner, tile_of, formats[1])
+    run.say("written")
 
 
 def _write(run: Near, results: list[dict], members: list[np.ndarray], right_counts: list[int], owner: np.ndarray,
