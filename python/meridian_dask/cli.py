@@ -38,7 +38,8 @@ INPUT                 files or folders: CSV, GeoJSON, GeoJSON text sequences (.g
 --chunk-bytes N       bytes of a text input per reading task (default 64 MiB)
 --report FILE         write one JSON line per task (stage, size, peak RSS of its meridian process, seconds)
 
-Every other option is meridian buffer's (meridian buffer --help).
+Every other option is meridian buffer's (meridian buffer --help). For proximity (meridian near), see
+meridian-dask near --help.
 """
 
 #: meridian-dask's own options that take a value (meridian's pass through).
@@ -55,7 +56,7 @@ def parse(argv: list[str]) -> Options:
     if not argv or argv[0] in ("-h", "--help", "help"):
         raise SystemExit(_help())
     if argv[0] != "buffer":
-        raise SetupError(f"unknown command '{argv[0]}' (meridian-dask has one: buffer)", 2)
+        raise SetupError(f"unknown command '{argv[0]}' (meridian-dask has two: buffer and near)", 2)
     if any(a in ("-h", "--help") for a in argv[1:]):
         raise SystemExit(_help())
     values: dict = {}
@@ -113,6 +114,10 @@ def _help() -> int:
 def main(argv: list[str] | None = None) -> int:
     """The command: exit status 0 success, 1 failure, 2 usage error, the error on one line of standard error."""
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "near":
+        from .near import main as near_main
+
+        return near_main(argv[1:])
     try:
         return execute(parse(argv))
     except (MeridianError, SetupError, WriteError) as e:

@@ -1,0 +1,212 @@
+"""`meridian-dask near` gives the bytes `meridian near` gives on one machine: LEFT cut into many small tiles (pairs
+across the tiles' edges, LEFT points exactly on them), per-feature search distances, planar and geodesic across the
+antimeridian and around a pole; and the same one-line error for bad input, with nothing written."""
+import contextlib
+import io
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+from meridian_dask.cli import main
+
+
+def near_dask(meridian, scheduler, args, tile_points=7, chunk_bytes=2000):
+    """Runs `meridian-dask near ARGS` in this process: (exit status, standard error)."""
+    command = ["near", *map(str, args), "--meridian", meridian, "--quiet", "--verbose", "--scheduler", scheduler,
+               "--tile-points", str(tile_points), "--chunk-bytes", str(chunk_bytes)]
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = main(command)
+    return status, err.getvalue()
+
+
+def near_one(meridian, args):
+    """Runs `meridian near ARGS`, the one-machine reference."""
+    return subprocess.run([meridian, "near", *map(str, args)], capture_output=True, text=True, timeout=600)
+
+
+def assert_same_bytes(meridian, scheduler, args, output, min_tiles=8, **tiles):
+    """Both commands write the same bytes, and meridian-dask did it in tiles (not in one task)."""
+    expected = output.with_name("one" + output.suffix)
+    one = near_one(meridian, [*args, "-o", expected])
+    assert one.returncode == 0, one.stderr
+    status, err = near_dask(meridian, scheduler, [*args, "-o", output], **tiles)
+    assert status == 0, err
+    assert "one task runs" not in err, err
+    tiles_line = [line for line in err.splitlines() if " tiles" in line and "LEFT" in line]
+    assert tiles_line and int(tiles_line[0].split()[-2]) >= min_tiles, err  # many tiles, so many pairs cross edges
+    assert output.read_bytes() == expected.read_bytes()
+    return expected.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def planar(tmp_path_factory):
+    """LEFT: 300 points in EPSG:5070 on a lattice of 500 m (many share an x or a y, so the tiles' edges pass
+    through them), 30 of them repeated, with radii 0 to 1,400 m; RIGHT: 250 points scattered over the same square,
+    some on the lattice too (distances of exactly a radius), as CSV and as GeoJSON text sequences."""
+    folder = tmp_path_factory.mktemp("near-planar")
+    rng = np.random.default_rng(42)
+    lx = 1_000_000 + 500.0 * rng.integers(0, 12, 300)
+    ly = 1_500_000 + 500.0 * rng.integers(0, 12, 300)
+    lx[270:], ly[270:] = lx[:30], ly[:30]
+    radius = rng.choice([0.0, 250.0, 500.0, 707.5, 1400.0], 300)
+    rx = np.concatenate([1_000_000 + rng.uniform(-600, 6100, 200), 1_000_000 + 500.0 * rng.integers(0, 12, 50)])
+    ry = np.concatenate([1_500_000 + rng.uniform(-600, 6100, 200), 1_500_000 + 500.0 * rng.integers(0, 12, 50)])
+    (folder / "left.csv").write_text("x,y,name,r\n" + "".join(
+        f"{x!r},{y!r},\"left, {i}\",{r!r}\n" for i, (x, y, r) in enumerate(zip(lx.tolist(), ly.tolist(),
+                                                                              radius.tolist()))))
+    (folder / "right.csv").write_text("x,y,name,kind\n" + "".join(
+        f"{x!r},{y!r},right {i},{i % 3}\n" for i, (x, y) in enumerate(zip(rx.tolist(), ry.tolist()))))
+    return folder
+
+
+@pytest.mark.parametrize("shape", ["--pairs", "--count", "--left-only"])
+def test_planar_near_is_byte_identical_to_one_machine(meridian, dask_scheduler, planar, tmp_path, shape):
+    args = [planar / "left.csv", planar / "right.csv", "--srs", "EPSG:5070", "--in-srs", "EPSG:5070",
+            "--distance-field", "r", shape]
+    text = assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.csv")
+    if shape == "--pairs":
+        assert text.count(b"\n") > 300  # pairs of most LEFT features, many across the tiles' edges
+    assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.geojson")
+
+
+def test_planar_nearest_and_a_fixed_distance_in_another_unit(meridian, dask_scheduler, planar, tmp_path):
+    args = [planar / "left.csv", planar / "right.csv", "--srs", "EPSG:5070", "--in-srs", "EPSG:5070",
+            "--distance", "0.5mi", "--nearest", "2"]
+    assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.geojsons")
+    args[-4:] = ["--distance-field", "r", "--unit", "ft", "--nearest", "2"]
+    assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "feet.csv")
+
+
+def test_lines_and_polygons_of_geojson(meridian, dask_scheduler, tmp_path):
+    """A GeoJSON FeatureCollection of lines and polygons as LEFT (their boxes reach across tiles; 20 of them two
+    degrees away from RIGHT, in tiles without RIGHT features) and a text sequence of points as RIGHT, projected into
+    --srs."""
+    rng = np.random.default_rng(5)
+    features = []
+    for i in range(120):
+        lon, lat = -97 + rng.uniform(0, 0.3) + (2 if i % 6 == 5 else 0), 32 + rng.uniform(0, 0.3)
+        if i % 2:
+            geometry = {"type": "LineString", "coordinates": [[lon, lat], [lon + 0.02, lat + 0.01]]}
+        else:
+            geometry = {"type": "Polygon", "coordinates": [[[lon, lat], [lon + 0.01, lat], [lon + 0.01, lat + 0.01],
+                                                            [lon, lat]]]}
+        features.append({"type": "Feature", "geometry": geometry, "properties": {"id": i, "d": float(i % 4) * 300}})
+    (tmp_path / "left.geojson").write_text(json.dumps({"type": "FeatureCollection", "features": features}))
+    points = "".join("\x1e" + json.dumps({"type": "Feature", "properties": {"id": f"p{i}"}, "geometry": {
+        "type": "Point", "coordinates": [-97 + rng.uniform(0, 0.32), 32 + rng.uniform(0, 0.32)]}}) + "\n"
+        for i in range(150))
+    (tmp_path / "right.geojsons").write_text(points)
+    args = [tmp_path / "left.geojson", tmp_path / "right.geojsons", "--srs", "EPSG:5070", "--distance-field", "d"]
+    assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.csv", tile_points=10)
+    assert_same_bytes(meridian, dask_scheduler, args + ["--count"], tmp_path / "count.geojson", tile_points=10)
+
+
+@pytest.mark.parametrize("place", ["antimeridian", "pole"])
+def test_geodesic_near_across_the_antimeridian_and_around_a_pole(meridian, dask_scheduler, tmp_path, place):
+    """Points within 60 km of 180° (LEFT on one side, RIGHT on both), or above 89.3° N (pairs on the far side of
+    the pole are nearer than a degree of longitude suggests); distances up to 40 km."""
+    rng = np.random.default_rng(11)
+    if place == "antimeridian":
+        def points(n):
+            lon = 180 + rng.uniform(-0.7, 0.7, n)
+            return (lon + 180) % 360 - 180, rng.uniform(-20.4, -19.6, n)
+    else:
+        def points(n):
+            return rng.uniform(-180, 180, n), rng.uniform(89.3, 89.95, n)
+    lon, lat = points(200)
+    (tmp_path / "left.csv").write_text("lon,lat,name,d\n" + "".join(
+        f"{a!r},{b!r},l{i},{d}\n" for i, (a, b, d) in enumerate(zip(lon.tolist(), lat.tolist(),
+                                                                   rng.choice([0, 10, 25, 40], 200).tolist()))))
+    lon, lat = points(200)
+    (tmp_path / "right.csv").write_text("lon,lat,name\n" + "".join(
+        f"{a!r},{b!r},r{i}\n" for i, (a, b) in enumerate(zip(lon.tolist(), lat.tolist()))))
+    args = [tmp_path / "left.csv", tmp_path / "right.csv", "--geodesic", "--in-srs", "EPSG:4326",
+            "--distance-field", "d", "--unit", "km"]
+    text = assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.csv")
+    assert text.count(b"\n") > 200
+    assert_same_bytes(meridian, dask_scheduler, args + ["--left-only"], tmp_path / "near.geojsons")
+
+
+def message(err, command):
+    """The error line without the command's name."""
+    lines = [line for line in err.splitlines() if line.startswith(command + ": ")
+             and not line.startswith(command + ": [")]  # --verbose notes begin with the time
+    assert len(lines) == 1, err
+    return lines[0][len(command) + 2:]
+
+
+def test_bad_input_gives_meridian_nears_error_and_no_output(meridian, dask_scheduler, planar, tmp_path,
+                                                          monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the inputs named as given (relative), as meridian near names them
+    rows = (planar / "left.csv").read_text().splitlines(keepends=True)
+    rows[251] = "1001000.0,1501000.0,bad,-5\n"
+    (tmp_path / "left.csv").write_text("".join(rows))
+    (tmp_path / "right.csv").write_bytes((planar / "right.csv").read_bytes())
+    args = ["left.csv", "right.csv", "--srs", "EPSG:5070", "--in-srs", "EPSG:5070", "--distance-field", "r"]
+    output = tmp_path / "near.csv"
+    output.write_text("before")
+
+    def assert_same_error(args):
+        one = near_one(meridian, [*args, "-o", tmp_path / "one.csv"])
+        status, err = near_dask(meridian, dask_scheduler, [*args, "-o", output])
+        assert (status, message(err, "meridian-dask near")) == (one.returncode, message(one.stderr, "meridian near"))
+        assert output.read_text() == "before"
+        return status, message(err, "meridian-dask near")
+
+    assert assert_same_error(args) == (1, "left.csv: feature 250 (line 252): 'r' is negative; a search distance "
+                                          "must be 0 or more")
+    assert assert_same_error(["left.csv", "nope.csv", *args[2:]]) == (1, "cannot read nope.csv: No such file or "
+                                                                        "directory")
+    assert assert_same_error([*args, "--bogus"]) == (2, "unknown option --bogus")
+
+
+def test_right_only_and_unbounded_searches_are_refused(meridian, dask_scheduler, planar, tmp_path):
+    base = [planar / "left.csv", planar / "right.csv", "--srs", "EPSG:5070", "--in-srs", "EPSG:5070"]
+    status, err = near_dask(meridian, dask_scheduler, [*base, "--distance", "1km", "--right-only",
+                                                       "-o", tmp_path / "r.csv"])
+    assert (status, message(err, "meridian-dask near")) == (2, (
+        "--right-only: a RIGHT feature is matched in several tiles and meridian-dask near does not gather them; use "
+        "meridian near --right-only"))
+    status, err = near_dask(meridian, dask_scheduler, [*base, "--nearest", "3", "-o", tmp_path / "r.csv"])
+    assert status == 2 and "give --distance D or --distance-field NAME" in message(err, "meridian-dask near")
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_planar_in_an_srs_of_feet_projected_from_longitude_latitude(meridian, dask_scheduler, tmp_path):
+    """Points given in longitude/latitude, measured in EPSG:2263 (US survey feet): the halo is the search distance
+    in the SRS unit (0.4 km = 1,312 ft), not in meters or in the unit given."""
+    rng = np.random.default_rng(3)
+    for side, n in (("left", 150), ("right", 150)):
+        lon, lat = -73.95 + rng.uniform(0, 0.06, n), 40.70 + rng.uniform(0, 0.05, n)
+        (tmp_path / f"{side}.csv").write_text("lon,lat,name,m\n" + "".join(
+            f"{a!r},{b!r},{side[0]}{i},{float(rng.uniform(0, 600))!r}\n"
+            for i, (a, b) in enumerate(zip(lon.tolist(), lat.tolist()))))
+    args = [tmp_path / "left.csv", tmp_path / "right.csv", "--srs", "EPSG:2263", "--in-srs", "EPSG:4326"]
+    assert_same_bytes(meridian, dask_scheduler, [*args, "--distance", "0.4km"], tmp_path / "km.csv")
+    assert_same_bytes(meridian, dask_scheduler, [*args, "--distance-field", "m", "--unit", "m"], tmp_path / "m.csv")
+
+
+@pytest.mark.parametrize("latitude", [-40.0, 88.0])
+def test_geodesic_lines_and_polygons_across_the_antimeridian(meridian, dask_scheduler, tmp_path, latitude):
+    """Geodesic LEFT lines and polygons whose edges cross 180° (their boxes are the caps around their vertices),
+    at a middle latitude and next to the North Pole, against RIGHT points on both sides."""
+    rng = np.random.default_rng(8)
+    features = []
+    for i in range(90):
+        lon, lat = 179.6 + rng.uniform(0, 0.8), latitude + rng.uniform(0, 0.5)
+        a, b = (lon + 180) % 360 - 180, (lon + 0.15 + 180) % 360 - 180
+        if i % 2:
+            geometry = {"type": "LineString", "coordinates": [[a, lat], [b, lat + 0.05]]}
+        else:
+            geometry = {"type": "Polygon", "coordinates": [[[a, lat], [b, lat], [b, lat + 0.05], [a, lat]]]}
+        features.append({"type": "Feature", "geometry": geometry, "properties": {"id": i, "d": float(i % 3) * 4000}})
+    (tmp_path / "left.geojson").write_text(json.dumps({"type": "FeatureCollection", "features": features}))
+    lon = (179.5 + rng.uniform(0, 1.1, 150) + 180) % 360 - 180
+    lat = latitude - 0.1 + rng.uniform(0, 0.7, 150)
+    (tmp_path / "right.csv").write_text("lon,lat,id\n" + "".join(
+        f"{a!r},{b!r},p{i}\n" for i, (a, b) in enumerate(zip(lon.tolist(), lat.tolist()))))
+    args = [tmp_path / "left.geojson", tmp_path / "right.csv", "--geodesic", "--distance-field", "d"]
+    assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.csv", min_tiles=4, tile_points=8)
