@@ -56,6 +56,22 @@ import Testing
         #expect(rightOnly.stdout == "name,kind,wkt\nP,x,POINT (3 4)\nQ,y,POINT (6 8)\nR,z,POINT (104 0)\n", "\(rightOnly.stderr)")
     }
 
+    /// `-o -` is the standard output, CSV as without `-o`: the same bytes in every shape (the wkt column was once
+    /// decided from the path's name, so `-o -` wrote a header without it and rows without their last column).
+    @Test func dashIsTheStandardOutputInEveryShape() throws {
+        let files = ["l.csv": Self.left, "r.csv": Self.right]
+        let base = ["l.csv", "r.csv", "--in-srs", "EPSG:32038", "--distance", "10"]
+        for shape in ["--pairs", "--count", "--left-only", "--right-only"] {
+            let (implicit, f1) = try near(files, base + [shape])
+            defer { try? FileManager.default.removeItem(at: f1) }
+            let (dash, f2) = try near(files, base + [shape, "-o", "-"])
+            defer { try? FileManager.default.removeItem(at: f2) }
+            #expect(implicit.status == 0 && dash.status == 0, "\(implicit.stderr)\(dash.stderr)")
+            #expect(dash.stdout == implicit.stdout, "\(shape)")
+            #expect(dash.stdout.split(separator: "\n").first?.hasSuffix(",wkt") == true, "\(shape): \(dash.stdout)")
+        }
+    }
+
     /// An empty RIGHT (a CSV header alone) is an answer: no pairs, every near_count 0.
     @Test func emptyRightGivesNoPairs() throws {
         let (r, folder) = try near(["l.csv": Self.left, "r.csv": "name,x,y\n"],

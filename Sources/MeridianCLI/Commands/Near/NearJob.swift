@@ -55,7 +55,7 @@ struct NearJob {
                 if search == nil {
                     leftSide = NearColumns.Side(batch)
                     search = try prepare(&right, rightGeometries, leftSide: leftSide!, first: batch,
-                                         fixedColumns: file.format.writesInWorkingSpatialReference)
+                                         wktColumn: file.format == .csv)
                 }
                 guard let search else { return }
                 let lefts = try measured(batch, in: search.spatialReference)
@@ -83,7 +83,7 @@ struct NearJob {
     /// Settles the spatial reference measured in from LEFT's first batch and RIGHT, puts RIGHT's geometries in it
     /// and indexes them, and fixes the output's columns.
     private func prepare(_ right: inout Right, _ rightGeometries: [Geometry], leftSide: NearColumns.Side,
-                         first batch: FeatureInput, fixedColumns: Bool) throws(CommandError) -> Search {
+                         first batch: FeatureInput, wktColumn: Bool) throws(CommandError) -> Search {
         let sr = try spatialReference(left: batch, right: right.input)
         let unit = command.kind == .planar ? sr.unit ?? .meters : .meters
         if command.kind == .planar {
@@ -102,14 +102,13 @@ struct NearJob {
             throw .failure(relabel(describe(error), "near feature", labels: right.input.labels))
         }
         let rightSide = NearColumns.Side(right.input)
-        let csv = command.output.path.map { OutputFormat(path: $0) == .csv } ?? true
         var added: [Field] = []
         switch command.shape {
         case .pairs: added = [Field(name: NearColumns.distanceColumn(unit), type: .float64), Field(name: "rank", type: .int32)]
         case .count: added = [Field(name: "near_count", type: .int32)]
         case .leftOnly, .rightOnly: break
         }
-        if csv { added.append(Field(name: "wkt", type: .text)) }
+        if wktColumn { added.append(Field(name: "wkt", type: .text)) }
         let columns = try NearColumns(
             left: command.shape == .rightOnly ? nil : leftSide,
             right: command.shape == .pairs || command.shape == .rightOnly ? rightSide : nil,
