@@ -5,6 +5,10 @@
 # clone. scripts/test.sh runs it, so CI proves the first run works.
 #
 #   scripts/first-run-check.sh [TIMEOUT_SECONDS]   (default 1500: a release build from nothing on 2 cores)
+#
+# FIRST_RUN_KEEP=DIR keeps what the check built: the clone's release `meridian` and the viewer's resource bundle beside
+# it are copied into DIR (replaced) once the viewer has answered, with DIR/commit naming the commit they were built
+# from. scripts/test.sh runs the Python harness on that binary: the one a user runs, built once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 timeout_s="${1:-1500}"
@@ -39,3 +43,16 @@ until answers / && answers /docs/documentation/meridian/; do
     sleep 2
 done
 echo "first-run-check: scripts/run.sh on a fresh clone serves / and /docs/documentation/meridian/ after $((SECONDS - started)) s"
+if [ -n "${FIRST_RUN_KEEP:-}" ]; then
+    release="$work/meridian/.build/release"
+    if [ -d "$FIRST_RUN_KEEP" ] && [ -n "$(ls -A "$FIRST_RUN_KEEP")" ] && [ ! -f "$FIRST_RUN_KEEP/commit" ]; then
+        echo "first-run-check: FIRST_RUN_KEEP=$FIRST_RUN_KEEP is a folder this script did not make; not replaced" >&2
+        exit 1
+    fi
+    rm -rf "$FIRST_RUN_KEEP"
+    mkdir -p "$FIRST_RUN_KEEP"
+    cp "$release/meridian" "$FIRST_RUN_KEEP/"
+    cp -R "$release/Meridian_MeridianViewer.resources" "$FIRST_RUN_KEEP/"
+    git -C "$work/meridian" rev-parse HEAD > "$FIRST_RUN_KEEP/commit"
+    echo "first-run-check: kept the release meridian of $(cut -c1-12 "$FIRST_RUN_KEEP/commit") in $FIRST_RUN_KEEP"
+fi

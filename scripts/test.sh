@@ -11,10 +11,12 @@
 # and CPU times are printed as it ends, and as a table at the end, also when a step fails):
 #   main:        install-deps (build packages), PostGIS, debug build, docs --analyze, swift test, pytest
 #   side lanes:  setup   (install-deps --browser, python-env), while the debug build runs;
-#                checks  (the fuzz build under ASan, every fuzz target 15 s, then the first-run
-#                         check's release build from nothing), from the end of the debug build on. The release and
-#                         fuzz builds are mostly one compiler process at a time (whole-module optimisation, one
-#                         module after the other), and pytest mostly one process, so the two lanes share 2 cores.
+#                checks  (the first-run check's release build from nothing, then the fuzz build under ASan and
+#                         every fuzz target 15 s), from the end of the debug build on. The release and fuzz builds
+#                         are mostly one compiler process at a time (whole-module optimisation, one module after the
+#                         other), swift test and pytest mostly one process, so the two lanes share 2 cores.
+# pytest runs the release binary the first-run check built from a clone of this commit (the `meridian` a user runs,
+# built once; the debug build when the tree has uncommitted changes), so main waits for it after swift test.
 # A failing lane stops the run with its log (artifacts/lane-NAME.log). TEST_SERIAL=1 runs the lanes one after the
 # other instead (the same steps, for a machine with one core or to time each step alone).
 set -euo pipefail
@@ -141,8 +143,30 @@ swift_tests() {
     grep -E 'Test run with|Executed [0-9]+ tests' artifacts/swift-test.log | tail -2
 }
 postgis_start() { scripts/postgis.sh start > artifacts/postgis.env; }
+# The Python harness runs the `meridian` a user runs: the release binary that the first-run check built from a clone
+# of this commit (FIRST_RUN_KEEP), so that it is built once and the harness's large inputs take release time, not
+# debug time. With uncommitted changes that binary is not what the tree holds, and the debug build is run instead.
+release_kept=$root/.build/first-run-release
+rm -rf "$release_kept"
+tree_is_committed() { [[ -z $(git status --porcelain --untracked-files=no 2>/dev/null) ]]; }
+wait_for_release() {  # until the checks lane has kept the release binary of HEAD (or has failed)
+    local head
+    head=$(git rev-parse HEAD)
+    until [[ -f $release_kept/commit && $(<"$release_kept/commit") == "$head" ]]; do
+        if [[ -n ${lane_pid[checks]:-} ]] && ! kill -0 "${lane_pid[checks]}" 2>/dev/null; then
+            tail -30 artifacts/lane-checks.log >&2
+            echo "the checks lane ended without keeping the release binary (log above: artifacts/lane-checks.log)" >&2
+            return 1
+        fi
+        [[ -n ${lane_pid[checks]:-} ]] || { echo "the checks lane did not keep a release binary" >&2; return 1; }
+        sleep 2
+    done
+}
 python_tests() {
-    MERIDIAN_BIN="$(swift build --show-bin-path)/meridian" .venv/bin/python -m pytest -q Tests/python
+    local bin
+    if tree_is_committed; then bin=$release_kept/meridian
+    else bin="$(swift build --show-bin-path)/meridian"; echo "uncommitted changes: the harness runs the debug build"; fi
+    MERIDIAN_BIN="$bin" .venv/bin/python -m pytest -q Tests/python
 }
 setup_lane() {
     step browser-deps scripts/install-deps.sh --browser
@@ -153,9 +177,9 @@ setup_lane() {
 # can be replayed (long runs, docs/fuzzing.md, use new seeds). Then the README's main command, as a newcomer runs it:
 # a fresh clone, nothing built (a release build from nothing), until the viewer and its documentation answer.
 checks_lane() {
+    step first-run-check env FIRST_RUN_KEEP="$release_kept" scripts/first-run-check.sh
     step fuzz-build scripts/fuzz.sh --build-only
     step fuzz-runs env FUZZ_SKIP_BUILD=1 FUZZ_SEED=1 FUZZ_JOBS="${TEST_SERIAL:+2}" scripts/fuzz.sh all 15
-    step first-run-check scripts/first-run-check.sh
 }
 
 # The run -------------------------------------------------------------------------------------------------------------
@@ -168,5 +192,6 @@ lane_start checks checks_lane
 step docs docs
 step swift-test swift_tests
 lane_wait setup
+if tree_is_committed; then step "wait for the release binary" wait_for_release; fi
 step pytest python_tests
 lane_wait checks
