@@ -5,36 +5,14 @@ import json
 import random
 
 import pytest
-from geographiclib.geodesic import Geodesic
 from pyproj import Transformer
-from shapely.geometry import Point
 
-US_FT = 1200 / 3937
-MILE = 1609.344
-CLARKE_1866 = Geodesic(6378206.4, 1 / 294.978698213898)  # NAD27's ellipsoid, EPSG:32038's datum
-TO_NAD27 = Transformer.from_crs("EPSG:32038", "EPSG:4267", always_xy=True)
+from viewer_support import near_reference
 
 
 def scatter(seed, n, x=(1_600_000, 2_000_000), y=(300_000, 600_000)):
     rng = random.Random(seed)
     return [{"x": rng.uniform(*x), "y": rng.uniform(*y)} for _ in range(n)]
-
-
-def reference(points, radii, premises, geodesic):
-    """(point, premise, miles, rank) within each radius, ordered by point, distance, premise (`meridian near`'s)."""
-    rows = []
-    for i, t in enumerate(points):
-        found = []
-        for j, p in enumerate(premises):
-            if geodesic:
-                (lon1, lat1), (lon2, lat2) = TO_NAD27.transform(t["x"], t["y"]), TO_NAD27.transform(p["x"], p["y"])
-                miles = CLARKE_1866.Inverse(lat1, lon1, lat2, lon2)["s12"] / MILE
-            else:
-                miles = Point(t["x"], t["y"]).distance(Point(p["x"], p["y"])) * US_FT / MILE
-            if miles <= radii[i]:
-                found.append((miles, j))
-        rows += [(i, j, miles, rank) for rank, (miles, j) in enumerate(sorted(found), start=1)]
-    return rows
 
 
 @pytest.mark.parametrize("mode", ["planar", "geodesic"])
@@ -46,7 +24,7 @@ def test_pairs_match_the_references(viewer, mode):
     status, answer = viewer.post_json("/api/near", {"mode": mode, "points": points, "radiiMiles": radii,
                                                     "premises": premises})
     assert status == 200, answer
-    expected = reference(points, radii, premises, mode == "geodesic")
+    expected = near_reference(points, radii, premises, mode == "geodesic")
     got = [(q["point"], q["premise"], q["distance"], q["rank"]) for q in answer["pairs"]]
     assert len(expected) > 300
     assert [(i, j, r) for i, j, _, r in got] == [(i, j, r) for i, j, _, r in expected]

@@ -5,21 +5,14 @@ import csv
 import math
 import subprocess
 
-from geographiclib.geodesic import Geodesic
 from pyproj import Transformer
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from shapely.geometry import Point
 
 from test_viewer_browser import (  # noqa: F401 (fixtures; viewer is in conftest.py)
     add_point, at, browser, count, downloads, idle, no_content_security_policy_violations, shot, status, wait)
-
-US_FT = 1200 / 3937
-MILE = 1609.344
-# NAD27's ellipsoid (Clarke 1866), on which EPSG:32038's geodesic distances are measured.
-CLARKE_1866 = Geodesic(6378206.4, 1 / 294.978698213898)
-TO_NAD27 = Transformer.from_crs("EPSG:32038", "EPSG:4267", always_xy=True)
+from viewer_support import MILE, US_FT, near_reference
 
 
 def shift_click_world(driver, x, y):
@@ -37,22 +30,6 @@ def shift_click_world(driver, x, y):
 def page_state(driver):
     return driver.execute_script("""const s = window.meridianViewer.state;
         return {points: s.points, premises: s.premises, near: s.near};""")
-
-
-def reference_pairs(points, premises, geodesic):
-    """Every (point, premise, miles) within the point's radius, sorted as `meridian near` sorts them: by point, then
-    distance, then premise; planar with shapely in US survey feet, geodesic with GeographicLib on Clarke 1866."""
-    pairs = []
-    for i, t in enumerate(points):
-        for j, p in enumerate(premises):
-            if geodesic:
-                (lon1, lat1), (lon2, lat2) = TO_NAD27.transform(t["x"], t["y"]), TO_NAD27.transform(p["x"], p["y"])
-                miles = CLARKE_1866.Inverse(lat1, lon1, lat2, lon2)["s12"] / MILE
-            else:
-                miles = Point(t["x"], t["y"]).distance(Point(p["x"], p["y"])) * US_FT / MILE
-            if miles <= t["radius"]:
-                pairs.append((i, j, miles))
-    return sorted(pairs, key=lambda q: (q[0], q[2], q[1]))
 
 
 def cli_pairs(meridian, tmp_path, points, premises, geodesic):
@@ -89,7 +66,8 @@ def check_against_references(driver, meridian, tmp_path, mode):
     cli = cli_pairs(meridian, tmp_path, state["points"], state["premises"], mode == "geodesic")
     assert [q[:2] + q[3:] for q in page] == [q[:2] + q[3:] for q in cli]
     assert all(abs(a[2] - b[2]) < 2e-9 for a, b in zip(page, cli)), (page, cli)
-    reference = reference_pairs(state["points"], state["premises"], mode == "geodesic")
+    reference = near_reference(state["points"], [t["radius"] for t in state["points"]], state["premises"],
+                               mode == "geodesic")
     assert [q[:2] for q in page] == [q[:2] for q in reference]
     assert all(abs(a[2] - b[2]) < 1e-8 for a, b in zip(page, reference)), (page, reference)
     return page

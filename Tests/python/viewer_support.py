@@ -96,3 +96,33 @@ def record(name: str, value) -> None:
     data = json.loads(path.read_text()) if path.exists() else {}
     data[name] = value
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+# The proximity reference of the buffers page's premises layer (/api/near), independent of Meridian: planar distances
+# by shapely in EPSG:32038's US survey feet, geodesic ones by GeographicLib on NAD27's ellipsoid (Clarke 1866).
+US_FT = 1200 / 3937
+MILE = 1609.344
+
+
+def near_reference(points, radii, premises, geodesic):
+    """(point, premise, miles, rank) for every premise within its point's radius in miles, ordered as `meridian
+    near` orders them: by point, then distance, then premise; ranks from 1 within a point."""
+    from geographiclib.geodesic import Geodesic
+    from pyproj import Transformer
+    from shapely.geometry import Point
+
+    clarke_1866 = Geodesic(6378206.4, 1 / 294.978698213898)
+    to_nad27 = Transformer.from_crs("EPSG:32038", "EPSG:4267", always_xy=True)
+    rows = []
+    for i, t in enumerate(points):
+        found = []
+        for j, p in enumerate(premises):
+            if geodesic:
+                (lon1, lat1), (lon2, lat2) = to_nad27.transform(t["x"], t["y"]), to_nad27.transform(p["x"], p["y"])
+                miles = clarke_1866.Inverse(lat1, lon1, lat2, lon2)["s12"] / MILE
+            else:
+                miles = Point(t["x"], t["y"]).distance(Point(p["x"], p["y"])) * US_FT / MILE
+            if miles <= radii[i]:
+                found.append((miles, j))
+        rows += [(i, j, miles, rank) for rank, (miles, j) in enumerate(sorted(found), start=1)]
+    return rows
