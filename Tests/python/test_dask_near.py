@@ -175,6 +175,18 @@ def test_right_only_and_unbounded_searches_are_refused(meridian, dask_scheduler,
     assert not (tmp_path / "r.csv").exists()
 
 
+@pytest.mark.parametrize("argv", [["near"], ["near", "--help"], ["near", "left.csv", "-h"]])
+def test_near_help_is_its_own_and_buffer_errors_keep_their_name(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    assert (status, err.getvalue()) == (0, "")
+    assert out.getvalue().startswith("Usage: meridian-dask near LEFT RIGHT (--distance D")
+    with contextlib.redirect_stderr(err):
+        status = main(["buffer", "in.csv", "--workers", "0"])
+    assert (status, err.getvalue()) == (2, "meridian-dask buffer: --workers expects a positive whole number, got '0'\n")
+
+
 def test_planar_in_an_srs_of_feet_projected_from_longitude_latitude(meridian, dask_scheduler, tmp_path):
     """Points given in longitude/latitude, measured in EPSG:2263 (US survey feet): the halo is the search distance
     in the SRS unit (0.4 km = 1,312 ft), not in meters or in the unit given."""

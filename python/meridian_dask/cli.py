@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 
+from . import near
 from .driver import Options, execute
 from .output import WriteError
 from .runner import MeridianError, SetupError
@@ -112,23 +113,27 @@ def _help() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command: exit status 0 success, 1 failure, 2 usage error, the error on one line of standard error."""
+    """The command (`buffer`, or `near`: near.py): exit status 0 success, 1 failure, 2 usage error, the error on one
+    line of standard error, after the command's name."""
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "near":
-        from .near import main as near_main
-
-        return near_main(argv[1:])
+    command = "near" if argv and argv[0] == "near" else "buffer"
+    if command == "near" and (len(argv) == 1 or any(a in ("-h", "--help") for a in argv[1:])):
+        print(near.HELP, end="")
+        return 0
     try:
+        if command == "near":
+            # meridian-dask's own options are the same for both commands; the rest are meridian near's.
+            return near.execute(parse(["buffer", *argv[1:]]))
         return execute(parse(argv))
     except (MeridianError, SetupError, WriteError) as e:
         message = e.message.replace("\n", "\\n")
-        print(f"meridian-dask buffer: {message}", file=sys.stderr)
+        print(f"meridian-dask {command}: {message}", file=sys.stderr)
         return e.status
     except OSError as e:
-        print(f"meridian-dask buffer: {e}", file=sys.stderr)
+        print(f"meridian-dask {command}: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("meridian-dask buffer: interrupted", file=sys.stderr)
+        print(f"meridian-dask {command}: interrupted", file=sys.stderr)
         return 130
 
 

@@ -30,12 +30,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 import numpy as np
 
 from . import clusters, inputs, records, tasks, tiling
-from .output import Output, WriteError
+from .chunks import Chunk, InputFormat
+from .driver import connect
+from .output import Output
+from .results import Delivery, Failure, JobResult, Prepared
 from .runner import MeridianError, SetupError, find_meridian, worker_meridian
 
 HELP = """\
@@ -67,6 +71,8 @@ NEAR_VALUES = {"--in-srs", "--left-layer", "--right-layer", "--srs", "--distance
 NEAR_FLAGS = {"--geodesic", "--allow-outside-area", "--pairs", "--count", "--left-only", "--right-only", "--quiet"}
 #: What the tiles write (one `meridian near` output of these formats is rows that can be put together).
 FORMATS = {"csv", "geojson", "geojsons"}
+#: The input formats a tile reproduces (a GeoJSON document's features become a text sequence).
+NEAR_INPUTS = {InputFormat.CSV, InputFormat.GEOJSON, InputFormat.SEQUENCE, InputFormat.SEQUENCE_RS}
 #: The output shapes (`meridian near`'s flags) and the default.
 SHAPES = ("--pairs", "--count", "--left-only", "--right-only")
 
@@ -133,14 +139,60 @@ def split_arguments(arguments: list[str]) -> NearArguments:
     return NearArguments(positional[0], positional[1], options, values, flags)
 
 
-def run_near(meridian: str, arguments: list[str], folder: str) -> tuple[int, str]:
-    """Runs `meridian near` with `arguments` in `folder`; its exit status and its error (the last line it wrote to
-    standard error, without the command's name)."""
+def run_near(meridian: str, arguments: list[str], folder: str) -> Failure | None:
+    """Runs `meridian near` with `arguments` in `folder`: None when it succeeds, else its `Failure` (the last line
+    it wrote to standard error, without the command's name, and its exit status; phase "options" for a usage
+    error, exit status 2, else "check")."""
     result = subprocess.run([worker_meridian(meridian), "near", *arguments, "--quiet"], cwd=folder,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if result.returncode == 0:
+        return None
     lines = result.stderr.decode(errors="replace").strip().splitlines()
     message = lines[-1] if lines else f"exit status {result.returncode}"
-    return result.returncode, message.removeprefix("meridian near: ")
+    return Failure(message.removeprefix("meridian near: "), result.returncode,
+                   "options" if result.returncode == 2 else "check")
+
+
+# MARK: What the tasks hand back
+
+
+@dataclass
+class Located(JobResult):
+    """A chunk's features located (`locate`): `boxes` (n, 4) — planar (x0, y0, x1, y1) in the spatial reference
+    measured in, geodesic (south, north, central longitude, half its width) in degrees —, LEFT's search `distances`
+    (None for RIGHT), the records' text `data` (a CSV chunk without its header) and their byte `ranges` in it (both
+    None in the copy the client keeps, `without_data`), the CSV `header`, the records' `format` (a GeoJSON document's
+    features are a text sequence), the property names of GeoJSON features (`keys`) and the number of features."""
+    unreported: ClassVar[tuple[str, ...]] = ("data", "ranges")
+    boxes: np.ndarray
+    distances: np.ndarray | None
+    data: bytes | None
+    ranges: np.ndarray | None
+    header: bytes
+    format: InputFormat
+    keys: frozenset[str] | None
+    count: int
+
+    def without_data(self) -> Located:
+        """The result without the records' text, which stays on the worker."""
+        return replace(self, data=None, ranges=None)
+
+
+@dataclass
+class Unlocated(JobResult):
+    """A chunk the tiles cannot reproduce (meridian refuses it, or its records do not split as meridian reads
+    them): why. The whole command then runs in one task."""
+    ok: ClassVar[bool] = False
+    why: str
+
+
+@dataclass
+class TileRows(JobResult):
+    """A tile's answer (`tile_task`): `meridian near`'s output, and for --pairs and --left-only each LEFT feature's
+    number of matches (`meridian near --count`; None otherwise)."""
+    unreported: ClassVar[tuple[str, ...]] = ("text", "counts")
+    text: bytes
+    counts: np.ndarray | None
 
 
 # MARK: Locating the features (on the workers)
@@ -167,13 +219,13 @@ def locate_arguments(near: NearArguments, side: str) -> list[str]:
     return args
 
 
-def split_records(data: bytes, fmt: str) -> list[tuple[int, int]]:
+def split_records(data: bytes, fmt: InputFormat) -> list[tuple[int, int]]:
     """The byte ranges of the records of a chunk's text as meridian reads them: CSV records end at a line feed
     outside quotes, GeoJSON text sequences at a line feed before a record separator or the next text. Blank lines
     are not records."""
     ranges: list[tuple[int, int]] = []
     start = 0
-    if fmt == "csv":
+    if fmt is InputFormat.CSV:
         inside = False
         k = 0
         while True:
@@ -187,7 +239,7 @@ def split_records(data: bytes, fmt: str) -> list[tuple[int, int]]:
                 start = k
         if start < len(data):
             ranges.append((start, len(data)))
-    elif fmt == "seqrs":
+    elif fmt is InputFormat.SEQUENCE_RS:
         marks = [m.start() for m in re.finditer(b"\x1e", data)] + [len(data)]
         ranges = list(zip(marks[:-1], marks[1:]))
     else:
@@ -209,33 +261,31 @@ def _collection_records(path: str) -> bytes:
                     for f in features)
 
 
-def locate(meridian: str, chunk: inputs.Chunk, arguments: list[str], side: str, near: NearArguments) -> dict:
-    """A chunk's features (runs on a worker): `boxes` (n, 4) — planar (x0, y0, x1, y1) in the spatial reference
-    measured in, geodesic (south, north, central longitude, half its width) in degrees —, LEFT's search `distances`,
-    the records' text `data` (a CSV chunk without its header) and their byte `ranges` in it, the CSV `header`, and
-    the property names of GeoJSON features (`keys`, one set when every feature has the same). `ok` False when meridian
-    refuses the chunk or its records do not split as meridian reads them (the whole command then runs in one task)."""
+def locate(meridian: str, chunk: Chunk, arguments: list[str], side: str, near: NearArguments
+           ) -> Located | Unlocated:
+    """A chunk's features (runs on a worker, `Located`); `Unlocated` when meridian refuses the chunk or its records
+    do not split as meridian reads them (the whole command then runs in one task)."""
     fmt = chunk.format
-    if fmt == "geojson":
+    if fmt is InputFormat.GEOJSON:
         try:
             data = _collection_records(chunk.path)
         except (ValueError, OSError, RecursionError) as e:
-            return {"ok": False, "why": f"{chunk.path}: {e}"}
+            return Unlocated(f"{chunk.path}: {e}")
         with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
             path = os.path.join(folder, "records.geojsons")
             with open(path, "wb") as f:
                 f.write(data)
-            prepared = tasks.prepare(meridian, inputs.Chunk(0, path, "seqrs", 0, len(data)), arguments)
-        fmt = "seqrs"
+            prepared = tasks.prepare(meridian, Chunk(0, path, InputFormat.SEQUENCE_RS, 0, len(data)), arguments)
+        fmt = InputFormat.SEQUENCE_RS
     else:
         with open(chunk.path, "rb") as f:
             f.seek(chunk.start)
             data = f.read(chunk.end - chunk.start)
         prepared = tasks.prepare(meridian, chunk, arguments)
-    if not prepared["ok"]:
-        return {"ok": False, "why": prepared["error"]}
+    if not isinstance(prepared, Prepared):
+        return Unlocated(prepared.error)
     header = b""
-    if fmt == "csv":
+    if fmt is InputFormat.CSV:
         with open(chunk.path, "rb") as f:
             header = _first_record(f.read(1 << 20) if chunk.header else data)
         if not chunk.header:
@@ -243,12 +293,12 @@ def locate(meridian: str, chunk: inputs.Chunk, arguments: list[str], side: str, 
         if not header.endswith(b"\n"):
             header += b"\n"
     ranges = split_records(data, fmt)
-    count = prepared["features"]
-    if len(ranges) != count or prepared["kind"] == "circles" and len(prepared["payload"]) != count:
-        return {"ok": False, "why": f"{chunk.path}: {len(ranges)} records but meridian read {count} features"}
+    count = prepared.features
+    if len(ranges) != count or prepared.kind == "circles" and len(prepared.payload) != count:
+        return Unlocated(f"{chunk.path}: {len(ranges)} records but meridian read {count} features")
     geodesic = near.geodesic
-    if geodesic and not prepared["geographic"]:
-        return {"ok": False, "why": "a --geodesic search of projected coordinates"}
+    if geodesic and not prepared.geographic:
+        return Unlocated("a --geodesic search of projected coordinates")
     boxes, radii = _boxes(prepared, geodesic)
     distances = None
     if side == "left":
@@ -256,26 +306,25 @@ def locate(meridian: str, chunk: inputs.Chunk, arguments: list[str], side: str, 
             if "--distance-field" in near.values else \
             (np.zeros(count) if _ZERO.fullmatch(near.values.get("--distance", "0")) else radii)
     keys = None
-    if fmt != "csv":
+    if fmt is not InputFormat.CSV:
         names = {frozenset((json.loads(data[a:b].strip(b"\x1e \t\r\n")).get("properties") or {}).keys())
                  for a, b in ranges}
         keys = names.pop() if len(names) == 1 else None
         if len(names) > 0:
-            return {"ok": False, "why": f"{chunk.path}: features with different properties"}
-    return {"ok": True, "boxes": boxes, "distances": distances, "data": data, "ranges": np.array(ranges, dtype=np.int64)
-            .reshape(-1, 2), "header": header, "format": fmt, "keys": keys, "count": count}
+            return Unlocated(f"{chunk.path}: features with different properties")
+    return Located(boxes, distances, data, np.array(ranges, dtype=np.int64).reshape(-1, 2), header, fmt, keys, count)
 
 
 def _first_record(data: bytes) -> bytes:
     """The header record of a CSV text."""
-    ranges = split_records(data, "csv")
+    ranges = split_records(data, InputFormat.CSV)
     return data[:ranges[0][1]] if ranges else data
 
 
-def _boxes(prepared: dict, geodesic: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Each feature's box (see `locate`) and radius."""
-    payload = prepared["payload"]
-    if prepared["kind"] == "circles":
+def _boxes(prepared: Prepared, geodesic: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each feature's box (see `Located`) and radius."""
+    payload = prepared.payload
+    if prepared.kind == "circles":
         x, y, r = payload[:, 0], payload[:, 1], payload[:, 2]
         return np.stack([x, y, x, y], axis=1), r.copy()
     ranges = records.split_geometries(payload)
@@ -310,16 +359,17 @@ def _cap(lonlat: np.ndarray) -> list[float]:
     return [south, north, clon, half]
 
 
-def _field_distances(data: bytes, ranges: list, fmt: str, header: bytes, name: str, unit: np.ndarray) -> np.ndarray:
+def _field_distances(data: bytes, ranges: list, fmt: InputFormat, header: bytes, name: str,
+                     unit: np.ndarray) -> np.ndarray:
     """LEFT's search distances from `--distance-field` in the unit measured in (`unit`: one field unit in it, the
     radius meridian gave each feature). A value Python does not read as meridian does (meridian refuses it, or
     reads a form Python does not) counts as infinite: its tile then gets every RIGHT feature."""
     values = np.full(len(ranges), np.inf)
-    if fmt == "csv":
+    if fmt is InputFormat.CSV:
         columns = next(csv.reader(io.StringIO(header.decode(errors="replace"))), [])
         column = columns.index(name) if name in columns else -1
     for k, (a, b) in enumerate(ranges):
-        if fmt == "csv":
+        if fmt is InputFormat.CSV:
             row = next(csv.reader(io.StringIO(data[a:b].decode(errors="replace"))), [])
             value = row[column] if 0 <= column < len(row) else None
         else:
@@ -333,9 +383,9 @@ def _field_distances(data: bytes, ranges: list, fmt: str, header: bytes, name: s
     return values * unit
 
 
-def select(located: dict, rows: np.ndarray) -> bytes:
+def select(located: Located, rows: np.ndarray) -> bytes:
     """Some records of a located chunk (runs where it is), each ending with a line feed."""
-    data, ranges = located["data"], located["ranges"]
+    data, ranges = located.data, located.ranges
     out = []
     for a, b in ranges[rows]:
         record = data[a:b]
@@ -343,9 +393,9 @@ def select(located: dict, rows: np.ndarray) -> bytes:
     return b"".join(out)
 
 
-def _meta(located: dict) -> dict:
+def _meta(located: Located | Unlocated) -> Located | Unlocated:
     """A located chunk without its text."""
-    return {k: v for k, v in located.items() if k not in ("data", "ranges")}
+    return located.without_data() if isinstance(located, Located) else located
 
 
 # MARK: Tiles
@@ -405,51 +455,50 @@ def reached(boxes: np.ndarray, halo: np.ndarray, geodesic: bool) -> np.ndarray:
 
 
 def tile_task(meridian: str, near: NearArguments, extension: str, headers: tuple[bytes, bytes],
-              formats: tuple[str, str], left_pieces: int, *pieces) -> dict:
-    """One tile (runs on a worker): `meridian near` on its LEFT records and the RIGHT records in its reach; its
-    output's bytes and, for --pairs and --left-only, each LEFT feature's number of matches (`meridian near
-    --count`). `ok` False with meridian's error when it fails."""
+              formats: tuple[InputFormat, InputFormat], left_pieces: int, *pieces) -> TileRows | Failure:
+    """One tile (runs on a worker): `meridian near` on its LEFT records and the RIGHT records in its reach
+    (`TileRows`), or meridian's `Failure`."""
     with tempfile.TemporaryDirectory(prefix="meridian-dask-near-") as folder:
         names = []
         for side, header, fmt, chunk_pieces in (("left", headers[0], formats[0], pieces[:left_pieces]),
                                                  ("right", headers[1], formats[1], pieces[left_pieces:])):
-            name = os.path.join(folder, f"{side}.{'csv' if fmt == 'csv' else 'geojsons'}")
+            name = os.path.join(folder, f"{side}.{'csv' if fmt is InputFormat.CSV else 'geojsons'}")
             with open(name, "wb") as f:
                 f.write(header)
                 for p in chunk_pieces:
                     f.write(p)
-            if fmt != "csv" and os.path.getsize(name) == 0:  # no RIGHT in reach: an empty text sequence is refused
+            # No RIGHT in reach: meridian refuses an empty text sequence.
+            if fmt is not InputFormat.CSV and os.path.getsize(name) == 0:
                 os.replace(name, name := os.path.join(folder, f"{side}.geojson"))
                 with open(name, "wb") as f:
                     f.write(b'{"features":[],"type":"FeatureCollection"}\n')
             names.append(name)
         out = os.path.join(folder, f"out.{extension}")
-        status, error = run_near(meridian, names + near.options + ["-o", out], folder)
-        if status != 0:
-            return {"ok": False, "error": error, "status": status}
+        if (failure := run_near(meridian, names + near.options + ["-o", out], folder)) is not None:
+            return failure
         with open(out, "rb") as f:
             text = f.read()
         counts = None
         if near.shape in ("--pairs", "--left-only"):
             counted = os.path.join(folder, "count.csv")
-            status, error = run_near(meridian, names + near.without_shape() + ["--count", "-o", counted], folder)
-            if status != 0:
-                return {"ok": False, "error": error, "status": status}
+            counting = names + near.without_shape() + ["--count", "-o", counted]
+            if (failure := run_near(meridian, counting, folder)) is not None:
+                return failure
             with open(counted, newline="", encoding="utf-8", errors="replace") as f:
                 rows = csv.reader(f)
                 column = next(rows).index("near_count")
                 counts = np.array([int(row[column]) for row in rows], dtype=np.int64)
-    return {"ok": True, "text": text, "counts": counts}
+    return TileRows(text, counts)
 
 
 def output_rows(text: bytes, extension: str) -> tuple[bytes, list[bytes]]:
     """A tile's output as its header (CSV) and its rows: CSV records, or GeoJSON features (from a text sequence)."""
     if extension == "csv":
-        ranges = split_records(text, "csv")
+        ranges = split_records(text, InputFormat.CSV)
         if not ranges:
             return b"", []
         return text[slice(*ranges[0])], [text[a:b] for a, b in ranges[1:]]
-    return b"", [text[a:b] for a, b in split_records(text, "seqrs")]
+    return b"", [text[a:b] for a, b in split_records(text, InputFormat.SEQUENCE_RS)]
 
 
 # MARK: The run
@@ -479,9 +528,9 @@ def check(near: NearArguments, options, meridian: str) -> str:
     with tempfile.TemporaryDirectory(prefix="meridian-dask-") as folder:
         missing = [os.path.join(folder, "left"), os.path.join(folder, "right")]
         probe = os.path.join(folder, "probe." + (_extension(options.output) or "csv"))
-        status, error = run_near(meridian, missing + near.options + ["-o", probe], folder)
-    if status == 2:
-        raise MeridianError(error, 2, "options")
+        failure = run_near(meridian, missing + near.options + ["-o", probe], folder)
+    if failure is not None and failure.phase == "options":
+        raise MeridianError(failure.error, failure.status, failure.phase)
     for unsupported, why in (("--left-layer", "layers"), ("--right-layer", "layers"), ("--output-layer", "layers")):
         if unsupported in near.values:
             raise SetupError(f"{unsupported}: meridian-dask near reads files of features, not {why}; use meridian near",
@@ -508,7 +557,7 @@ def check(near: NearArguments, options, meridian: str) -> str:
     for path in (near.left, near.right):
         if not os.path.isfile(path):
             return extension  # meridian's message, from the run in one task
-        if inputs.sniff(path) not in ("csv", "geojson", "seq", "seqrs"):
+        if inputs.sniff(path) not in NEAR_INPUTS:
             raise SetupError(f"{path}: meridian-dask near reads CSV and GeoJSON (a FeatureCollection or a text "
                              "sequence); use meridian near", 2)
     return extension
@@ -521,8 +570,6 @@ def _extension(path: str | None) -> str:
 
 def execute(options) -> int:
     """Runs `meridian-dask near`; returns the exit status."""
-    from .driver import connect
-
     near = split_arguments(options.arguments)
     meridian = find_meridian(options.meridian)
     extension = check(near, options, meridian)
@@ -551,24 +598,24 @@ def whole(run: Near, why: str) -> None:
     arguments = [near.left, near.right] + near.options
     result = run.client.submit(_whole_task, run.meridian, arguments, os.getcwd(), run.extension, run.output.spool,
                                pure=False).result()
-    if result["status"] != 0:
-        raise MeridianError(result["error"], result["status"])
-    run.output.write_piece(result["text"])
+    if isinstance(result, Failure):
+        raise MeridianError(result.error, result.status, result.phase)
+    run.output.write_piece(result)
 
 
-def _whole_task(meridian: str, arguments: list[str], directory: str, extension: str, spool: str | None) -> dict:
+def _whole_task(meridian: str, arguments: list[str], directory: str, extension: str, spool: str | None
+                ) -> Delivery | Failure:
     """`meridian near` on the whole input (runs on a worker) in the client's working `directory` (so that its
     messages name the inputs as they were given; the inputs' absolute paths where the worker has no such
-    directory); its output delivered (`tasks.deliver`)."""
+    directory); its output delivered (`tasks.deliver`), or meridian's `Failure`."""
     with tempfile.TemporaryDirectory(prefix="meridian-dask-near-") as folder:
         out = os.path.join(folder, "out." + extension)
         if not os.path.isdir(directory):
             arguments = [os.path.join(directory, a) for a in arguments[:2]] + arguments[2:]
             directory = folder
-        status, error = run_near(meridian, arguments + ["-o", out], directory)
-        if status != 0:
-            return {"status": status, "error": error}
-        return {"status": 0, "text": tasks.deliver(out, spool, f"near-{os.path.basename(folder)}.{extension}")}
+        if (failure := run_near(meridian, arguments + ["-o", out], directory)) is not None:
+            return failure
+        return tasks.deliver(out, spool, f"near-{os.path.basename(folder)}.{extension}")
 
 
 def tiles(run: Near) -> None:
@@ -584,17 +631,17 @@ def tiles(run: Near) -> None:
         sides[side] = (futures, client.gather([client.submit(_meta, f) for f in futures]))
     run.say("located")
     metas = sides["left"][1] + sides["right"][1]
-    failed = next((m for m in metas if not m["ok"]), None)
+    failed = next((m for m in metas if not m.ok), None)
     if failed:
-        return whole(run, failed["why"])
+        return whole(run, failed.why)
     for side in ("left", "right"):
-        keys = {m["keys"] for m in sides[side][1] if m["count"]}
+        keys = {m.keys for m in sides[side][1] if m.count}
         if len(keys) > 1:
             return whole(run, f"{side.upper()}'s features have different properties")
     left, right = sides["left"][1], sides["right"][1]
-    lboxes = np.concatenate([m["boxes"] for m in left])
-    rboxes = np.concatenate([m["boxes"] for m in right]) if right else np.empty((0, 4))
-    distances = np.concatenate([m["distances"] for m in left])
+    lboxes = np.concatenate([m.boxes for m in left])
+    rboxes = np.concatenate([m.boxes for m in right]) if right else np.empty((0, 4))
+    distances = np.concatenate([m.distances for m in left])
     if len(lboxes) == 0:
         return whole(run, "LEFT is empty")
     geodesic = near.geodesic
@@ -611,12 +658,12 @@ def tiles(run: Near) -> None:
     cells = tiling.build(xs, ys, np.ones(len(xs)), target, min_side=side)
     owner = owners(cells, xs, ys)
     run.say(f"{len(xs)} LEFT and {len(rboxes)} RIGHT features, {len(cells.cells)} tiles")
-    lchunk = np.repeat(np.arange(len(left)), [m["count"] for m in left])
-    lrow = np.concatenate([np.arange(m["count"]) for m in left])
-    rchunk = np.repeat(np.arange(len(right)), [m["count"] for m in right]).astype(np.int64)
-    rrow = np.concatenate([np.arange(m["count"]) for m in right]) if right else np.empty(0, np.int64)
-    headers = (left[0]["header"], right[0]["header"] if right else b"")
-    formats = (left[0]["format"], right[0]["format"] if right else "csv")
+    lchunk = np.repeat(np.arange(len(left)), [m.count for m in left])
+    lrow = np.concatenate([np.arange(m.count) for m in left])
+    rchunk = np.repeat(np.arange(len(right)), [m.count for m in right]).astype(np.int64)
+    rrow = np.concatenate([np.arange(m.count) for m in right]) if right else np.empty(0, np.int64)
+    headers = (left[0].header, right[0].header if right else b"")
+    formats = (left[0].format, right[0].format if right else InputFormat.CSV)
     tile_extension = "csv" if run.extension == "csv" else "geojsons"
     futures, members, right_counts, tile_of = [], [], [], {}
     for t in range(len(cells.cells)):
@@ -640,31 +687,31 @@ def tiles(run: Near) -> None:
         members.append(mine)
         right_counts.append(len(found))
     results = client.gather(futures)
-    failed = next((r for r in results if not r["ok"]), None)
+    failed = next((r for r in results if not r.ok), None)
     if failed:
-        return whole(run, "a tile failed: " + failed["error"])
+        return whole(run, "a tile failed: " + failed.error)
     run.say(f"{len(futures)} tiles done")
     _write(run, results, members, right_counts, owner, tile_of, formats[1])
     run.say("written")
 
 
-def _write(run: Near, results: list[dict], members: list[np.ndarray], right_counts: list[int], owner: np.ndarray,
-           tile_of: dict[int, int], right_format: str) -> None:
+def _write(run: Near, results: list[TileRows], members: list[np.ndarray], right_counts: list[int],
+           owner: np.ndarray, tile_of: dict[int, int], right_format: InputFormat) -> None:
     """Writes the tiles' rows in LEFT's order (the order of one run: LEFT's, then each LEFT feature's by rank)."""
     shape = run.near.shape
     tile_extension = "csv" if run.extension == "csv" else "geojsons"
-    split = [output_rows(r["text"], tile_extension) for r in results]
+    split = [output_rows(r.text, tile_extension) for r in results]
     header = b""
     if run.extension == "csv":
         # The columns of a run whose RIGHT is empty may lack RIGHT's (a GeoJSON RIGHT has no schema otherwise).
-        candidates = {h for (h, _), n in zip(split, right_counts) if n > 0 or right_format == "csv" or
+        candidates = {h for (h, _), n in zip(split, right_counts) if n > 0 or right_format is InputFormat.CSV or
                       shape != "--pairs"}
         if len(candidates) != 1:
             return whole(run, "the tiles' columns differ")
         header = candidates.pop()
     per_feature = []
     for (_, rows), result, mine in zip(split, results, members):
-        counts = np.ones(len(mine), dtype=np.int64) if result["counts"] is None else result["counts"]
+        counts = np.ones(len(mine), dtype=np.int64) if result.counts is None else result.counts
         if shape == "--left-only":
             counts = np.minimum(counts, 1)
         if len(counts) != len(mine) or int(counts.sum()) != len(rows):
@@ -692,23 +739,3 @@ def _write(run: Near, results: list[dict], members: list[np.ndarray], right_coun
                 out.write(row)
     if run.extension == "geojson":
         out.write(b'],"type":"FeatureCollection"}\n')
-
-
-def main(argv: list[str]) -> int:
-    """`meridian-dask near ...` (argv without "near"): exit status 0, 1 failure, 2 usage error."""
-    from .cli import parse
-
-    if not argv or any(a in ("-h", "--help") for a in argv):
-        print(HELP, end="")
-        return 0
-    try:
-        return execute(parse(["buffer", *argv]))
-    except (MeridianError, SetupError, WriteError) as e:
-        print(f"meridian-dask near: {e.message}".replace("\n", "\\n"), file=sys.stderr)
-        return e.status
-    except OSError as e:
-        print(f"meridian-dask near: {e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("meridian-dask near: interrupted", file=sys.stderr)
-        return 130
