@@ -104,6 +104,22 @@ struct ProximityPlanarTests {
                 "seed \(seed)")
     }
 
+    /// A line inside a polygon's interior is 0 from it, as GEOS's plain distance says, whichever side is the query
+    /// (GEOS's prepared line distance measures between edges only: this pair once came out 60 ft apart).
+    @Test func aLineInsideAPolygonIsZeroFromIt() throws {
+        let square = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 1000, y: 0), Coordinate(x: 1000, y: 1000),
+                                     Coordinate(x: 0, y: 1000)], spatialReference: Self.texas).geometry
+        let line = Polyline([Coordinate(x: 200, y: 300), Coordinate(x: 600, y: 500), Coordinate(x: 800, y: 60)],
+                            spatialReference: Self.texas).geometry
+        let outside = Polyline([Coordinate(x: 1100, y: 300), Coordinate(x: 1300, y: 300)],
+                               spatialReference: Self.texas).geometry
+        for (lefts, rights) in [([line, outside], [square]), ([square], [line, outside])] {
+            let pairs = try GeometryEngine.nearPairs(from: lefts, to: rights, distances: [150])
+            #expect(pairs == (try Self.bruteNearTable(lefts, rights, [150, 150])))
+            #expect(pairs.contains { $0.distance == 0 } && pairs.contains { $0.distance == 100 }, "\(pairs)")
+        }
+    }
+
     /// Lines and polygons (squares, triangles, a square with a hole) on both sides against points and each other.
     @Test func nearPairsOfLinesAndPolygonsEqualTheBruteForce() throws {
         let seed = SplitMix64.testSeed

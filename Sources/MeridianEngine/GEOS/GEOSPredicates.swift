@@ -65,11 +65,22 @@ final class GEOSPreparedGeometry {
         return GEOSPreparedIntersects_r(handle, prepared, point) == 1
     }
 
-    /// The smallest distance from the prepared geometry to `other`; GEOS's message (under `operation`) when GEOS fails.
+    /// The smallest distance from the prepared geometry to `other`, as `GEOSDistance` gives it (0 when they
+    /// intersect); GEOS's message (under `operation`) when GEOS fails.
+    ///
+    /// GEOS's prepared distance of a line (GEOS 3.11) measures between the two geometries' edges only, so a line
+    /// lying inside a polygon's interior came out at its distance from the polygon's boundary instead of 0. When a
+    /// polygon takes part and the edges are apart, the prepared intersection test decides.
     func distance(to other: GEOSGeometryRef, _ operation: String) throws(EngineError) -> Double {
         var d = 0.0
         guard GEOSPreparedDistance_r(handle, prepared, other.pointer, &d) == 1 else {
             throw geometry.context.error(operation)
+        }
+        let hasArea = GEOSGeom_getDimensions_r(handle, geometry.pointer) == 2
+            || GEOSGeom_getDimensions_r(handle, other.pointer) == 2
+        if d > 0, hasArea {
+            guard let meets = intersects(other) else { throw geometry.context.error(operation) }
+            if meets { return 0 }
         }
         return d
     }
