@@ -12,9 +12,9 @@
 #   main:        install-deps (build packages), PostGIS, debug build, docs --analyze, swift test, pytest
 #   side lanes:  setup   (install-deps --browser, python-env), while the debug build runs;
 #                checks  (the first-run check's release build from nothing, then the fuzz build under ASan and
-#                         every fuzz target 15 s), from the end of the debug build on. The release and fuzz builds
-#                         are mostly one compiler process at a time (whole-module optimisation, one module after the
-#                         other), swift test and pytest mostly one process, so the two lanes share 2 cores.
+#                         every fuzz target 15 s), from the start, beside the debug build: the release build is
+#                         mostly one compiler process at a time (whole-module optimisation), and pytest waits for it
+#                         (in a run that started it after the debug build, main waited 142 s with one core idle).
 # pytest runs the release binary the first-run check built from a clone of this commit (the `meridian` a user runs,
 # built once; the debug build when the tree has uncommitted changes), so main waits for it after swift test.
 # A failing lane stops the run with its log (artifacts/lane-NAME.log). TEST_SERIAL=1 runs the lanes one after the
@@ -187,8 +187,8 @@ step install-deps scripts/install-deps.sh
 step postgis-start postgis_start
 eval "$(<artifacts/postgis.env)"
 lane_start setup setup_lane
-step build build
 lane_start checks checks_lane
+step build build
 step docs docs
 step swift-test swift_tests
 lane_wait setup

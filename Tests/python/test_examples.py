@@ -22,8 +22,10 @@ N = 64
 
 
 @pytest.fixture(scope="module")
-def bin_dir(meridian):
-    return pathlib.Path(meridian).parent
+def bin_dir():
+    """Where `swift build` put the sample executables: the debug build's folder (scripts/test.sh builds every target
+    there; MERIDIAN_BIN may name a release `meridian` elsewhere, built alone)."""
+    return pathlib.Path(subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip())
 
 
 def run(bin_dir, name, *args):
