@@ -400,7 +400,7 @@ enum KMLBridge {
     ///   - limits: The viewer's limits.
     ///   - failure: Turns an engine error (the work budget running out) into the API's answer.
     static func openResponse(_ data: Data, limits: ViewerLimits, failure: (EngineError) -> APIError)
-        throws(APIError) -> Data
+        throws(APIError) -> OpenResponse
     {
         let dataset = try readBounded(data, limits: limits, failure: failure)
         var placemarks: [KMLPlacemark] = []
@@ -410,12 +410,8 @@ enum KMLBridge {
             placemarks.append(p)
             return p
         }
-        let vertexCount = placemarks.reduce(0) { $0 + ($1.geometry?.coordinates.count ?? 0) }
-        var w = JSONWriter(decimals: 2, capacity: 40 * vertexCount + 1024)
-        w.raw("{\"name\":")
-        w.string(dataset.document.name ?? "")
-        w.raw(",\"placemarks\":[")
-        var written = 0, skipped = 0
+        var opened: [OpenedPlacemark] = []
+        var skipped = 0
         var iconCache: [String: String?] = [:]
         for (id, p) in placemarks.enumerated() {
             let leaves = p.geometry?.geometries ?? []
@@ -424,36 +420,98 @@ enum KMLBridge {
                 if let g = webMercator(leaf) { projected.append(g) }
             }
             guard !projected.isEmpty else { skipped += 1; continue }
-            if written > 0 { w.raw(",") }
-            written += 1
-            w.raw("{\"id\":\(id),\"name\":")
-            w.string(p.name ?? "")
-            if let g = p.geometry {
-                if let kind = editableKind(g), projected.count == 1 {
-                    w.raw(",\"edit\":")
-                    w.string(kind)
-                } else {
-                    w.raw(",\"kind\":")
-                    w.string(describe(g))
-                }
-            }
-            w.raw(",\"geometries\":[")
-            for (k, g) in projected.enumerated() {
-                if k > 0 { w.raw(",") }
-                writeGeometry(g, to: &w)
-            }
-            w.raw("],\"style\":")
-            writeStyle(dataset.effectiveStyle(for: p), dataset: dataset, cache: &iconCache, to: &w)
-            w.raw("}")
+            let editable = p.geometry.flatMap { editableKind($0) }.flatMap { projected.count == 1 ? $0 : nil }
+            opened.append(OpenedPlacemark(
+                id: id, name: p.name ?? "", edit: editable,
+                kind: editable == nil ? p.geometry.map { describe($0) } : nil,
+                geometries: projected.map { DrawnGeometry(geometry: $0) },
+                style: drawnStyle(dataset.effectiveStyle(for: p), dataset: dataset, cache: &iconCache)))
         }
-        w.raw("],\"skipped\":\(skipped),\"unmodeled\":\(unmodeledFeatureCount(dataset.document.features, depth: 0))")
-        w.raw(",\"warnings\":[")
-        for (i, warning) in dataset.warnings.prefix(20).enumerated() {
-            if i > 0 { w.raw(",") }
-            w.string(warning)
+        return OpenResponse(name: dataset.document.name ?? "", placemarks: opened, skipped: skipped,
+                            unmodeled: unmodeledFeatureCount(dataset.document.features, depth: 0),
+                            warnings: Array(dataset.warnings.prefix(20)))
+    }
+
+    /// The answer of `POST /api/kml/open`: `{"name", "placemarks": [OpenedPlacemark], "skipped", "unmodeled",
+    /// "warnings"}`.
+    struct OpenResponse: Encodable {
+        /// The document's name ("" when it has none).
+        let name: String
+        /// The placemarks with something to draw, in document order.
+        let placemarks: [OpenedPlacemark]
+        /// Placemarks without a geometry that can be drawn in Web Mercator.
+        let skipped: Int
+        /// Features kept as XML (overlays, network links, …): not drawn, saved back.
+        let unmodeled: Int
+        /// The reader's first 20 warnings.
+        let warnings: [String]
+    }
+
+    /// A placemark as the page draws it: `{"id", "name", "edit" | "kind", "geometries", "style"}`.
+    struct OpenedPlacemark: Encodable {
+        /// Its position among the file's placemarks in document order (the key of an edit).
+        let id: Int
+        /// Its name ("" when it has none).
+        let name: String
+        /// The editor's kind for it ("point", "polyline", "polygon"), when it can be edited.
+        let edit: String?
+        /// What it holds that the editor cannot edit (e.g. "a MultiGeometry"), when it cannot.
+        let kind: String?
+        /// Its leaves in Web Mercator.
+        let geometries: [DrawnGeometry]
+        /// Its resolved style.
+        let style: DrawnStyle
+    }
+
+    /// A leaf geometry in Web Mercator, coordinates to 0.01 m: `{"type": "point", "x", "y"}`,
+    /// `{"type": "multipoint", "points"}`, `{"type": "polyline", "paths"}` or `{"type": "polygon", "rings"}`.
+    struct DrawnGeometry: Encodable {
+        let geometry: Geometry
+
+        private enum Keys: String, CodingKey { case type, x, y, points, paths, rings }
+
+        func encode(to encoder: Encoder) throws {
+            var o = encoder.container(keyedBy: Keys.self)
+            let list = { (cs: [Coordinate]) in CoordinateList(coordinates: cs, decimals: .drawn) }
+            switch geometry {
+            case .point(let p):
+                try o.encode("point", forKey: .type)
+                try o.encode(Decimals.drawn(p.x), forKey: .x)
+                try o.encode(Decimals.drawn(p.y), forKey: .y)
+            case .multipoint(let m):
+                try o.encode("multipoint", forKey: .type)
+                try o.encode(list(m.coordinates), forKey: .points)
+            case .polyline(let l):
+                try o.encode("polyline", forKey: .type)
+                try o.encode(l.parts.map(list), forKey: .paths)
+            case .polygon(let p):
+                try o.encode("polygon", forKey: .type)
+                try o.encode(p.rings.map(list), forKey: .rings)
+            case .envelope(let e):
+                try o.encode("polygon", forKey: .type)
+                try o.encode(e.polygon.rings.map(list), forKey: .rings)
+            }
         }
-        w.raw("]}")
-        return w.data
+    }
+
+    /// A placemark's resolved style as the page draws it; each key present only when the file sets it.
+    struct DrawnStyle: Encodable {
+        /// A URL the page can draw the icon from (a data URL, or the viewer's own icon).
+        var icon: String?
+        /// `#rrggbb`.
+        var lineColor: String?
+        /// 0…1, to 2 decimals.
+        var lineOpacity: Double?
+        /// Pixels, 0…50, to 2 decimals.
+        var lineWidth: Double?
+        /// `#rrggbb`.
+        var fillColor: String?
+        /// 0…1, to 2 decimals.
+        var fillOpacity: Double?
+        /// Whether the polygon is filled.
+        var fill: Bool?
+        /// Whether the polygon is outlined.
+        var outline: Bool?
     }
 
     /// What the page says about a geometry its editor cannot edit, e.g. "a MultiGeometry", "a polygon with holes".
@@ -549,64 +607,35 @@ enum KMLBridge {
         return try? GeometryEngine.project(clamped, into: .webMercator)
     }
 
-    private static func writeGeometry(_ g: Geometry, to w: inout JSONWriter) {
-        switch g {
-        case .point(let p):
-            w.raw("{\"type\":\"point\",\"x\":"); w.number(p.x); w.raw(",\"y\":"); w.number(p.y); w.raw("}")
-        case .multipoint(let m):
-            w.raw("{\"type\":\"multipoint\",\"points\":"); w.ring(m.coordinates); w.raw("}")
-        case .polyline(let l):
-            w.raw("{\"type\":\"polyline\",\"paths\":[")
-            for (i, part) in l.parts.enumerated() {
-                if i > 0 { w.raw(",") }
-                w.ring(part)
-            }
-            w.raw("]}")
-        case .polygon(let p):
-            w.raw("{\"type\":\"polygon\",\"rings\":[")
-            for (i, ring) in p.rings.enumerated() {
-                if i > 0 { w.raw(",") }
-                w.ring(ring)
-            }
-            w.raw("]}")
-        case .envelope(let e):
-            writeGeometry(.polygon(e.polygon), to: &w)
-        }
-    }
-
-    private static func writeStyle(_ style: KMLStyle?, dataset: KMLDataset, cache: inout [String: String?],
-                                   to w: inout JSONWriter) {
-        w.raw("{")
-        var first = true
-        func key(_ k: String) {
-            if !first { w.raw(",") }
-            first = false
-            w.raw("\"\(k)\":")
-        }
+    /// A style as the page draws it: the icon's URL (`iconURL`, cached by href), line and fill colors with their
+    /// opacities, the line's width (within 0…50 px), whether a polygon is filled and outlined.
+    private static func drawnStyle(_ style: KMLStyle?, dataset: KMLDataset, cache: inout [String: String?])
+        -> DrawnStyle
+    {
+        var drawn = DrawnStyle()
+        let d = Decimals.drawn
         if let href = style?.iconStyle?.icon?.href, !href.isEmpty {
-            let resolved: String?
-            if let hit = cache[href] { resolved = hit } else {
-                resolved = iconURL(href, dataset: dataset)
-                cache[href] = resolved
+            if let hit = cache[href] { drawn.icon = hit } else {
+                drawn.icon = iconURL(href, dataset: dataset)
+                cache[href] = drawn.icon
             }
-            if let resolved { key("icon"); w.string(resolved) }
         }
         if let line = style?.lineStyle {
             if let c = line.color {
-                key("lineColor"); w.string(c.hexRGB)
-                key("lineOpacity"); w.number(c.opacity)
+                drawn.lineColor = c.hexRGB
+                drawn.lineOpacity = d(c.opacity)
             }
-            if let width = line.width, width.isFinite { key("lineWidth"); w.number(min(max(width, 0), 50)) }
+            if let width = line.width, width.isFinite { drawn.lineWidth = d(min(max(width, 0), 50)) }
         }
         if let poly = style?.polygonStyle {
             if let c = poly.fillColor {
-                key("fillColor"); w.string(c.hexRGB)
-                key("fillOpacity"); w.number(c.opacity)
+                drawn.fillColor = c.hexRGB
+                drawn.fillOpacity = d(c.opacity)
             }
-            if let filled = poly.isFilled { key("fill"); w.raw(filled ? "true" : "false") }
-            if let outlined = poly.isOutlined { key("outline"); w.raw(outlined ? "true" : "false") }
+            drawn.fill = poly.isFilled
+            drawn.outline = poly.isOutlined
         }
-        w.raw("}")
+        return drawn
     }
 
     /// A URL the page can draw an icon from, without the network: a data URL for an image packed in the KMZ, the

@@ -64,8 +64,9 @@ public struct ViewerLimits: Sendable, Hashable {
 /// done here with the Meridian library; the browser only draws and collects clicks.
 ///
 /// Endpoints (all JSON unless noted; errors are `{"error": "…"}` with a 4xx/5xx status):
-/// - `GET /api/health` → `{"ok": true, "version": …, "cancelled": n, "stoppedAtDeadline": n}`: the counts of
-///   computing requests stopped because their client went away and because their work budget ran out
+/// - `GET /api/health` → `{"ok": true, "version": "…", "cancelled": 0, "stoppedAtDeadline": 0}`: the viewer's
+///   version (`ViewerServer.version`) and, as numbers, how many computing requests were answered 503 because their
+///   client went away and because they ran past their deadline (`ViewerLimits.workSeconds`)
 /// - `GET /api/srs/{wkid}` → the spatial reference's name, unit, area of use and that area as a polygon projected
 ///   into it (the red dashed boundary of page 1)
 /// - `POST /api/contains` `{"wkid"?, "x", "y"}` → `{"inside": Bool}`: whether the point lies within the spatial
@@ -259,9 +260,21 @@ public final class ViewerAPI: Sendable {
         },
     ]
 
+    /// The answer of `GET /api/health` (see the type's documentation).
+    struct HealthResponse: Encodable {
+        /// Always `true`: the viewer answers.
+        let ok: Bool
+        /// Meridian's version.
+        let version: String
+        /// Computing requests stopped because their client went away.
+        let cancelled: Int
+        /// Computing requests stopped at their deadline.
+        let stoppedAtDeadline: Int
+    }
+
     private func health() -> HTTPResponse {
-        .json(["ok": "true", "version": ViewerServer.version, "cancelled": String(stopped.cancelled),
-               "stoppedAtDeadline": String(stopped.atDeadline)])
+        .json(HealthResponse(ok: true, version: ViewerServer.version, cancelled: stopped.cancelled,
+                             stoppedAtDeadline: stopped.atDeadline))
     }
 
     /// Finds the request's route in `routes` and runs it.
@@ -329,35 +342,57 @@ public final class ViewerAPI: Sendable {
         return try spatialReferences.info(wkid: wkid)
     }
 
+    /// The answer of `GET /api/srs/{wkid}`: `{"wkid", "name", "kind", "unit", "areaOfUse": {"name", "west",
+    /// "south", "east", "north"}, "boundary", "horizon", "extent": {"xmin", "ymin", "xmax", "ymax"}}`, numbers to 3
+    /// decimals; `unit` and `horizon` are `null` when there is none, `extent` absent when the boundary has none.
+    struct SpatialReferenceResponse: Encodable {
+        /// The area of use in degrees.
+        struct Area: Encodable {
+            let name: String
+            let west, south, east, north: Double
+        }
+
+        /// The boundary's extent in the spatial reference's units.
+        struct Extent: Encodable {
+            let xmin, ymin, xmax, ymax: Double
+        }
+
+        let wkid: Int
+        let name: String
+        let kind: String
+        let unit: String?
+        let areaOfUse: Area
+        let boundary: PolygonJSON
+        let horizon: PolygonJSON?
+        let extent: Extent?
+
+        private enum Keys: String, CodingKey { case wkid, name, kind, unit, areaOfUse, boundary, horizon, extent }
+
+        /// `unit` and `horizon` written as `null` when absent (the page tests them), `extent` left out.
+        func encode(to encoder: Encoder) throws {
+            var o = encoder.container(keyedBy: Keys.self)
+            try o.encode(wkid, forKey: .wkid)
+            try o.encode(name, forKey: .name)
+            try o.encode(kind, forKey: .kind)
+            try o.encode(unit, forKey: .unit)
+            try o.encode(areaOfUse, forKey: .areaOfUse)
+            try o.encode(boundary, forKey: .boundary)
+            try o.encode(horizon, forKey: .horizon)
+            try o.encodeIfPresent(extent, forKey: .extent)
+        }
+    }
+
     private func spatialReferenceResponse(wkid: Int) throws(APIError) -> HTTPResponse {
         let info = try spatialReference(wkid: wkid)
-        var w = JSONWriter(decimals: 3)
-        w.raw("{\"wkid\":\(wkid),\"name\":")
-        w.string(info.spatialReference.name)
-        w.raw(",\"kind\":")
-        w.string(info.spatialReference.kind.rawValue)
-        w.raw(",\"unit\":")
-        if let unit = info.spatialReference.unit { w.string(unit.name) } else { w.raw("null") }
-        let a = info.areaOfUse
-        w.raw(",\"areaOfUse\":{\"name\":")
-        w.string(a.name)
-        w.raw(",\"west\":"); w.number(a.west)
-        w.raw(",\"south\":"); w.number(a.south)
-        w.raw(",\"east\":"); w.number(a.east)
-        w.raw(",\"north\":"); w.number(a.north)
-        w.raw("},\"boundary\":")
-        w.polygon(info.boundary)
-        w.raw(",\"horizon\":")
-        if let horizon = info.horizon { w.polygon(horizon) } else { w.raw("null") }
-        if let e = info.boundary.geometry.extent {
-            w.raw(",\"extent\":{\"xmin\":"); w.number(e.xMin)
-            w.raw(",\"ymin\":"); w.number(e.yMin)
-            w.raw(",\"xmax\":"); w.number(e.xMax)
-            w.raw(",\"ymax\":"); w.number(e.yMax)
-            w.raw("}")
-        }
-        w.raw("}")
-        return .json(data: w.data)
+        let d = Decimals.described, a = info.areaOfUse
+        return .json(SpatialReferenceResponse(
+            wkid: wkid, name: info.spatialReference.name, kind: info.spatialReference.kind.rawValue,
+            unit: info.spatialReference.unit?.name,
+            areaOfUse: .init(name: a.name, west: d(a.west), south: d(a.south), east: d(a.east), north: d(a.north)),
+            boundary: PolygonJSON(info.boundary, d), horizon: info.horizon.map { PolygonJSON($0, d) },
+            extent: info.boundary.geometry.extent.map {
+                .init(xmin: d($0.xMin), ymin: d($0.yMin), xmax: d($0.xMax), ymax: d($0.yMax))
+            }))
     }
 
     // MARK: Containment
@@ -368,6 +403,12 @@ public final class ViewerAPI: Sendable {
         var y: Double
     }
 
+    /// The answer of `POST /api/contains`: `{"inside": true}`.
+    struct ContainsResponse: Encodable {
+        /// Whether the point lies within the spatial reference's horizon.
+        let inside: Bool
+    }
+
     private func contains(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
         let body = try decode(ContainsRequest.self, from: r)
         guard body.x.isFinite, body.y.isFinite else { throw .unprocessable("x and y must be finite numbers") }
@@ -375,7 +416,8 @@ public final class ViewerAPI: Sendable {
         let point = Point(x: body.x, y: body.y, spatialReference: info.spatialReference)
         do {
             // The engine's one rule (the command line's too): the projection's horizon.
-            return .json(["inside": try GeometryEngine.isGeometry(point, withinHorizonOf: info.spatialReference)])
+            return .json(ContainsResponse(inside: try GeometryEngine.isGeometry(point,
+                                                                               withinHorizonOf: info.spatialReference)))
         } catch {
             throw .unprocessable(error.description)
         }
@@ -497,19 +539,27 @@ public final class ViewerAPI: Sendable {
         }
     }
 
+    /// The answer of `POST /api/buffer`: `{"mode", "wkid", "unioned", "vertexCount", "polygons"}`, coordinates to
+    /// 2 decimals.
+    struct BufferResponse: Encodable {
+        /// "planar" or "geodesic".
+        let mode: String
+        /// The spatial reference of the polygons.
+        let wkid: Int
+        /// Whether the buffers were unioned.
+        let unioned: Bool
+        /// The polygons' vertices in all.
+        let vertexCount: Int
+        /// The buffers in the spatial reference.
+        let polygons: [PolygonJSON]
+    }
+
     private func buffer(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
         let job = try validate(try decode(BufferRequest.self, from: r))
         let result = try polygons(for: job)
-        let vertexCount = result.reduce(0) { $0 + $1.vertexCount }
-        var w = JSONWriter(decimals: 2, capacity: 32 * vertexCount + 256)
-        w.raw("{\"mode\":\"\(job.mode.rawValue)\",\"wkid\":\(job.info.wkid),\"unioned\":\(job.union)")
-        w.raw(",\"vertexCount\":\(vertexCount),\"polygons\":[")
-        for (i, p) in result.enumerated() {
-            if i > 0 { w.raw(",") }
-            w.polygon(p)
-        }
-        w.raw("]}")
-        return .json(data: w.data)
+        return .json(BufferResponse(mode: job.mode.rawValue, wkid: job.info.wkid, unioned: job.union,
+                                    vertexCount: result.reduce(0) { $0 + $1.vertexCount },
+                                    polygons: result.map { PolygonJSON($0, .drawn) }))
     }
 
     private func exportBuffers(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -573,9 +623,12 @@ public final class ViewerAPI: Sendable {
 
     // MARK: KML
 
-    private struct PaletteResponse: Encodable {
-        var icons: [KMLPalette.Icon]
-        var colors: [KMLPalette.Color]
+    /// The answer of `GET /api/kml/palette`: `{"icons": [{"id", "title", "file"}], "colors": [{"name", "hex"}]}`.
+    struct PaletteResponse: Encodable {
+        /// The point icons, in the sample's order.
+        let icons: [KMLPalette.Icon]
+        /// The line and fill colors, in the sample's order.
+        let colors: [KMLPalette.Color]
     }
 
     private func saveKML(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -590,7 +643,7 @@ public final class ViewerAPI: Sendable {
 
     private func openKML(_ r: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard !r.body.isEmpty else { throw .badRequest("the request body is empty: send a KML or KMZ file") }
-        return .json(data: try KMLBridge.openResponse(r.body, limits: limits) { failure($0, doing: .openingFile) })
+        return .json(try KMLBridge.openResponse(r.body, limits: limits) { failure($0, doing: .openingFile) })
     }
 }
 

@@ -31,11 +31,14 @@ import Testing
         try #require(try object(r)["error"] as? String)
     }
 
-    @Test func healthAnswersJSON() throws {
+    /// `/api/health` answers what `ViewerAPI`'s documentation says: `ok` the JSON boolean `true`, the version, and
+    /// the two counts as JSON numbers (it answered the strings "true", "0", "0").
+    @Test func healthAnswersWhatItsDocumentationSays() throws {
         let r = api.handle(HTTPRequest(method: "GET", path: "/api/health"))
         #expect(r.status == 200)
         #expect(r.header("content-type")?.hasPrefix("application/json") == true)
-        #expect(try object(r)["ok"] as? String == "true")
+        #expect(String(decoding: r.body, as: UTF8.self)
+            == #"{"ok":true,"version":"\#(ViewerServer.version)","cancelled":0,"stoppedAtDeadline":0}"#)
     }
 
     @Test func areaOfUseOf32038IsProjectedIntoFeet() throws {
