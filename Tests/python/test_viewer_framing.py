@@ -311,3 +311,24 @@ def test_a_head_still_trickling_at_the_deadline_is_closed(viewer):
     assert closed_after is not None, "still open after 20 s"
     assert 9 <= closed_after <= 14, closed_after
     assert_still_served(viewer)
+
+
+CHUNKED_MALFORMED = (400, "the request's chunked body is malformed")
+CHUNKED = {
+    "chunk size not hexadecimal": (b"zz\r\nabc\r\n0\r\n\r\n", CHUNKED_MALFORMED),
+    "chunk data without its CRLF": (b"3\r\nabcXX0\r\n\r\n", CHUNKED_MALFORMED),
+    "trailer line without a colon": (b"3\r\nabc\r\n0\r\nbad trailer\r\n\r\n", CHUNKED_MALFORMED),
+    "chunk size beyond 64 bits": (b"fffffffffffffffffffff\r\n", (413, f"request body too large (limit {LIMIT} bytes)")),
+}
+
+
+@pytest.mark.parametrize("case", CHUNKED)
+def test_a_malformed_chunked_body_gets_exactly_one_response_of_ours(viewer, case):
+    """libmicrohttpd reads a chunked body itself and refuses bad framing with its own HTML answer, which had none of
+    the viewer's headers (no Content-Security-Policy, no nosniff, no Content-Type): the viewer answers instead."""
+    body, (status, message) = CHUNKED[case]
+    answer = one_response(*converse(viewer.port, post_head(viewer.port, "Transfer-Encoding: chunked") + body))
+    assert answer[0] == status, answer
+    assert_ours(answer[1])
+    assert json.loads(answer[2]) == {"error": message}
+    assert_still_served(viewer)
