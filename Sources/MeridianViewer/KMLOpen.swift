@@ -78,11 +78,12 @@ extension KMLBridge {
     }
 
     /// A leaf geometry in Web Mercator, coordinates to 0.01 m: `{"type": "point", "x", "y"}`,
-    /// `{"type": "multipoint", "points"}`, `{"type": "polyline", "paths"}` or `{"type": "polygon", "rings"}`.
+    /// `{"type": "multipoint", "points"}`, `{"type": "polyline", "paths"}` or `{"type": "polygon", "parts"}` (the
+    /// polygon shape of every answer, `PolygonJSON`'s).
     struct DrawnGeometry: Encodable {
         let geometry: Geometry
 
-        private enum Keys: String, CodingKey { case type, x, y, points, paths, rings }
+        private enum Keys: String, CodingKey { case type, x, y, points, paths, parts }
 
         func encode(to encoder: Encoder) throws {
             var o = encoder.container(keyedBy: Keys.self)
@@ -100,10 +101,10 @@ extension KMLBridge {
                 try o.encode(l.parts.map(list), forKey: .paths)
             case .polygon(let p):
                 try o.encode("polygon", forKey: .type)
-                try o.encode(p.rings.map(list), forKey: .rings)
+                try o.encode(PolygonJSON(p, .drawn).parts, forKey: .parts)
             case .envelope(let e):
                 try o.encode("polygon", forKey: .type)
-                try o.encode(e.polygon.rings.map(list), forKey: .rings)
+                try o.encode(PolygonJSON(e.polygon, .drawn).parts, forKey: .parts)
             }
         }
     }

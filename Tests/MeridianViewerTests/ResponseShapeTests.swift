@@ -66,7 +66,9 @@ import Testing
     }
 
     static let ring = Shape.array(.pair)
-    static let polygon = Shape.object(["parts": .array(.object(["shell": ring, "holes": .array(ring)]))])
+    /// The one polygon shape of every answer (buffers, spatial references, opened placemarks).
+    static let polygonParts = Shape.array(.object(["shell": ring, "holes": .array(ring)]))
+    static let polygon = Shape.object(["parts": polygonParts])
     static let shapes: [String: Shape] = [
         "health": .object(["ok": .bool, "version": .string, "cancelled": .integer, "stoppedAtDeadline": .integer]),
         "srs": .object([
@@ -95,7 +97,7 @@ import Testing
                     "point": .object(["type": .string, "x": .number, "y": .number]),
                     "multipoint": .object(["type": .string, "points": ring]),
                     "polyline": .object(["type": .string, "paths": .array(ring)]),
-                    "polygon": .object(["type": .string, "rings": .array(ring)]),
+                    "polygon": .object(["type": .string, "parts": polygonParts]),
                 ])),
                 "style": .object([
                     "icon": .string, "lineColor": .string, "lineOpacity": .number, "lineWidth": .number,

@@ -444,7 +444,7 @@ import Testing
         let o = try object(api.handle(HTTPRequest(method: "POST", path: "/api/kml/open", body: kml)))
         let p = try #require((o["placemarks"] as? [[String: Any]])?.first)
         #expect(p["edit"] as? String == "polygon")
-        let ring = try #require(((p["geometries"] as? [[String: Any]])?.first?["rings"] as? [[[Double]]])?.first)
+        let ring = try #require(((p["geometries"] as? [[String: Any]])?.first?["parts"] as? [[String: Any]])?.first?["shell"] as? [[Double]])
         #expect(ring.count == 4)  // as the file has it: the page keeps all four
         let kept = ring.enumerated().map { "[\($0.element[0]),\($0.element[1]),\($0.offset)]" }.joined(separator: ",")
         let r = post(api, "/api/kml", #"{"placemarks":[],"source":{"data":"\#(kml.base64EncodedString())","edits":[{"id":0,"coordinates":[\#(kept)]}]}}"#)
