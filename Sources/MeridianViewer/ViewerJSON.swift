@@ -8,7 +8,8 @@ import Meridian
 /// `appendJSONString`: the shortest decimal that reads back as the same double, whole numbers without a fraction,
 /// strings with the escapes JSON requires). Object keys come in the order the type encodes them. Polygons with
 /// millions of vertices are the bulk of the answers: `CoordinateList` writes its numbers straight into the buffer
-/// when it is encoded here, which keeps the writer about five times faster than `JSONEncoder` on them.
+/// when it is encoded here, which keeps the writer about three times faster than `JSONEncoder` on them (and faster
+/// than the hand-written writer it replaced).
 ///
 /// A number that is not finite is never written: encoding fails (`EncodingError.invalidValue`) and the answer is a
 /// 500, where `JSONEncoder` would fail too.

@@ -155,4 +155,65 @@ import Testing
                 .map { "kml/open.placemarks.style.\($0)" })
         #expect(optional.subtracting(checker.seenOptional).isEmpty, "never seen: \(optional.subtracting(checker.seenOptional))")
     }
+
+    /// The keys of an object shape.
+    static func keys(_ shape: Shape?) -> Set<String> {
+        if case .object(let keys, _)? = shape { return Set(keys.keys) }
+        if case .array(let element)? = shape { return Self.keys(element) }
+        return []
+    }
+
+    /// The stored properties of a response type (what its synthesized `encode(to:)` writes, or its own keys).
+    static func properties(_ value: Any) -> Set<String> {
+        Set(Mirror(reflecting: value).children.compactMap { $0.label })
+    }
+
+    /// Each response type's properties are exactly the keys pinned above: a property added to a type (even one the
+    /// answers above never set) or removed from it fails here, without an endpoint to exercise it.
+    @Test func theResponseTypesHoldExactlyThePinnedKeys() throws {
+        func object(_ name: String, _ path: String...) -> Shape? {
+            var shape = Self.shapes[name]
+            for key in path {
+                if case .array(let element)? = shape { shape = element }
+                guard case .object(let keys, _)? = shape else { return nil }
+                shape = keys[key]
+            }
+            if case .array(let element)? = shape { return element }
+            return shape
+        }
+        let square = Polygon(shell: [Coordinate(x: 0, y: 0), Coordinate(x: 1, y: 0), Coordinate(x: 1, y: 1)],
+                             spatialReference: .webMercator)
+        let polygon = PolygonJSON(square, .drawn)
+        let near = ViewerAPI.NearResponse(mode: .planar, wkid: 1, premises: [],
+                                          pairs: [NearPair(leftIndex: 0, rightIndex: 0, distance: 1, rank: 1)])
+        let placemark = KMLBridge.OpenedPlacemark(id: 0, name: "", edit: nil, kind: nil, geometries: [],
+                                                  style: KMLBridge.DrawnStyle())
+        let pairs: [(Any, Shape?)] = [
+            (ViewerAPI.HealthResponse(ok: true, version: "", cancelled: 0, stoppedAtDeadline: 0), object("health")),
+            (ViewerAPI.SpatialReferenceResponse(
+                wkid: 1, name: "", kind: "", unit: nil,
+                areaOfUse: .init(name: "", west: 0, south: 0, east: 0, north: 0), boundary: polygon, horizon: nil,
+                extent: nil), object("srs")),
+            (ViewerAPI.SpatialReferenceResponse.Area(name: "", west: 0, south: 0, east: 0, north: 0), object("srs", "areaOfUse")),
+            (ViewerAPI.SpatialReferenceResponse.Extent(xmin: 0, ymin: 0, xmax: 0, ymax: 0), object("srs", "extent")),
+            (polygon, object("srs", "boundary")),
+            (try #require(polygon.parts.first), object("srs", "boundary", "parts")),
+            (ViewerAPI.ContainsResponse(inside: true), object("contains")),
+            (ViewerAPI.BufferResponse(mode: "", wkid: 1, unioned: false, vertexCount: 0, polygons: []), object("buffer")),
+            (near, object("near")),
+            (try #require(near.pairs.first), object("near", "pairs")),
+            (XY(x: 0, y: 0), object("near", "premises")),
+            (ViewerAPI.PaletteResponse(icons: [], colors: []), object("palette")),
+            (try #require(KMLPalette.icons.first), object("palette", "icons")),
+            (try #require(KMLPalette.colors.first), object("palette", "colors")),
+            (KMLBridge.OpenResponse(name: "", placemarks: [], skipped: 0, unmodeled: 0, warnings: []), object("kml/open")),
+            (placemark, object("kml/open", "placemarks")),
+            (KMLBridge.DrawnStyle(), object("kml/open", "placemarks", "style")),
+            (ErrorResponse(error: ""), object("error")),
+        ]
+        for (value, shape) in pairs {
+            #expect(Self.properties(value) == Self.keys(shape), "\(type(of: value))")
+            #expect(!Self.keys(shape).isEmpty, "\(type(of: value)): no pinned shape")
+        }
+    }
 }
