@@ -31,11 +31,14 @@ import Testing
         try #require(try object(r)["error"] as? String)
     }
 
-    @Test func healthAnswersJSON() throws {
+    /// `/api/health` answers what `ViewerAPI`'s documentation says: `ok` the JSON boolean `true`, the version, and
+    /// the two counts as JSON numbers (it answered the strings "true", "0", "0").
+    @Test func healthAnswersWhatItsDocumentationSays() throws {
         let r = api.handle(HTTPRequest(method: "GET", path: "/api/health"))
         #expect(r.status == 200)
         #expect(r.header("content-type")?.hasPrefix("application/json") == true)
-        #expect(try object(r)["ok"] as? String == "true")
+        #expect(String(decoding: r.body, as: UTF8.self)
+            == #"{"ok":true,"version":"\#(ViewerServer.version)","cancelled":0,"stoppedAtDeadline":0}"#)
     }
 
     @Test func areaOfUseOf32038IsProjectedIntoFeet() throws {
@@ -441,7 +444,7 @@ import Testing
         let o = try object(api.handle(HTTPRequest(method: "POST", path: "/api/kml/open", body: kml)))
         let p = try #require((o["placemarks"] as? [[String: Any]])?.first)
         #expect(p["edit"] as? String == "polygon")
-        let ring = try #require(((p["geometries"] as? [[String: Any]])?.first?["rings"] as? [[[Double]]])?.first)
+        let ring = try #require(((p["geometries"] as? [[String: Any]])?.first?["parts"] as? [[String: Any]])?.first?["shell"] as? [[Double]])
         #expect(ring.count == 4)  // as the file has it: the page keeps all four
         let kept = ring.enumerated().map { "[\($0.element[0]),\($0.element[1]),\($0.offset)]" }.joined(separator: ",")
         let r = post(api, "/api/kml", #"{"placemarks":[],"source":{"data":"\#(kml.base64EncodedString())","edits":[{"id":0,"coordinates":[\#(kept)]}]}}"#)
