@@ -200,7 +200,7 @@ struct ProjectionRun {
                 operations.insert(op)  // (the CSV's text is that of PROJ's own results)
             }
         } catch {
-            throw .failure(relabel(error.description, "vertex", labels: input.labels))
+            throw .failure(error.description(naming: { input.labels.label(ofVertex: $0) }))
         }
         try refuseOutsideDomain(original, coordinates, from: input.spatialReference, transformation: chosen) {
             input.labels[$0]
