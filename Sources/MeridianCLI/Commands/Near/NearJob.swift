@@ -55,7 +55,7 @@ struct NearJob {
                 if search == nil {
                     leftSide = NearColumns.Side(batch)
                     search = try prepare(&right, rightGeometries, leftSide: leftSide!, first: batch,
-                                         wktColumn: file.format == .csv)
+                                         wktColumn: file.format.writesGeometryAsWKTColumn)
                 }
                 guard let search else { return }
                 let lefts = try measured(batch, in: search.spatialReference)
