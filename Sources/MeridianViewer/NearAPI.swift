@@ -176,7 +176,8 @@ extension ViewerAPI {
             return try GeometryEngine.project(Multipoint(coordinates, spatialReference: file.spatialReference),
                                               into: sr).coordinates
         } catch {
-            throw .unprocessable("\(file.labels.name): cannot project its premises into EPSG:\(info.wkid): \(error.description)")
+            throw .unprocessable("\(file.labels.name): cannot project its premises into EPSG:\(info.wkid): "
+                + error.description(naming: { file.labels.label(ofVertex: $0) }))
         }
     }
 

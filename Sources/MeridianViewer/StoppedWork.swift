@@ -30,18 +30,26 @@ extension ViewerAPI {
     ///   - error: The engine's error.
     ///   - work: What the request was doing.
     func failure(_ error: EngineError, doing work: BudgetedWork = .buffers) -> APIError {
-        if case .interrupted = error {
+        if case .interrupted = error.unlocated {
             return APIError(503, "\(work.words.stopped): it would take longer than the \(Self.seconds(limits.workSeconds)) "
                 + "allowed for one request (\(work.words.advice))")
         }
         // The engine's geodesic buffer names its own parameter (maxDeviation), which the API does not have: the
         // API's deviation is 0.2 % of the radius, so a curve that needs more vertices than the engine places is one
         // of a radius too small to compute here (larger radii need fewer vertices, not more).
-        if case .invalidDistance(let message) = error, message.contains("maxDeviation") {
+        if case .invalidDistance(let message) = error.unlocated, message.contains("maxDeviation") {
             return .unprocessable("the geodesic buffer cannot be computed at a radius this small here (one curve would "
                 + "need more than 200,000 vertices): use a larger radius or planar mode")
         }
-        return .unprocessable(error.description)
+        return .unprocessable(error.description(naming: { Self.requestItem(at: $0) }))
+    }
+
+    /// The item of a request an engine error is located at, named as the API's own messages name it: a point of
+    /// the request ("point 3"; the engine's geometries and input features are the request's points, in order) or a
+    /// premise ("premise 3"; the engine's near features).
+    static func requestItem(at location: EngineError.Location) -> String? {
+        guard let i = location.geometry else { return nil }
+        return location.list == .nearFeatures ? "premise \(i)" : "point \(i)"
     }
 
     private static func seconds(_ s: Double) -> String {

@@ -112,6 +112,22 @@ import Testing
         #expect(error.status == 422 && !error.message.contains("maxDeviation"), "\(error)")
     }
 
+    /// An engine error located at an item of the request names it as the API's own messages do (the points, the
+    /// premises), and a located refusal naming maxDeviation is still kept from the client (the engine's geodesic
+    /// buffer locates its refusals at the geometry).
+    @Test func locatedEngineErrorsNameTheRequestsItems() {
+        let deviation = EngineError.invalidDistance("maxDeviation 0.0001 m must be at least 0.1 mm")
+        let hidden = api.failure(deviation.at(EngineError.Location(geometry: 0)))
+        #expect(hidden.status == 422 && !hidden.message.contains("maxDeviation"), "\(hidden)")
+        let point = api.failure(EngineError.invalidDistance("too far").at(EngineError.Location(geometry: 2)))
+        #expect(point.message == "invalid distance: point 2: too far")
+        let premise = api.failure(EngineError.badGeometry(.empty("(a point) has no vertices"))
+            .at(EngineError.Location(.nearFeatures, geometry: 1)), doing: .proximity)
+        #expect(premise.message == "empty geometry: premise 1 (a point) has no vertices")
+        let stopped = api.failure(EngineError.interrupted("the work was cancelled").at(EngineError.Location(geometry: 0)))
+        #expect(stopped.status == 503, "\(stopped)")
+    }
+
     @Test func unknownAndMalformedSpatialReferences() throws {
         #expect(api.handle(HTTPRequest(method: "GET", path: "/api/srs/999999")).status == 404)
         #expect(api.handle(HTTPRequest(method: "GET", path: "/api/srs/abc")).status == 400)

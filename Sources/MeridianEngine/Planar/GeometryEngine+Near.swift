@@ -141,7 +141,7 @@ extension GeometryEngine {
         matches.reserveCapacity(lefts.count)
         for (i, g) in lefts.enumerated() {
             try index.requireOwnSpatialReference(g.spatialReference)
-            try checkProximityGeometry(g, "input feature \(i)")
+            try checkProximityGeometry(g, at: EngineError.Location(.inputFeatures, geometry: i))
             var found = try index.within(units.toNative(distanceOf(i)), of: g, measure.query(g), measure)
             for j in found.indices { found[j].distance = units.fromNative(found[j].distance) }
             matches.append(found)
@@ -160,7 +160,7 @@ extension GeometryEngine {
         matches.reserveCapacity(lefts.count)
         for (i, g) in lefts.enumerated() {
             try index.requireOwnSpatialReference(g.spatialReference)
-            try checkProximityGeometry(g, "input feature \(i)")
+            try checkProximityGeometry(g, at: EngineError.Location(.inputFeatures, geometry: i))
             var found = try index.nearest(to: g, measure.query(g), measure, k: k, maxDistance: limit)
             for j in found.indices { found[j].distance = units.fromNative(found[j].distance) }
             matches.append(found)

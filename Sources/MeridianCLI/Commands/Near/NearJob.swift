@@ -55,7 +55,7 @@ struct NearJob {
                 if search == nil {
                     leftSide = NearColumns.Side(batch)
                     search = try prepare(&right, rightGeometries, leftSide: leftSide!, first: batch,
-                                         wktColumn: file.format == .csv)
+                                         wktColumn: file.format.writesGeometryAsWKTColumn)
                 }
                 guard let search else { return }
                 let lefts = try measured(batch, in: search.spatialReference)
@@ -91,7 +91,7 @@ struct NearJob {
             try checkAreaOfUse(rightGeometries, labels: right.input.labels)
         }
         right.measured = right.input.spatialReference == sr || rightGeometries.isEmpty
-            ? rightGeometries : try projectEach(rightGeometries, into: sr, labels: right.input.labels)
+            ? rightGeometries : try projectFeatures(rightGeometries, into: sr, labels: right.input.labels)
         progress?.begin("indexing \(ProgressLine.grouped(right.measured.count)) features")
         let measured = right.measured
         let index: Index
@@ -99,7 +99,7 @@ struct NearJob {
             index = command.kind == .planar ? .planar(try SpatialIndex(measured))
                 : .geodesic(try GeodeticSpatialIndex(measured))
         } catch {
-            throw .failure(relabel(describe(error), "near feature", labels: right.input.labels))
+            throw .failure(describe(error, naming: { right.input.labels.label(of: $0, list: .nearFeatures) }))
         }
         let rightSide = NearColumns.Side(right.input)
         var added: [Field] = []
@@ -161,7 +161,7 @@ struct NearJob {
         guard command.kind == .planar else { return geometries }
         try refuseInvalidPolygons(geometries, labels: batch.labels)
         try checkAreaOfUse(geometries, labels: batch.labels)
-        return batch.spatialReference == sr ? geometries : try projectEach(geometries, into: sr, labels: batch.labels)
+        return batch.spatialReference == sr ? geometries : try projectFeatures(geometries, into: sr, labels: batch.labels)
     }
 
     /// The search distances of a batch in the search's unit: one for all, one per feature, or none (`--nearest`
@@ -203,8 +203,9 @@ struct NearJob {
                 return Self.keep(try GeometryEngine.geodeticNearPairs(from: lefts, to: index, distances: d), nearest: k)
             }
         } catch {
-            throw .failure(relabel(relabel(describe(error), "input feature", labels: batch.labels), "near feature",
-                                   labels: right))
+            throw .failure(describe(error, naming: {
+                batch.labels.label(of: $0, list: .inputFeatures) ?? right.label(of: $0, list: .nearFeatures)
+            }))
         }
     }
 
