@@ -7,19 +7,19 @@
 # viewer and its documentation answer). Idempotent. A private PostgreSQL + PostGIS server (scripts/postgis.sh) runs for
 # the tests and is stopped at the end, also when a step fails (trap); MERIDIAN_PG names it to the Swift and Python tests.
 #
-# Two lanes, so that the work that leaves a core idle overlaps the rest (2 cores are the target; each step's wall
-# and CPU times are printed as it ends, and as a table at the end, also when a step fails):
-#   main:        install-deps (build packages), PostGIS, debug build, docs --analyze, swift test, pytest
-#   side lanes:  setup   (install-deps --browser, python-env), while the debug build runs;
-#                checks  (the first-run check's release build from nothing, then the fuzz build under ASan and
-#                         every fuzz target 15 s), from the start, beside the debug build: the release build is
-#                         mostly one compiler process at a time (whole-module optimisation), and pytest waits for it
-#                         (in a run that started it after the debug build, main waited 142 s with one core idle).
-# pytest runs in two worker processes (pytest-xdist, `-n 2 --dist loadgroup`: each test module in one worker, all
-# the Dask tests in one, Tests/python/conftest.py), so that its waits (Dask, Chromium, timeouts) overlap the other
-# worker's work and both cores stay busy once the checks lane has ended.
-# pytest runs the release binary the first-run check built from a clone of this commit (the `meridian` a user runs,
-# built once; the debug build when the tree has uncommitted changes), so main waits for it after swift test.
+# Lanes, so that the work that leaves a core idle overlaps the rest (2 cores are the target; each step's wall and CPU
+# times are printed as it ends, and as a table at the end, also when a step fails):
+#   main:    install-deps (build packages), PostGIS, debug build, docs --analyze, swift test
+#   setup:   install-deps --browser, python-env, while the debug build runs;
+#   checks:  the first-run check's release build from nothing, then the fuzz build under ASan and every fuzz target
+#            15 s, from the start, beside the debug build (the release build is mostly one compiler process at a
+#            time: whole-module optimisation);
+#   python:  once the documentation is built, pytest beside swift test: it waits for the release binary the
+#            first-run check keeps (the `meridian` a user runs, built once from a clone of this commit; the debug
+#            build when the tree has uncommitted changes) and runs in two worker processes (pytest-xdist, `-n 2
+#            --dist loadgroup`: each test module in one worker, all the Dask tests in one, Tests/python/conftest.py).
+# Both test runs have long waits of one process (a Dask cluster, Chromium, timeouts, a last long test), so side by
+# side they keep both cores busy where one after the other left one idle for minutes.
 # A failing lane stops the run with its log (artifacts/lane-NAME.log). TEST_SERIAL=1 runs the lanes one after the
 # other instead (the same steps, for a machine with one core or to time each step alone).
 set -euo pipefail
@@ -156,7 +156,9 @@ wait_for_release() {  # until the checks lane has kept the release binary of HEA
     local head
     head=$(git rev-parse HEAD)
     until [[ -f $release_kept/commit && $(<"$release_kept/commit") == "$head" ]]; do
-        if [[ -n ${lane_pid[checks]:-} ]] && ! kill -0 "${lane_pid[checks]}" 2>/dev/null; then
+        # The checks lane has ended (its parent, the main shell, reaps it) or recorded a failed step.
+        if [[ -n ${lane_pid[checks]:-} ]] && { ! kill -0 "${lane_pid[checks]}" 2>/dev/null \
+                || grep -q FAILED artifacts/timings/checks.tsv 2>/dev/null; }; then
             tail -30 artifacts/lane-checks.log >&2
             echo "the checks lane ended without keeping the release binary (log above: artifacts/lane-checks.log)" >&2
             return 1
@@ -170,6 +172,10 @@ python_tests() {
     if tree_is_committed; then bin=$release_kept/meridian
     else bin="$(swift build --show-bin-path)/meridian"; echo "uncommitted changes: the harness runs the debug build"; fi
     MERIDIAN_BIN="$bin" .venv/bin/python -m pytest -q -n 2 --dist loadgroup Tests/python
+}
+python_lane() {
+    if tree_is_committed; then step "wait for the release binary" wait_for_release; fi
+    step pytest python_tests
 }
 setup_lane() {
     step browser-deps scripts/install-deps.sh --browser
@@ -193,8 +199,8 @@ lane_start setup setup_lane
 lane_start checks checks_lane
 step build build
 step docs docs
-step swift-test swift_tests
 lane_wait setup
-if tree_is_committed; then step "wait for the release binary" wait_for_release; fi
-step pytest python_tests
+lane_start python python_lane
+step swift-test swift_tests
+lane_wait python
 lane_wait checks
