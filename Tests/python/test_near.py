@@ -48,6 +48,16 @@ def _planar_inputs(tmp_path, rng):
     return left, right, shapely.points(lx, ly), shapely.points(rx, ry), radii
 
 
+def _antimeridian_and_polar_points(rng, n):
+    """n longitudes and latitudes: half around ±180° (both signs of longitude, within 5° of the equator), half above
+    88° north and below 88° south."""
+    k = n // 2
+    lon = np.concatenate([rng.uniform(179.0, 181.0, k), rng.uniform(-180.0, 180.0, n - k)])
+    lon = np.where(lon > 180, lon - 360, lon)
+    lat = np.concatenate([rng.uniform(-5, 5, k), rng.choice([-1, 1], n - k) * rng.uniform(88.0, 90.0, n - k)])
+    return lon, lat
+
+
 def _pairs(rows, distance_column):
     return {(r["id_left"], r["id_right"]): float(r[distance_column]) for r in rows}
 
@@ -112,17 +122,8 @@ def test_planar_nearest_matches_shapely_query_nearest(meridian, tmp_path):
 
 def test_geodesic_pairs_near_the_antimeridian_and_poles_match_geographiclib(meridian, tmp_path):
     rng = np.random.default_rng(SEED + 3)
-
-    def points(n):
-        # Half around ±180° (both signs of longitude), half above 88° north and below 88° south.
-        k = n // 2
-        lon = np.concatenate([rng.uniform(179.0, 181.0, k), rng.uniform(-180.0, 180.0, n - k)])
-        lon = np.where(lon > 180, lon - 360, lon)
-        lat = np.concatenate([rng.uniform(-5, 5, k), rng.choice([-1, 1], n - k) * rng.uniform(88.0, 90.0, n - k)])
-        return lon, lat
-
-    llon, llat = points(300)
-    rlon, rlat = points(200)
+    llon, llat = _antimeridian_and_polar_points(rng, 300)
+    rlon, rlat = _antimeridian_and_polar_points(rng, 200)
     left, right, out = tmp_path / "left.csv", tmp_path / "right.csv", tmp_path / "pairs.csv"
     _write_points(left, llon, llat, names=("lon", "lat"))
     _write_points(right, rlon, rlat, names=("lon", "lat"))
@@ -200,16 +201,8 @@ def test_geodesic_pairs_and_distances_match_postgis_geography(meridian, postgis,
     precision, good to ~15 nm; the bench's largest difference at 1M places was 1.2e-8 m). No pair lies within 1 µm of
     the 150 km boundary, so the pair sets cannot differ by rounding."""
     rng = np.random.default_rng(SEED + 5)
-
-    def points(n):
-        k = n // 2
-        lon = np.concatenate([rng.uniform(179.0, 181.0, k), rng.uniform(-180.0, 180.0, n - k)])
-        lon = np.where(lon > 180, lon - 360, lon)
-        lat = np.concatenate([rng.uniform(-5, 5, k), rng.choice([-1, 1], n - k) * rng.uniform(88.0, 90.0, n - k)])
-        return lon, lat
-
-    llon, llat = points(300)
-    rlon, rlat = points(200)
+    llon, llat = _antimeridian_and_polar_points(rng, 300)
+    rlon, rlat = _antimeridian_and_polar_points(rng, 200)
     left, right, out = tmp_path / "left.csv", tmp_path / "right.csv", tmp_path / "pairs.csv"
     _write_points(left, llon, llat, names=("lon", "lat"))
     _write_points(right, rlon, rlat, names=("lon", "lat"))
