@@ -137,16 +137,27 @@ extension GeometryEngine {
         guard let sr = lefts.first?.spatialReference else { return [] }
         let units = planarUnits(sr, distanceUnit)
         let measure = try PlanarDistances(index)
-        var matches: [[NearFeature]] = []
-        matches.reserveCapacity(lefts.count)
+        // Every input is in `sr` (checkPlanarInputs): the index's spatial reference is checked once.
+        try index.requireOwnSpatialReference(sr)
+        var rows: [NearPair] = []
+        rows.reserveCapacity(lefts.count)
+        var scratch = SpatialIndex.SearchScratch()
         for (i, g) in lefts.enumerated() {
-            try index.requireOwnSpatialReference(g.spatialReference)
-            try checkProximityGeometry(g, "input feature \(i)")
-            var found = try index.within(units.toNative(distanceOf(i)), of: g, measure.query(g), measure)
-            for j in found.indices { found[j].distance = units.fromNative(found[j].distance) }
-            matches.append(found)
+            try checkProximityQuery(g, i)
+            try index.within(units.toNative(distanceOf(i)), of: g, measure.query(g), measure, scratch: &scratch)
+            for (rank, f) in scratch.found.enumerated() {
+                rows.append(NearPair(leftIndex: i, rightIndex: f.index, distance: units.fromNative(f.distance),
+                                     rank: rank + 1))
+            }
         }
-        return nearTable(matches)
+        return rows
+    }
+
+    /// `checkProximityGeometry` of input feature `i`, its label made only for a geometry that is not a finite point.
+    @inline(__always)
+    private static func checkProximityQuery(_ g: Geometry, _ i: Int) throws(EngineError) {
+        if case .point(let p) = g, p.coordinate.x.isFinite, p.coordinate.y.isFinite { return }
+        try checkProximityGeometry(g, "input feature \(i)")
     }
 
     private static func nearest(

@@ -109,6 +109,8 @@ public struct NearCommand: Command {
     @Flag("--right-only", help: "the RIGHT features in reach of at least one LEFT feature, each once, with RIGHT's geometry")
     var rightOnly: Bool
 
+    var threads = ThreadOptions()
+
     var output = OutputOptions(use: .near, help: ".csv (the columns and a wkt column with the geometry in the spatial reference measured in; the standard output default), .geojson or .geojsons (WGS84), or .gpkg, .shp, .fgb or PG:… (in the spatial reference measured in, with typed attributes)")
 
     /// A command with every option at its default.
@@ -144,6 +146,8 @@ public struct NearCommand: Command {
         let file = try output.file(standardOutput: .csv)
         let progress = io.progress(Self.name)
         defer { progress?.finish() }
-        try NearJob(command: self, io: io, progress: progress).run(into: file)
+        try threads.run { () throws(CommandError) in
+            try NearJob(command: self, io: io, progress: progress).run(into: file)
+        }
     }
 }

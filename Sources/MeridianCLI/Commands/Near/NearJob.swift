@@ -20,62 +20,99 @@ struct NearJob {
     }
 
     /// What the first LEFT batch settles: the spatial reference measured in, RIGHT's index and the output's columns.
-    private struct Search {
+    struct Search {
         let spatialReference: SpatialReference
         let index: Index
         let columns: NearColumns
         /// The distance unit: the spatial reference's (planar) or meters (geodesic).
         let unit: LinearUnit
+        /// The writer of a CSV of pairs without a row per pair (nil for the other outputs, or when RIGHT's features
+        /// have properties outside its columns).
+        let csvRows: NearCSVRows?
     }
 
     /// RIGHT's index, planar or geodesic.
-    private enum Index {
+    enum Index {
         case planar(SpatialIndex)
         case geodesic(GeodeticSpatialIndex)
     }
 
-    /// Runs the search and writes the output.
+    /// Runs the search and writes the output. Each LEFT batch is searched on another thread (`start`) while the
+    /// next is read, and written once that one is read: at most two batches are held, and the output is the same
+    /// as one thread's (errors included: a batch's failure is reported before a later batch's).
     func run(into file: OutputFile) throws(CommandError) {
         var right = Right(input: try FeatureInput.read(
             command.right, layer: command.rightLayer, inputSpatialReference: command.inputSpatialReference,
             defaultXYSpatialReference: command.srs, io: io, csv: FeatureInput.CSVOptions(allowsEmpty: true),
             progress: progress))
         let rightGeometries = try Self.geometries(of: right.input)
-        let shape = command.shape
         var matched = [Bool](repeating: false, count: right.input.count)
         var search: Search?
-        var leftSide: NearColumns.Side?
         let output = NearOutput(file: file, io: io)
         try output.write { emit throws(CommandError) in
-            _ = try FeatureInput.read(
-                command.left, layer: command.leftLayer, inputSpatialReference: command.inputSpatialReference,
-                defaultXYSpatialReference: command.srs, io: io,
-                csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize), progress: progress
-            ) { batch throws(CommandError) in
-                if search == nil {
-                    leftSide = NearColumns.Side(batch)
-                    search = try prepare(&right, rightGeometries, leftSide: leftSide!, first: batch,
-                                         wktColumn: file.format == .csv)
-                }
-                guard let search else { return }
-                let lefts = try measured(batch, in: search.spatialReference)
-                let pairs = try self.pairs(lefts, of: batch, search: search, right: right.input.labels)
-                for p in pairs { matched[p.rightIndex] = true }
-                guard shape != .rightOnly else { return }
-                let rows = try self.rows(pairs, lefts: lefts, of: batch, search: search, right: right.input,
-                                         fixed: file.format.writesInWorkingSpatialReference)
-                try emit(NearOutput.Batch(rows: rows.rows, wgs84: rows.wgs84, columns: search.columns,
-                                          spatialReference: search.spatialReference,
-                                          geometryType: FeatureTableOutput.geometryType(of: batch.features)))
+            var pending: NearPending?
+            // The batch before, once searched: its matches noted, its rows written.
+            func collect() throws(CommandError) {
+                guard let batch = pending else { return }
+                pending = nil
+                try batch.task.wait()
+                guard let done = batch.box.value else { return }
+                for p in done.pairs { matched[p.rightIndex] = true }
+                if let rows = done.output { try emit(rows) }
             }
-            guard shape == .rightOnly, let search else { return }
+            do throws(CommandError) {
+                _ = try FeatureInput.read(
+                    command.left, layer: command.leftLayer, inputSpatialReference: command.inputSpatialReference,
+                    defaultXYSpatialReference: command.srs, io: io,
+                    csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize), progress: progress
+                ) { batch throws(CommandError) in
+                    if search == nil {
+                        search = try prepare(&right, rightGeometries, leftSide: NearColumns.Side(batch), first: batch,
+                                             wktColumn: file.format == .csv)
+                    }
+                    guard let search else { return }
+                    try collect()
+                    pending = start(batch, search: search, right: right.input, file: file)
+                }
+            } catch {
+                try collect()  // a batch searched before the failure: its own failure comes first
+                throw error
+            }
+            try collect()
+            guard command.shape == .rightOnly, let search else { return }
             let keep = matched.indices.filter { matched[$0] }
             let features = right.input.features
             try emit(NearOutput.Batch(
                 rows: keep.map { Feature(geometry: right.measured[$0], properties: features[$0].properties, id: features[$0].id) },
-                wgs84: keep.map { features[$0] }, columns: search.columns, spatialReference: search.spatialReference,
+                wgs84: keep.map { features[$0] }, csvText: [], columns: search.columns, spatialReference: search.spatialReference,
                 geometryType: FeatureTableOutput.geometryType(of: features)))
         }
+    }
+
+    /// A batch searched and its rows made (none for `--right-only`, which writes RIGHT's features at the end).
+    struct Processed {
+        /// The batch's pairs (`leftIndex`: positions in the batch).
+        let pairs: [NearPair]
+        /// The rows to write.
+        let output: NearOutput.Batch?
+    }
+
+    /// Checks and searches a batch and makes its rows: the work `run` hands to another thread.
+    func process(_ batch: FeatureInput, search: Search, right: FeatureInput, file: OutputFile) throws(CommandError)
+        -> Processed
+    {
+        let lefts = try measured(batch, in: search.spatialReference)
+        let found = try searchBatch(lefts, of: batch, search: search, right: right, csv: search.csvRows,
+                                    threads: Parallelism.threadCount)
+        guard command.shape != .rightOnly else { return Processed(pairs: found.pairs, output: nil) }
+        var rows: (rows: [Feature], wgs84: [Feature]) = ([], [])
+        if search.csvRows == nil {
+            rows = try self.rows(found.pairs, lefts: lefts, of: batch, search: search, right: right,
+                                 fixed: file.format.writesInWorkingSpatialReference)
+        }
+        return Processed(pairs: found.pairs, output: NearOutput.Batch(
+            rows: rows.rows, wgs84: rows.wgs84, csvText: found.text, columns: search.columns,
+            spatialReference: search.spatialReference, geometryType: FeatureTableOutput.geometryType(of: batch.features)))
     }
 
     // MARK: The spatial reference, the index and the columns
@@ -114,7 +151,9 @@ struct NearJob {
             right: command.shape == .pairs || command.shape == .rightOnly ? rightSide : nil,
             added: added)
         progress?.begin("searching")
-        return Search(spatialReference: sr, index: index, columns: columns, unit: unit)
+        let csvRows = wktColumn && command.shape == .pairs
+            ? NearCSVRows(columns: columns, left: leftSide, right: rightSide, features: right.input.features) : nil
+        return Search(spatialReference: sr, index: index, columns: columns, unit: unit, csvRows: csvRows)
     }
 
     /// The spatial reference measured in: `--srs`; else LEFT's, which RIGHT's must be (unless RIGHT is empty), and
@@ -182,7 +221,7 @@ struct NearJob {
     }
 
     /// The near table of a batch (`leftIndex`: positions in the batch; `rightIndex`: in RIGHT).
-    private func pairs(_ lefts: [Geometry], of batch: FeatureInput, search: Search, right: FeatureLabels)
+    func pairs(_ lefts: [Geometry], of batch: FeatureInput, search: Search, right: FeatureLabels)
         throws(CommandError) -> [NearPair]
     {
         let distances = try self.distances(of: batch, unit: search.unit)
@@ -218,7 +257,7 @@ struct NearJob {
     /// The output rows of a batch: features in the spatial reference measured in when the output's columns are
     /// `fixed` (CSV, feature tables), else as read (GeoJSON, projected to WGS84 from there); the other array is
     /// empty.
-    private func rows(_ pairs: [NearPair], lefts: [Geometry], of batch: FeatureInput, search: Search,
+    func rows(_ pairs: [NearPair], lefts: [Geometry], of batch: FeatureInput, search: Search,
                       right: FeatureInput, fixed: Bool) throws(CommandError) -> (rows: [Feature], wgs84: [Feature])
     {
         let columns = search.columns
