@@ -108,4 +108,27 @@ import Testing
             #expect(one.output == two.output, "seed \(seed), \(run.arguments): one thread and two differ")
         }
     }
+
+    /// A batch searched on another thread while the next is read: when the first batch's check fails (feature 100
+    /// outside --srs's area of use) and reading the second fails too (feature 5000's coordinates), the first
+    /// failure is the one reported, as on one thread, and nothing is written.
+    @Test func anEarlierBatchsFailureComesBeforeALaterReadingError() throws {
+        var features: [String] = []
+        for i in 0..<6_000 {
+            let (lon, lat) = i == 100 ? (0.0, 0.0) : (-97.0 + Double(i % 100) * 0.001, 33.0 + Double(i / 100) * 0.001)
+            let coordinates = i == 5_000 ? "\"x\"" : "[\(lon),\(lat)]"
+            features.append("{\"type\":\"Feature\",\"properties\":{\"id\":\(i)},\"geometry\":{\"type\":\"Point\",\"coordinates\":\(coordinates)}}")
+        }
+        let left = "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",") + "]}"
+        let right = "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":{\"type\":\"Point\",\"coordinates\":[-97,33]}}]}"
+        for threads in ["1", "2"] {
+            let r = try near(["l.geojson": left, "r.geojson": right],
+                             ["l.geojson", "r.geojson", "--srs", "EPSG:32038", "--distance", "1km", "--threads", threads,
+                              "-o", "out.csv"])
+            #expect(r.status == 1 && r.output.isEmpty, "--threads \(threads)")
+            #expect(r.stderr.contains("feature 100 (line 1)") && r.stderr.contains("outside the area of use"),
+                    "--threads \(threads): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1, "--threads \(threads): \(r.stderr)")
+        }
+    }
 }
