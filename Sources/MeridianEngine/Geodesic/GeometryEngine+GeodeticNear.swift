@@ -43,7 +43,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], distances: [Double],
         distanceUnit: LinearUnit = .meters
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         let distanceOf = try proximityDistances(distances, count: lefts.count)
         if let first = lefts.first, let near = nearFeatures.first {
             try requireSameSpatialReference(first.spatialReference, near.geometry.spatialReference)
@@ -64,7 +64,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to index: GeodeticSpatialIndex, distances: [Double],
         distanceUnit: LinearUnit = .meters
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         let distanceOf = try proximityDistances(distances, count: lefts.count)
         return try geodeticNearPairs(lefts, index, distanceOf, distanceUnit)
     }
@@ -86,7 +86,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit = .meters
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         try checkNearest(k: count, maxDistance: maxDistance)
         if let first = lefts.first, let near = nearFeatures.first {
             try requireSameSpatialReference(first.spatialReference, near.geometry.spatialReference)
@@ -107,7 +107,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to index: GeodeticSpatialIndex, count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit = .meters
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         try checkNearest(k: count, maxDistance: maxDistance)
         return try geodeticNearest(lefts, index, count, maxDistance, distanceUnit)
     }

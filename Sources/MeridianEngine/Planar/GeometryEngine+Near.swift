@@ -29,7 +29,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], distances: [Double],
         distanceUnit: LinearUnit? = nil
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         let distanceOf = try proximityDistances(distances, count: lefts.count)
         if let first = lefts.first, let near = nearFeatures.first {
             try requireSameSpatialReference(first.spatialReference, near.geometry.spatialReference)
@@ -51,7 +51,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to index: SpatialIndex, distances: [Double],
         distanceUnit: LinearUnit? = nil
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         let distanceOf = try proximityDistances(distances, count: lefts.count)
         try checkPlanarInputs(lefts, distanceUnit: distanceUnit)
         return try nearPairs(lefts, index, distanceOf, distanceUnit)
@@ -77,7 +77,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit? = nil
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         try checkNearest(k: count, maxDistance: maxDistance)
         if let first = lefts.first, let near = nearFeatures.first {
             try requireSameSpatialReference(first.spatialReference, near.geometry.spatialReference)
@@ -99,7 +99,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to index: SpatialIndex, count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit? = nil
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         try checkNearest(k: count, maxDistance: maxDistance)
         try checkPlanarInputs(lefts, distanceUnit: distanceUnit)
         return try nearest(lefts, index, count, maxDistance, distanceUnit)

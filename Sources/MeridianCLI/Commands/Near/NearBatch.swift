@@ -25,10 +25,12 @@ extension NearJob {
     func searchBatch(_ lefts: [Geometry], of batch: FeatureInput, search: Search, right: FeatureInput,
                      csv: NearCSVRows?, threads: Int) throws(CommandError) -> BatchResult
     {
-        let shared = SharedBatch(job: self, lefts: lefts, batch: batch, search: search, right: right, csv: csv)
         let chunks = (lefts.count + Self.chunkSize - 1) / Self.chunkSize
         var result = BatchResult()
         do throws(CommandError) {
+            let distances = try self.distances(of: batch, unit: search.unit)
+            let shared = SharedBatch(job: self, lefts: lefts, distances: distances, batch: batch, search: search,
+                                     right: right, csv: csv)
             try OrderedWorkSharing.run(count: chunks, window: threads > 1 ? 2 * threads : 0, helpers: threads - 1) {
                 (k: Int) throws(CommandError) -> BatchResult in
                 try shared.chunk(k)
@@ -84,6 +86,8 @@ private struct SharedProcess: @unchecked Sendable {
 private struct SharedBatch: @unchecked Sendable {
     let job: NearJob
     let lefts: [Geometry]
+    /// The batch's search distances: one for all, one per LEFT feature, or none.
+    let distances: [Double]?
     let batch: FeatureInput
     let search: NearJob.Search
     let right: FeatureInput
@@ -92,7 +96,11 @@ private struct SharedBatch: @unchecked Sendable {
     /// Chunk `k`'s pairs (positions in the batch) and CSV rows.
     func chunk(_ k: Int) throws(CommandError) -> NearJob.BatchResult {
         let range = (k * NearJob.chunkSize)..<min(lefts.count, (k + 1) * NearJob.chunkSize)
-        var pairs = try job.pairs(Array(lefts[range]), of: batch.slice(range), search: search, right: right.labels)
+        // Labels and distances of the chunk's own (a failure's message is made again from the whole batch).
+        let single = distances?.count == 1
+        let own = distances.map { single ? $0 : Array($0[range]) }
+        var pairs = try job.pairs(Array(lefts[range]), distances: own, single: single,
+                                  labels: batch.labels.slice(range), search: search, right: right.labels)
         for i in pairs.indices { pairs[i].leftIndex += range.lowerBound }
         guard let csv else { return NearJob.BatchResult(pairs: pairs) }
         var text = ByteBuffer(capacity: 64 * pairs.count + 64)

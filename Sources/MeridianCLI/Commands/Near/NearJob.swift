@@ -112,7 +112,8 @@ struct NearJob {
         }
         return Processed(pairs: found.pairs, output: NearOutput.Batch(
             rows: rows.rows, wgs84: rows.wgs84, csvText: found.text, columns: search.columns,
-            spatialReference: search.spatialReference, geometryType: FeatureTableOutput.geometryType(of: batch.features)))
+            spatialReference: search.spatialReference,
+            geometryType: file.format.isFeatureTable ? FeatureTableOutput.geometryType(of: batch.features) : nil))
     }
 
     // MARK: The spatial reference, the index and the columns
@@ -188,6 +189,10 @@ struct NearJob {
         geometries.reserveCapacity(input.features.count)
         for (i, feature) in input.features.enumerated() {
             guard let g = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
+            if case .point = g {
+                geometries.append(g)  // a point has its coordinate: no coordinate array to look at
+                continue
+            }
             guard !g.coordinates.isEmpty else { throw .failure("\(input.labels[i]) has an empty geometry") }
             geometries.append(g)
         }
@@ -205,7 +210,7 @@ struct NearJob {
 
     /// The search distances of a batch in the search's unit: one for all, one per feature, or none (`--nearest`
     /// alone).
-    private func distances(of batch: FeatureInput, unit: LinearUnit) throws(CommandError) -> [Double]? {
+    func distances(of batch: FeatureInput, unit: LinearUnit) throws(CommandError) -> [Double]? {
         if let fixed = command.distance.fixed { return [fixed.value(in: unit)] }
         guard let field = command.distance.field else { return nil }
         var distances: [Double] = []
@@ -224,25 +229,35 @@ struct NearJob {
     func pairs(_ lefts: [Geometry], of batch: FeatureInput, search: Search, right: FeatureLabels)
         throws(CommandError) -> [NearPair]
     {
-        let distances = try self.distances(of: batch, unit: search.unit)
+        let distances = try distances(of: batch, unit: search.unit)
+        return try pairs(lefts, distances: distances, single: distances?.count == 1, labels: batch.labels,
+                         search: search, right: right)
+    }
+
+    /// `pairs(_:of:search:right:)` with the search distances given (`distances(of:unit:)`, or a part of them for
+    /// a part of the batch); `single`: whether the batch has one distance for all (the search `--nearest` then
+    /// makes is decided by the batch, not by the part).
+    func pairs(_ lefts: [Geometry], distances: [Double]?, single: Bool, labels: FeatureLabels, search: Search,
+               right: FeatureLabels) throws(CommandError) -> [NearPair]
+    {
         let k = command.nearest
         do throws(EngineError) {
             switch (search.index, distances) {
             case (.planar(let index), nil):
                 return try GeometryEngine.nearest(from: lefts, to: index, count: k ?? 1)
-            case (.planar(let index), let d?) where k != nil && d.count == 1:
+            case (.planar(let index), let d?) where k != nil && single:
                 return try GeometryEngine.nearest(from: lefts, to: index, count: k ?? 1, maxDistance: d[0])
             case (.planar(let index), let d?):
                 return Self.keep(try GeometryEngine.nearPairs(from: lefts, to: index, distances: d), nearest: k)
             case (.geodesic(let index), nil):
                 return try GeometryEngine.geodeticNearest(from: lefts, to: index, count: k ?? 1)
-            case (.geodesic(let index), let d?) where k != nil && d.count == 1:
+            case (.geodesic(let index), let d?) where k != nil && single:
                 return try GeometryEngine.geodeticNearest(from: lefts, to: index, count: k ?? 1, maxDistance: d[0])
             case (.geodesic(let index), let d?):
                 return Self.keep(try GeometryEngine.geodeticNearPairs(from: lefts, to: index, distances: d), nearest: k)
             }
         } catch {
-            throw .failure(relabel(relabel(describe(error), "input feature", labels: batch.labels), "near feature",
+            throw .failure(relabel(relabel(describe(error), "input feature", labels: labels), "near feature",
                                    labels: right))
         }
     }
