@@ -131,12 +131,17 @@ extension GeometryEngine {
         _ lefts: [Geometry], _ index: GeodeticSpatialIndex, _ distanceOf: (Int) -> Double, _ unit: LinearUnit
     ) throws(EngineError) -> [NearPair] {
         let features = try geodeticInputs(lefts, index)
-        let matches = features.indices.map { i in
-            index.within(unit.convert(distanceOf(i), to: .meters), of: features[i]).map {
-                NearFeature(index: $0.index, distance: LinearUnit.meters.convert($0.distance, to: unit))
+        var rows: [NearPair] = []
+        rows.reserveCapacity(features.count)
+        var scratch = SpatialIndex.SearchScratch()
+        for i in features.indices {
+            index.within(unit.convert(distanceOf(i), to: .meters), of: features[i], scratch: &scratch)
+            for (rank, f) in scratch.found.enumerated() {
+                rows.append(NearPair(leftIndex: i, rightIndex: f.index,
+                                     distance: LinearUnit.meters.convert(f.distance, to: unit), rank: rank + 1))
             }
         }
-        return nearTable(matches)
+        return rows
     }
 
     private static func geodeticNearest(
