@@ -6,14 +6,15 @@ import Testing
 /// whichever thread is free, and the chunks are put back in order, so the output is the same bytes for every
 /// `--threads`; the CSV of pairs, written straight from the batch's columns, is checked against a brute force.
 @Suite struct NearThreadsTests {
-    /// A random case: LEFT `count` points (3 batches of 4096 and more, several chunks each) and RIGHT 400, integer
+    /// A random case: LEFT `count` points (5 batches of 4096: two groups of batches searched together, several
+    /// chunks each) and RIGHT 400, integer
     /// coordinates in [0, 2000) US ft (so that every squared distance is exact, and so the pairs a brute force
     /// finds), with attributes CSV must quote.
     struct Case {
         var left: [(x: Int, y: Int, note: String)] = []
         var right: [(x: Int, y: Int, kind: String)] = []
 
-        init(seed: UInt64, count: Int = 9_500) {
+        init(seed: UInt64, count: Int = 17_000) {
             var rng = SplitMix64(seed: seed)
             let notes = ["", "a,b", "say \"hi\"", "plain", "x y"], kinds = ["k", "k,2", "", "q\"q"]
             for _ in 0..<count {
@@ -109,14 +110,15 @@ import Testing
         }
     }
 
-    /// A batch searched on another thread while the next is read: when the first batch's check fails (feature 100
-    /// outside --srs's area of use) and reading the second fails too (feature 5000's coordinates), the first
-    /// failure is the one reported, as on one thread, and nothing is written.
-    @Test func anEarlierBatchsFailureComesBeforeALaterReadingError() throws {
+    /// Batches searched on other threads while the next are read: when the first batch's check fails (feature 100
+    /// outside --srs's area of use) and reading a later one fails too (feature `bad`'s coordinates: in the second
+    /// batch, read before the first group is searched, or in the fifth, read while it is), the first failure is
+    /// the one reported, as on one thread, and nothing is written.
+    @Test(arguments: [5_000, 17_000]) func anEarlierBatchsFailureComesBeforeALaterReadingError(bad: Int) throws {
         var features: [String] = []
-        for i in 0..<6_000 {
+        for i in 0..<18_000 {
             let (lon, lat) = i == 100 ? (0.0, 0.0) : (-97.0 + Double(i % 100) * 0.001, 33.0 + Double(i / 100) * 0.001)
-            let coordinates = i == 5_000 ? "\"x\"" : "[\(lon),\(lat)]"
+            let coordinates = i == bad ? "\"x\"" : "[\(lon),\(lat)]"
             features.append("{\"type\":\"Feature\",\"properties\":{\"id\":\(i)},\"geometry\":{\"type\":\"Point\",\"coordinates\":\(coordinates)}}")
         }
         let left = "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",") + "]}"

@@ -17,54 +17,57 @@ extension NearJob {
         var text: [Data] = []
     }
 
-    /// Searches a batch cut into chunks of `chunkSize` LEFT features, each chunk searched (and written as CSV rows
-    /// with `csv`) by whichever of `threads` threads is free (`OrderedWorkSharing`) and put back in order: the same
-    /// pairs and bytes as one search of the whole batch, whatever the timing. A failure is reported as the search of
-    /// the whole batch on one thread reports it (the batch is searched again that way to find it), so messages do
-    /// not depend on the chunks either.
-    func searchBatch(_ lefts: [Geometry], of batch: FeatureInput, search: Search, right: FeatureInput,
-                     csv: NearCSVRows?, threads: Int) throws(CommandError) -> BatchResult
+    /// A LEFT batch ready to search: its geometries in the spatial reference measured in, and its distances.
+    struct Prepared {
+        let batch: FeatureInput
+        let lefts: [Geometry]
+        /// One search distance for all, one per feature, or none (`distances(of:unit:)`).
+        let distances: [Double]?
+    }
+
+    /// Searches a group of batches cut into chunks of `chunkSize` LEFT features, each chunk searched (and written as
+    /// CSV rows with `csv`) by whichever of `threads` threads is free (`OrderedWorkSharing`) and put back in order:
+    /// the same pairs and bytes as one search of each whole batch, whatever the timing.
+    func searchGroup(_ group: [Prepared], search: Search, right: FeatureInput, csv: NearCSVRows?, threads: Int)
+        throws(CommandError) -> [BatchResult]
     {
-        let chunks = (lefts.count + Self.chunkSize - 1) / Self.chunkSize
-        var result = BatchResult()
-        do throws(CommandError) {
-            let distances = try self.distances(of: batch, unit: search.unit)
-            let shared = SharedBatch(job: self, lefts: lefts, distances: distances, batch: batch, search: search,
-                                     right: right, csv: csv)
-            try OrderedWorkSharing.run(count: chunks, window: threads > 1 ? 2 * threads : 0, helpers: threads - 1) {
-                (k: Int) throws(CommandError) -> BatchResult in
-                try shared.chunk(k)
-            } consume: { (chunk: BatchResult, _: Int) throws(CommandError) in
-                result.pairs += chunk.pairs
-                result.text += chunk.text
+        var spans: [(batch: Int, range: Range<Int>)] = []
+        for (b, prepared) in group.enumerated() {
+            for start in stride(from: 0, to: prepared.lefts.count, by: Self.chunkSize) {
+                spans.append((b, start..<min(prepared.lefts.count, start + Self.chunkSize)))
             }
-        } catch {
-            let pairs = try self.pairs(lefts, of: batch, search: search, right: right.labels)
-            _ = try rows(pairs, lefts: lefts, of: batch, search: search, right: right, fixed: true)
-            throw error
         }
-        return result
+        var results = [BatchResult](repeating: BatchResult(), count: group.count)
+        let shared = SharedGroup(job: self, group: group, spans: spans, search: search, right: right, csv: csv)
+        try OrderedWorkSharing.run(count: spans.count, window: threads > 1 ? 2 * threads : 0, helpers: threads - 1) {
+            (k: Int) throws(CommandError) -> BatchResult in
+            try shared.chunk(k)
+        } consume: { (chunk: BatchResult, k: Int) throws(CommandError) in
+            results[spans[k].batch].pairs += chunk.pairs
+            results[spans[k].batch].text += chunk.text
+        }
+        return results
     }
 }
 
 extension NearJob {
-    /// Starts `process` of a batch on another thread (at once on this one with one thread), for `run` to collect
-    /// once it has read the next batch.
-    func start(_ batch: FeatureInput, search: Search, right: FeatureInput, file: OutputFile) -> NearPending {
+    /// Starts `process` of a group of batches on another thread (at once on this one with one thread), for `run`
+    /// to collect once it has read the next group.
+    func start(_ group: [FeatureInput], search: Search, right: FeatureInput, file: OutputFile) -> NearPending {
         let box = NearPending.Box()
-        let work = SharedProcess(job: self, batch: batch, search: search, right: right, file: file)
+        let work = SharedProcess(job: self, group: group, search: search, right: right, file: file)
         let task = BackgroundTask(inline: Parallelism.threadCount < 2) { () throws(CommandError) in
-            box.value = try work.job.process(work.batch, search: work.search, right: work.right, file: work.file)
+            box.value = try work.job.process(work.group, search: work.search, right: work.right, file: work.file)
         }
         return NearPending(task: task, box: box)
     }
 }
 
-/// A LEFT batch being searched on another thread.
+/// A group of LEFT batches being searched on another thread.
 struct NearPending {
     /// Where the thread leaves its answer (written before the task ends, read after `task.wait()`).
     final class Box: @unchecked Sendable {
-        var value: NearJob.Processed?
+        var value: [NearJob.Processed]?
     }
 
     /// The search.
@@ -76,35 +79,35 @@ struct NearPending {
 /// What `NearJob.start`'s thread reads (read only while it runs).
 private struct SharedProcess: @unchecked Sendable {
     let job: NearJob
-    let batch: FeatureInput
+    let group: [FeatureInput]
     let search: NearJob.Search
     let right: FeatureInput
     let file: OutputFile
 }
 
-/// What the threads of `NearJob.searchBatch` share, all read only: the job (its options), the batch, the index.
-private struct SharedBatch: @unchecked Sendable {
+/// What the threads of `NearJob.searchGroup` share, all read only: the job (its options), the batches, the index.
+private struct SharedGroup: @unchecked Sendable {
     let job: NearJob
-    let lefts: [Geometry]
-    /// The batch's search distances: one for all, one per LEFT feature, or none.
-    let distances: [Double]?
-    let batch: FeatureInput
+    let group: [NearJob.Prepared]
+    /// Chunk k: LEFT features `range` of batch `batch`.
+    let spans: [(batch: Int, range: Range<Int>)]
     let search: NearJob.Search
     let right: FeatureInput
     let csv: NearCSVRows?
 
-    /// Chunk `k`'s pairs (positions in the batch) and CSV rows.
+    /// Chunk `k`'s pairs (positions in its batch) and CSV rows.
     func chunk(_ k: Int) throws(CommandError) -> NearJob.BatchResult {
-        let range = (k * NearJob.chunkSize)..<min(lefts.count, (k + 1) * NearJob.chunkSize)
-        // Labels and distances of the chunk's own (a failure's message is made again from the whole batch).
-        let single = distances?.count == 1
-        let own = distances.map { single ? $0 : Array($0[range]) }
-        var pairs = try job.pairs(Array(lefts[range]), distances: own, single: single,
-                                  labels: batch.labels.slice(range), search: search, right: right.labels)
+        let (b, range) = spans[k]
+        let prepared = group[b]
+        // The chunk's own labels and distances (a failure's message is made again from the whole batch).
+        let single = prepared.distances?.count == 1
+        let own = prepared.distances.map { single ? $0 : Array($0[range]) }
+        var pairs = try job.pairs(Array(prepared.lefts[range]), distances: own, single: single,
+                                  labels: prepared.batch.labels.slice(range), search: search, right: right.labels)
         for i in pairs.indices { pairs[i].leftIndex += range.lowerBound }
         guard let csv else { return NearJob.BatchResult(pairs: pairs) }
         var text = ByteBuffer(capacity: 64 * pairs.count + 64)
-        try csv.append(pairs, lefts: lefts, of: batch, to: &text)
+        try csv.append(pairs, lefts: prepared.lefts, of: prepared.batch, to: &text)
         return NearJob.BatchResult(pairs: pairs, text: [text.data()])
     }
 }

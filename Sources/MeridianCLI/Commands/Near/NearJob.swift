@@ -37,9 +37,13 @@ struct NearJob {
         case geodesic(GeodeticSpatialIndex)
     }
 
-    /// Runs the search and writes the output. Each LEFT batch is searched on another thread (`start`) while the
-    /// next is read, and written once that one is read: at most two batches are held, and the output is the same
-    /// as one thread's (errors included: a batch's failure is reported before a later batch's).
+    /// LEFT batches searched together on other threads (`start`) while the next ones are read.
+    static let groupSize = 4
+
+    /// Runs the search and writes the output. LEFT is read a batch at a time; every `groupSize` batches are searched
+    /// on other threads (`start`) while the next are read, and written once those are read: at most two groups are
+    /// held, and the output is the same as one thread's (errors included: a batch's failure is reported before a
+    /// later batch's, a reading failure after those of the batches read before it).
     func run(into file: OutputFile) throws(CommandError) {
         var right = Right(input: try FeatureInput.read(
             command.right, layer: command.rightLayer, inputSpatialReference: command.inputSpatialReference,
@@ -48,17 +52,28 @@ struct NearJob {
         let rightGeometries = try Self.geometries(of: right.input)
         var matched = [Bool](repeating: false, count: right.input.count)
         var search: Search?
-        let output = NearOutput(file: file, io: io)
-        try output.write { emit throws(CommandError) in
-            var pending: NearPending?
-            // The batch before, once searched: its matches noted, its rows written.
+        let groupSize = Parallelism.threadCount > 1 ? Self.groupSize : 1
+        try NearOutput(file: file, io: io).write { emit throws(CommandError) in
+            var pending: NearPending?, group: [FeatureInput] = [], failedBefore = false
+            // The group before, once searched: its matches noted, its rows written.
             func collect() throws(CommandError) {
-                guard let batch = pending else { return }
+                guard let before = pending else { return }
                 pending = nil
-                try batch.task.wait()
-                guard let done = batch.box.value else { return }
-                for p in done.pairs { matched[p.rightIndex] = true }
-                if let rows = done.output { try emit(rows) }
+                do throws(CommandError) {
+                    try before.task.wait()
+                    for done in before.box.value ?? [] {
+                        for p in done.pairs { matched[p.rightIndex] = true }
+                        if let rows = done.output { try emit(rows) }
+                    }
+                } catch {
+                    failedBefore = true
+                    throw error
+                }
+            }
+            func flush(_ search: Search) throws(CommandError) {
+                try collect()
+                if !group.isEmpty { pending = start(group, search: search, right: right.input, file: file) }
+                group = []
             }
             do throws(CommandError) {
                 _ = try FeatureInput.read(
@@ -71,22 +86,32 @@ struct NearJob {
                                              wktColumn: file.format == .csv)
                     }
                     guard let search else { return }
-                    try collect()
-                    pending = start(batch, search: search, right: right.input, file: file)
+                    group.append(batch)
+                    if group.count >= groupSize { try flush(search) }
                 }
+                if let search { try flush(search) }
+                try collect()
             } catch {
-                try collect()  // a batch searched before the failure: its own failure comes first
+                // A reading failure: the batches read before it, searched or not yet, report theirs first.
+                if !failedBefore, let search {
+                    try collect()
+                    if !group.isEmpty { _ = try process(group, search: search, right: right.input, file: file) }
+                }
                 throw error
             }
-            try collect()
             guard command.shape == .rightOnly, let search else { return }
-            let keep = matched.indices.filter { matched[$0] }
-            let features = right.input.features
-            try emit(NearOutput.Batch(
-                rows: keep.map { Feature(geometry: right.measured[$0], properties: features[$0].properties, id: features[$0].id) },
-                wgs84: keep.map { features[$0] }, csvText: [], columns: search.columns, spatialReference: search.spatialReference,
-                geometryType: FeatureTableOutput.geometryType(of: features)))
+            try emit(rightOnly(matched, right: right, search: search))
         }
+    }
+
+    /// The RIGHT features with a match, for `--right-only`.
+    private func rightOnly(_ matched: [Bool], right: Right, search: Search) -> NearOutput.Batch {
+        let keep = matched.indices.filter { matched[$0] }
+        let features = right.input.features
+        return NearOutput.Batch(
+            rows: keep.map { Feature(geometry: right.measured[$0], properties: features[$0].properties, id: features[$0].id) },
+            wgs84: keep.map { features[$0] }, csvText: [], columns: search.columns, spatialReference: search.spatialReference,
+            geometryType: FeatureTableOutput.geometryType(of: features))
     }
 
     /// A batch searched and its rows made (none for `--right-only`, which writes RIGHT's features at the end).
@@ -97,19 +122,48 @@ struct NearJob {
         let output: NearOutput.Batch?
     }
 
-    /// Checks and searches a batch and makes its rows: the work `run` hands to another thread.
-    func process(_ batch: FeatureInput, search: Search, right: FeatureInput, file: OutputFile) throws(CommandError)
-        -> Processed
+    /// Checks and searches a group of batches and makes their rows: the work `run` hands to another thread. A
+    /// failure is reported as one thread meets it, batch after batch (the group is checked and searched again so,
+    /// to find it), so messages do not depend on the threads or the chunks.
+    func process(_ group: [FeatureInput], search: Search, right: FeatureInput, file: OutputFile) throws(CommandError)
+        -> [Processed]
     {
-        let lefts = try measured(batch, in: search.spatialReference)
-        let found = try searchBatch(lefts, of: batch, search: search, right: right, csv: search.csvRows,
-                                    threads: Parallelism.threadCount)
+        do throws(CommandError) {
+            var prepared: [Prepared] = []
+            for batch in group {
+                prepared.append(Prepared(batch: batch, lefts: try measured(batch, in: search.spatialReference),
+                                         distances: try distances(of: batch, unit: search.unit)))
+            }
+            let found = try searchGroup(prepared, search: search, right: right, csv: search.csvRows,
+                                        threads: Parallelism.threadCount)
+            var done: [Processed] = []
+            for (batch, pairs) in zip(prepared, found) {
+                done.append(try rows(of: batch, found: pairs, search: search, right: right, file: file))
+            }
+            return done
+        } catch {
+            for batch in group {
+                let lefts = try measured(batch, in: search.spatialReference)
+                let pairs = try self.pairs(lefts, of: batch, search: search, right: right.labels)
+                guard command.shape != .rightOnly else { continue }
+                _ = try rows(pairs, lefts: lefts, of: batch, search: search, right: right,
+                             fixed: file.format.writesInWorkingSpatialReference)
+            }
+            throw error
+        }
+    }
+
+    /// A searched batch's rows: CSV text already made, or features for the other outputs.
+    private func rows(of prepared: Prepared, found: BatchResult, search: Search, right: FeatureInput,
+                      file: OutputFile) throws(CommandError) -> Processed
+    {
         guard command.shape != .rightOnly else { return Processed(pairs: found.pairs, output: nil) }
         var rows: (rows: [Feature], wgs84: [Feature]) = ([], [])
         if search.csvRows == nil {
-            rows = try self.rows(found.pairs, lefts: lefts, of: batch, search: search, right: right,
+            rows = try self.rows(found.pairs, lefts: prepared.lefts, of: prepared.batch, search: search, right: right,
                                  fixed: file.format.writesInWorkingSpatialReference)
         }
+        let batch = prepared.batch
         return Processed(pairs: found.pairs, output: NearOutput.Batch(
             rows: rows.rows, wgs84: rows.wgs84, csvText: found.text, columns: search.columns,
             spatialReference: search.spatialReference,
