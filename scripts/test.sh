@@ -15,6 +15,9 @@
 #                         every fuzz target 15 s), from the start, beside the debug build: the release build is
 #                         mostly one compiler process at a time (whole-module optimisation), and pytest waits for it
 #                         (in a run that started it after the debug build, main waited 142 s with one core idle).
+# pytest runs in two worker processes (pytest-xdist, `-n 2 --dist loadgroup`: each test module in one worker, all
+# the Dask tests in one, Tests/python/conftest.py), so that its waits (Dask, Chromium, timeouts) overlap the other
+# worker's work and both cores stay busy once the checks lane has ended.
 # pytest runs the release binary the first-run check built from a clone of this commit (the `meridian` a user runs,
 # built once; the debug build when the tree has uncommitted changes), so main waits for it after swift test.
 # A failing lane stops the run with its log (artifacts/lane-NAME.log). TEST_SERIAL=1 runs the lanes one after the
@@ -166,7 +169,7 @@ python_tests() {
     local bin
     if tree_is_committed; then bin=$release_kept/meridian
     else bin="$(swift build --show-bin-path)/meridian"; echo "uncommitted changes: the harness runs the debug build"; fi
-    MERIDIAN_BIN="$bin" .venv/bin/python -m pytest -q Tests/python
+    MERIDIAN_BIN="$bin" .venv/bin/python -m pytest -q -n 2 --dist loadgroup Tests/python
 }
 setup_lane() {
     step browser-deps scripts/install-deps.sh --browser

@@ -2,6 +2,8 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -12,21 +14,51 @@
 /* Swift cannot call C variadic functions (MHD_start_daemon, fcntl), and the socket constants are spelled differently
    on each platform's Swift overlay: these small wrappers are the only C the viewer needs. */
 
+/* Called on a connection's thread when libmicrohttpd is about to answer a request itself with `status` (it refuses a
+   malformed chunked body with 400, an oversized chunk with 413): the viewer answers first, with its own headers. */
+typedef void (*meridian_error_callback)(void *closure, unsigned int status);
+
+/* What the logger needs: the callback and its closure. */
+struct meridian_error_hook {
+    meridian_error_callback callback;
+    void *closure;
+};
+
+/* libmicrohttpd's logger (MHD_OPTION_EXTERNAL_LOGGER): libmicrohttpd 0.9.75 has no option to add headers to the
+   answers it makes itself, but it logs "Error processing request (HTTP response code is N (...))" just before it
+   builds one (transmit_error_response_len), on the connection's thread. Other messages are dropped. */
+static inline void meridian_mhd_logger(void *hook, const char *format, va_list arguments) {
+    char text[160];
+    va_list copy;
+    va_copy(copy, arguments);
+    (void)vsnprintf(text, sizeof text, format, copy);
+    va_end(copy);
+    static const char prefix[] = "Error processing request (HTTP response code is ";
+    const char *found = strstr(text, prefix);
+    if (found == NULL || hook == NULL) return;
+    unsigned int status = 0;
+    for (const char *c = found + sizeof prefix - 1; *c >= '0' && *c <= '9' && status < 1000; c++) status = status * 10 + (unsigned int)(*c - '0');
+    if (status >= 400 && status <= 599) ((struct meridian_error_hook *)hook)->callback(((struct meridian_error_hook *)hook)->closure, status);
+}
+
 /* Starts a daemon without a listening socket (the viewer accepts connections itself and hands them over with
    MHD_add_connection) with the given access handler, a request-completed callback and a connection started/closed
-   callback (all sharing the handler's closure), a connection limit, an idle timeout in seconds and a per-connection
-   memory pool in bytes (it holds the request head libmicrohttpd parses). */
+   callback (all sharing the handler's closure), a connection limit, an idle timeout in seconds, a per-connection
+   memory pool in bytes (it holds the request head libmicrohttpd parses), and the hook told of the answers
+   libmicrohttpd is about to make itself (`meridian_mhd_logger`; it must outlive the daemon). */
 static inline struct MHD_Daemon *meridian_mhd_start(unsigned int flags, MHD_AccessHandlerCallback handler,
                                                     void *closure, MHD_RequestCompletedCallback completed,
                                                     MHD_NotifyConnectionCallback connections,
                                                     unsigned int connection_limit, unsigned int timeout_seconds,
-                                                    size_t memory_limit) {
-    return MHD_start_daemon(flags | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC, 0, NULL, NULL, handler, closure,
+                                                    size_t memory_limit, struct meridian_error_hook *hook) {
+    return MHD_start_daemon(flags | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+                            handler, closure,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, closure,
                             MHD_OPTION_NOTIFY_CONNECTION, connections, closure,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+                            MHD_OPTION_EXTERNAL_LOGGER, meridian_mhd_logger, (void *)hook,
                             MHD_OPTION_END);
 }
 

@@ -33,19 +33,25 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public var response: HTTPResponse { .jsonError(status, message) }
 }
 
+/// The body of every error answer: `{"error": "…"}`.
+struct ErrorResponse: Encodable {
+    /// What went wrong, in one sentence.
+    let error: String
+}
+
 extension HTTPResponse {
     /// Headers sent with every response.
     static let commonHeaders = ["X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"]
 
-    /// A JSON body from an `Encodable` value (500 if it cannot be encoded).
+    /// A JSON body from an `Encodable` value, written by the viewer's one JSON writer (`ViewerJSON`: keys in the
+    /// order the value encodes them, numbers as the shortest decimal that reads back as the same double); a 500 if
+    /// it cannot be written (a number that is not finite).
     /// - Parameters:
     ///   - value: The value to encode.
     ///   - status: The HTTP status, 100…599 (default 200).
     public static func json(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return json(data: try encoder.encode(value), status: status)
+            return json(data: try ViewerJSON.encode(value), status: status)
         } catch {
             return .jsonError(500, "could not encode the response: \(error)")
         }
@@ -66,8 +72,7 @@ extension HTTPResponse {
     ///   - status: A 4xx or 5xx status.
     ///   - message: The error's text.
     public static func jsonError(_ status: Int, _ message: String) -> HTTPResponse {
-        struct Body: Encodable { let error: String }
-        let data = (try? JSONEncoder().encode(Body(error: MessageText.bounded(message))))
+        let data = (try? ViewerJSON.encode(ErrorResponse(error: MessageText.bounded(message))))
             ?? Data(#"{"error":"error"}"#.utf8)
         return json(data: data, status: status)
     }

@@ -77,11 +77,20 @@ final class FrontDoor: @unchecked Sendable {
         deadline = deadlineNanoseconds
         self.capacity = max(1, capacity)
         self.handOver = handOver
-        dateFormatter = DateFormatter()
-        dateFormatter.locale = Locale(identifier: "en_US_POSIX")
-        dateFormatter.timeZone = TimeZone(identifier: "GMT")
-        dateFormatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        dateFormatter = Self.makeDateFormatter()
     }
+
+    /// A formatter of the `Date` header's IMF-fixdate ("Mon, 07 Dec 2026 09:00:00 GMT").
+    static func makeDateFormatter() -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter
+    }
+
+    /// `date` as the `Date` header gives it (a formatter made for the call: for answers off the door's thread).
+    static func httpDate(_ date: Date) -> String { makeDateFormatter().string(from: date) }
 
     deinit {
         close(wakeRead)

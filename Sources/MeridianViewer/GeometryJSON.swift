@@ -21,71 +21,78 @@ public struct XY: Codable, Sendable, Hashable {
     public var coordinate: Coordinate { Coordinate(x: x, y: y) }
 }
 
-/// Writes geometry JSON by hand: polygons with thousands of vertices are the bulk of the API's answers and
-/// `JSONEncoder` is several times slower on them. Numbers are rounded to `decimals` places.
-struct JSONWriter {
-    private(set) var text = ""
+/// How many decimals an answer gives its numbers: each is rounded half away from zero to a multiple of
+/// 10^−`decimals` (`(v · 10^decimals).rounded() / 10^decimals`) and then written as the shortest decimal that reads
+/// back as that double (`ViewerJSON`), e.g. 1234.5 for 1234.4999 at 2 decimals.
+struct Decimals: Sendable {
+    /// 10^decimals.
     let scale: Double
 
-    init(decimals: Int, capacity: Int = 1024) {
-        scale = pow(10, Double(max(0, min(decimals, 9))))
-        text.reserveCapacity(capacity)
-    }
+    /// Rounding to `decimals` places, 0…9.
+    init(_ decimals: Int) { scale = pow(10, Double(max(0, min(decimals, 9)))) }
 
-    mutating func raw(_ s: String) { text += s }
+    /// The value rounded (a non-finite one stays so, and is refused when written).
+    func callAsFunction(_ v: Double) -> Double { (v * scale).rounded() / scale }
 
-    mutating func number(_ v: Double) {
-        guard v.isFinite else { text += "null"; return }
-        let r = (v * scale).rounded() / scale
-        if r == r.rounded(), abs(r) < 1e15 { text += String(Int64(r)) } else { text += "\(r)" }
-    }
+    /// Centimetres (or hundredths of a foot): the answers drawn on the pages, buffers and opened KML.
+    static let drawn = Decimals(2)
+    /// Millimetres (thousandths of a foot, of a degree): spatial reference descriptions.
+    static let described = Decimals(3)
+    /// Nine decimals (a nanomile, 1.6 µm; a nanofoot): the near table.
+    static let tabulated = Decimals(9)
+}
 
-    mutating func string(_ s: String) {
-        text += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where u.value < 0x20: text += String(format: "\\u%04x", u.value)
-            default: text.unicodeScalars.append(u)
-            }
+/// Coordinates as `[[x, y], …]`, rounded (`Decimals`). The bulk of the API's answers: encoded by `ViewerJSON`, the
+/// numbers go straight into its buffer; any other encoder gets nested arrays of doubles.
+struct CoordinateList: Encodable {
+    let coordinates: [Coordinate]
+    let decimals: Decimals
+
+    func encode(to encoder: Encoder) throws {
+        if let node = encoder as? ViewerJSON.Node {
+            try node.writer.coordinates(coordinates, decimals, codingPath: node.codingPath)
+            return
         }
-        text += "\""
-    }
-
-    /// `[[x,y],[x,y],…]`
-    mutating func ring(_ ring: [Coordinate]) {
-        text += "["
-        for (i, c) in ring.enumerated() {
-            if i > 0 { text += "," }
-            text += "["
-            number(c.x)
-            text += ","
-            number(c.y)
-            text += "]"
+        var list = encoder.unkeyedContainer()
+        for c in coordinates {
+            var pair = list.nestedUnkeyedContainer()
+            try pair.encode(decimals(c.x))
+            try pair.encode(decimals(c.y))
         }
-        text += "]"
+    }
+}
+
+/// A polygon as the buffers page draws it: `{"parts": [{"shell": [[x, y], …], "holes": [[[x, y], …], …]}, …]}`.
+struct PolygonJSON: Encodable {
+    /// One outer ring and its holes.
+    struct Part: Encodable {
+        let shell: CoordinateList
+        let holes: [CoordinateList]
     }
 
-    /// `{"parts":[{"shell":ring,"holes":[ring,…]},…]}`
-    mutating func polygon(_ p: Polygon) {
-        text += "{\"parts\":["
-        for (i, part) in p.parts.enumerated() {
-            if i > 0 { text += "," }
-            text += "{\"shell\":"
-            ring(part.shell)
-            text += ",\"holes\":["
-            for (j, h) in part.holes.enumerated() {
-                if j > 0 { text += "," }
-                ring(h)
-            }
-            text += "]}"
+    let parts: [Part]
+
+    /// The polygon's parts, rounded.
+    init(_ polygon: Polygon, _ decimals: Decimals) {
+        parts = polygon.parts.map { part in
+            Part(shell: CoordinateList(coordinates: part.shell, decimals: decimals),
+                 holes: part.holes.map { CoordinateList(coordinates: $0, decimals: decimals) })
         }
-        text += "]}"
     }
+}
 
-    var data: Data { Data(text.utf8) }
+extension ViewerJSON.Writer {
+    /// `[[x, y], …]` rounded, written directly.
+    func coordinates(_ list: [Coordinate], _ decimals: Decimals, codingPath: [CodingKey]) throws {
+        bytes.append(UInt8(ascii: "["))
+        for (i, c) in list.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "["))
+            try number(decimals(c.x), codingPath: codingPath)
+            bytes.append(UInt8(ascii: ","))
+            try number(decimals(c.y), codingPath: codingPath)
+            bytes.append(UInt8(ascii: "]"))
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
 }

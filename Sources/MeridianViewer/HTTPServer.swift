@@ -98,7 +98,10 @@ public enum HTTPServerError: Error, Sendable, CustomStringConvertible, Equatable
 /// thread), so `handler` is called concurrently and must be thread-safe.
 ///
 /// Every response, the server's own refusals included, carries `SecurityHeaders` (a content security policy,
-/// `nosniff`, no framing), added as it is sent.
+/// `nosniff`, no framing), added as it is sent. libmicrohttpd reads a chunked body itself and refuses bad framing
+/// with an answer of its own (400, or 413 for a chunk size beyond 64 bits) to which no header can be added; it logs
+/// that answer just before making it, on the connection's thread, and the server answers there first
+/// (`OwnErrorAnswers`), so the client reads the server's answer and libmicrohttpd's finds the socket shut.
 ///
 /// Bounds, each enforced as soon as it is crossed:
 /// - the head, at the front door (`RequestHead`): a malformed request line or header line, a control character in
@@ -146,6 +149,11 @@ public final class HTTPServer: @unchecked Sendable {
     let handler: Handler
     let admission: Admission?
     let connections: ConnectionTracker
+    /// The requests being received, by the thread reading each: where libmicrohttpd's own error answers are
+    /// answered by the server instead.
+    let ownErrors = OwnErrorAnswers()
+    /// What libmicrohttpd's logger calls (`meridian_mhd_logger`): freed when the server is.
+    private let errorHook: UnsafeMutablePointer<meridian_error_hook>
     private let lock = NSLock()
     private var daemon: OpaquePointer?  // guarded by lock
     private var boundPort: Int = 0  // guarded by lock
@@ -174,9 +182,14 @@ public final class HTTPServer: @unchecked Sendable {
         connections = ConnectionTracker(
             evictionThreshold: max(1, connectionLimit) - self.reservedSlots, limit: max(1, connectionLimit),
             deadlineNanoseconds: UInt64(self.requestDeadline * 1e9))
+        errorHook = UnsafeMutablePointer<meridian_error_hook>.allocate(capacity: 1)
+        errorHook.initialize(to: meridian_error_hook(callback: ownErrorHandler, closure: nil))
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        errorHook.deallocate()
+    }
 
     /// The port the server listens on, or `nil` when stopped.
     public var port: Int? {
@@ -231,10 +244,11 @@ public final class HTTPServer: @unchecked Sendable {
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_THREAD_PER_CONNECTION.rawValue)
             | UInt32(MHD_USE_POLL.rawValue)
         let closure = Unmanaged.passUnretained(self).toOpaque()
+        errorHook.pointee.closure = closure
         // The pool holds the head libmicrohttpd parses: room for the largest head the front door lets through.
         guard let started = meridian_mhd_start(flags, accessHandler, closure, completedHandler, connectionHandler,
                                                UInt32(connectionLimit + Self.closingHeadroom), UInt32(idleTimeout),
-                                               4 * RequestHead.maximumSize)
+                                               4 * RequestHead.maximumSize, errorHook)
         else {
             let error = failure("libmicrohttpd could not start")
             close(listener)
@@ -466,6 +480,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { closure, connection, ur
         // First call: the head only (its syntax and framing already checked by the front door, `RequestHead`).
         // Refuse before reading any of the body.
         pending.headRead = true
+        server.ownErrors.receiving(connection, fd: meridian_mhd_connection_fd(connection), path: path,
+                                   method: method.map { String(cString: $0) } ?? "GET")
         if let admission = server.admission, let refusal = admission(makeRequest(connection, url, method, body: Data(), probe: nil)) {
             return queue(connection, refusal)
         }
@@ -484,6 +500,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { closure, connection, ur
         uploadSize.pointee = 0
         return MHD_Result.YES
     }
+    server.ownErrors.finished(connection)
     if pending.tooLarge { return queue(connection, tooLargeResponse(server.maximumBodySize)) }
     server.connections.answering(connection)
     let probe = ClientProbe(fd: meridian_mhd_connection_fd(connection))
@@ -497,7 +514,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { closure, connection, ur
 /// restarts the connection's request deadline.
 private let completedHandler: MHD_RequestCompletedCallback = { closure, connection, state, _ in
     if let closure, let connection {
-        Unmanaged<HTTPServer>.fromOpaque(closure).takeUnretainedValue().connections.answered(connection)
+        let server = Unmanaged<HTTPServer>.fromOpaque(closure).takeUnretainedValue()
+        server.ownErrors.finished(connection)
+        server.connections.answered(connection)
     }
     guard let state, let pointer = state.pointee else { return }
     Unmanaged<PendingRequest>.fromOpaque(pointer).release()
@@ -511,8 +530,16 @@ private let connectionHandler: MHD_NotifyConnectionCallback = { closure, connect
     if event.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
         server.connections.started(connection, fd: meridian_mhd_connection_fd(connection))
     } else {
+        server.ownErrors.closed(connection)
         server.connections.closed(connection)
     }
+}
+
+/// libmicrohttpd is about to answer the request its calling thread reads with `status` (`meridian_mhd_logger`).
+private let ownErrorHandler: meridian_error_callback = { closure, status in
+    guard let closure else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(closure).takeUnretainedValue()
+    server.ownErrors.answer(status: Int(status), maximumBodySize: server.maximumBodySize)
 }
 
 /// The request as the handlers see it.
@@ -569,4 +596,72 @@ private func send(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_
     }
     _ = MHD_add_response_header(made, "Connection", "close")
     return MHD_queue_response(connection, UInt32(clamping: response.status), made)
+}
+
+// MARK: - libmicrohttpd's own error answers
+
+/// The requests whose bodies libmicrohttpd is reading, by the thread reading each (one thread a connection), and the
+/// server's answer in place of libmicrohttpd's own when it refuses one.
+///
+/// libmicrohttpd 0.9.75 decodes a chunked body itself and answers bad framing with a response it makes from a static
+/// HTML text (`transmit_error_response_len`): only its own headers, no `Content-Type`, no security headers, and no
+/// option or callback that could add one. It logs "Error processing request (HTTP response code is N …)" just before,
+/// on the thread reading the connection; `answer(status:)` runs there, sends the server's answer (JSON, with
+/// `SecurityHeaders` and `Connection: close`, as the front door's refusals) and shuts the socket for writing, so
+/// libmicrohttpd's answer is never sent (its write fails and it closes the connection).
+final class OwnErrorAnswers: @unchecked Sendable {
+    private struct Receiving {
+        let connection: OpaquePointer
+        let fd: Int32
+        let path: String
+        let method: String
+    }
+
+    private let lock = NSLock()
+    private var byThread: [pthread_t: Receiving] = [:]  // guarded by lock
+
+    /// The calling thread reads the body of a request on `connection` (its head already checked).
+    func receiving(_ connection: OpaquePointer, fd: Int32, path: String, method: String) {
+        let thread = pthread_self()
+        lock.withLock { byThread[thread] = Receiving(connection: connection, fd: fd, path: path, method: method) }
+    }
+
+    /// The request on `connection` has been received, or is done.
+    func finished(_ connection: OpaquePointer) {
+        let thread = pthread_self()
+        lock.withLock {
+            if byThread[thread]?.connection == connection { byThread[thread] = nil }
+        }
+    }
+
+    /// The connection has closed (on whichever thread): it is no longer answered here.
+    func closed(_ connection: OpaquePointer) {
+        lock.withLock { byThread = byThread.filter { $0.value.connection != connection } }
+    }
+
+    /// The message of libmicrohttpd's own answers, by status.
+    static func message(status: Int, maximumBodySize: Int) -> String {
+        switch status {
+        case 400: "the request's chunked body is malformed"
+        case 413: RequestHead.bodyTooLargeMessage(limit: maximumBodySize)
+        default: "the request could not be read"
+        }
+    }
+
+    /// Answers, in libmicrohttpd's place, the request the calling thread is receiving (nothing when it receives none:
+    /// the answer has begun, or the thread is not a connection's).
+    func answer(status: Int, maximumBodySize: Int) {
+        let thread = pthread_self()
+        guard let request = lock.withLock({ byThread.removeValue(forKey: thread) }) else { return }
+        let response = SecurityHeaders.applied(
+            to: .jsonError(status, Self.message(status: status, maximumBodySize: maximumBodySize)), path: request.path)
+        let bytes = response.wire(date: FrontDoor.httpDate(Date()), withBody: request.method != "HEAD")
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { meridian_send(request.fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }  // a fresh connection's send buffer takes the whole answer
+            sent += n
+        }
+        _ = shutdown(request.fd, Int32(SHUT_WR))
+    }
 }

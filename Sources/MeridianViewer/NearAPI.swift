@@ -62,34 +62,47 @@ extension ViewerAPI {
         if let file { premises += try Self.projected(file, in: info) }
         let located = premises.map { Point($0, spatialReference: info.spatialReference) }
         let pairs = try job.map { (job) throws(APIError) in try nearPairs(job, located) } ?? []
-        return Self.nearResponse(mode: mode, wkid: info.wkid, premises: premises, pairs: pairs)
+        return .json(NearResponse(mode: mode, wkid: info.wkid, premises: premises, pairs: pairs))
     }
 
-    /// `{"mode", "wkid", "unit": "mi", "premises": [{"x", "y"}], "pairs": [{"point", "premise", "distance", "rank"}],
-    /// "pointsInBreach": [i…], "premisesInReach": [j…]}`, numbers to 9 decimals (a nanomile, 1.6 µm; a nanofoot).
-    private static func nearResponse(mode: BufferMode, wkid: Int, premises: [Coordinate], pairs: [NearPair])
-        -> HTTPResponse
-    {
-        var w = JSONWriter(decimals: 9, capacity: 64 * (premises.count + pairs.count) + 256)
-        w.raw("{\"mode\":\"\(mode.rawValue)\",\"wkid\":\(wkid),\"unit\":\"mi\",\"premises\":[")
-        for (i, c) in premises.enumerated() {
-            w.raw(i == 0 ? "{\"x\":" : ",{\"x\":")
-            w.number(c.x)
-            w.raw(",\"y\":")
-            w.number(c.y)
-            w.raw("}")
+    /// The answer of `POST /api/near`: `{"mode", "wkid", "unit": "mi", "premises": [{"x", "y"}], "pairs": [{"point",
+    /// "premise", "distance", "rank"}], "pointsInBreach": [i…], "premisesInReach": [j…]}`, numbers to 9 decimals (a
+    /// nanomile, 1.6 µm; a nanofoot).
+    struct NearResponse: Encodable {
+        /// One row of the near table: a point, a premise within its radius, their distance in miles and the
+        /// premise's rank among the point's (1 the nearest).
+        struct Pair: Encodable {
+            let point: Int
+            let premise: Int
+            let distance: Double
+            let rank: Int
         }
-        w.raw("],\"pairs\":[")
-        for (i, p) in pairs.enumerated() {
-            w.raw(i == 0 ? "{" : ",{")
-            w.raw("\"point\":\(p.leftIndex),\"premise\":\(p.rightIndex),\"distance\":")
-            w.number(p.distance)
-            w.raw(",\"rank\":\(p.rank)}")
+
+        /// "planar" or "geodesic".
+        let mode: String
+        /// The spatial reference of the premises.
+        let wkid: Int
+        /// The distances' unit: "mi".
+        let unit: String
+        /// The premises as read (tapped ones, then the CSV file's rows projected), in the spatial reference.
+        let premises: [XY]
+        /// The pairs within reach.
+        let pairs: [Pair]
+        /// The points with a premise within reach, ascending.
+        let pointsInBreach: [Int]
+        /// The premises within reach of a point, ascending.
+        let premisesInReach: [Int]
+
+        init(mode: BufferMode, wkid: Int, premises: [Coordinate], pairs: [NearPair]) {
+            let d = Decimals.tabulated
+            self.mode = mode.rawValue
+            self.wkid = wkid
+            unit = "mi"
+            self.premises = premises.map { XY(x: d($0.x), y: d($0.y)) }
+            self.pairs = pairs.map { Pair(point: $0.leftIndex, premise: $0.rightIndex, distance: d($0.distance), rank: $0.rank) }
+            pointsInBreach = Set(pairs.map { $0.leftIndex }).sorted()
+            premisesInReach = Set(pairs.map { $0.rightIndex }).sorted()
         }
-        let list = { (indices: [Int]) in Set(indices).sorted().map { String($0) }.joined(separator: ",") }
-        w.raw("],\"pointsInBreach\":[\(list(pairs.map { $0.leftIndex }))]")
-        w.raw(",\"premisesInReach\":[\(list(pairs.map { $0.rightIndex }))]}")
-        return .json(data: w.data)
     }
 
     /// The near table of a checked job: the points' batches searched against the premises indexed once, the work
@@ -163,7 +176,8 @@ extension ViewerAPI {
             return try GeometryEngine.project(Multipoint(coordinates, spatialReference: file.spatialReference),
                                               into: sr).coordinates
         } catch {
-            throw .unprocessable("\(file.labels.name): cannot project its premises into EPSG:\(info.wkid): \(error.description)")
+            throw .unprocessable("\(file.labels.name): cannot project its premises into EPSG:\(info.wkid): "
+                + error.description(naming: { file.labels.label(ofVertex: $0) }))
         }
     }
 

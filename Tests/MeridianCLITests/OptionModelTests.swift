@@ -210,6 +210,8 @@ struct SampleCommand: Command {
         #expect(OutputFormat.allCases.filter { $0.keepsInputColumns } == [.csv])
         #expect(OutputFormat.allCases.filter { $0.needsLayerName } == [.postGIS])
         #expect(OutputFormat.allCases.filter { $0.isKML } == [.kml, .kmz])
+        #expect(OutputFormat.allCases.filter { $0.writesGeometryAsWKTColumn } == [.csv])
+        #expect(OutputFormat.allCases.filter { $0.writesCSVRows } == [.csv, .text])
     }
 
     /// `FeatureStreamWriter` over features as they are (`op`, `project`): WKT in the features' own spatial

@@ -45,6 +45,31 @@ import Meridian
         #expect(wkt.stdout.hasPrefix("POINT"))
     }
 
+    /// The output files `project` takes for each input, asked of the formats' capabilities (`writesCSVRows`,
+    /// `isFeatureTable`, `writesInWorkingSpatialReference`): CSV input as CSV (or .txt), other input as WKT or
+    /// GeoJSON (WGS84 only); each refusal word for word.
+    @Test func outputFilesForEachInput() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func run(_ out: String, _ stdin: String, to target: String = "EPSG:32038") -> CommandResult {
+            runCommand(["project", "--from", "EPSG:4326", "--to", target, "-o", folder.appendingPathComponent(out).path],
+                       stdin: stdin)
+        }
+        let csv = "lon,lat\n-97,32.5\n", point = "{\"type\":\"Point\",\"coordinates\":[-97,32.5]}"
+        #expect(run("a.csv", csv).status == 0)
+        #expect(run("a.txt", csv).status == 0)
+        #expect(run("a.wkt", csv).stderr == "meridian project: CSV input is written as CSV (the coordinate columns "
+                + "replaced) or as a feature table (.gpkg, .shp, .fgb, PG:…); use -o OUT.csv, not '.wkt'\n")
+        #expect(run("b.wkt", point).status == 0)
+        #expect(run("b.geojson", point, to: "EPSG:4326").status == 0)
+        for ext in ["csv", "txt"] {
+            #expect(run("b.\(ext)", point).stderr == "meridian project: unknown output format '.\(ext)' for GeoJSON "
+                    + "input (use .geojson, .wkt, .gpkg, .shp, .fgb or PG:…)\n")
+        }
+        let geoJSON = run("c.geojson", point)
+        #expect(geoJSON.status == 2 && geoJSON.stderr.hasPrefix("meridian project: GeoJSON output is WGS84 only (RFC 7946); write .wkt for "))
+    }
+
     @Test func xyWithoutSourceIsAUsageError() {
         #expect(runCommand(["project", "--to", "EPSG:4326"], stdin: "x,y\n1,2\n").status == 2)
     }

@@ -127,17 +127,17 @@ struct AnalyticBufferTests {
                 == "|1e-12| mi (1.61e-09 m) is less than 1 µm, the smallest buffer distance (planar and geodesic alike)")
         #expect(GeometryEngine.bufferDistanceProblem(3e7, metersPerUnit: 1, unit: "m")
                 == "|30000000| m exceeds half the Earth's circumference (20037508 m), the largest buffer distance")
-        let refusal = EngineError.invalidDistance("geometry 0: |1e-300| is less than 1 µm, the smallest buffer distance (planar and geodesic alike)")
+        let refusal = EngineError.located(.invalidDistance("|1e-300| is less than 1 µm, the smallest buffer distance (planar and geodesic alike)"), at: .init(geometry: 0))
         #expect(throws: refusal) { try GeometryEngine.buffer(around: p, distance: 1e-300) }
         // Checked in the spatial reference's unit (meters here), after the conversion from miles.
-        #expect(throws: EngineError.invalidDistance("geometry 0: |1.609344e-297| is less than 1 µm, the smallest buffer distance (planar and geodesic alike)")) {
+        #expect(throws: EngineError.located(.invalidDistance("|1.609344e-297| is less than 1 µm, the smallest buffer distance (planar and geodesic alike)"), at: .init(geometry: 0))) {
             try GeometryEngine.buffer(around: p, distance: 1e-300, distanceUnit: .miles)
         }
         #expect(throws: refusal) { try GeometryEngine.buffer(around: [p, Self.point(300, 200)], distances: [1e-300], shouldUnion: true) }
-        #expect(throws: EngineError.invalidDistance("geometry 1: |5e-07| is less than 1 µm, the smallest buffer distance (planar and geodesic alike)")) {
+        #expect(throws: EngineError.located(.invalidDistance("|5e-07| is less than 1 µm, the smallest buffer distance (planar and geodesic alike)"), at: .init(geometry: 1))) {
             try GeometryEngine.buffer(around: [p, Self.point(300, 200)], distances: [1, 5e-7], shouldUnion: false)
         }
-        #expect(throws: EngineError.invalidDistance("geometry 0: |1e-300| m is less than 1 µm, the smallest buffer distance (planar and geodesic alike)")) {
+        #expect(throws: EngineError.located(.invalidDistance("|1e-300| m is less than 1 µm, the smallest buffer distance (planar and geodesic alike)"), at: .init(geometry: 0))) {
             try GeometryEngine.geodeticBuffer(around: Point(latitude: 32.7, longitude: -96.8), distance: 1e-300)
         }
         #expect(try GeometryEngine.buffer(around: p, distance: 1e-6).vertexCount == 65)
@@ -252,7 +252,7 @@ struct AnalyticBufferTests {
         for g in [Self.point(0, 0).geometry, square.geometry] {
             #expect {
                 _ = try GeometryEngine.buffer(around: g, distance: d)
-            } throws: { Self.isError($0) { if case .invalidDistance = $0 { true } else { false } } }
+            } throws: { Self.isError($0) { if case .invalidDistance = $0.unlocated { true } else { false } } }
         }
         // The limit is in metres: in US survey feet, 2.1e7 ft ≈ 6400 km is accepted for a point.
         if d == 2.1e7 {
@@ -269,7 +269,7 @@ struct AnalyticBufferTests {
                                      Coordinate(x: 0, y: 10)], spatialReference: Self.sr)
         #expect {
             _ = try GeometryEngine.buffer(around: bowtie, distance: 1)
-        } throws: { Self.isError($0) { if case .invalidGeometry(let reason) = $0 { reason.contains("Self-intersection") } else { false } } }
+        } throws: { Self.isError($0) { if case .invalidGeometry(let reason) = $0.unlocated { reason.contains("Self-intersection") } else { false } } }
         #expect(try GeometryEngine.invalidityReason(bowtie)?.contains("Self-intersection") == true)
         // Repaired, it buffers: two triangles of area 25 each.
         let repaired = try GeometryEngine.makeValid(bowtie)
@@ -283,7 +283,7 @@ struct AnalyticBufferTests {
             #expect {
                 _ = try GeometryEngine.buffer(around: Self.point(0, 0), distance: 1,
                                               parameters: BufferParameters(segmentsPerQuarterCircle: q))
-            } throws: { Self.isError($0) { if case .invalidDistance = $0 { true } else { false } } }
+            } throws: { Self.isError($0) { if case .invalidDistance = $0.unlocated { true } else { false } } }
         }
     }
 }

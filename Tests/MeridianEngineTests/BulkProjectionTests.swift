@@ -111,9 +111,9 @@ import MeridianCore
         coordinates[2_100] = Coordinate(x: 10, y: 91)
         coordinates[2_900] = Coordinate(x: 20, y: -95)
         let before = coordinates
-        #expect(throws: EngineError.projectionFailed(
-            "vertex 2100 (10.0, 91.0) cannot be transformed from \(SpatialReference.wgs84) to \(SpatialReference.webMercator)"
-        )) {
+        #expect(throws: EngineError.located(.projectionFailed(
+            "(10.0, 91.0) cannot be transformed from \(SpatialReference.wgs84) to \(SpatialReference.webMercator)"
+        ), at: .init(vertex: 2100))) {
             try GeometryEngine.project(&coordinates, from: .wgs84, into: .webMercator)
         }
         #expect(Self.firstDifference(coordinates, before) == nil, "the input was changed")
@@ -141,9 +141,9 @@ import MeridianCore
         failing[90_000] = Coordinate(x: 10, y: 91)
         for threads in [1, 2, 3] {
             var coordinates = failing
-            #expect(throws: EngineError.projectionFailed(
-                "vertex 90000 (10.0, 91.0) cannot be transformed from \(SpatialReference.wgs84) to \(SpatialReference.webMercator)"
-            )) {
+            #expect(throws: EngineError.located(.projectionFailed(
+                "(10.0, 91.0) cannot be transformed from \(SpatialReference.wgs84) to \(SpatialReference.webMercator)"
+            ), at: .init(vertex: 90000))) {
                 try Parallelism.withThreadCount(threads) { () throws(EngineError) in
                     try GeometryEngine.project(&coordinates, from: .wgs84, into: .webMercator)
                 }

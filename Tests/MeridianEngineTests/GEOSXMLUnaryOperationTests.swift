@@ -159,7 +159,7 @@ struct GEOSXMLUnaryOperationTests: GEOSXMLSuite {
                 tally.failed += 1
             }
         } catch let error as EngineError {
-            if case .invalidGeometry(let reason) = error {
+            if case .invalidGeometry(let reason) = error.unlocated {
                 tally.refuseInvalid(place, reason)
             } else {
                 tally.fail(place, "refused: \(error)")

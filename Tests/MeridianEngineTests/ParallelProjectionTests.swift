@@ -92,8 +92,10 @@ import MeridianCore
             #expect {
                 try GeometryEngine.project(&polygon, into: .wgs84, threadsFrom: 1_000, threads: 3)
             } throws: { error in
-                guard case EngineError.projectionFailed(let message) = error else { return false }
-                return message.hasPrefix("vertex \(vertex) (inf,")
+                guard let error = error as? EngineError, case .projectionFailed(let message) = error.unlocated else {
+                    return false
+                }
+                return error.location == EngineError.Location(vertex: vertex) && message.hasPrefix("(inf,")
             }
         }
     }

@@ -252,7 +252,7 @@ struct ProximityPlanarTests {
         #expect(message { try GeometryEngine.nearPairs(from: a, to: a, distances: [1, 2, 3]) }
                 == "3 distances for 2 geometries: give one distance for all, or exactly one per geometry")
         #expect(message { try GeometryEngine.nearPairs(from: a, to: a, distances: [1, -2]) }
-                == "invalid distance: the distance of input feature 1 is -2.0; a search distance must be finite and 0 or more")
+                == "invalid distance: input feature 1: its distance is -2.0; a search distance must be finite and 0 or more")
         #expect(message { try GeometryEngine.nearPairs(from: a, to: a, distances: [.nan]) }
                 == "invalid distance: the distance is nan; a search distance must be finite and 0 or more")
         #expect(message { try GeometryEngine.nearest(from: a, to: a, count: 0) }
@@ -273,7 +273,7 @@ struct ProximityPlanarTests {
         #expect(message { try GeometryEngine.nearPairs(from: a, to: [a[0].geometry, empty.geometry], distances: [1]) }
                 == "empty geometry: near feature 1 (a polyline) has no vertices")
         #expect(message { try GeometryEngine.nearPairs(from: [Self.point(.infinity, 0)], to: a, distances: [1]) }
-                == "non-finite coordinate: (inf, 0.0) in input feature 0 (a point)")
+                == "non-finite coordinate: input feature 0 (a point) has the coordinate (inf, 0.0)")
         let plain = [Point(x: 0, y: 0, spatialReference: .unspecified)]
         #expect(message { try GeometryEngine.nearPairs(from: plain, to: plain, distances: [1], distanceUnit: .meters) }
                 == "a search distance with a unit (give a plain number, in the coordinates' unit) needs a spatial "

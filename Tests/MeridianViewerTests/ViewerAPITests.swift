@@ -31,11 +31,14 @@ import Testing
         try #require(try object(r)["error"] as? String)
     }
 
-    @Test func healthAnswersJSON() throws {
+    /// `/api/health` answers what `ViewerAPI`'s documentation says: `ok` the JSON boolean `true`, the version, and
+    /// the two counts as JSON numbers (it answered the strings "true", "0", "0").
+    @Test func healthAnswersWhatItsDocumentationSays() throws {
         let r = api.handle(HTTPRequest(method: "GET", path: "/api/health"))
         #expect(r.status == 200)
         #expect(r.header("content-type")?.hasPrefix("application/json") == true)
-        #expect(try object(r)["ok"] as? String == "true")
+        #expect(String(decoding: r.body, as: UTF8.self)
+            == #"{"ok":true,"version":"\#(ViewerServer.version)","cancelled":0,"stoppedAtDeadline":0}"#)
     }
 
     @Test func areaOfUseOf32038IsProjectedIntoFeet() throws {
@@ -107,6 +110,22 @@ import Testing
         }
         let error = api.failure(.invalidDistance("the buffer needs more than 200,000 vertices on one curve; raise maxDeviation"))
         #expect(error.status == 422 && !error.message.contains("maxDeviation"), "\(error)")
+    }
+
+    /// An engine error located at an item of the request names it as the API's own messages do (the points, the
+    /// premises), and a located refusal naming maxDeviation is still kept from the client (the engine's geodesic
+    /// buffer locates its refusals at the geometry).
+    @Test func locatedEngineErrorsNameTheRequestsItems() {
+        let deviation = EngineError.invalidDistance("maxDeviation 0.0001 m must be at least 0.1 mm")
+        let hidden = api.failure(deviation.at(EngineError.Location(geometry: 0)))
+        #expect(hidden.status == 422 && !hidden.message.contains("maxDeviation"), "\(hidden)")
+        let point = api.failure(EngineError.invalidDistance("too far").at(EngineError.Location(geometry: 2)))
+        #expect(point.message == "invalid distance: point 2: too far")
+        let premise = api.failure(EngineError.badGeometry(.empty("(a point) has no vertices"))
+            .at(EngineError.Location(.nearFeatures, geometry: 1)), doing: .proximity)
+        #expect(premise.message == "empty geometry: premise 1 (a point) has no vertices")
+        let stopped = api.failure(EngineError.interrupted("the work was cancelled").at(EngineError.Location(geometry: 0)))
+        #expect(stopped.status == 503, "\(stopped)")
     }
 
     @Test func unknownAndMalformedSpatialReferences() throws {
@@ -441,7 +460,7 @@ import Testing
         let o = try object(api.handle(HTTPRequest(method: "POST", path: "/api/kml/open", body: kml)))
         let p = try #require((o["placemarks"] as? [[String: Any]])?.first)
         #expect(p["edit"] as? String == "polygon")
-        let ring = try #require(((p["geometries"] as? [[String: Any]])?.first?["rings"] as? [[[Double]]])?.first)
+        let ring = try #require(((p["geometries"] as? [[String: Any]])?.first?["parts"] as? [[String: Any]])?.first?["shell"] as? [[Double]])
         #expect(ring.count == 4)  // as the file has it: the page keeps all four
         let kept = ring.enumerated().map { "[\($0.element[0]),\($0.element[1]),\($0.offset)]" }.joined(separator: ",")
         let r = post(api, "/api/kml", #"{"placemarks":[],"source":{"data":"\#(kml.base64EncodedString())","edits":[{"id":0,"coordinates":[\#(kept)]}]}}"#)

@@ -48,11 +48,11 @@ import Testing
         #expect(gone.status == 503)
         let late = ViewerAPI(site: Self.site, limits: ViewerLimits(workSeconds: 1e-9))
         _ = late.handle(HTTPRequest(method: "POST", path: "/api/kml/open", body: kml))
-        func health(_ api: ViewerAPI) throws -> [String: String] {
-            let r = api.handle(HTTPRequest(method: "GET", path: "/api/health"))
-            return try #require(JSONSerialization.jsonObject(with: r.body) as? [String: String])
+        struct Health: Decodable { let ok: Bool, cancelled: Int, stoppedAtDeadline: Int }
+        func health(_ api: ViewerAPI) throws -> Health {
+            try JSONDecoder().decode(Health.self, from: api.handle(HTTPRequest(method: "GET", path: "/api/health")).body)
         }
-        #expect(try health(api)["cancelled"] == "1" && health(api)["stoppedAtDeadline"] == "0")
-        #expect(try health(late)["cancelled"] == "0" && health(late)["stoppedAtDeadline"] == "1")
+        #expect(try health(api).cancelled == 1 && health(api).stoppedAtDeadline == 0)
+        #expect(try health(late).cancelled == 0 && health(late).stoppedAtDeadline == 1)
     }
 }

@@ -5,6 +5,7 @@ them out (`pytest -m "not browser and not dask and not postgis"`; scripts/test.s
 `browser` (headless Chromium through selenium: the tests that use the `browser` fixture, or are marked by hand),
 `dask` (a Dask LocalCluster: the test_dask_*.py modules) and `postgis` (the PostGIS server of scripts/postgis.sh:
 the tests that use a `postgis` fixture)."""
+import fcntl
 import os
 import pathlib
 import subprocess
@@ -35,8 +36,13 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
         if "postgis" in names:
             item.add_marker(pytest.mark.postgis)
-        if "dask_scheduler" in names or item.path.name.startswith("test_dask_"):
+        dask = "dask_scheduler" in names or item.path.name.startswith("test_dask_")
+        if dask:
             item.add_marker(pytest.mark.dask)
+        # With pytest-xdist (`-n 2 --dist loadgroup`, as scripts/test.sh runs it) a group runs in one worker: a
+        # module's tests stay together (its module-scoped `meridian serve` and Chromium start once), and so do all
+        # the Dask tests (one LocalCluster, not one per worker).
+        item.add_marker(pytest.mark.xdist_group("dask" if dask else item.path.name))
 
 
 @pytest.fixture(scope="session")
@@ -86,12 +92,15 @@ def docs_site(meridian) -> pathlib.Path:
     when they are missing or older than Sources/ (scripts/test.sh builds them before this harness, so then nothing
     is built), so the tests that need them run on their own too; a failed build fails them with the script's
     message."""
-    if not _docs_are_current():
-        run = subprocess.run([str(ROOT / "scripts" / "docs.sh"), "--meridian", meridian], cwd=ROOT,
-                             capture_output=True, text=True, timeout=1800)
-        if run.returncode != 0 or not _docs_are_current():
-            pytest.fail(f"scripts/docs.sh could not build the documentation (exit {run.returncode}): "
-                        f"{run.stderr[-2000:]}")
+    DOCS.parent.mkdir(exist_ok=True)
+    with open(DOCS.parent / "docs-site.lock", "w") as lock:  # one build when several xdist workers need it
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not _docs_are_current():
+            run = subprocess.run([str(ROOT / "scripts" / "docs.sh"), "--meridian", meridian], cwd=ROOT,
+                                 capture_output=True, text=True, timeout=1800)
+            if run.returncode != 0 or not _docs_are_current():
+                pytest.fail(f"scripts/docs.sh could not build the documentation (exit {run.returncode}): "
+                            f"{run.stderr[-2000:]}")
     return DOCS
 
 

@@ -20,7 +20,7 @@ US_FT = 1200 / 3937
 
 def test_health_and_static_page(viewer):
     status, body = viewer.get_json("/api/health")
-    assert status == 200 and body["ok"] == "true"
+    assert status == 200 and body["ok"] is True
     status, headers, page = viewer.request("GET", "/buffers.html")
     assert status == 200 and headers["Content-Type"].startswith("text/html")
     assert b"GeoNames" in page

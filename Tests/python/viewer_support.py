@@ -1,4 +1,5 @@
 """Starts and stops `meridian serve --port 0` for the viewer tests, and small HTTP helpers (loopback only)."""
+import fcntl
 import json
 import pathlib
 import re
@@ -90,12 +91,15 @@ class Viewer:
 
 
 def record(name: str, value) -> None:
-    """Adds a measured figure to artifacts/viewer-measurements.json (for the closing report)."""
+    """Adds a measured figure to artifacts/viewer-measurements.json (for the closing report). The harness runs in
+    several worker processes (pytest-xdist), so the read-modify-write holds an exclusive lock on a lock file."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / "viewer-measurements.json"
-    data = json.loads(path.read_text()) if path.exists() else {}
-    data[name] = value
-    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    with open(ARTIFACTS / "viewer-measurements.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        data = json.loads(path.read_text()) if path.exists() else {}
+        data[name] = value
+        path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 # The proximity reference of the buffers page's premises layer (/api/near), independent of Meridian: planar distances

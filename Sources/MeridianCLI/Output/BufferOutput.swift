@@ -113,7 +113,7 @@ enum BufferOutput {
                 }
             } catch {
                 try finish()
-                throw .failure(relabel(error.description, "geometry", labels: labels))
+                throw .failure(error.description(naming: { labels.label(of: $0) }))
             }
             try finish()
             if wkt {
@@ -155,7 +155,7 @@ enum BufferOutput {
                 }
             } catch {
                 try finish()
-                throw failure ?? .failure(relabel(error.description, "geometry", labels: labels))
+                throw failure ?? .failure(error.description(naming: { labels.label(of: $0) }))
             }
             try finish()
         }

@@ -54,6 +54,11 @@ struct JSONWriter: ~Copyable {
     /// Writes a string with the escapes JSON requires (quote, backslash, control characters); other characters,
     /// including non-ASCII ones, are written as UTF-8.
     mutating func writeString(_ s: String) {
+        Self.appendString(s, to: &bytes)
+    }
+
+    /// Appends a string as `writeString(_:)` writes it, to bytes without a writer (`ByteBuffer.appendJSONString`).
+    static func appendString(_ s: String, to bytes: inout ByteBuffer) {
         bytes.append(ASCII.quote)
         var s = s
         s.withUTF8 { utf8 in
@@ -181,5 +186,23 @@ struct JSONWriter: ~Copyable {
     /// Keys in Unicode code-point order (the order of their UTF-8 bytes).
     static func sortedKeys(_ o: [String: JSONValue]) -> [String] {
         o.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+}
+
+extension ByteBuffer {
+    /// Appends a number as MeridianCore's JSON writers (`JSONValue`, GeoJSON) write it: the shortest decimal that
+    /// reads back as the same double, whole numbers below 10^16 in magnitude without a fraction (`12`, not `12.0`),
+    /// −0 as `0`, exponent notation as Swift's `description` uses it (`1e-05`, `1e+16`), and NaN and ±infinity as
+    /// `null` (a writer that must not write them checks first).
+    /// - Parameter value: Any double.
+    public mutating func appendJSONNumber(_ value: Double) {
+        JSONWriter.appendNumber(value, to: &self)
+    }
+
+    /// Appends a string as MeridianCore's JSON writers write it: quoted, with the escapes JSON requires (quote,
+    /// backslash, control characters); other characters, non-ASCII ones included, as UTF-8.
+    /// - Parameter value: Any string.
+    public mutating func appendJSONString(_ value: String) {
+        JSONWriter.appendString(value, to: &self)
     }
 }

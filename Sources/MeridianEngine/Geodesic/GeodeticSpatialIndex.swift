@@ -55,7 +55,7 @@ public struct GeodeticSpatialIndex: Sendable {
         }
         let frame = try GeodeticFrame(input: sr, output: nil)
         let kappa = Self.largestCurvature(of: frame.geodesic.ellipsoid)
-        let features = try Self.computeFeatures(gs, in: frame, curvature: kappa, label: "near feature")
+        let features = try Self.computeFeatures(gs, in: frame, curvature: kappa, list: .nearFeatures)
         var normals: [Double] = []
         normals.reserveCapacity(3 * features.count)
         var boxes: [Double] = []
@@ -91,7 +91,7 @@ public struct GeodeticSpatialIndex: Sendable {
     {
         _ = try GeometryEngine.proximityDistances([distance], count: 1)
         guard count > 0 else { return [] }
-        let q = try queryFeatures([geometry.geometry], label: "the query geometry")[0]
+        let q = try queryFeatures([geometry.geometry], list: nil)[0]
         var found: [Int] = []
         forEachCandidate(q, meters: distanceUnit.convert(distance, to: .meters)) { found.append($0) }
         return found.sorted()
@@ -111,7 +111,7 @@ public struct GeodeticSpatialIndex: Sendable {
     {
         _ = try GeometryEngine.proximityDistances([distance], count: 1)
         guard count > 0 else { return [] }
-        let q = try queryFeatures([geometry.geometry], label: "the query geometry")[0]
+        let q = try queryFeatures([geometry.geometry], list: nil)[0]
         return within(distanceUnit.convert(distance, to: .meters), of: q).map {
             NearFeature(index: $0.index, distance: LinearUnit.meters.convert($0.distance, to: distanceUnit))
         }
@@ -132,7 +132,7 @@ public struct GeodeticSpatialIndex: Sendable {
     {
         try GeometryEngine.checkNearest(k: k, maxDistance: maxDistance)
         guard count > 0 else { return [] }
-        let q = try queryFeatures([geometry.geometry], label: "the query geometry")[0]
+        let q = try queryFeatures([geometry.geometry], list: nil)[0]
         let limit = maxDistance.map { distanceUnit.convert($0, to: .meters) } ?? .infinity
         return nearest(to: q, k: k, maxMeters: limit).map {
             NearFeature(index: $0.index, distance: LinearUnit.meters.convert($0.distance, to: distanceUnit))
@@ -245,24 +245,24 @@ public struct GeodeticSpatialIndex: Sendable {
     // MARK: Coordinates
 
     /// Query geometries on the ellipsoid, checked against the index's spatial reference.
-    func queryFeatures(_ gs: [Geometry], label: String) throws(EngineError) -> [GeodeticFeature] {
+    func queryFeatures(_ gs: [Geometry], list: EngineError.Location.List?) throws(EngineError) -> [GeodeticFeature] {
         for g in gs { try GeometryEngine.requireSameSpatialReference(spatialReference, g.spatialReference) }
         return try Self.computeFeatures(gs, in: GeodeticFrame(input: spatialReference, output: nil),
-                                        curvature: curvature, label: label)
+                                        curvature: curvature, list: list)
     }
 
     /// The geometries on their datum's ellipsoid, longitude/latitude (one batch through PROJ for a projected
-    /// spatial reference). `label` names a geometry by position ("input feature" → "input feature 3"), or is the
-    /// whole name when it starts with "the".
-    static func computeFeatures(_ gs: [Geometry], in frame: GeodeticFrame, curvature: Double, label: String)
+    /// spatial reference). An error names a geometry by its position in `list`, or as "the query geometry" when
+    /// `list` is nil.
+    static func computeFeatures(_ gs: [Geometry], in frame: GeodeticFrame, curvature: Double,
+                                list: EngineError.Location.List?)
         throws(EngineError) -> [GeodeticFeature]
     {
         let sr = gs.first?.spatialReference ?? frame.outputSR
         var coordinates: [Coordinate] = []
         for (i, g) in gs.enumerated() {
-            let name = label.hasPrefix("the ") ? label : "\(label) \(i)"
             try GeometryEngine.requireSameSpatialReference(sr, g.spatialReference)
-            try GeometryEngine.checkProximityGeometry(g, name)
+            try GeometryEngine.checkProximityGeometry(g, at: list.map { EngineError.Location($0, geometry: i) })
             coordinates.append(contentsOf: g.coordinates.map { Coordinate(x: $0.x, y: $0.y) })
         }
         let converted = try frame.toCompute(coordinates)
@@ -274,8 +274,9 @@ public struct GeodeticSpatialIndex: Sendable {
             let mine = Array(converted[next..<(next + n)])
             next += n
             for c in mine where !(c.x.isFinite && c.y >= -90 && c.y <= 90) {
-                let name = label.hasPrefix("the ") ? label : "\(label) \(i)"
-                throw .badGeometry(.malformed("\(name) is at latitude \(c.y), longitude \(c.x); latitudes lie in [-90, 90]"))
+                throw GeometryEngine.proximityError(
+                    .badGeometry(.malformed("is at latitude \(c.y), longitude \(c.x); latitudes lie in [-90, 90]")),
+                    at: list.map { EngineError.Location($0, geometry: i) })
             }
             features.append(GeodeticFeature(g, computeCoordinates: mine, geodesic: frame.geodesic,
                                             curvature: curvature))

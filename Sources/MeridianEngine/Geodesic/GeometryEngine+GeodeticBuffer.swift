@@ -163,31 +163,36 @@ extension GeometryEngine {
     private static func deviation(_ requested: Double?, distance d: Double, index: Int) throws(EngineError) -> Double {
         guard let requested else { return max(defaultGeodeticMaxDeviationRatio * abs(d), min(1e-4, abs(d) / 2)) }
         guard requested.isFinite, requested >= 1e-4, requested >= 1e-6 * abs(d), requested <= abs(d) / 2 else {
-            throw .invalidDistance("geometry \(index): maxDeviation \(requested) m must be at least 0.1 mm and 1e-6 × |distance|, and at most |distance|/2 (distance \(d) m)")
+            throw EngineError.invalidDistance("maxDeviation \(requested) m must be at least 0.1 mm and 1e-6 × |distance|, and at most |distance|/2 (distance \(d) m)")
+                .at(EngineError.Location(geometry: index))
         }
         return requested
     }
 
     private static func validate(geodeticDistance d: Double, for g: Geometry, index: Int, geodesic: Geodesic) throws(EngineError) {
-        guard d.isFinite else { throw .invalidDistance("geometry \(index): distance \(d) is not a finite number") }
+        do { try validate(geodeticDistance: d, for: g, geodesic: geodesic) } catch { throw error.at(EngineError.Location(geometry: index)) }
+    }
+
+    private static func validate(geodeticDistance d: Double, for g: Geometry, geodesic: Geodesic) throws(EngineError) {
+        guard d.isFinite else { throw .invalidDistance("distance \(d) is not a finite number") }
         guard d == 0 || abs(d) >= minimumBufferDistance else {
-            throw .invalidDistance("geometry \(index): " + (bufferDistanceProblem(d, metersPerUnit: 1, unit: "m") ?? ""))
+            throw .invalidDistance((bufferDistanceProblem(d, metersPerUnit: 1, unit: "m") ?? ""))
         }
         switch g {
         case .point, .multipoint:
-            guard d > 0 else { throw .invalidDistance("geometry \(index): a \(g.typeName.lowercased()) needs a positive distance, got \(d) m") }
+            guard d > 0 else { throw .invalidDistance("a \(g.typeName.lowercased()) needs a positive distance, got \(d) m") }
             let limit = maximumGeodeticPointDistance(geodesic)
             guard d <= limit else {
-                throw .invalidDistance(String(format: "geometry %d: %.10g m is more than %.0f m, 99.9%% of half the meridian (the farthest any point can be); the buffer would be nearly the whole ellipsoid", index, d, limit))
+                throw .invalidDistance(String(format: "%.10g m is more than %.0f m, 99.9%% of half the meridian (the farthest any point can be); the buffer would be nearly the whole ellipsoid", d, limit))
             }
         case .polyline:
-            guard d > 0 else { throw .invalidDistance("geometry \(index): a polyline needs a positive distance, got \(d) m") }
+            guard d > 0 else { throw .invalidDistance("a polyline needs a positive distance, got \(d) m") }
             fallthrough
         case .polygon, .envelope:
-            guard d != 0 else { throw .invalidDistance("geometry \(index): a polygon needs a non-zero distance") }
+            guard d != 0 else { throw .invalidDistance("a polygon needs a non-zero distance") }
             let limit = maximumGeodeticLineDistance(geodesic)
             guard abs(d) <= limit else {
-                throw .invalidDistance(String(format: "geometry %d: |%.10g| m is more than %.0f m, the largest geodesic buffer distance for lines and polygons (45%% of half the meridian)", index, d, limit))
+                throw .invalidDistance(String(format: "|%.10g| m is more than %.0f m, the largest geodesic buffer distance for lines and polygons (45%% of half the meridian)", d, limit))
             }
         }
     }

@@ -119,12 +119,12 @@ extension GeometryEngine {
         throws(EngineError) -> [GeodeticFeature]
     {
         guard let sr = lefts.first?.spatialReference else { return [] }
-        if index.count > 0 { return try index.queryFeatures(lefts, label: "input feature") }
+        if index.count > 0 { return try index.queryFeatures(lefts, list: .inputFeatures) }
         // Nothing to find, but the input is still checked (one spatial reference, usable coordinates).
         let frame = try GeodeticFrame(input: sr, output: nil)
         return try GeodeticSpatialIndex.computeFeatures(
             lefts, in: frame, curvature: GeodeticSpatialIndex.largestCurvature(of: frame.geodesic.ellipsoid),
-            label: "input feature")
+            list: .inputFeatures)
     }
 
     private static func geodeticNearPairs(

@@ -60,8 +60,9 @@ extension GeometryEngine {
             throw .distanceCountMismatch(geometries: count, distances: distances.count)
         }
         for (i, d) in distances.enumerated() where !(d >= 0 && d.isFinite) {
-            let whose = distances.count == 1 ? "the distance" : "the distance of input feature \(i)"
-            throw .invalidDistance("\(whose) is \(d); a search distance must be finite and 0 or more")
+            let refusal = "is \(d); a search distance must be finite and 0 or more"
+            guard distances.count > 1 else { throw .invalidDistance("the distance " + refusal) }
+            throw EngineError.invalidDistance("its distance " + refusal).at(EngineError.Location(.inputFeatures, geometry: i))
         }
         return distances.count == 1 ? { _ in distances[0] } : { distances[$0] }
     }
@@ -80,14 +81,23 @@ extension GeometryEngine {
         return items.map { $0.geometry }
     }
 
-    /// Refuses a geometry without vertices or with a non-finite coordinate; `label` names it ("near feature 3").
-    static func checkProximityGeometry(_ g: Geometry, _ label: String) throws(EngineError) {
+    /// Refuses a geometry without vertices or with a non-finite coordinate, located at `location` (nil: the error
+    /// names "the query geometry").
+    static func checkProximityGeometry(_ g: Geometry, at location: EngineError.Location?) throws(EngineError) {
+        let kind = "(a \(g.typeName.lowercased()))"
         guard !g.coordinates.isEmpty else {
-            throw .badGeometry(.empty("\(label) (a \(g.typeName.lowercased())) has no vertices"))
+            throw proximityError(.badGeometry(.empty("\(kind) has no vertices")), at: location)
         }
         for c in g.coordinates where !(c.x.isFinite && c.y.isFinite) {
-            throw .badGeometry(.nonFiniteCoordinate("(\(c.x), \(c.y)) in \(label) (a \(g.typeName.lowercased()))"))
+            throw proximityError(.badGeometry(.nonFiniteCoordinate("\(kind) has the coordinate (\(c.x), \(c.y))")),
+                                 at: location)
         }
+    }
+
+    /// `error`, whose message goes on from the geometry's name, located at `location`, or naming "the query
+    /// geometry" when there is no location.
+    static func proximityError(_ error: EngineError, at location: EngineError.Location?) -> EngineError {
+        location.map { error.at($0) } ?? error.naming("the query geometry") ?? error
     }
 
     /// The rows of a near table from each input feature's matches (already sorted by distance, then index).

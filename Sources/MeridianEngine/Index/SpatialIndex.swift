@@ -49,7 +49,7 @@ public struct SpatialIndex: Sendable {
                 pointXY.append(contentsOf: [p.x, p.y])
                 continue
             }
-            try GeometryEngine.checkProximityGeometry(g, "near feature \(i)")
+            try GeometryEngine.checkProximityGeometry(g, at: EngineError.Location(.nearFeatures, geometry: i))
             let e = g.extent!
             boxes.append(contentsOf: [e.xMin, e.yMin, e.xMax, e.yMax])
             pointXY.append(contentsOf: [.nan, .nan])
@@ -208,7 +208,7 @@ public struct SpatialIndex: Sendable {
         guard !g.spatialReference.isGeographic else {
             throw .geographicCoordinatesRefused(operation: "a planar proximity search")
         }
-        try GeometryEngine.checkProximityGeometry(g, "the query geometry")
+        try GeometryEngine.checkProximityGeometry(g, at: nil)
         return g
     }
 

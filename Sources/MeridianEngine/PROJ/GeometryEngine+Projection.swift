@@ -85,8 +85,8 @@ extension GeometryEngine {
     ///   - source: Their spatial reference.
     ///   - target: The target spatial reference.
     /// - Returns: The operation PROJ uses for the last coordinate, if any ran.
-    /// - Throws: `EngineError.projectionFailed` naming the first vertex (index and input x, y) that PROJ cannot
-    ///   transform, e.g. one outside the projection's domain.
+    /// - Throws: `EngineError.projectionFailed` located at the first vertex (``EngineError/Location/vertex``, its
+    ///   index; the message gives its input x, y) that PROJ cannot transform, e.g. one outside the projection's domain.
     @discardableResult
     public static func project(
         _ coordinates: inout [Coordinate], from source: SpatialReference, into target: SpatialReference

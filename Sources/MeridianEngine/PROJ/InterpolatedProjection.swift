@@ -197,7 +197,7 @@ public final class InterpolatedProjection: @unchecked Sendable {
     /// - Parameters:
     ///   - coordinates: Coordinates in `source`; unchanged when this throws.
     ///   - threads: The most threads to use (default `Parallelism.threadCount`).
-    /// - Throws: `EngineError.projectionFailed` naming the first vertex (by index) that PROJ cannot transform.
+    /// - Throws: `EngineError.projectionFailed` located at the first vertex (by index) that PROJ cannot transform.
     public func transform(_ coordinates: inout [Coordinate], threads: Int = Parallelism.threadCount)
         throws(EngineError)
     {

@@ -239,7 +239,8 @@ extension ProjectionHorizon {
             try projection.transform(&all)  // (into a new array, copied on the threads; unchanged on failure)
             for i in lost { all[i] = unknown }
             return all
-        } catch .projectionFailed {
+        } catch {
+            guard case .projectionFailed = error.unlocated else { throw error }
             return coordinates.map { c -> Coordinate in
                 guard c.x.isFinite && c.y.isFinite else { return unknown }
                 var one = [c]

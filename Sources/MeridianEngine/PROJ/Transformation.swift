@@ -174,9 +174,9 @@ final class Transformation: @unchecked Sendable {
     ///   - coordinates: The coordinates to transform; unchanged when this throws.
     ///   - reportsOperation: `false` not to look the operation up and return `nil` (the look-up costs far more than
     ///     transforming a few coordinates; geodesic buffers transform one to five at a time).
-    ///   - vertexNumbers: The number to give each coordinate in the error message (nil: its index), when the
+    ///   - vertexNumbers: The number to give each coordinate in the error's location (nil: its index), when the
     ///     coordinates were picked out of a larger array.
-    /// - Throws: `EngineError.projectionFailed` naming the first coordinate that could not be transformed (a
+    /// - Throws: `EngineError.projectionFailed` located at the first coordinate that could not be transformed (a
     ///   non-finite x or y from PROJ).
     func transform(_ coordinates: inout [Coordinate], reportsOperation: Bool = true, vertexNumbers: [Int]? = nil)
         throws(EngineError) -> ProjectionOperation?
@@ -207,8 +207,8 @@ final class Transformation: @unchecked Sendable {
         if let refused { throw .fileRefused(refused) }
         if let i = failure {
             let c = coordinates[i]
-            throw .projectionFailed(
-                "vertex \(vertexNumbers?[i] ?? i) (\(c.x), \(c.y)) cannot be transformed from \(source) to \(target)")
+            throw EngineError.projectionFailed("(\(c.x), \(c.y)) cannot be transformed from \(source) to \(target)")
+                .at(EngineError.Location(vertex: vertexNumbers?[i] ?? i))
         }
         coordinates = transformed
         return operation

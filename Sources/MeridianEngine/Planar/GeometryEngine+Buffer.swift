@@ -182,7 +182,7 @@ extension GeometryEngine {
             let i = merged.indices[k], d = merged.distances[k]
             let input = try context.make(g)
             do { try context.requireValid(input, g) } catch .invalidGeometry(let reason) {
-                throw .invalidGeometry(reason: "geometry \(i): \(reason)")
+                throw EngineError.invalidGeometry(reason: reason).at(EngineError.Location(geometry: i))
             }
             buffers.append(try input.buffer(d, params))
         }
@@ -333,7 +333,7 @@ extension GeometryEngine {
             for i in (n * r / runs)..<(n * (r + 1) / runs) {
                 let input = try context.make(geometries[i])
                 do throws(EngineError) { try context.requireValid(input, geometries[i]) } catch .invalidGeometry(let reason) {
-                    throw .invalidGeometry(reason: "geometry \(i): \(reason)")
+                    throw EngineError.invalidGeometry(reason: reason).at(EngineError.Location(geometry: i))
                 }
                 result.append(try context.polygon(try input.buffer(distance(i), params), in: sr))
                 try WorkBudget.produce(vertices: result[result.count - 1].vertexCount, by: "the buffers")
@@ -349,9 +349,9 @@ extension GeometryEngine {
     /// Refuses a buffer distance that is not finite or breaks `bufferDistanceProblem(_:metersPerUnit:unit:)`,
     /// naming the geometry it belongs to by its index.
     static func validate(distance d: Double, index: Int, metersPerUnit: Double) throws(EngineError) {
-        guard d.isFinite else { throw .invalidDistance("geometry \(index): distance \(d) is not a finite number") }
+        guard d.isFinite else { throw EngineError.invalidDistance("distance \(d) is not a finite number").at(EngineError.Location(geometry: index)) }
         if let problem = bufferDistanceProblem(d, metersPerUnit: metersPerUnit) {
-            throw .invalidDistance("geometry \(index): \(problem)")
+            throw EngineError.invalidDistance(problem).at(EngineError.Location(geometry: index))
         }
     }
 }

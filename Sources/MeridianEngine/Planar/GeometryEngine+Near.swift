@@ -153,11 +153,12 @@ extension GeometryEngine {
         return rows
     }
 
-    /// `checkProximityGeometry` of input feature `i`, its label made only for a geometry that is not a finite point.
+    /// `checkProximityGeometry` of input feature `i`, its location made only for a geometry that is not a finite
+    /// point.
     @inline(__always)
     private static func checkProximityQuery(_ g: Geometry, _ i: Int) throws(EngineError) {
         if case .point(let p) = g, p.coordinate.x.isFinite, p.coordinate.y.isFinite { return }
-        try checkProximityGeometry(g, "input feature \(i)")
+        try checkProximityGeometry(g, at: EngineError.Location(.inputFeatures, geometry: i))
     }
 
     private static func nearest(
@@ -171,7 +172,7 @@ extension GeometryEngine {
         matches.reserveCapacity(lefts.count)
         for (i, g) in lefts.enumerated() {
             try index.requireOwnSpatialReference(g.spatialReference)
-            try checkProximityGeometry(g, "input feature \(i)")
+            try checkProximityGeometry(g, at: EngineError.Location(.inputFeatures, geometry: i))
             var found = try index.nearest(to: g, measure.query(g), measure, k: k, maxDistance: limit)
             for j in found.indices { found[j].distance = units.fromNative(found[j].distance) }
             matches.append(found)

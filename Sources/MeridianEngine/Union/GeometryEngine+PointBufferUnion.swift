@@ -40,8 +40,8 @@ extension GeometryEngine {
         let metersPerUnit = sr.unit?.metersPerUnit ?? 1
         for (i, d) in distances.enumerated() where !(d.isFinite && d > 0 && d * metersPerUnit <= maximumBufferDistance)
         {
-            throw .invalidDistance(
-                "geometry \(i): distance \(d) must be positive, finite and at most half the Earth's circumference")
+            throw EngineError.invalidDistance(
+                "distance \(d) must be positive, finite and at most half the Earth's circumference").at(EngineError.Location(geometry: i))
         }
         guard let c = PointBufferUnion.circles(gs, distances: distances, parameters: parameters) else {
             throw .invalidDistance("the point-buffer union needs finite points (or multipoints) and round caps")

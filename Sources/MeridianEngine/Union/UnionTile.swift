@@ -114,7 +114,8 @@ extension GeometryEngine {
             throw .invalidDistance("a cell of a union needs round caps and 1…1000 segments per quarter circle")
         }
         for i in x.indices where !(x[i].isFinite && y[i].isFinite && radius[i].isFinite && radius[i] > 0) {
-            throw .invalidDistance("geometry \(i): a cell of a union needs finite centres and positive radii")
+            throw EngineError.invalidDistance("a cell of a union needs finite centres and positive radii")
+                .at(EngineError.Location(geometry: i))
         }
         var share = UnionTileShare()
         guard !x.isEmpty else { return share }

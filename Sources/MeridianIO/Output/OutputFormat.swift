@@ -145,6 +145,25 @@ public enum OutputFormat: CaseIterable, Sendable {
         }
     }
 
+    /// Whether a feature's geometry is written as WKT text in a `wkt` column, the last, beside its attribute columns
+    /// (`near`'s and `buffer`'s CSV), rather than as the format's own geometry.
+    public var writesGeometryAsWKTColumn: Bool {
+        switch self {
+        case .csv: true
+        case .geoJSON, .geoJSONSequence, .wkt, .text, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf, .postGIS:
+            false
+        }
+    }
+
+    /// Whether `project` writes CSV input into this format as CSV rows, each with its coordinates replaced (and
+    /// only CSV input: it holds rows, not features).
+    public var writesCSVRows: Bool {
+        switch self {
+        case .csv, .text: true
+        case .geoJSON, .geoJSONSequence, .wkt, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf, .postGIS: false
+        }
+    }
+
     /// Whether the output's path cannot name its table, so the layer must be named (`--layer`): a PostGIS
     /// connection string names a database, not a table; a file's name gives its layer's.
     public var needsLayerName: Bool {

@@ -22,7 +22,7 @@ struct ProximityGeodesicShapeTests {
     /// The geodesic distance between two geometries in WGS 84, as the index measures it (no filter).
     static func distance(_ a: Geometry, _ b: Geometry) throws -> Double {
         let frame = try GeodeticFrame(input: .wgs84, output: nil)
-        let f = try GeodeticSpatialIndex.computeFeatures([a, b], in: frame, curvature: kappa, label: "feature")
+        let f = try GeodeticSpatialIndex.computeFeatures([a, b], in: frame, curvature: kappa, list: .geometries)
         return GeodeticFeature.distance(f[0], f[1], geodesic: geodesic, curvature: kappa, limit: .infinity)
     }
 

@@ -179,7 +179,7 @@ struct ProximityGeodesicTests {
         #expect(message { try GeometryEngine.geodeticNearPairs(from: a, to: a, distances: [1, 2, 3]) }
                 == "3 distances for 2 geometries: give one distance for all, or exactly one per geometry")
         #expect(message { try GeometryEngine.geodeticNearPairs(from: a, to: a, distances: [-.infinity, 1]) }
-                == "invalid distance: the distance of input feature 0 is -inf; a search distance must be finite and 0 or more")
+                == "invalid distance: input feature 0: its distance is -inf; a search distance must be finite and 0 or more")
         let web = [Point(x: 0, y: 0, spatialReference: .webMercator)]
         #expect(message { try GeometryEngine.geodeticNearPairs(from: a, to: web, distances: [1]) }
                 == "spatial references differ: \(SpatialReference.wgs84) and \(SpatialReference.webMercator)")

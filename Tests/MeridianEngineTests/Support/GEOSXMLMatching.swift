@@ -130,10 +130,13 @@ extension GEOSXMLSuite {
     func attempt<Output>(_ place: String, tally: inout XMLTally, _ operation: () throws(EngineError) -> Output) -> Output? {
         do {
             return try operation()
-        } catch .invalidGeometry(let reason) {
-            tally.refuseInvalid(place, reason)
         } catch {
-            tally.fail(place, "\(error)")
+            // (a buffer's refusal is located at its geometry: ask the error without its location)
+            if case .invalidGeometry(let reason) = error.unlocated {
+                tally.refuseInvalid(place, reason)
+            } else {
+                tally.fail(place, "\(error)")
+            }
         }
         return nil
     }

@@ -82,7 +82,7 @@ struct GeodesicBuffers {
                     }
                 }
             }
-            throw .failure(relabel(describe(error), "geometry", labels: labels))
+            throw .failure(describe(error, naming: { labels.label(of: $0) }))
         }
     }
 }

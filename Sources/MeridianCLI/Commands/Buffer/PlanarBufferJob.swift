@@ -30,7 +30,7 @@ struct PlanarBufferJob {
         } catch .limitExceeded(let why) {
             throw .failure("too large: \(why) (\(input.labels.first + input.count) features so far, --segments \(parameters.segmentsPerQuarterCircle)); use fewer --segments or --union, or raise --max-vertices")
         } catch let error {
-            throw .failure(relabel(error.description, "geometry", labels: input.labels))
+            throw .failure(error.description(naming: { input.labels.label(of: $0) }))
         }
         try refuseEmptyBuffers(buffers, distances: union ? [distances.max() ?? 0] : distances) { k in
             union ? "\(input.labels.name): the union" : input.labels[k]
@@ -52,7 +52,7 @@ struct PlanarBufferJob {
                                        override: "--allow-outside-area", verb: "buffer")
         }
         try refuseInvalidPolygons(inputs, labels: input.labels)
-        let geometries = try projectEach(inputs, into: sr, labels: input.labels)
+        let geometries = try projectFeatures(inputs, into: sr, labels: input.labels)
         if let fixed = distance.fixed { distances = [fixed.value(in: srUnit)] }
         try refuseUnusableDistances(distances, count: geometries.count, isAreal: { geometries[$0].isAreal },
                                     metersPerUnit: srUnit.metersPerUnit, label: { input.labels[$0] })

@@ -39,7 +39,7 @@ struct PointUnion {
             do {
                 _ = try GeometryEngine.project(&projected, from: input.spatialReference, into: sr)
             } catch {
-                throw .failure(relabel(error.description, "vertex", labels: input.labels))
+                throw .failure(error.description(naming: { input.labels.label(ofVertex: $0) }))
             }
             if let emit {
                 try areaCheck.wait()
@@ -93,7 +93,7 @@ struct PointUnion {
             return try GeometryEngine.unionOfBuffers(aroundPoints: points, distances: distances, in: job.sr,
                                                      parameters: job.parameters)
         } catch {
-            throw .failure(relabel(error.description, "geometry", labels: labels))
+            throw .failure(error.description(naming: { labels.label(of: $0) }))
         }
     }
 
@@ -108,7 +108,7 @@ struct PointUnion {
         } else {
             let centres = points.map { Geometry.point(Point($0, spatialReference: input.spatialReference)) }
             try BufferOutput.write(
-                buffers: [polygon], inputs: try projectEach(centres, into: job.sr, labels: input.labels),
+                buffers: [polygon], inputs: try projectFeatures(centres, into: job.sr, labels: input.labels),
                 areaOfUse: try? GeometryEngine.areaOfUsePolygon(of: job.sr), to: output, io: io)
         }
     }

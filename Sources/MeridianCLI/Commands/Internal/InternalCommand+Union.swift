@@ -124,7 +124,9 @@ extension InternalCommand {
                                                   parameters: plan.parameters)[0]
             }
         } catch {
-            throw .failure(relabel(error.description, "geometry") { labels.indices.contains($0) ? labels[$0] : nil })
+            throw .failure(error.description(naming: { location in
+                location.geometry.flatMap { labels.indices.contains($0) ? labels[$0] : nil }
+            }))
         }
         try writeParts(union.parts, in: union.spatialReference, format: plan.output.format, sequence: job.sequence,
                        to: job.string("out"))

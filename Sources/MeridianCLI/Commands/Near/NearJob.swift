@@ -83,7 +83,7 @@ struct NearJob {
                 ) { batch throws(CommandError) in
                     if search == nil {
                         search = try prepare(&right, rightGeometries, leftSide: NearColumns.Side(batch), first: batch,
-                                             wktColumn: file.format == .csv)
+                                             wktColumn: file.format.writesGeometryAsWKTColumn)
                     }
                     guard let search else { return }
                     group.append(batch)
@@ -183,7 +183,7 @@ struct NearJob {
             try checkAreaOfUse(rightGeometries, labels: right.input.labels)
         }
         right.measured = right.input.spatialReference == sr || rightGeometries.isEmpty
-            ? rightGeometries : try projectEach(rightGeometries, into: sr, labels: right.input.labels)
+            ? rightGeometries : try projectFeatures(rightGeometries, into: sr, labels: right.input.labels)
         progress?.begin("indexing \(ProgressLine.grouped(right.measured.count)) features")
         let measured = right.measured
         let index: Index
@@ -191,7 +191,7 @@ struct NearJob {
             index = command.kind == .planar ? .planar(try SpatialIndex(measured))
                 : .geodesic(try GeodeticSpatialIndex(measured))
         } catch {
-            throw .failure(relabel(describe(error), "near feature", labels: right.input.labels))
+            throw .failure(describe(error, naming: { right.input.labels.label(of: $0, list: .nearFeatures) }))
         }
         let rightSide = NearColumns.Side(right.input)
         var added: [Field] = []
@@ -259,7 +259,7 @@ struct NearJob {
         guard command.kind == .planar else { return geometries }
         try refuseInvalidPolygons(geometries, labels: batch.labels)
         try checkAreaOfUse(geometries, labels: batch.labels)
-        return batch.spatialReference == sr ? geometries : try projectEach(geometries, into: sr, labels: batch.labels)
+        return batch.spatialReference == sr ? geometries : try projectFeatures(geometries, into: sr, labels: batch.labels)
     }
 
     /// The search distances of a batch in the search's unit: one for all, one per feature, or none (`--nearest`
@@ -311,8 +311,9 @@ struct NearJob {
                 return Self.keep(try GeometryEngine.geodeticNearPairs(from: lefts, to: index, distances: d), nearest: k)
             }
         } catch {
-            throw .failure(relabel(relabel(describe(error), "input feature", labels: labels), "near feature",
-                                   labels: right))
+            throw .failure(describe(error, naming: {
+                labels.label(of: $0, list: .inputFeatures) ?? right.label(of: $0, list: .nearFeatures)
+            }))
         }
     }
 

@@ -54,8 +54,7 @@ struct NearOutput {
             writer.begin(&out)
             var header = false
             try produce { batch throws(CommandError) in
-                switch file.format {
-                case .csv:
+                if file.format.writesGeometryAsWKTColumn {
                     if !header {
                         CSV.appendRecord(batch.columns.names, to: &out)
                         header = true
@@ -76,7 +75,7 @@ struct NearOutput {
                         CSV.appendField(wkt.string, alone: columns.isEmpty, to: &out)
                         CSV.endRecord(&out)
                     }
-                default:
+                } else {
                     var start = 0
                     while start < batch.wgs84.count {
                         let end = min(start + FeatureEncoding.batchSize, batch.wgs84.count)

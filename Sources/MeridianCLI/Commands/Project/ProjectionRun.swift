@@ -154,19 +154,18 @@ struct ProjectionRun {
         let standardOutput: OutputFormat = input == .csv ? .csv : target == .wgs84 ? .geoJSON : .wkt
         let file = try output.file(standardOutput: standardOutput)
         let ext = file.path.flatMap(OutputFormat.fileExtension) ?? ""
-        switch (input, file.format) {
-        case (.csv, .csv), (.csv, .text), (_, .geoPackage), (_, .shapefile), (_, .flatGeobuf), (_, .postGIS):
-            return file
-        case (.csv, _):
+        let format = file.format
+        if format.isFeatureTable || (input == .csv && format.writesCSVRows) { return file }
+        if input == .csv {
             throw .usage("CSV input is written as CSV (the coordinate columns replaced) or as a feature table (.gpkg, .shp, .fgb, PG:…); use -o OUT.csv, not '.\(ext)'")
-        case (_, .wkt):
-            return file
-        case (_, .geoJSON):
-            guard target == .wgs84 else { throw .usage("GeoJSON output is WGS84 only (RFC 7946); write .wkt for \(target.name)") }
-            return file
-        default:
+        }
+        if format.writesCSVRows {  // (rows need CSV input: features are not rows)
             throw .usage("unknown output format '.\(ext)' for \(input.rawValue) input (use .geojson, .wkt, .gpkg, .shp, .fgb or PG:…)")
         }
+        if !format.writesInWorkingSpatialReference, target != .wgs84 {
+            throw .usage("GeoJSON output is WGS84 only (RFC 7946); write .wkt for \(target.name)")
+        }
+        return file
     }
 
     /// Refuses a vertex outside the area of use of the input's spatial reference or of the target.
@@ -200,7 +199,7 @@ struct ProjectionRun {
                 operations.insert(op)  // (the CSV's text is that of PROJ's own results)
             }
         } catch {
-            throw .failure(relabel(error.description, "vertex", labels: input.labels))
+            throw .failure(error.description(naming: { input.labels.label(ofVertex: $0) }))
         }
         try refuseOutsideDomain(original, coordinates, from: input.spatialReference, transformation: chosen) {
             input.labels[$0]

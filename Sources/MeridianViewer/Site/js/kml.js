@@ -6,7 +6,7 @@
 "use strict";
 
 import { Basemap } from "./basemap.js";
-import { MapView, api, download, ringsPath, svg } from "./map.js";
+import { MapView, api, download, polygonRings, ringsPath, svg } from "./map.js";
 import { $, busy, setStatus } from "./page.js";
 
 const choiceDialog = $("choice-dialog");
@@ -419,7 +419,7 @@ function drawFileStyled(p, i) {
       if (p.name) e.appendChild(svg("title")).textContent = p.name;
       hitLine(d, layer, i);
     } else if (g.type === "polygon") {
-      const e = svg("path", { d: ringsPath(g.rings, true), class: "placemark placemark-polygon opened", "data-placemark": i }, layer);
+      const e = svg("path", { d: ringsPath(polygonRings(g), true), class: "placemark placemark-polygon opened", "data-placemark": i }, layer);
       // Inline styles: the file's PolyStyle and LineStyle win over viewer.css (KML's defaults: white, 1 px).
       Object.assign(e.style, {
         fill: s.fill === false ? "none" : s.fillColor || "#ffffff",
@@ -438,7 +438,7 @@ function editedGeometry(p) {
   const c = p.coordinates;
   if (p.type === "point") return { type: "point", x: c[0][0], y: c[0][1] };
   if (p.type === "polyline") return { type: "polyline", paths: [c] };
-  return { type: "polygon", rings: [[...c, c[0]]] };
+  return { type: "polygon", parts: [{ shell: [...c, c[0]], holes: [] }] };
 }
 
 function updateToolbar() {
@@ -517,7 +517,7 @@ function openedPlacemark(p) {
   if (p.edit === "point") entry.coordinates = [[g.x, g.y, 0]];
   else if (p.edit === "polyline") entry.coordinates = g.paths[0].map(([x, y], k) => [x, y, k]);
   else if (p.edit === "polygon") {
-    const ring = g.rings[0], last = ring[ring.length - 1];
+    const ring = g.parts[0].shell, last = ring[ring.length - 1];
     const closed = ring.length > 1 && last[0] === ring[0][0] && last[1] === ring[0][1];
     entry.coordinates = (closed ? ring.slice(0, -1) : ring).map(([x, y], k) => [x, y, k]);
   }
@@ -535,7 +535,7 @@ function fitOpened(result) {
       if (g.type === "point") extend([g.x, g.y]);
       else if (g.type === "multipoint") g.points.forEach(extend);
       else if (g.type === "polyline") g.paths.forEach((path) => path.forEach(extend));
-      else if (g.type === "polygon") g.rings.forEach((ring) => ring.forEach(extend));
+      else if (g.type === "polygon") polygonRings(g).forEach((ring) => ring.forEach(extend));
     }
   }
   if (xmin <= xmax) {
