@@ -115,6 +115,29 @@ public enum CSV {
         }
     }
 
+    /// Appends one field given as UTF-8 bytes, quoted when it must be: the same bytes as `appendField(_:alone:to:)`
+    /// of the text they spell, without making the text.
+    /// - Parameters:
+    ///   - field: The text's UTF-8 bytes.
+    ///   - alone: Whether it is its record's only field (an empty one is then quoted).
+    ///   - out: The output.
+    public static func appendField(bytes field: UnsafeRawBufferPointer, alone: Bool = false, to out: inout ByteBuffer) {
+        let needsQuotes =
+            (alone && field.isEmpty)
+            || field.starts(with: [0xEF, 0xBB, 0xBF])
+            || field.contains { $0 == comma || $0 == quote || $0 == ASCII.lineFeed || $0 == ASCII.carriageReturn }
+        guard needsQuotes else {
+            out.append(field)
+            return
+        }
+        out.append(quote)
+        for b in field {
+            out.append(b)
+            if b == quote { out.append(quote) }
+        }
+        out.append(quote)
+    }
+
     /// Ends a record written field by field: CRLF, then lets a streaming buffer drain.
     /// - Parameter out: The output.
     public static func endRecord(_ out: inout ByteBuffer) {

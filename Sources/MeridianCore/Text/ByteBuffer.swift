@@ -206,6 +206,11 @@ public struct ByteBuffer: ~Copyable {
         }
     }
 
+    /// Forgets the bytes written (and not drained), keeping the memory: a scratch buffer reused between records.
+    public mutating func removeAll() {
+        used = 0
+    }
+
     /// The bytes written (and not drained) so far, from `start`.
     /// - Parameters:
     ///   - start: The first byte's offset (0 or more).

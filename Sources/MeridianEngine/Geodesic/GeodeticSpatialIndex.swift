@@ -189,6 +189,33 @@ public struct GeodeticSpatialIndex: Sendable {
         GeodeticFeature.distance(q, features[i], geodesic: geodesic, curvature: curvature, limit: limit)
     }
 
+    /// Puts in `scratch.found` the geometries within `meters` of `q` (compute lon/lat), meters, nearest first, then
+    /// by index: `within(_:of:)` with buffers kept between queries (the same candidates, tested the same way).
+    func within(_ meters: Double, of q: GeodeticFeature, scratch: inout SpatialIndex.SearchScratch) {
+        let r = Self.chordBound(meters: meters, curvature: curvature)
+        let point: UnitVector? = if case .point(let c) = q { UnitVector(c) } else { nil }
+        // A point's box is its normal (no array for it); the box is the one `forEachCandidate` searches.
+        var b = (point?.x ?? 0, point?.y ?? 0, point?.z ?? 0, point?.x ?? 0, point?.y ?? 0, point?.z ?? 0)
+        if point == nil {
+            let box = q.box
+            b = (box[0], box[1], box[2], box[3], box[4], box[5])
+        }
+        scratch.candidates.removeAll(keepingCapacity: true)
+        tree.search3D(lower: (b.0 - r, b.1 - r, b.2 - r), upper: (b.3 + r, b.4 + r, b.5 + r),
+                      stack: &scratch.stack, into: &scratch.candidates)
+        scratch.found.removeAll(keepingCapacity: true)
+        for candidate in scratch.candidates {
+            let i = Int(candidate)
+            if let n = point, !normals[3 * i].isNaN {
+                let dx = normals[3 * i] - n.x, dy = normals[3 * i + 1] - n.y, dz = normals[3 * i + 2] - n.z
+                guard (dx * dx + dy * dy + dz * dz).squareRoot() <= r else { continue }
+            }
+            let s = distance(q, i, limit: meters)
+            if s <= meters { scratch.found.append(NearFeature(index: i, distance: s)) }
+        }
+        if scratch.found.count > 1 { scratch.found.sort { ($0.distance, $0.index) < ($1.distance, $1.index) } }
+    }
+
     /// The geometries within `meters` of `q` (compute lon/lat), meters, nearest first, then by index.
     func within(_ meters: Double, of q: GeodeticFeature) -> [NearFeature] {
         var found: [NearFeature] = []

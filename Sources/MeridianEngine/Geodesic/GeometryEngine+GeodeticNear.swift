@@ -43,7 +43,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], distances: [Double],
         distanceUnit: LinearUnit = .meters
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         let distanceOf = try proximityDistances(distances, count: lefts.count)
         if let first = lefts.first, let near = nearFeatures.first {
             try requireSameSpatialReference(first.spatialReference, near.geometry.spatialReference)
@@ -64,7 +64,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to index: GeodeticSpatialIndex, distances: [Double],
         distanceUnit: LinearUnit = .meters
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         let distanceOf = try proximityDistances(distances, count: lefts.count)
         return try geodeticNearPairs(lefts, index, distanceOf, distanceUnit)
     }
@@ -86,7 +86,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit = .meters
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         try checkNearest(k: count, maxDistance: maxDistance)
         if let first = lefts.first, let near = nearFeatures.first {
             try requireSameSpatialReference(first.spatialReference, near.geometry.spatialReference)
@@ -107,7 +107,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to index: GeodeticSpatialIndex, count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit = .meters
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         try checkNearest(k: count, maxDistance: maxDistance)
         return try geodeticNearest(lefts, index, count, maxDistance, distanceUnit)
     }
@@ -131,12 +131,17 @@ extension GeometryEngine {
         _ lefts: [Geometry], _ index: GeodeticSpatialIndex, _ distanceOf: (Int) -> Double, _ unit: LinearUnit
     ) throws(EngineError) -> [NearPair] {
         let features = try geodeticInputs(lefts, index)
-        let matches = features.indices.map { i in
-            index.within(unit.convert(distanceOf(i), to: .meters), of: features[i]).map {
-                NearFeature(index: $0.index, distance: LinearUnit.meters.convert($0.distance, to: unit))
+        var rows: [NearPair] = []
+        rows.reserveCapacity(features.count)
+        var scratch = SpatialIndex.SearchScratch()
+        for i in features.indices {
+            index.within(unit.convert(distanceOf(i), to: .meters), of: features[i], scratch: &scratch)
+            for (rank, f) in scratch.found.enumerated() {
+                rows.append(NearPair(leftIndex: i, rightIndex: f.index,
+                                     distance: LinearUnit.meters.convert(f.distance, to: unit), rank: rank + 1))
             }
         }
-        return nearTable(matches)
+        return rows
     }
 
     private static func geodeticNearest(

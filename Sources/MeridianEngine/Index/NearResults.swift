@@ -75,6 +75,12 @@ extension GeometryEngine {
         }
     }
 
+    /// The geometries of the input features: the array itself when it holds geometries (no copy of each).
+    static func proximityGeometries<T: GeometryConvertible>(_ items: [T]) -> [Geometry] {
+        if T.self == Geometry.self { return unsafeBitCast(items, to: [Geometry].self) }
+        return items.map { $0.geometry }
+    }
+
     /// Refuses a geometry without vertices or with a non-finite coordinate, located at `location` (nil: the error
     /// names "the query geometry").
     static func checkProximityGeometry(_ g: Geometry, at location: EngineError.Location?) throws(EngineError) {

@@ -146,14 +146,43 @@ public struct SpatialIndex: Sendable {
     func within(_ distance: Double, of g: Geometry, _ q: PlanarDistances.Query, _ measure: PlanarDistances)
         throws(EngineError) -> [NearFeature]
     {
+        var scratch = SearchScratch()
+        try within(distance, of: g, q, measure, scratch: &scratch)
+        return scratch.found
+    }
+
+    /// Buffers of a run of searches, kept between queries so that a query makes no array of its own.
+    struct SearchScratch {
+        /// The tree search's stack.
+        var stack: [Int] = []
+        /// The items whose boxes meet the search box.
+        var candidates: [Int32] = []
+        /// The answer of the last query.
         var found: [NearFeature] = []
-        try tree.search(Self.searchBox(g.extent!, distance)) { i throws(EngineError) in
-            let d = try measure.distance(q, i)
-            if d <= distance { found.append(NearFeature(index: i, distance: d)) }
-            return true
+    }
+
+    /// Puts in `scratch.found` the features within `distance` of `g` (already checked), measured by `measure`;
+    /// nearest first, then by index.
+    func within(_ distance: Double, of g: Geometry, _ q: PlanarDistances.Query, _ measure: PlanarDistances,
+                scratch: inout SearchScratch) throws(EngineError)
+    {
+        // A point's envelope is the point itself: no coordinate array for it.
+        var e = (xMin: 0.0, yMin: 0.0, xMax: 0.0, yMax: 0.0)
+        if case .point(let p) = g {
+            e = (p.coordinate.x, p.coordinate.y, p.coordinate.x, p.coordinate.y)
+        } else if let extent = g.extent {
+            e = (extent.xMin, extent.yMin, extent.xMax, extent.yMax)
         }
-        found.sort { ($0.distance, $0.index) < ($1.distance, $1.index) }
-        return found
+        let box = Self.searchBox(e.xMin, e.yMin, e.xMax, e.yMax, distance)
+        scratch.candidates.removeAll(keepingCapacity: true)
+        tree.search2D(minX: box.minX, minY: box.minY, maxX: box.maxX, maxY: box.maxY, stack: &scratch.stack,
+                      into: &scratch.candidates)
+        scratch.found.removeAll(keepingCapacity: true)
+        for i in scratch.candidates {
+            let d = try measure.distance(q, Int(i))
+            if d <= distance { scratch.found.append(NearFeature(index: Int(i), distance: d)) }
+        }
+        if scratch.found.count > 1 { scratch.found.sort { ($0.distance, $0.index) < ($1.distance, $1.index) } }
     }
 
     /// The `k` features nearest to `g` (already checked) within `maxDistance`; nearest first, then by index.
@@ -193,8 +222,18 @@ public struct SpatialIndex: Sendable {
     /// computed distance rounds to exactly `distance` (rounding of √(Δx² + Δy²) is a few units in the last place;
     /// the pad is thousands), and the inclusive test would never see it.
     static func searchBox(_ e: Envelope, _ distance: Double) -> [Double] {
-        let reach = distance + (magnitude(e) + distance) * 1e-12
-        return [e.xMin - reach, e.yMin - reach, e.xMax + reach, e.yMax + reach]
+        let b = searchBox(e.xMin, e.yMin, e.xMax, e.yMax, distance)
+        return [b.minX, b.minY, b.maxX, b.maxY]
+    }
+
+    /// `searchBox(_:_:)` of the envelope `xMin`, `yMin`, `xMax`, `yMax`, without an array.
+    @inline(__always)
+    static func searchBox(_ xMin: Double, _ yMin: Double, _ xMax: Double, _ yMax: Double, _ distance: Double)
+        -> (minX: Double, minY: Double, maxX: Double, maxY: Double)
+    {
+        let magnitude = max(abs(xMin), abs(xMax), abs(yMin), abs(yMax))
+        let reach = distance + (magnitude + distance) * 1e-12
+        return (xMin - reach, yMin - reach, xMax + reach, yMax + reach)
     }
 
     /// The largest absolute coordinate of an envelope.

@@ -29,7 +29,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], distances: [Double],
         distanceUnit: LinearUnit? = nil
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         let distanceOf = try proximityDistances(distances, count: lefts.count)
         if let first = lefts.first, let near = nearFeatures.first {
             try requireSameSpatialReference(first.spatialReference, near.geometry.spatialReference)
@@ -51,7 +51,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to index: SpatialIndex, distances: [Double],
         distanceUnit: LinearUnit? = nil
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         let distanceOf = try proximityDistances(distances, count: lefts.count)
         try checkPlanarInputs(lefts, distanceUnit: distanceUnit)
         return try nearPairs(lefts, index, distanceOf, distanceUnit)
@@ -77,7 +77,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to nearFeatures: [some GeometryConvertible], count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit? = nil
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         try checkNearest(k: count, maxDistance: maxDistance)
         if let first = lefts.first, let near = nearFeatures.first {
             try requireSameSpatialReference(first.spatialReference, near.geometry.spatialReference)
@@ -99,7 +99,7 @@ extension GeometryEngine {
         from inFeatures: [some GeometryConvertible], to index: SpatialIndex, count: Int = 1,
         maxDistance: Double? = nil, distanceUnit: LinearUnit? = nil
     ) throws(EngineError) -> [NearPair] {
-        let lefts = inFeatures.map { $0.geometry }
+        let lefts = proximityGeometries(inFeatures)
         try checkNearest(k: count, maxDistance: maxDistance)
         try checkPlanarInputs(lefts, distanceUnit: distanceUnit)
         return try nearest(lefts, index, count, maxDistance, distanceUnit)
@@ -137,16 +137,28 @@ extension GeometryEngine {
         guard let sr = lefts.first?.spatialReference else { return [] }
         let units = planarUnits(sr, distanceUnit)
         let measure = try PlanarDistances(index)
-        var matches: [[NearFeature]] = []
-        matches.reserveCapacity(lefts.count)
+        // Every input is in `sr` (checkPlanarInputs): the index's spatial reference is checked once.
+        try index.requireOwnSpatialReference(sr)
+        var rows: [NearPair] = []
+        rows.reserveCapacity(lefts.count)
+        var scratch = SpatialIndex.SearchScratch()
         for (i, g) in lefts.enumerated() {
-            try index.requireOwnSpatialReference(g.spatialReference)
-            try checkProximityGeometry(g, at: EngineError.Location(.inputFeatures, geometry: i))
-            var found = try index.within(units.toNative(distanceOf(i)), of: g, measure.query(g), measure)
-            for j in found.indices { found[j].distance = units.fromNative(found[j].distance) }
-            matches.append(found)
+            try checkProximityQuery(g, i)
+            try index.within(units.toNative(distanceOf(i)), of: g, measure.query(g), measure, scratch: &scratch)
+            for (rank, f) in scratch.found.enumerated() {
+                rows.append(NearPair(leftIndex: i, rightIndex: f.index, distance: units.fromNative(f.distance),
+                                     rank: rank + 1))
+            }
         }
-        return nearTable(matches)
+        return rows
+    }
+
+    /// `checkProximityGeometry` of input feature `i`, its location made only for a geometry that is not a finite
+    /// point.
+    @inline(__always)
+    private static func checkProximityQuery(_ g: Geometry, _ i: Int) throws(EngineError) {
+        if case .point(let p) = g, p.coordinate.x.isFinite, p.coordinate.y.isFinite { return }
+        try checkProximityGeometry(g, at: EngineError.Location(.inputFeatures, geometry: i))
     }
 
     private static func nearest(

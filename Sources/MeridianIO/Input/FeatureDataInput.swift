@@ -162,10 +162,21 @@ private struct TableReader {
 
     /// Notes geometries and checks latitudes.
     private mutating func check(_ features: [Feature]) throws(CommandError) {
+        let geographic = spatialReference.isGeographic
         for (i, f) in features.enumerated() {
-            guard let g = f.geometry, !g.coordinates.isEmpty else { continue }
+            guard let g = f.geometry else { continue }
+            // A point's one coordinate is read in place: no coordinate array per feature of a point table.
+            if case .point(let p) = g {
+                sawGeometry = true
+                if geographic, !(abs(p.coordinate.y) <= 90) {
+                    try checkLatitudes([p.coordinate], first: count + i, oneFeature: true)
+                }
+                continue
+            }
+            let coordinates = g.coordinates
+            guard !coordinates.isEmpty else { continue }
             sawGeometry = true
-            try checkLatitudes(g.coordinates, first: count + i, oneFeature: true)
+            if geographic { try checkLatitudes(coordinates, first: count + i, oneFeature: true) }
         }
     }
 

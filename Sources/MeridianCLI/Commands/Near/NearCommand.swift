@@ -35,7 +35,8 @@ public struct NearCommand: Command {
         (a point inside a polygon is 0 m from it).
 
         RIGHT is read whole and indexed; LEFT is read, searched and written a batch of a few thousand features at a
-        time (memory holds RIGHT, its index and one batch). A feature without a geometry, an invalid polygon, a
+        time, every few batches searched on --threads threads while the next are read (memory holds RIGHT, its index
+        and at most eight batches; the output is the same for every thread count). A feature without a geometry, an invalid polygon, a
         distance field that is missing, not a number or negative, LEFT and RIGHT in different spatial references
         without --srs, or a geographic one for a planar search: one line naming the file and the feature, and no
         output. An empty RIGHT gives no pairs (every near_count 0).
@@ -109,6 +110,8 @@ public struct NearCommand: Command {
     @Flag("--right-only", help: "the RIGHT features in reach of at least one LEFT feature, each once, with RIGHT's geometry")
     var rightOnly: Bool
 
+    var threads = ThreadOptions()
+
     var output = OutputOptions(use: .near, help: ".csv (the columns and a wkt column with the geometry in the spatial reference measured in; the standard output default), .geojson or .geojsons (WGS84), or .gpkg, .shp, .fgb or PG:… (in the spatial reference measured in, with typed attributes)")
 
     /// A command with every option at its default.
@@ -144,6 +147,8 @@ public struct NearCommand: Command {
         let file = try output.file(standardOutput: .csv)
         let progress = io.progress(Self.name)
         defer { progress?.finish() }
-        try NearJob(command: self, io: io, progress: progress).run(into: file)
+        try threads.run { () throws(CommandError) in
+            try NearJob(command: self, io: io, progress: progress).run(into: file)
+        }
     }
 }

@@ -20,62 +20,154 @@ struct NearJob {
     }
 
     /// What the first LEFT batch settles: the spatial reference measured in, RIGHT's index and the output's columns.
-    private struct Search {
+    struct Search {
         let spatialReference: SpatialReference
         let index: Index
         let columns: NearColumns
         /// The distance unit: the spatial reference's (planar) or meters (geodesic).
         let unit: LinearUnit
+        /// The writer of a CSV of pairs without a row per pair (nil for the other outputs, or when RIGHT's features
+        /// have properties outside its columns).
+        let csvRows: NearCSVRows?
     }
 
     /// RIGHT's index, planar or geodesic.
-    private enum Index {
+    enum Index {
         case planar(SpatialIndex)
         case geodesic(GeodeticSpatialIndex)
     }
 
-    /// Runs the search and writes the output.
+    /// LEFT batches searched together on other threads (`start`) while the next ones are read.
+    static let groupSize = 4
+
+    /// Runs the search and writes the output. LEFT is read a batch at a time; every `groupSize` batches are searched
+    /// on other threads (`start`) while the next are read, and written once those are read: at most two groups are
+    /// held, and the output is the same as one thread's (errors included: a batch's failure is reported before a
+    /// later batch's, a reading failure after those of the batches read before it).
     func run(into file: OutputFile) throws(CommandError) {
         var right = Right(input: try FeatureInput.read(
             command.right, layer: command.rightLayer, inputSpatialReference: command.inputSpatialReference,
             defaultXYSpatialReference: command.srs, io: io, csv: FeatureInput.CSVOptions(allowsEmpty: true),
             progress: progress))
         let rightGeometries = try Self.geometries(of: right.input)
-        let shape = command.shape
         var matched = [Bool](repeating: false, count: right.input.count)
         var search: Search?
-        var leftSide: NearColumns.Side?
-        let output = NearOutput(file: file, io: io)
-        try output.write { emit throws(CommandError) in
-            _ = try FeatureInput.read(
-                command.left, layer: command.leftLayer, inputSpatialReference: command.inputSpatialReference,
-                defaultXYSpatialReference: command.srs, io: io,
-                csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize), progress: progress
-            ) { batch throws(CommandError) in
-                if search == nil {
-                    leftSide = NearColumns.Side(batch)
-                    search = try prepare(&right, rightGeometries, leftSide: leftSide!, first: batch,
-                                         wktColumn: file.format.writesGeometryAsWKTColumn)
+        let groupSize = Parallelism.threadCount > 1 ? Self.groupSize : 1
+        try NearOutput(file: file, io: io).write { emit throws(CommandError) in
+            var pending: NearPending?, group: [FeatureInput] = [], failedBefore = false
+            // The group before, once searched: its matches noted, its rows written.
+            func collect() throws(CommandError) {
+                guard let before = pending else { return }
+                pending = nil
+                do throws(CommandError) {
+                    try before.task.wait()
+                    for done in before.box.value ?? [] {
+                        for p in done.pairs { matched[p.rightIndex] = true }
+                        if let rows = done.output { try emit(rows) }
+                    }
+                } catch {
+                    failedBefore = true
+                    throw error
                 }
-                guard let search else { return }
-                let lefts = try measured(batch, in: search.spatialReference)
-                let pairs = try self.pairs(lefts, of: batch, search: search, right: right.input.labels)
-                for p in pairs { matched[p.rightIndex] = true }
-                guard shape != .rightOnly else { return }
-                let rows = try self.rows(pairs, lefts: lefts, of: batch, search: search, right: right.input,
-                                         fixed: file.format.writesInWorkingSpatialReference)
-                try emit(NearOutput.Batch(rows: rows.rows, wgs84: rows.wgs84, columns: search.columns,
-                                          spatialReference: search.spatialReference,
-                                          geometryType: FeatureTableOutput.geometryType(of: batch.features)))
             }
-            guard shape == .rightOnly, let search else { return }
-            let keep = matched.indices.filter { matched[$0] }
-            let features = right.input.features
-            try emit(NearOutput.Batch(
-                rows: keep.map { Feature(geometry: right.measured[$0], properties: features[$0].properties, id: features[$0].id) },
-                wgs84: keep.map { features[$0] }, columns: search.columns, spatialReference: search.spatialReference,
-                geometryType: FeatureTableOutput.geometryType(of: features)))
+            func flush(_ search: Search) throws(CommandError) {
+                try collect()
+                if !group.isEmpty { pending = start(group, search: search, right: right.input, file: file) }
+                group = []
+            }
+            do throws(CommandError) {
+                _ = try FeatureInput.read(
+                    command.left, layer: command.leftLayer, inputSpatialReference: command.inputSpatialReference,
+                    defaultXYSpatialReference: command.srs, io: io,
+                    csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize), progress: progress
+                ) { batch throws(CommandError) in
+                    if search == nil {
+                        search = try prepare(&right, rightGeometries, leftSide: NearColumns.Side(batch), first: batch,
+                                             wktColumn: file.format.writesGeometryAsWKTColumn)
+                    }
+                    guard let search else { return }
+                    group.append(batch)
+                    if group.count >= groupSize { try flush(search) }
+                }
+                if let search { try flush(search) }
+                try collect()
+            } catch {
+                // A reading failure: the batches read before it, searched or not yet, report theirs first.
+                if !failedBefore, let search {
+                    try collect()
+                    if !group.isEmpty { _ = try process(group, search: search, right: right.input, file: file) }
+                }
+                throw error
+            }
+            guard command.shape == .rightOnly, let search else { return }
+            try emit(rightOnly(matched, right: right, search: search))
         }
+    }
+
+    /// The RIGHT features with a match, for `--right-only`.
+    private func rightOnly(_ matched: [Bool], right: Right, search: Search) -> NearOutput.Batch {
+        let keep = matched.indices.filter { matched[$0] }
+        let features = right.input.features
+        return NearOutput.Batch(
+            rows: keep.map { Feature(geometry: right.measured[$0], properties: features[$0].properties, id: features[$0].id) },
+            wgs84: keep.map { features[$0] }, csvText: [], columns: search.columns, spatialReference: search.spatialReference,
+            geometryType: FeatureTableOutput.geometryType(of: features))
+    }
+
+    /// A batch searched and its rows made (none for `--right-only`, which writes RIGHT's features at the end).
+    struct Processed {
+        /// The batch's pairs (`leftIndex`: positions in the batch).
+        let pairs: [NearPair]
+        /// The rows to write.
+        let output: NearOutput.Batch?
+    }
+
+    /// Checks and searches a group of batches and makes their rows: the work `run` hands to another thread. A
+    /// failure is reported as one thread meets it, batch after batch (the group is checked and searched again so,
+    /// to find it), so messages do not depend on the threads or the chunks.
+    func process(_ group: [FeatureInput], search: Search, right: FeatureInput, file: OutputFile) throws(CommandError)
+        -> [Processed]
+    {
+        do throws(CommandError) {
+            var prepared: [Prepared] = []
+            for batch in group {
+                prepared.append(Prepared(batch: batch, lefts: try measured(batch, in: search.spatialReference),
+                                         distances: try distances(of: batch, unit: search.unit)))
+            }
+            let found = try searchGroup(prepared, search: search, right: right, csv: search.csvRows,
+                                        threads: Parallelism.threadCount)
+            var done: [Processed] = []
+            for (batch, pairs) in zip(prepared, found) {
+                done.append(try rows(of: batch, found: pairs, search: search, right: right, file: file))
+            }
+            return done
+        } catch {
+            for batch in group {
+                let lefts = try measured(batch, in: search.spatialReference)
+                let pairs = try self.pairs(lefts, of: batch, search: search, right: right.labels)
+                guard command.shape != .rightOnly else { continue }
+                _ = try rows(pairs, lefts: lefts, of: batch, search: search, right: right,
+                             fixed: file.format.writesInWorkingSpatialReference)
+            }
+            throw error
+        }
+    }
+
+    /// A searched batch's rows: CSV text already made, or features for the other outputs.
+    private func rows(of prepared: Prepared, found: BatchResult, search: Search, right: FeatureInput,
+                      file: OutputFile) throws(CommandError) -> Processed
+    {
+        guard command.shape != .rightOnly else { return Processed(pairs: found.pairs, output: nil) }
+        var rows: (rows: [Feature], wgs84: [Feature]) = ([], [])
+        if search.csvRows == nil {
+            rows = try self.rows(found.pairs, lefts: prepared.lefts, of: prepared.batch, search: search, right: right,
+                                 fixed: file.format.writesInWorkingSpatialReference)
+        }
+        let batch = prepared.batch
+        return Processed(pairs: found.pairs, output: NearOutput.Batch(
+            rows: rows.rows, wgs84: rows.wgs84, csvText: found.text, columns: search.columns,
+            spatialReference: search.spatialReference,
+            geometryType: file.format.isFeatureTable ? FeatureTableOutput.geometryType(of: batch.features) : nil))
     }
 
     // MARK: The spatial reference, the index and the columns
@@ -114,7 +206,9 @@ struct NearJob {
             right: command.shape == .pairs || command.shape == .rightOnly ? rightSide : nil,
             added: added)
         progress?.begin("searching")
-        return Search(spatialReference: sr, index: index, columns: columns, unit: unit)
+        let csvRows = wktColumn && command.shape == .pairs
+            ? NearCSVRows(columns: columns, left: leftSide, right: rightSide, features: right.input.features) : nil
+        return Search(spatialReference: sr, index: index, columns: columns, unit: unit, csvRows: csvRows)
     }
 
     /// The spatial reference measured in: `--srs`; else LEFT's, which RIGHT's must be (unless RIGHT is empty), and
@@ -149,6 +243,10 @@ struct NearJob {
         geometries.reserveCapacity(input.features.count)
         for (i, feature) in input.features.enumerated() {
             guard let g = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
+            if case .point = g {
+                geometries.append(g)  // a point has its coordinate: no coordinate array to look at
+                continue
+            }
             guard !g.coordinates.isEmpty else { throw .failure("\(input.labels[i]) has an empty geometry") }
             geometries.append(g)
         }
@@ -166,7 +264,7 @@ struct NearJob {
 
     /// The search distances of a batch in the search's unit: one for all, one per feature, or none (`--nearest`
     /// alone).
-    private func distances(of batch: FeatureInput, unit: LinearUnit) throws(CommandError) -> [Double]? {
+    func distances(of batch: FeatureInput, unit: LinearUnit) throws(CommandError) -> [Double]? {
         if let fixed = command.distance.fixed { return [fixed.value(in: unit)] }
         guard let field = command.distance.field else { return nil }
         var distances: [Double] = []
@@ -182,29 +280,39 @@ struct NearJob {
     }
 
     /// The near table of a batch (`leftIndex`: positions in the batch; `rightIndex`: in RIGHT).
-    private func pairs(_ lefts: [Geometry], of batch: FeatureInput, search: Search, right: FeatureLabels)
+    func pairs(_ lefts: [Geometry], of batch: FeatureInput, search: Search, right: FeatureLabels)
         throws(CommandError) -> [NearPair]
     {
-        let distances = try self.distances(of: batch, unit: search.unit)
+        let distances = try distances(of: batch, unit: search.unit)
+        return try pairs(lefts, distances: distances, single: distances?.count == 1, labels: batch.labels,
+                         search: search, right: right)
+    }
+
+    /// `pairs(_:of:search:right:)` with the search distances given (`distances(of:unit:)`, or a part of them for
+    /// a part of the batch); `single`: whether the batch has one distance for all (the search `--nearest` then
+    /// makes is decided by the batch, not by the part).
+    func pairs(_ lefts: [Geometry], distances: [Double]?, single: Bool, labels: FeatureLabels, search: Search,
+               right: FeatureLabels) throws(CommandError) -> [NearPair]
+    {
         let k = command.nearest
         do throws(EngineError) {
             switch (search.index, distances) {
             case (.planar(let index), nil):
                 return try GeometryEngine.nearest(from: lefts, to: index, count: k ?? 1)
-            case (.planar(let index), let d?) where k != nil && d.count == 1:
+            case (.planar(let index), let d?) where k != nil && single:
                 return try GeometryEngine.nearest(from: lefts, to: index, count: k ?? 1, maxDistance: d[0])
             case (.planar(let index), let d?):
                 return Self.keep(try GeometryEngine.nearPairs(from: lefts, to: index, distances: d), nearest: k)
             case (.geodesic(let index), nil):
                 return try GeometryEngine.geodeticNearest(from: lefts, to: index, count: k ?? 1)
-            case (.geodesic(let index), let d?) where k != nil && d.count == 1:
+            case (.geodesic(let index), let d?) where k != nil && single:
                 return try GeometryEngine.geodeticNearest(from: lefts, to: index, count: k ?? 1, maxDistance: d[0])
             case (.geodesic(let index), let d?):
                 return Self.keep(try GeometryEngine.geodeticNearPairs(from: lefts, to: index, distances: d), nearest: k)
             }
         } catch {
             throw .failure(describe(error, naming: {
-                batch.labels.label(of: $0, list: .inputFeatures) ?? right.label(of: $0, list: .nearFeatures)
+                labels.label(of: $0, list: .inputFeatures) ?? right.label(of: $0, list: .nearFeatures)
             }))
         }
     }
@@ -219,7 +327,7 @@ struct NearJob {
     /// The output rows of a batch: features in the spatial reference measured in when the output's columns are
     /// `fixed` (CSV, feature tables), else as read (GeoJSON, projected to WGS84 from there); the other array is
     /// empty.
-    private func rows(_ pairs: [NearPair], lefts: [Geometry], of batch: FeatureInput, search: Search,
+    func rows(_ pairs: [NearPair], lefts: [Geometry], of batch: FeatureInput, search: Search,
                       right: FeatureInput, fixed: Bool) throws(CommandError) -> (rows: [Feature], wgs84: [Feature])
     {
         let columns = search.columns

@@ -14,6 +14,8 @@ struct NearOutput {
         /// The same rows with their geometries as read (projected to WGS84 for GeoJSON from there; may be empty for
         /// the other formats).
         let wgs84: [Feature]
+        /// A CSV output's rows already written as text (`NearCSVRows`), in order; `rows` is then empty.
+        let csvText: [Data]
         /// The output's columns.
         let columns: NearColumns
         /// The spatial reference measured in.
@@ -56,6 +58,10 @@ struct NearOutput {
                     if !header {
                         CSV.appendRecord(batch.columns.names, to: &out)
                         header = true
+                    }
+                    for text in batch.csvText {
+                        text.withUnsafeBytes { out.append($0) }
+                        out.flushIfFull()
                     }
                     let columns = batch.columns.names.dropLast()  // the last is wkt
                     for row in batch.rows {

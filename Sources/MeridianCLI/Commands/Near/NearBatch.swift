@@ -1,0 +1,204 @@
+import Foundation
+import Meridian
+import MeridianIO
+
+// MARK: A batch on several threads
+
+extension NearJob {
+    /// LEFT features searched (and, for a CSV of pairs, written as text) by one thread at a time.
+    static let chunkSize = 1024
+
+    /// A batch's pairs (`leftIndex`: positions in the batch) and, with `csv`, their rows as CSV text, a piece per
+    /// chunk.
+    struct BatchResult {
+        /// The pairs, in the order of one search of the whole batch.
+        var pairs: [NearPair] = []
+        /// The CSV rows of the pairs, in order (empty without `csv`).
+        var text: [Data] = []
+    }
+
+    /// A LEFT batch ready to search: its geometries in the spatial reference measured in, and its distances.
+    struct Prepared {
+        let batch: FeatureInput
+        let lefts: [Geometry]
+        /// One search distance for all, one per feature, or none (`distances(of:unit:)`).
+        let distances: [Double]?
+    }
+
+    /// Searches a group of batches cut into chunks of `chunkSize` LEFT features, each chunk searched (and written as
+    /// CSV rows with `csv`) by whichever of `threads` threads is free (`OrderedWorkSharing`) and put back in order:
+    /// the same pairs and bytes as one search of each whole batch, whatever the timing.
+    func searchGroup(_ group: [Prepared], search: Search, right: FeatureInput, csv: NearCSVRows?, threads: Int)
+        throws(CommandError) -> [BatchResult]
+    {
+        var spans: [(batch: Int, range: Range<Int>)] = []
+        for (b, prepared) in group.enumerated() {
+            for start in stride(from: 0, to: prepared.lefts.count, by: Self.chunkSize) {
+                spans.append((b, start..<min(prepared.lefts.count, start + Self.chunkSize)))
+            }
+        }
+        var results = [BatchResult](repeating: BatchResult(), count: group.count)
+        let shared = SharedGroup(job: self, group: group, spans: spans, search: search, right: right, csv: csv)
+        try OrderedWorkSharing.run(count: spans.count, window: threads > 1 ? 2 * threads : 0, helpers: threads - 1) {
+            (k: Int) throws(CommandError) -> BatchResult in
+            try shared.chunk(k)
+        } consume: { (chunk: BatchResult, k: Int) throws(CommandError) in
+            results[spans[k].batch].pairs += chunk.pairs
+            results[spans[k].batch].text += chunk.text
+        }
+        return results
+    }
+}
+
+extension NearJob {
+    /// Starts `process` of a group of batches on another thread (at once on this one with one thread), for `run`
+    /// to collect once it has read the next group.
+    func start(_ group: [FeatureInput], search: Search, right: FeatureInput, file: OutputFile) -> NearPending {
+        let box = NearPending.Box()
+        let work = SharedProcess(job: self, group: group, search: search, right: right, file: file)
+        let task = BackgroundTask(inline: Parallelism.threadCount < 2) { () throws(CommandError) in
+            box.value = try work.job.process(work.group, search: work.search, right: work.right, file: work.file)
+        }
+        return NearPending(task: task, box: box)
+    }
+}
+
+/// A group of LEFT batches being searched on another thread.
+struct NearPending {
+    /// Where the thread leaves its answer (written before the task ends, read after `task.wait()`).
+    final class Box: @unchecked Sendable {
+        var value: [NearJob.Processed]?
+    }
+
+    /// The search.
+    let task: BackgroundTask<CommandError>
+    /// Its answer.
+    let box: Box
+}
+
+/// What `NearJob.start`'s thread reads (read only while it runs).
+private struct SharedProcess: @unchecked Sendable {
+    let job: NearJob
+    let group: [FeatureInput]
+    let search: NearJob.Search
+    let right: FeatureInput
+    let file: OutputFile
+}
+
+/// What the threads of `NearJob.searchGroup` share, all read only: the job (its options), the batches, the index.
+private struct SharedGroup: @unchecked Sendable {
+    let job: NearJob
+    let group: [NearJob.Prepared]
+    /// Chunk k: LEFT features `range` of batch `batch`.
+    let spans: [(batch: Int, range: Range<Int>)]
+    let search: NearJob.Search
+    let right: FeatureInput
+    let csv: NearCSVRows?
+
+    /// Chunk `k`'s pairs (positions in its batch) and CSV rows.
+    func chunk(_ k: Int) throws(CommandError) -> NearJob.BatchResult {
+        let (b, range) = spans[k]
+        let prepared = group[b]
+        // The chunk's own labels and distances (a failure's message is made again from the whole batch).
+        let single = prepared.distances?.count == 1
+        let own = prepared.distances.map { single ? $0 : Array($0[range]) }
+        var pairs = try job.pairs(Array(prepared.lefts[range]), distances: own, single: single,
+                                  labels: prepared.batch.labels.slice(range), search: search, right: right.labels)
+        for i in pairs.indices { pairs[i].leftIndex += range.lowerBound }
+        guard let csv else { return NearJob.BatchResult(pairs: pairs) }
+        var text = ByteBuffer(capacity: 64 * pairs.count + 64)
+        try csv.append(pairs, lefts: prepared.lefts, of: prepared.batch, to: &text)
+        return NearJob.BatchResult(pairs: pairs, text: [text.data()])
+    }
+}
+
+// MARK: CSV rows of pairs without a row per pair
+
+/// Writes a CSV of pairs straight from the batch: each LEFT feature's cells and WKT made once for all its pairs,
+/// each RIGHT feature's cells once for the run, so no dictionary or `Feature` is made per pair. The bytes are those
+/// of the general path (`NearJob.rows`, then `NearOutput`), which is used instead when a RIGHT feature has a
+/// property outside RIGHT's columns (it would land in the row under its own name).
+struct NearCSVRows: Sendable {
+    /// The output's columns.
+    let columns: NearColumns
+    /// LEFT's attribute names (source names), in the order of their columns.
+    let leftSources: [String]
+    /// RIGHT feature `i`'s cells, each followed by a comma: `rightText[rightEnds[i] ..< rightEnds[i + 1]]`.
+    let rightText: [UInt8]
+    let rightEnds: [Int]
+
+    /// The rows' writer, or nil when a RIGHT feature has a property that is not one of RIGHT's columns.
+    init?(columns: NearColumns, left: NearColumns.Side, right rightSide: NearColumns.Side, features: [Feature]) {
+        self.columns = columns
+        leftSources = left.names
+        var text = ByteBuffer(capacity: 16 * features.count + 16)
+        var ends = [0]
+        ends.reserveCapacity(features.count + 1)
+        for feature in features {
+            var present = 0
+            for name in rightSide.names {
+                let value = feature.properties[name]
+                if value != nil { present += 1 }
+                NearColumns.appendCell(value, to: &text)
+                text.append(UInt8(ascii: ","))
+            }
+            guard present == feature.properties.count else { return nil }
+            ends.append(text.count)
+        }
+        rightText = text.withBytes { Array($0) }
+        rightEnds = ends
+    }
+
+    /// Appends the rows of `pairs` (positions in the batch, grouped by LEFT feature).
+    /// - Throws: `CommandError.failure` for a LEFT feature with a property outside the columns.
+    func append(_ pairs: [NearPair], lefts: [Geometry], of batch: FeatureInput, to out: inout ByteBuffer)
+        throws(CommandError)
+    {
+        // The current LEFT feature's cells (each followed by a comma), then its WKT field from `split` on.
+        var left = ByteBuffer(capacity: 256)
+        var current = -1, split = 0
+        for p in pairs {
+            if p.leftIndex != current {
+                current = p.leftIndex
+                left.removeAll()
+                try appendLeftCells(of: batch.features[current].properties, label: batch.labels[current], to: &left)
+                split = left.count
+                var wkt = ByteBuffer(capacity: 64)
+                WKT.write(lefts[current], to: &wkt)
+                wkt.withBytes { CSV.appendField(bytes: $0, to: &left) }
+            }
+            left.withBytes { out.append(UnsafeRawBufferPointer(rebasing: $0[..<split])) }
+            rightText.withUnsafeBytes {
+                out.append(UnsafeRawBufferPointer(rebasing: $0[rightEnds[p.rightIndex]..<rightEnds[p.rightIndex + 1]]))
+            }
+            NearColumns.appendNumber(p.distance, to: &out)
+            out.append(UInt8(ascii: ","))
+            NearColumns.appendNumber(Double(p.rank), to: &out)
+            out.append(UInt8(ascii: ","))
+            left.withBytes { out.append(UnsafeRawBufferPointer(rebasing: $0[split...])) }
+            CSV.endRecord(&out)
+        }
+    }
+
+    /// Appends a LEFT feature's cells, each followed by a comma; a property outside LEFT's columns is refused as
+    /// `NearColumns.left` refuses it.
+    private func appendLeftCells(of properties: [String: JSONValue], label: String, to out: inout ByteBuffer)
+        throws(CommandError)
+    {
+        var present = 0
+        for name in leftSources where properties[name] != nil { present += 1 }
+        guard present == properties.count else {
+            // Some property is not a column: the general rule refuses it (or, should it not, names its cells).
+            let row = try columns.left(properties, label: label, fixed: true)
+            for name in columns.names.prefix(leftSources.count) {
+                NearColumns.appendCell(row[name], to: &out)
+                out.append(UInt8(ascii: ","))
+            }
+            return
+        }
+        for name in leftSources {
+            NearColumns.appendCell(properties[name], to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+    }
+}
