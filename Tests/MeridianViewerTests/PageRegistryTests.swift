@@ -7,13 +7,14 @@ import Testing
 /// page's cards: every page of the site is registered there, every registration is a page, and every page loads it
 /// and leaves its navigation to it.
 @Suite struct PageRegistryTests {
-    /// The `href`s registered in `js/pages.js`.
+    /// The `href`s registered in `js/pages.js`: each entry of `pages` starts a line with its `href`.
     static func registered(in site: StaticSite) throws -> [String] {
         let script = String(decoding: try #require(site.files["/js/pages.js"]).data, as: UTF8.self)
         return script.split(separator: "\n").compactMap { line -> String? in
-            guard let start = line.range(of: "href: \"")?.upperBound,
-                  let end = line[start...].firstIndex(of: "\"") else { return nil }
-            return String(line[start..<end])
+            let entry = line.drop { $0 == " " }
+            guard entry.hasPrefix("href: \""), let start = entry.range(of: "\"")?.upperBound,
+                  let end = entry[start...].firstIndex(of: "\"") else { return nil }
+            return String(entry[start..<end])
         }
     }
 
