@@ -5,7 +5,7 @@ import re
 
 from selenium.webdriver.common.by import By
 
-from test_viewer_browser import browser, no_content_security_policy_violations  # noqa: F401 (fixtures)
+from test_viewer_browser import browser, downloads, no_content_security_policy_violations  # noqa: F401 (fixtures)
 
 SITE = pathlib.Path(__file__).resolve().parents[2] / "Sources" / "MeridianViewer" / "Site"
 
