@@ -604,7 +604,7 @@ import Testing
     @Test func bundledSiteHasBothPagesTheirDataAndIcons() throws {
         let site = try StaticSite.bundled()
         for path in ["/index.html", "/buffers.html", "/kml.html", "/js/map.js", "/js/page.js", "/js/basemap.js",
-                     "/js/buffers.js", "/js/kml.js", "/css/viewer.css", "/data/texas-32038.json",
+                     "/js/buffers.js", "/js/kml.js", "/js/pages.js", "/css/viewer.css", "/data/texas-32038.json",
                      "/data/texas-32038-detail.json", "/data/world-3857.json", "/data/world-3857-detail.json",
                      "/data/LICENSES/ATTRIBUTION.md"]
         {

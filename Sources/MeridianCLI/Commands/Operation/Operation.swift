@@ -2,33 +2,92 @@ import Foundation
 import Meridian
 import MeridianIO
 
-/// The operations of `meridian op`, its modes: each option of the command declares the operations it applies to.
-enum Operation: String, CommandMode {
-    case convexHull = "convex-hull", boundary, labelPoint = "label-point", simplify, densify, generalize, offset,
-         clip, ellipse, sector
-    case intersection, union, difference, symmetricDifference = "symmetric-difference", cut, extend, reshape,
-         autoComplete = "auto-complete"
-    case contains, within, intersects, disjoint, touches, crosses, overlaps, equals, relate
-    case isSimple = "is-simple"
+/// One operation of `meridian op`, one of its modes, declared once: its name, its line of `--help`, what `--with`
+/// must be and what it does. A new operation is one such declaration (the files `Operation+*.swift` hold them, by
+/// kind) and one line in `Operation.all`; each option of the command declares the operations it applies to.
+struct Operation: CommandMode, Equatable {
+    /// What an operation needs `--with`.
+    enum Other: Sendable {
+        /// Nothing: `--with` is not accepted.
+        case none
+        /// Any geometry.
+        case geometry
+        /// A line (LINESTRING or MULTILINESTRING).
+        case line
+        /// A line with one path (a LINESTRING).
+        case onePathLine
+    }
+
+    /// What an operation does with the input's features.
+    enum Action: Sendable {
+        /// The features made from one feature's geometry (none, one or several).
+        case features(@Sendable (GeometryOperation, Geometry, Feature) throws(EngineError) -> [Feature])
+        /// True or false for one feature's geometry.
+        case predicate(@Sendable (GeometryOperation, Geometry) throws(EngineError) -> Bool)
+        /// The features made from the whole input at once.
+        case wholeInput(@Sendable (GeometryOperation, FeatureInput) throws(CommandError) -> [Feature])
+    }
+
+    /// The operations, in the order of `--help` and the reference page: the one registration of each.
+    static let all: [Operation] = [
+        .convexHull, .boundary, .labelPoint, .simplify, .densify, .generalize, .offset, .clip,
+        .ellipse, .sector,
+        .intersection, .union, .difference, .symmetricDifference, .cut, .extend, .reshape, .autoComplete,
+        .contains, .within, .intersects, .disjoint, .touches, .crosses, .overlaps, .equals, .relate,
+        .isSimple,
+    ]
+
+    /// The name on the command line, e.g. "convex-hull".
+    let rawValue: String
+    /// One line for `--help` and the reference page.
+    let summary: String
+    /// What `--with` must be.
+    let other: Other
+    /// What the operation does.
+    let action: Action
+
+    /// An operation.
+    init(_ name: String, with other: Other = .none, summary: String, action: Action) {
+        (rawValue, self.other, self.summary, self.action) = (name, other, summary, action)
+    }
+
+    /// An operation making at most one geometry from each feature's geometry, written with the feature's properties.
+    init(_ name: String, with other: Other = .none, summary: String,
+         geometry: @escaping @Sendable (GeometryOperation, Geometry) throws(EngineError) -> Geometry?)
+    {
+        self.init(name, with: other, summary: summary, action: .features { op, g, feature throws(EngineError) in
+            try geometry(op, g).map { [Feature(geometry: $0, properties: feature.properties, id: feature.id)] } ?? []
+        })
+    }
+
+    /// The registered operation named `rawValue`.
+    init?(rawValue: String) {
+        guard let found = Self.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = found
+    }
+
+    /// Every registered operation.
+    static var allCases: [Operation] { all }
+
+    static func == (a: Operation, b: Operation) -> Bool { a.rawValue == b.rawValue }
 
     /// Whether the operation answers true or false.
     var isPredicate: Bool {
-        switch self {
-        case .contains, .within, .intersects, .disjoint, .touches, .crosses, .overlaps, .equals, .relate, .isSimple:
-            true
-        default: false
-        }
+        if case .predicate = action { return true }
+        return false
+    }
+
+    /// Whether the operation needs the whole input at once.
+    var readsWholeInput: Bool {
+        if case .wholeInput = action { return true }
+        return false
     }
 
     /// Whether the operation needs `--with`.
-    var needsOther: Bool {
-        (isPredicate && self != .isSimple)
-            || [.intersection, .union, .difference, .symmetricDifference, .cut, .extend, .reshape, .autoComplete]
-                .contains(self)
-    }
+    var needsOther: Bool { other != .none }
 
     /// Whether `--with` must be a line.
-    var needsLine: Bool { [.cut, .extend, .reshape, .autoComplete].contains(self) }
+    var needsLine: Bool { other == .line || other == .onePathLine }
 
     /// The operations that take `--with`.
     static let withOther = Modes.of(allCases.filter { $0.needsOther }, title: "the overlays, edits and predicates",
@@ -38,36 +97,6 @@ enum Operation: String, CommandMode {
                                             tag: "all but the predicates")
     /// The geodesic shapes around points.
     static let shapes = Modes.of(Operation.ellipse, .sector)
-
-    var summary: String {
-        switch self {
-        case .convexHull: "the smallest convex polygon (a line or point when degenerate); --merge: one hull around all features"
-        case .boundary: "polygon rings as lines, line end points as points (the OGC rule)"
-        case .labelPoint: "a point inside each polygon"
-        case .simplify: "made topologically correct (a bow tie becomes two triangles)"
-        case .densify: "vertices added so that no segment is longer than L"
-        case .generalize: "Douglas-Peucker: removed vertices lie within D of the result"
-        case .offset: "lines: D to the right of their direction (negative: left); polygons: grown by D (negative: shrunk)"
-        case .clip: "the part inside the rectangle"
-        case .ellipse: "around each point: the points at geodesic distance r(phi) from the centre along azimuth 90 + D + phi, r(phi) the radius of the plane ellipse with semi-axes A, B (the longer along D); edges at most L long (default: N vertices), at most N vertices"
-        case .sector: "the part of the ellipse from direction T (from the major axis) sweeping S clockwise: a polygon with the centre, or the arc as a polyline or multipoint"
-        case .intersection, .union, .difference, .symmetricDifference: "the \(rawValue) of the feature and the --with geometry"
-        case .cut: "--with a line: the pieces left of it, right of it, then the pieces on neither side (ArcGIS's order), one output geometry each, empty sides left out; GeoJSON gives each a \"cut\" property: left, right or undefined. A feature the line does not cut writes nothing"
-        case .extend: "--with a line: each line's ends extended along their end segments to the nearest point of it (ArcGIS's extend). A line with no end extended writes nothing"
-        case .reshape: "--with a one-path line: the line or polygon reshaped by it (ArcGIS's rules); a feature it does not reshape writes nothing"
-        case .autoComplete: "--with lines: the new polygons closing the gaps between the input polygons and the lines (ArcGIS's autoComplete), one per gap"
-        case .relate: "true when the DE-9IM relation of the feature (first) and the --with geometry matches the pattern, e.g. T*F**F***"
-        case .isSimple: "true when the feature is topologically simple (ArcGIS isSimple: lines without self-intersections, polygons valid); simplify repairs what is not"
-        case .contains: "true when the feature contains the --with geometry"
-        case .within: "true when the feature lies within the --with geometry"
-        case .intersects: "true when the feature intersects the --with geometry"
-        case .disjoint: "true when the feature is disjoint from the --with geometry"
-        case .touches: "true when the feature touches the --with geometry"
-        case .crosses: "true when the feature crosses the --with geometry"
-        case .overlaps: "true when the feature overlaps the --with geometry"
-        case .equals: "true when the feature equals the --with geometry"
-        }
-    }
 }
 
 /// The geometry type `op ellipse` and `op sector` make.

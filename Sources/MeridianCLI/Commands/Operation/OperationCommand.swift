@@ -109,7 +109,7 @@ public struct OperationCommand: Command {
     /// `run(io:)` with the thread count set.
     private func apply(io: CommandIO) throws(CommandError) {
         let file = try output.file(standardOutput: .wkt)
-        if operation == .autoComplete || file.format.isFeatureTable {
+        if operation.readsWholeInput || file.format.isFeatureTable {
             // Every polygon at once (auto-complete), or a feature table written whole with the input's fields.
             let features = try read(io: io)
             try write(try task(for: features.spatialReference).results(for: features), of: features, to: file, io: io)
@@ -190,8 +190,8 @@ public struct OperationCommand: Command {
         if operation.needsLine, geometry.polyline == nil {
             throw .usage("\(operation.rawValue) needs a line --with (LINESTRING or MULTILINESTRING), got a \(geometry.typeName.lowercased())")
         }
-        if operation == .reshape, let parts = geometry.polyline?.parts.count, parts != 1 {
-            throw .usage("reshape needs a line with one path --with (a LINESTRING), got \(parts) paths")
+        if operation.other == .onePathLine, let parts = geometry.polyline?.parts.count, parts != 1 {
+            throw .usage("\(operation.rawValue) needs a line with one path --with (a LINESTRING), got \(parts) paths")
         }
         return geometry
     }
