@@ -9,8 +9,11 @@ import Testing
 /// under its extension, recognised by its content alone, read back by a command with the same geometry. A format
 /// added by its declaration is tested here with no test to add.
 @Suite struct DeclaredFeatureTableFormatTests {
-    /// Three points as lon,lat CSV, and the WKT `project` writes for them in EPSG:32038.
-    static let points = "lon,lat,name\n-96.8,32.75,Dallas\n-97.33,32.75,Fort Worth\n-97.1,32.7,Arlington\n"
+    /// Three named points as GeoJSON (WGS84 longitude/latitude).
+    static let points = #"{"type":"FeatureCollection","features":["#
+        + [("Dallas", -96.8, 32.75), ("Fort Worth", -97.33, 32.75), ("Arlington", -97.1, 32.7)].map { name, lon, lat in
+            #"{"type":"Feature","properties":{"name":"\#(name)"},"geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]}}"#
+        }.joined(separator: ",") + "]}"
 
     /// The file formats: every declared format recognised by its content (PostGIS, named by a `PG:` connection
     /// string, is not a file; its round trip is in Tests/python/test_feature_data_interop.py).
@@ -34,8 +37,10 @@ import Testing
     @Test(arguments: fileFormats) func writtenRecognisedAndReadBack(_ format: FeatureDataFormat) throws {
         let dir = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let direct = runCommand(["project", "--to", "EPSG:32038"], stdin: Self.points)
-        #expect(direct.status == 0 && direct.stdout.split(separator: "\n").count == 3, "\(direct.stderr)")
+        let directFile = dir.appendingPathComponent("direct.wkt")
+        let direct = runCommand(["project", "--to", "EPSG:32038", "-o", directFile.path], stdin: Self.points)
+        let expected = try String(contentsOf: directFile, encoding: .utf8)
+        #expect(direct.status == 0 && expected.split(separator: "\n").count == 3, "\(direct.stderr)")
         // Written by a command under its extension; recognised by its bytes alone (InputFormat.sniff sees no name).
         let table = dir.appendingPathComponent("points." + (format.fileExtension ?? ""))
         let written = runCommand(["project", "--to", "EPSG:32038", "-o", table.path], stdin: Self.points)
@@ -48,6 +53,6 @@ import Testing
         let back = dir.appendingPathComponent("back.wkt")
         let read = runCommand(["project", table.path, "--to", "EPSG:32038", "-o", back.path])
         #expect(read.status == 0, "\(format): \(read.stderr)")
-        #expect((try? String(contentsOf: back, encoding: .utf8)) == direct.stdout, "\(format)")
+        #expect((try? String(contentsOf: back, encoding: .utf8)) == expected, "\(format)")
     }
 }
