@@ -23,7 +23,8 @@ public enum FeatureDataFormat: String, Sendable, Hashable, CaseIterable, CustomS
         let driverName: String
         /// How a file is recognised by its first bytes (never by its name); `nil` for a format that is not a file.
         let signature: Signature?
-        /// Whether a source holds several tables, so a message names the table beside the source.
+        /// Whether a source is a container of tables (a GeoPackage, a database), so a message names the table beside
+        /// the source; a file that is its one table (a shapefile, even one of a zip, a FlatGeobuf) is named alone.
         public let holdsSeveralTables: Bool
         /// How an output message names it, e.g. "a GeoPackage".
         public let outputName: String
