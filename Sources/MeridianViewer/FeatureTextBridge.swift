@@ -59,7 +59,7 @@ enum FeatureTextBridge {
                 throw refusal ?? .unprocessable(message)
             }
         }
-        var document = KMLDocument(name: input.format.rawValue)
+        var document = KMLDocument(name: input.format.name)
         placemarks.forEach { document.addChildNode($0) }
         return KMLDataset(rootNode: document)
     }

@@ -206,9 +206,9 @@ struct SampleCommand: Command {
     /// the input's CSV columns, whether its layer must be named, whether it is KML.
     @Test func capabilitiesSayWhatEachFormatDoes() {
         let working = OutputFormat.allCases.filter { $0.writesInWorkingSpatialReference }
-        #expect(working == [.wkt, .csv, .text, .svg, .geoPackage, .shapefile, .flatGeobuf, .postGIS])
+        #expect(working == [.wkt, .csv, .text, .svg, .table(.geoPackage), .table(.shapefile), .table(.flatGeobuf), .table(.postGIS)])
         #expect(OutputFormat.allCases.filter { $0.keepsInputColumns } == [.csv])
-        #expect(OutputFormat.allCases.filter { $0.needsLayerName } == [.postGIS])
+        #expect(OutputFormat.allCases.filter { $0.needsLayerName } == [.table(.postGIS)])
         #expect(OutputFormat.allCases.filter { $0.isKML } == [.kml, .kmz])
         #expect(OutputFormat.allCases.filter { $0.writesGeometryAsWKTColumn } == [.csv])
         #expect(OutputFormat.allCases.filter { $0.writesCSVRows } == [.csv, .text])

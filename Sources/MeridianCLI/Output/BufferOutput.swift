@@ -42,7 +42,7 @@ enum BufferOutput {
             }
         case .geoJSON:
             try writeUnion(buffers.first, count: inputs.count, to: output, io: io)
-        case .geoPackage, .shapefile, .flatGeobuf, .postGIS:
+        case .table:
             guard let sr = buffers.first?.spatialReference else { throw .failure("no buffers to write") }
             try writeUnionTable(buffers.first, count: inputs.count, in: sr, to: output, io: io)
         case .geoJSONSequence, .csv, .text:

@@ -267,16 +267,13 @@ final class GDALDataset {
         return handle
     }
 
-    /// Open options per driver: a GeoPackage lists only the tables of its `gpkg_contents`, and a read-only one runs
-    /// its SQLite connection with `trusted_schema` off (no SQL functions from views or triggers of the file); a
-    /// FlatGeobuf verifies its buffers; a database lists only tables with geometry.
+    /// Open options per driver, as the format declares them (`FeatureDataFormat.declaration`): a GeoPackage lists
+    /// only the tables of its `gpkg_contents`, and a read-only one runs its SQLite connection with `trusted_schema`
+    /// off (no SQL functions from views or triggers of the file); a FlatGeobuf verifies its buffers; a database lists
+    /// only tables with geometry.
     private static func openOptions(_ format: FeatureDataFormat, update: Bool) -> [String] {
-        switch format {
-        case .geoPackage: update ? ["LIST_ALL_TABLES=NO"] : ["LIST_ALL_TABLES=NO", "PRELUDE_STATEMENTS=PRAGMA trusted_schema=OFF"]
-        case .flatGeobuf: ["VERIFY_BUFFERS=YES"]
-        case .postGIS: ["LIST_ALL_TABLES=NO"]
-        case .shapefile: []
-        }
+        let declaration = format.declaration
+        return declaration.openOptions + (update ? [] : declaration.readOnlyOpenOptions)
     }
 
     /// The names of the dataset's layers, at most `limit` + 1 of them (one more tells the caller there are too many).

@@ -76,7 +76,8 @@ public final class FeatureDataSource {
             try checkAttributes(of: table)
             return table
         case .flatGeobuf: return try FlatGeobufFeatureTable(dataset: dataset, layer: layer, limits: limits)
-        case .postGIS: return try FeatureTable(dataset: dataset, layer: layer, limits: limits)
+        default:  // PostGIS and any other declared format: the driver-neutral table
+            return try FeatureTable(dataset: dataset, layer: layer, limits: limits)
         }
     }
 

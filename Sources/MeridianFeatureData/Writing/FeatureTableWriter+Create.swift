@@ -111,18 +111,10 @@ extension FeatureTableWriter {
         else { throw fail("the existing table could not be dropped") }
     }
 
-    /// Layer creation options per driver: a FlatGeobuf without a spatial index unless `spatialIndex` (GDAL then
+    /// Layer creation options per driver, as the format declares them (`FeatureDataFormat.declaration`): a FlatGeobuf without a spatial index unless `spatialIndex` (GDAL then
     /// writes features to a temporary file and the whole file again at close).
     private static func layerOptions(_ format: FeatureDataFormat, schema: OutputSchema, spatialIndex: Bool) -> [String] {
-        switch format {
-        case .geoPackage:
-            ["GEOMETRY_NAME=\(schema.geometryColumn)", "FID=\(schema.fidColumn)", "SPATIAL_INDEX=YES"]
-        case .shapefile: ["ENCODING=UTF-8", "SPATIAL_INDEX=NO", "2GB_LIMIT=YES"]
-        case .flatGeobuf: [spatialIndex ? "SPATIAL_INDEX=YES" : "SPATIAL_INDEX=NO"]
-        case .postGIS:
-            ["GEOMETRY_NAME=\(schema.geometryColumn)", "FID=\(schema.fidColumn)", "LAUNDER=NO", "PRECISION=NO",
-             "SPATIAL_INDEX=GIST"]
-        }
+        format.declaration.layerOptions(schema.geometryColumn, schema.fidColumn, spatialIndex)
     }
 }
 

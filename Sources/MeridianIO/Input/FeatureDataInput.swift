@@ -75,7 +75,7 @@ private struct TableReader {
         self.table = table
         self.progress = progress
         self.allowsEmpty = allowsEmpty
-        name = table.format == .postGIS || table.format == .geoPackage
+        name = table.format.declaration.holdsSeveralTables
             ? "\(table.sourceName), layer '\(table.tableName)'" : table.sourceName
         format = FeatureInput.Format(table.format)
         progress?.begin("reading", unit: "features", total: table.numberOfFeatures)

@@ -80,34 +80,35 @@ public struct FeatureInput: Sendable {
     }
 
     /// Input formats the CLI reads.
-    public enum Format: String, Sendable {
+    public enum Format: Hashable, Sendable {
         /// GeoJSON: a document, an RFC 8142 text sequence or newline-delimited GeoJSON.
-        case geoJSON = "GeoJSON"
+        case geoJSON
         /// Comma-separated values with a header naming lon,lat (or longitude,latitude, lng,lat) or x,y columns.
-        case csv = "CSV"
+        case csv
         /// One WKT geometry per line.
-        case wkt = "WKT"
-        /// A GeoPackage table (GDAL/OGR).
-        case geoPackage = "GeoPackage"
-        /// A shapefile, alone or in a zip (GDAL/OGR).
-        case shapefile = "Shapefile"
-        /// A FlatGeobuf file (GDAL/OGR).
-        case flatGeobuf = "FlatGeobuf"
-        /// A PostGIS table, named by a `PG:` connection string (GDAL/OGR).
-        case postGIS = "PostGIS"
+        case wkt
+        /// A feature table read through GDAL/OGR: a GeoPackage table, a shapefile (alone or in a zip), a FlatGeobuf,
+        /// a PostGIS table named by a `PG:` connection string, or any other format `FeatureDataFormat` declares.
+        case table(FeatureDataFormat)
 
         /// The format of a GDAL/OGR source.
-        public init(_ format: FeatureDataFormat) {
-            switch format {
-            case .geoPackage: self = .geoPackage
-            case .shapefile: self = .shapefile
-            case .flatGeobuf: self = .flatGeobuf
-            case .postGIS: self = .postGIS
+        public init(_ format: FeatureDataFormat) { self = .table(format) }
+
+        /// The format's name, e.g. "GeoJSON" or "GeoPackage".
+        public var name: String {
+            switch self {
+            case .geoJSON: "GeoJSON"
+            case .csv: "CSV"
+            case .wkt: "WKT"
+            case .table(let format): format.rawValue
             }
         }
 
         /// Whether the input is a feature table read through GDAL/OGR (typed fields, its own spatial reference).
-        public var isFeatureTable: Bool { [.geoPackage, .shapefile, .flatGeobuf, .postGIS].contains(self) }
+        public var isFeatureTable: Bool {
+            if case .table = self { return true }
+            return false
+        }
     }
 
     /// Reads GeoJSON, CSV or WKT from a path or stdin (`-`/nil), recognised by its content (`InputFormat`), never
@@ -297,8 +298,8 @@ public struct FeatureInput: Sendable {
                     throw CommandError.usage("WKT input needs its spatial reference: give --in-srs")
                 }
                 return try readWKT(data, origin: origin, spatialReference: sr)
-            case .geoPackage, .shapefile, .flatGeobuf, .postGIS:
-                throw CommandError.failure("\(name): \(format.rawValue) is read through GDAL, from a file")  // not sniffed here
+            case .table:
+                throw CommandError.failure("\(name): \(format.name) is read through GDAL, from a file")  // not sniffed here
             }
         } catch let error as CommandError {
             throw error

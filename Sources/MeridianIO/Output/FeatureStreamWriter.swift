@@ -71,7 +71,7 @@ public struct FeatureStreamWriter {
                 }
             }
             out.flushIfFull()
-        case .csv, .text, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf, .postGIS:
+        case .csv, .text, .svg, .kml, .kmz, .table:
             throw .failure("\(format.name) is not written a feature at a time")
         }
     }

@@ -5,11 +5,11 @@ import Meridian
 /// do. The format is told by the output's name (`-o buffers.wkt`); standard output (`-o -` or no `-o`) gets the
 /// command's default (GeoJSON for buffers, WKT for `op`).
 ///
-/// To add a format: a case, its row in each property below, and where it is written (`FeatureStreamWriter` for a
-/// per-feature format, `BufferOutput.write` for a whole picture or document). A format named by a prefix rather than
-/// an extension (a database connection string such as `PG:dbname=…`) is recognised first in `init(path:)`. The
-/// feature tables of GDAL/OGR (`featureTables`) are written by `FeatureTableOutput`.
-public enum OutputFormat: CaseIterable, Sendable {
+/// To add a format of Meridian's own: a case, its row in each property below, and where it is written
+/// (`FeatureStreamWriter` for a per-feature format, `BufferOutput.write` for a whole picture or document). A feature
+/// table of GDAL/OGR is `table` of its `FeatureDataFormat`, whose declaration gives its extension, name and whether
+/// it needs a layer name: a format added there is written by `FeatureTableOutput` with nothing to add here.
+public enum OutputFormat: CaseIterable, Hashable, Sendable {
     /// A GeoJSON FeatureCollection (RFC 7946: WGS84 longitude/latitude).
     case geoJSON
     /// A GeoJSON text sequence (RFC 8142): one feature per record.
@@ -26,14 +26,13 @@ public enum OutputFormat: CaseIterable, Sendable {
     case kml
     /// A zipped KML document with its icons.
     case kmz
-    /// A GeoPackage table (GDAL/OGR), in the spatial reference the work was done in, with typed attributes.
-    case geoPackage
-    /// A shapefile (`.shp`, `.shx`, `.dbf`, `.prj`, `.cpg`; GDAL/OGR).
-    case shapefile
-    /// A FlatGeobuf file (GDAL/OGR).
-    case flatGeobuf
-    /// A PostGIS table, named by a `PG:` connection string and `--layer` (GDAL/OGR).
-    case postGIS
+    /// A feature table written through GDAL/OGR (a GeoPackage, a shapefile, a FlatGeobuf, a PostGIS table named by a
+    /// `PG:` connection string and `--layer`, …), in the spatial reference the work was done in, with typed attributes.
+    case table(FeatureDataFormat)
+
+    /// Every format: Meridian's own, then the feature tables in the order `FeatureDataFormat` declares them.
+    public static let allCases: [OutputFormat] = [.geoJSON, .geoJSONSequence, .wkt, .csv, .text, .svg, .kml, .kmz]
+        + featureTables
 
     /// Where a format may be written: each command, or each mode of one, accepts its own formats.
     public enum Use: Sendable {
@@ -74,10 +73,7 @@ public enum OutputFormat: CaseIterable, Sendable {
         case .svg: ["svg"]
         case .kml: ["kml"]
         case .kmz: ["kmz"]
-        case .geoPackage: ["gpkg"]
-        case .shapefile: ["shp"]
-        case .flatGeobuf: ["fgb"]
-        case .postGIS: []
+        case .table(let format): format.fileExtension.map { [$0] } ?? []
         }
     }
 
@@ -92,10 +88,7 @@ public enum OutputFormat: CaseIterable, Sendable {
         case .svg: "SVG"
         case .kml: "KML"
         case .kmz: "KMZ"
-        case .geoPackage: "a GeoPackage"
-        case .shapefile: "a shapefile"
-        case .flatGeobuf: "a FlatGeobuf"
-        case .postGIS: "a PostGIS table"
+        case .table(let format): format.declaration.outputName
         }
     }
 
@@ -112,16 +105,19 @@ public enum OutputFormat: CaseIterable, Sendable {
     }
 
     /// The formats written through GDAL/OGR as feature tables (`FeatureTableOutput`).
-    public static let featureTables: [OutputFormat] = [.geoPackage, .shapefile, .flatGeobuf, .postGIS]
+    public static let featureTables: [OutputFormat] = FeatureDataFormat.allCases.map { .table($0) }
 
     /// Whether this is a feature table written through GDAL/OGR (`FeatureTableOutput`): typed attributes, a spatial
     /// reference, a layer name.
-    public var isFeatureTable: Bool { Self.featureTables.contains(self) }
+    public var isFeatureTable: Bool {
+        if case .table = self { return true }
+        return false
+    }
 
     /// Whether features are written one at a time as they are made, so memory does not grow with the input.
     public var isStreamable: Bool {
         switch self {
-        case .geoJSON, .geoJSONSequence, .wkt, .csv, .geoPackage, .shapefile, .flatGeobuf, .postGIS: true
+        case .geoJSON, .geoJSONSequence, .wkt, .csv, .table: true
         case .text, .svg, .kml, .kmz: false
         }
     }
@@ -131,7 +127,7 @@ public enum OutputFormat: CaseIterable, Sendable {
     /// (GeoJSON by RFC 7946, KML by its standard), projected on the way out.
     public var writesInWorkingSpatialReference: Bool {
         switch self {
-        case .wkt, .csv, .text, .svg, .geoPackage, .shapefile, .flatGeobuf, .postGIS: true
+        case .wkt, .csv, .text, .svg, .table: true
         case .geoJSON, .geoJSONSequence, .kml, .kmz: false
         }
     }
@@ -140,8 +136,7 @@ public enum OutputFormat: CaseIterable, Sendable {
     public var keepsInputColumns: Bool {
         switch self {
         case .csv: true
-        case .geoJSON, .geoJSONSequence, .wkt, .text, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf, .postGIS:
-            false
+        case .geoJSON, .geoJSONSequence, .wkt, .text, .svg, .kml, .kmz, .table: false
         }
     }
 
@@ -150,8 +145,7 @@ public enum OutputFormat: CaseIterable, Sendable {
     public var writesGeometryAsWKTColumn: Bool {
         switch self {
         case .csv: true
-        case .geoJSON, .geoJSONSequence, .wkt, .text, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf, .postGIS:
-            false
+        case .geoJSON, .geoJSONSequence, .wkt, .text, .svg, .kml, .kmz, .table: false
         }
     }
 
@@ -160,7 +154,7 @@ public enum OutputFormat: CaseIterable, Sendable {
     public var writesCSVRows: Bool {
         switch self {
         case .csv, .text: true
-        case .geoJSON, .geoJSONSequence, .wkt, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf, .postGIS: false
+        case .geoJSON, .geoJSONSequence, .wkt, .svg, .kml, .kmz, .table: false
         }
     }
 
@@ -168,9 +162,8 @@ public enum OutputFormat: CaseIterable, Sendable {
     /// connection string names a database, not a table; a file's name gives its layer's.
     public var needsLayerName: Bool {
         switch self {
-        case .postGIS: true
-        case .geoJSON, .geoJSONSequence, .wkt, .csv, .text, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf:
-            false
+        case .table(let format): format.declaration.needsLayerName
+        case .geoJSON, .geoJSONSequence, .wkt, .csv, .text, .svg, .kml, .kmz: false
         }
     }
 
@@ -178,14 +171,14 @@ public enum OutputFormat: CaseIterable, Sendable {
     public var isKML: Bool {
         switch self {
         case .kml, .kmz: true
-        case .geoJSON, .geoJSONSequence, .wkt, .csv, .text, .svg, .geoPackage, .shapefile, .flatGeobuf, .postGIS: false
+        case .geoJSON, .geoJSONSequence, .wkt, .csv, .text, .svg, .table: false
         }
     }
 
     /// Whether a union (one dissolved polygon, `buffer --union`) can be written.
     public var allowsUnion: Bool {
         switch self {
-        case .geoJSON, .wkt, .svg, .kml, .kmz, .geoPackage, .shapefile, .flatGeobuf, .postGIS: true
+        case .geoJSON, .wkt, .svg, .kml, .kmz, .table: true
         case .geoJSONSequence, .csv, .text: false
         }
     }
@@ -196,7 +189,7 @@ public enum OutputFormat: CaseIterable, Sendable {
 
     /// The format a path's name says (a `PG:` connection string: PostGIS), or nil when it says none or an unknown one.
     public init?(path: String) {
-        if PostGISConnection.isConnectionString(path) { self = .postGIS; return }
+        if PostGISConnection.isConnectionString(path) { self = .table(.postGIS); return }
         guard let ext = Self.fileExtension(path),
               let format = Self.allCases.first(where: { $0.extensions.contains(ext) })
         else { return nil }
@@ -213,7 +206,7 @@ public enum OutputFormat: CaseIterable, Sendable {
 
     /// ".geojson, .json, .wkt or PG:…": the extensions of some formats (and PostGIS's prefix), as messages list them.
     public static func extensionList(_ formats: [OutputFormat]) -> String {
-        MessageText.list(formats.flatMap { $0.extensions }.map { "." + $0 } + (formats.contains(.postGIS) ? ["PG:…"] : []),
+        MessageText.list(formats.flatMap { $0.extensions }.map { "." + $0 } + (formats.contains(.table(.postGIS)) ? ["PG:…"] : []),
                       conjunction: "or")
     }
 }

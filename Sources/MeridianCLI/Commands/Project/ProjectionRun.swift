@@ -160,7 +160,7 @@ struct ProjectionRun {
             throw .usage("CSV input is written as CSV (the coordinate columns replaced) or as a feature table (.gpkg, .shp, .fgb, PG:…); use -o OUT.csv, not '.\(ext)'")
         }
         if format.writesCSVRows {  // (rows need CSV input: features are not rows)
-            throw .usage("unknown output format '.\(ext)' for \(input.rawValue) input (use .geojson, .wkt, .gpkg, .shp, .fgb or PG:…)")
+            throw .usage("unknown output format '.\(ext)' for \(input.name) input (use .geojson, .wkt, .gpkg, .shp, .fgb or PG:…)")
         }
         if !format.writesInWorkingSpatialReference, target != .wgs84 {
             throw .usage("GeoJSON output is WGS84 only (RFC 7946); write .wkt for \(target.name)")
