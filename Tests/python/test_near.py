@@ -58,6 +58,18 @@ def _antimeridian_and_polar_points(rng, n):
     return lon, lat
 
 
+def _geodesic_pairs_within_150_km(meridian, tmp_path, rng):
+    """300 LEFT and 200 RIGHT points around ±180° and the poles, and `meridian near --geodesic --distance 150km`'s
+    pairs of them: (LEFT lon, lat, RIGHT lon, lat, {(left id, right id): metres})."""
+    llon, llat = _antimeridian_and_polar_points(rng, 300)
+    rlon, rlat = _antimeridian_and_polar_points(rng, 200)
+    left, right, out = tmp_path / "left.csv", tmp_path / "right.csv", tmp_path / "pairs.csv"
+    _write_points(left, llon, llat, names=("lon", "lat"))
+    _write_points(right, rlon, rlat, names=("lon", "lat"))
+    _run(meridian, "--geodesic", left, right, "--distance", "150km", "-o", out)
+    return llon, llat, rlon, rlat, _pairs(_rows(out), "distance_m")
+
+
 def _pairs(rows, distance_column):
     return {(r["id_left"], r["id_right"]): float(r[distance_column]) for r in rows}
 
@@ -122,13 +134,7 @@ def test_planar_nearest_matches_shapely_query_nearest(meridian, tmp_path):
 
 def test_geodesic_pairs_near_the_antimeridian_and_poles_match_geographiclib(meridian, tmp_path):
     rng = np.random.default_rng(SEED + 3)
-    llon, llat = _antimeridian_and_polar_points(rng, 300)
-    rlon, rlat = _antimeridian_and_polar_points(rng, 200)
-    left, right, out = tmp_path / "left.csv", tmp_path / "right.csv", tmp_path / "pairs.csv"
-    _write_points(left, llon, llat, names=("lon", "lat"))
-    _write_points(right, rlon, rlat, names=("lon", "lat"))
-    _run(meridian, "--geodesic", left, right, "--distance", "150km", "-o", out)
-    got = _pairs(_rows(out), "distance_m")
+    llon, llat, rlon, rlat, got = _geodesic_pairs_within_150_km(meridian, tmp_path, rng)
     expected = {}
     for i in range(len(llon)):
         for j in range(len(rlon)):
@@ -201,13 +207,7 @@ def test_geodesic_pairs_and_distances_match_postgis_geography(meridian, postgis,
     precision, good to ~15 nm; the bench's largest difference at 1M places was 1.2e-8 m). No pair lies within 1 µm of
     the 150 km boundary, so the pair sets cannot differ by rounding."""
     rng = np.random.default_rng(SEED + 5)
-    llon, llat = _antimeridian_and_polar_points(rng, 300)
-    rlon, rlat = _antimeridian_and_polar_points(rng, 200)
-    left, right, out = tmp_path / "left.csv", tmp_path / "right.csv", tmp_path / "pairs.csv"
-    _write_points(left, llon, llat, names=("lon", "lat"))
-    _write_points(right, rlon, rlat, names=("lon", "lat"))
-    _run(meridian, "--geodesic", left, right, "--distance", "150km", "-o", out)
-    got = _pairs(_rows(out), "distance_m")
+    llon, llat, rlon, rlat, got = _geodesic_pairs_within_150_km(meridian, tmp_path, rng)
     suffix = uuid.uuid4().hex[:8]
     l, r = f"near_gleft_{suffix}", f"near_gright_{suffix}"
     rows = _sql(postgis, "SET extra_float_digits = 3;\n"
