@@ -11,12 +11,6 @@ extension ViewerAPI {
     /// "south", "east", "north"}, "boundary", "horizon", "extent": {"xmin", "ymin", "xmax", "ymax"}}`, numbers to 3
     /// decimals; `unit` and `horizon` are `null` when there is none, `extent` absent when the boundary has none.
     struct SpatialReferenceResponse: Encodable {
-        /// The area of use in degrees.
-        struct Area: Encodable {
-            let name: String
-            let west, south, east, north: Double
-        }
-
         /// The boundary's extent in the spatial reference's units.
         struct Extent: Encodable {
             let xmin, ymin, xmax, ymax: Double
@@ -26,7 +20,7 @@ extension ViewerAPI {
         let name: String
         let kind: String
         let unit: String?
-        let areaOfUse: Area
+        let areaOfUse: AreaOfUse
         let boundary: PolygonJSON
         let horizon: PolygonJSON?
         let extent: Extent?
@@ -53,7 +47,7 @@ extension ViewerAPI {
         return .json(SpatialReferenceResponse(
             wkid: wkid, name: info.spatialReference.name, kind: info.spatialReference.kind.rawValue,
             unit: info.spatialReference.unit?.name,
-            areaOfUse: .init(name: a.name, west: d(a.west), south: d(a.south), east: d(a.east), north: d(a.north)),
+            areaOfUse: AreaOfUse(name: a.name, west: d(a.west), south: d(a.south), east: d(a.east), north: d(a.north)),
             boundary: PolygonJSON(info.boundary, d), horizon: info.horizon.map { PolygonJSON($0, d) },
             extent: info.boundary.geometry.extent.map {
                 .init(xmin: d($0.xMin), ymin: d($0.yMin), xmax: d($0.xMax), ymax: d($0.yMax))

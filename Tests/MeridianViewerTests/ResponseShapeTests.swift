@@ -194,7 +194,7 @@ import Testing
                 wkid: 1, name: "", kind: "", unit: nil,
                 areaOfUse: .init(name: "", west: 0, south: 0, east: 0, north: 0), boundary: polygon, horizon: nil,
                 extent: nil), object("srs")),
-            (ViewerAPI.SpatialReferenceResponse.Area(name: "", west: 0, south: 0, east: 0, north: 0), object("srs", "areaOfUse")),
+            (AreaOfUse(name: "", west: 0, south: 0, east: 0, north: 0), object("srs", "areaOfUse")),
             (ViewerAPI.SpatialReferenceResponse.Extent(xmin: 0, ymin: 0, xmax: 0, ymax: 0), object("srs", "extent")),
             (polygon, object("srs", "boundary")),
             (try #require(polygon.parts.first), object("srs", "boundary", "parts")),

@@ -27,10 +27,6 @@ public struct SpatialReferenceCommand: Command {
 
     /// The JSON shape of `--json`.
     struct Description: Encodable {
-        struct Area: Encodable {
-            let west, south, east, north: Double
-            let name: String
-        }
         struct EllipsoidFacts: Encodable {
             let semiMajorAxis: Double
             let inverseFlattening: Double
@@ -43,7 +39,7 @@ public struct SpatialReferenceCommand: Command {
         let unit: String
         let metersPerUnit: Double?
         let ellipsoid: EllipsoidFacts
-        let areaOfUse: Area?
+        let areaOfUse: AreaOfUse?
     }
 
     /// Prints the description (text, or JSON with `--json`).
@@ -56,7 +52,7 @@ public struct SpatialReferenceCommand: Command {
                 name: sr.name, definition: sr.definition, wkid: sr.wkid, isProjected: sr.isProjected,
                 isGeographic: sr.isGeographic, unit: unitName, metersPerUnit: sr.unit?.metersPerUnit,
                 ellipsoid: .init(semiMajorAxis: sr.ellipsoid.semiMajorAxis, inverseFlattening: f == 0 ? 0 : 1 / f),
-                areaOfUse: sr.areaOfUse.map { .init(west: $0.west, south: $0.south, east: $0.east, north: $0.north, name: $0.name) })
+                areaOfUse: sr.areaOfUse)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             guard let data = try? encoder.encode(description) else { throw .failure("could not encode JSON") }

@@ -64,8 +64,7 @@ struct TransformationList {
 
     /// One transformation as `--json` writes it: unknown accuracy and area as null, not left out.
     private struct Listed: Encodable {
-        struct Area: Encodable { let name: String, west: Double, south: Double, east: Double, north: Double }
-        let number: Int, name: String, accuracy: Double?, available: Bool, pipeline: String, areaOfUse: Area?
+        let number: Int, name: String, accuracy: Double?, available: Bool, pipeline: String, areaOfUse: AreaOfUse?
         enum CodingKeys: CodingKey { case number, name, accuracy, available, pipeline, areaOfUse }
         func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -81,9 +80,7 @@ struct TransformationList {
     private func printJSON(io: CommandIO) throws(CommandError) {
         let listed = candidates.enumerated().map { i, t in
             Listed(number: i + 1, name: t.name, accuracy: t.accuracy, available: t.isAvailable,
-                   pipeline: t.pipeline, areaOfUse: t.areaOfUse.map {
-                       Listed.Area(name: $0.name, west: $0.west, south: $0.south, east: $0.east, north: $0.north)
-                   })
+                   pipeline: t.pipeline, areaOfUse: t.areaOfUse)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
