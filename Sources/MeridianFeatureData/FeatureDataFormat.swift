@@ -1,3 +1,5 @@
+import MeridianCore
+
 /// The formats this module reads and writes through GDAL/OGR, beside the GeoJSON, CSV, WKT and KML that Meridian
 /// reads and writes itself.
 public enum FeatureDataFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -28,6 +30,18 @@ public enum FeatureDataFormat: String, Sendable, Hashable, CaseIterable, CustomS
         public let holdsSeveralTables: Bool
         /// How an output message names it, e.g. "a GeoPackage".
         public let outputName: String
+        /// How the help and messages name it in a list of formats, e.g. "GeoPackage", "shapefile".
+        public let listName: String
+        /// How the input help names a source of it, e.g. "a shapefile's .shp (or a zip of shapefiles)".
+        public let inputName: String
+        /// How a message names a source of it that can hold several layers (tables) to choose from with `--layer`,
+        /// e.g. "a zip of shapefiles"; `nil` when a source is always one table.
+        public let layeredSourceName: String?
+        /// How the reader's refusal of an unrecognised file names it, e.g. "Shapefile (.shp)"; `nil` for a format
+        /// that is not a file.
+        let recognizedName: String?
+        /// Whether an output keeps the layer name it is given (`--output-layer`); a shapefile's is its file's name.
+        public let keepsLayerName: Bool
         /// Whether an output's path cannot name its table, so the layer must be named (`--layer`).
         public let needsLayerName: Bool
         /// The driver's open options, reading or writing.
@@ -55,7 +69,8 @@ public enum FeatureDataFormat: String, Sendable, Hashable, CaseIterable, CustomS
             Declaration(fileExtension: "gpkg", driverName: "GPKG", signature: Signature(minimumLength: 72) { h in
                 h.starts(with: Array("SQLite format 3\0".utf8))
                     && ["GPKG", "GP10", "GP11"].contains(String(decoding: h[68..<72], as: UTF8.self))
-            }, holdsSeveralTables: true, outputName: "a GeoPackage", needsLayerName: false,
+            }, holdsSeveralTables: true, outputName: "a GeoPackage", listName: "GeoPackage", inputName: "a GeoPackage",
+            layeredSourceName: "a GeoPackage", recognizedName: "GeoPackage", keepsLayerName: true, needsLayerName: false,
             // Only the tables of its gpkg_contents; read-only, SQLite's trusted_schema off (no SQL functions from
             // the file's views or triggers).
             openOptions: ["LIST_ALL_TABLES=NO"], readOnlyOpenOptions: ["PRELUDE_STATEMENTS=PRAGMA trusted_schema=OFF"],
@@ -64,7 +79,9 @@ public enum FeatureDataFormat: String, Sendable, Hashable, CaseIterable, CustomS
             // The `.shp` file code 9994 (big-endian) and version 1000 (little-endian).
             Declaration(fileExtension: "shp", driverName: "ESRI Shapefile", signature: Signature(minimumLength: 100) { h in
                 h[0..<4] == [0x00, 0x00, 0x27, 0x0A] && h[28..<32] == [0xE8, 0x03, 0x00, 0x00]
-            }, holdsSeveralTables: false, outputName: "a shapefile", needsLayerName: false,
+            }, holdsSeveralTables: false, outputName: "a shapefile", listName: "shapefile",
+            inputName: "a shapefile's .shp (or a zip of shapefiles)", layeredSourceName: "a zip of shapefiles",
+            recognizedName: "Shapefile (.shp)", keepsLayerName: false, needsLayerName: false,
             openOptions: [], readOnlyOpenOptions: [],
             layerOptions: { _, _, _ in ["ENCODING=UTF-8", "SPATIAL_INDEX=NO", "2GB_LIMIT=YES"] })
         case .flatGeobuf:
@@ -73,18 +90,33 @@ public enum FeatureDataFormat: String, Sendable, Hashable, CaseIterable, CustomS
             // file again at close).
             Declaration(fileExtension: "fgb", driverName: "FlatGeobuf", signature: Signature(minimumLength: 8) { h in
                 h[0..<3] == [0x66, 0x67, 0x62] && h[3] == 3 && h[4..<7] == [0x66, 0x67, 0x62]
-            }, holdsSeveralTables: false, outputName: "a FlatGeobuf", needsLayerName: false,
+            }, holdsSeveralTables: false, outputName: "a FlatGeobuf", listName: "FlatGeobuf", inputName: "a FlatGeobuf",
+            layeredSourceName: nil, recognizedName: "FlatGeobuf", keepsLayerName: true, needsLayerName: false,
             openOptions: ["VERIFY_BUFFERS=YES"], readOnlyOpenOptions: [],
             layerOptions: { _, _, index in [index ? "SPATIAL_INDEX=YES" : "SPATIAL_INDEX=NO"] })
         case .postGIS:
             // Named by a `PG:` connection string, which names a database, not a table; only tables with geometry.
             Declaration(fileExtension: nil, driverName: "PostgreSQL", signature: nil,
-                        holdsSeveralTables: true, outputName: "a PostGIS table", needsLayerName: true,
+                        holdsSeveralTables: true, outputName: "a PostGIS table", listName: "PostGIS",
+                        inputName: "a PostGIS database PG:\"dbname=… host=…\"", layeredSourceName: "a PostGIS database",
+                        recognizedName: nil, keepsLayerName: true, needsLayerName: true,
                         openOptions: ["LIST_ALL_TABLES=NO"], readOnlyOpenOptions: [],
                         layerOptions: { geometry, fid, _ in
                             ["GEOMETRY_NAME=\(geometry)", "FID=\(fid)", "LAUNDER=NO", "PRECISION=NO", "SPATIAL_INDEX=GIST"]
                         })
         }
+    }
+
+    /// The formats that are files (recognised by their first bytes), in declaration order.
+    public static var files: [FeatureDataFormat] { allCases.filter { $0.declaration.signature != nil } }
+
+    /// The formats that are databases, named by a connection string (PostGIS).
+    public static var databases: [FeatureDataFormat] { allCases.filter { $0.declaration.signature == nil } }
+
+    /// "a GeoPackage, a zip of shapefiles or a PostGIS database": the sources that can hold several layers, as the
+    /// messages about `--layer` name them.
+    public static var layeredSources: String {
+        MessageText.list(allCases.compactMap { $0.declaration.layeredSourceName }, conjunction: "or")
     }
 
     /// The file name extension written, without the dot (`nil` for PostGIS).

@@ -35,12 +35,14 @@ struct InputOptions: OptionGroup {
          srsHelp: String = "the spatial reference of CSV x,y columns and WKT input (default WGS84)",
          pathModes: Modes = .all, srsModes: Modes = .all, pathRequired: Modes = .none, srsRequired: Modes = .none,
          layerModes: Modes? = nil) {
-        let help = "a path or - (standard input): GeoJSON (WGS84 longitude/latitude, RFC 7946), CSV with a header naming lon,lat (or longitude,latitude) or x,y columns and any others, WKT (one geometry per line), a GeoPackage, a shapefile's .shp (or a zip of shapefiles), a FlatGeobuf (their spatial reference and typed attributes read through GDAL), or a PostGIS database PG:\"dbname=… host=…\"; recognised by its content, not its name"
+        let files = FeatureDataFormat.files.map { $0.declaration.inputName }.joined(separator: ", ")
+        let databases = FeatureDataFormat.databases.map { $0.declaration.inputName }.joined(separator: ", or ")
+        let help = "a path or - (standard input): GeoJSON (WGS84 longitude/latitude, RFC 7946), CSV with a header naming lon,lat (or longitude,latitude) or x,y columns and any others, WKT (one geometry per line), \(files) (their spatial reference and typed attributes read through GDAL), or \(databases); recognised by its content, not its name"
         _path = Argument("INPUT", as: .path("INPUT"), help: help + (pathRequired.isNone ? "; standard input when not given" : ""),
                          modes: pathModes, required: pathRequired)
         _spatialReference = Option(names: srsNames, as: .spatialReference, help: srsHelp, modes: srsModes,
                                    required: srsRequired)
-        _layer = Option(names: ["--layer"], as: .text("NAME"), help: "the layer (table) to read from a GeoPackage, a zip of shapefiles or a PostGIS database that has several (given before -o; after -o, --layer names the output's)", modes: layerModes ?? pathModes)
+        _layer = Option(names: ["--layer"], as: .text("NAME"), help: "the layer (table) to read from \(FeatureDataFormat.layeredSources) that has several (given before -o; after -o, --layer names the output's)", modes: layerModes ?? pathModes)
     }
 
 }
@@ -64,7 +66,7 @@ struct OutputOptions: OptionGroup {
     init(use: OutputFormat.Use, help: String, modes: Modes = .all, required: Modes = .none) {
         self.use = use
         _path = Option("-o", "--output", as: .path("OUTPUT"), help: help, modes: modes, required: required)
-        _layer = Option(names: ["--output-layer"], as: .text("NAME"), help: "the layer (table) written to a .gpkg, .fgb or PG:… output (default: the file's name; a PostGIS output needs it); also spelled --layer after -o", modes: modes)
+        _layer = Option(names: ["--output-layer"], as: .text("NAME"), help: "the layer (table) written to a \(OutputFormat.extensionList(OutputFormat.layerNamingTables)) output (default: the file's name; a PostGIS output needs it); also spelled --layer after -o", modes: modes)
         _layer.declaration.spellingAfter = ("--layer", ["-o", "--output"])
     }
 
@@ -72,12 +74,14 @@ struct OutputOptions: OptionGroup {
     /// that has no layers.
     func validate(mode: String?) throws(CommandError) {
         guard path != nil else {
-            if layer != nil { throw .usage("--output-layer (or --layer after -o) names a layer of a .gpkg, .fgb or PG:… output; give -o") }
+            if layer != nil {
+                throw .usage("--output-layer (or --layer after -o) names a layer of a \(OutputFormat.extensionList(OutputFormat.layerNamingTables)) output; give -o")
+            }
             return
         }
         let file = try file(standardOutput: .geoJSON)
         if layer != nil, !file.format.isFeatureTable {
-            throw .usage("\(file.format.name) has no layers: --output-layer (or --layer after -o) applies to .gpkg, .shp, .fgb and PG:… outputs")
+            throw .usage("\(file.format.name) has no layers: --output-layer (or --layer after -o) applies to \(OutputFormat.extensionList(OutputFormat.featureTables, conjunction: "and")) outputs")
         }
         if file.format.needsLayerName, layer == nil {
             throw .usage("a PostGIS output needs the table's name: -o PG:… --layer NAME")

@@ -1,5 +1,6 @@
 import CGDAL
 import Foundation
+import MeridianCore
 
 /// A feature source located and recognised before GDAL is asked to open it: its format (by content), the name GDAL
 /// opens (a path, `/vsizip/{archive}` for a zipped shapefile, a `PG:` string) and the name messages show.
@@ -50,7 +51,8 @@ struct LocatedSource {
         if FeatureDataFormat.isPlainSQLite(header: header) {
             throw fail("an SQLite database without the GeoPackage application id (not a GeoPackage)")
         }
-        throw fail("not a GeoPackage, Shapefile (.shp), FlatGeobuf or zipped Shapefile")
+        let names = FeatureDataFormat.allCases.compactMap { $0.declaration.recognizedName } + ["zipped Shapefile"]
+        throw fail("not a " + MessageText.list(names, conjunction: "or"))
     }
 
     /// The name GDAL is given for a file path: the path made absolute (the current folder before a relative one), so

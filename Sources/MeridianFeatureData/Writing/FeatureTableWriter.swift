@@ -73,7 +73,9 @@ public final class FeatureTableWriter {
          shapefileLimit: Int) throws(FeatureDataError) {
         guard let format = FeatureDataFormat.forOutput(path) else {
             throw .cannotWrite(destination: path, table: nil,
-                               reason: "the name does not end in .gpkg, .shp or .fgb and is not a PG: connection string")
+                               reason: "the name does not end in "
+                                   + MessageText.list(FeatureDataFormat.allCases.compactMap { $0.fileExtension.map { "." + $0 } },
+                                                      conjunction: "or") + " and is not a PG: connection string")
         }
         let connection = PostGISConnection(path)
         let name = connection?.redacted ?? path

@@ -136,7 +136,7 @@ public struct FeatureInput: Sendable {
                                              options: csv, progress: progress, batch: batch)
         }
         if layer != nil {
-            throw .usage("--layer chooses a layer of a GeoPackage, a zip of shapefiles or a PostGIS database, not of \(path ?? "standard input")")
+            throw .usage("--layer chooses a layer of \(FeatureDataFormat.layeredSources), not of \(path ?? "standard input")")
         }
         progress?.begin("reading")
         let data = try io.read(path)

@@ -205,8 +205,17 @@ public enum OutputFormat: CaseIterable, Hashable, Sendable {
     }
 
     /// ".geojson, .json, .wkt or PG:…": the extensions of some formats (and PostGIS's prefix), as messages list them.
-    public static func extensionList(_ formats: [OutputFormat]) -> String {
-        MessageText.list(formats.flatMap { $0.extensions }.map { "." + $0 } + (formats.contains(.table(.postGIS)) ? ["PG:…"] : []),
-                      conjunction: "or")
+    public static func extensionList(_ formats: [OutputFormat], conjunction: String = "or") -> String {
+        MessageText.list(spellings(formats), conjunction: conjunction)
+    }
+
+    /// [".geojson", ".json", ".wkt", "PG:…"]: how output paths spell some formats (PostGIS by its prefix).
+    public static func spellings(_ formats: [OutputFormat]) -> [String] {
+        formats.flatMap { $0.extensions }.map { "." + $0 } + (formats.contains(.table(.postGIS)) ? ["PG:…"] : [])
+    }
+
+    /// The table formats whose output keeps the layer name it is given (`--output-layer`).
+    public static var layerNamingTables: [OutputFormat] {
+        FeatureDataFormat.allCases.filter { $0.declaration.keepsLayerName }.map { .table($0) }
     }
 }

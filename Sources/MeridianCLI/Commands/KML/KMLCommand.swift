@@ -57,7 +57,7 @@ public struct KMLCommand: Command {
               required: .of(Subcommand.info))
     var file: String?
 
-    @Argument("IN", as: .path("IN"), help: "the KML, KMZ or GeoJSON file to convert, or a GeoPackage, shapefile, FlatGeobuf or PostGIS table (to KML or KMZ)", modes: .of(Subcommand.convert),
+    @Argument("IN", as: .path("IN"), help: "the KML, KMZ or GeoJSON file to convert, or a \(MessageText.list(FeatureDataFormat.allCases.map { $0.declaration.listName }, conjunction: "or")) table (to KML or KMZ)", modes: .of(Subcommand.convert),
               required: .of(Subcommand.convert))
     var source: String?
 

@@ -22,9 +22,10 @@ struct KMLConvert {
         let table = FeatureDataInput.format(of: source) != nil
         let inFormat = table ? .geoJSON : InputFormat.sniff(try io.head(source, count: InputFormat.headLength))
         guard inFormat.isKML || inFormat == .geoJSON else {
-            throw .failure("\(source): not KML, KMZ, GeoJSON, a GeoPackage, a shapefile or a FlatGeobuf: found \(inFormat.name)")
+            let readable = ["KML", "KMZ", "GeoJSON"] + FeatureDataFormat.files.map { $0.declaration.outputName }
+            throw .failure("\(source): not \(MessageText.list(readable, conjunction: "or")): found \(inFormat.name)")
         }
-        if layer != nil, !table { throw .usage("--layer chooses a layer of a GeoPackage, a zip of shapefiles or a PostGIS database, not of \(source)") }
+        if layer != nil, !table { throw .usage("--layer chooses a layer of \(FeatureDataFormat.layeredSources), not of \(source)") }
         let path = destination.path ?? "-"
         let toKML = destination.format.isKML
         if inFormat.isKML {

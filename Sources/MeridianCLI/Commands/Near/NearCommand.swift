@@ -70,7 +70,7 @@ public struct NearCommand: Command {
     @Mode(flag: "--geodesic", selects: Kind.geodesic, help: "measure on the ellipsoid of the inputs' spatial reference, in meters")
     var kind = Kind.planar
 
-    @Argument("LEFT", as: .path("LEFT"), help: "the features searched from, read a batch at a time: a path or - (standard input) in any format the other commands read (GeoJSON, CSV, WKT, GeoPackage, shapefile, FlatGeobuf, PG:…)")
+    @Argument("LEFT", as: .path("LEFT"), help: "the features searched from, read a batch at a time: a path or - (standard input) in any format the other commands read (\((["GeoJSON", "CSV", "WKT"] + FeatureDataFormat.files.map { $0.declaration.listName } + ["PG:…"]).joined(separator: ", ")))")
     var left: String
 
     @Argument("RIGHT", as: .path("RIGHT"), help: "the features searched for, read whole and indexed: a path or - in the same formats (an empty one gives no pairs)")
@@ -79,7 +79,7 @@ public struct NearCommand: Command {
     @Option("--in-srs", as: .spatialReference, help: "the spatial reference of CSV x,y columns and WKT input, LEFT's and RIGHT's (default: --srs)")
     var inputSpatialReference: SpatialReference?
 
-    @Option("--left-layer", as: .text("NAME"), help: "the layer (table) of LEFT when it is a GeoPackage, a zip of shapefiles or a PostGIS database with several")
+    @Option("--left-layer", as: .text("NAME"), help: "the layer (table) of LEFT when it is \(FeatureDataFormat.layeredSources) with several")
     var leftLayer: String?
 
     @Option("--right-layer", as: .text("NAME"), help: "the layer (table) of RIGHT, likewise")
@@ -112,7 +112,7 @@ public struct NearCommand: Command {
 
     var threads = ThreadOptions()
 
-    var output = OutputOptions(use: .near, help: ".csv (the columns and a wkt column with the geometry in the spatial reference measured in; the standard output default), .geojson or .geojsons (WGS84), or .gpkg, .shp, .fgb or PG:… (in the spatial reference measured in, with typed attributes)")
+    var output = OutputOptions(use: .near, help: ".csv (the columns and a wkt column with the geometry in the spatial reference measured in; the standard output default), .geojson or .geojsons (WGS84), or \(OutputFormat.extensionList(OutputFormat.featureTables)) (in the spatial reference measured in, with typed attributes)")
 
     /// A command with every option at its default.
     public init() {}

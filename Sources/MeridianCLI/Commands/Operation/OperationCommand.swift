@@ -86,7 +86,7 @@ public struct OperationCommand: Command {
     var threads = ThreadOptions()
 
     var output = OutputOptions(
-        use: .operation, help: ".wkt (in the input's spatial reference; the standard output default), .geojson (WGS84), or .gpkg, .shp, .fgb or PG:… (in the input's spatial reference, with its attributes)",
+        use: .operation, help: ".wkt (in the input's spatial reference; the standard output default), .geojson (WGS84), or \(OutputFormat.extensionList(OutputFormat.featureTables)) (in the input's spatial reference, with its attributes)",
         modes: Operation.writingGeometries)
 
     /// A command with every option at its default.

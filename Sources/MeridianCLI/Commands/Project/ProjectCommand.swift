@@ -17,7 +17,7 @@ public struct ProjectCommand: Command {
         domain (projected back, it does not return where it started).
 
         CSV input is written as CSV, the coordinate columns replaced by x,y (projected target) or lon,lat (geographic
-        target), the other columns kept; or as a feature table (.gpkg, .shp, .fgb, PG:…) of points whose attributes
+        target), the other columns kept; or as a feature table (\(OutputFormat.spellings(OutputFormat.featureTables).joined(separator: ", "))) of points whose attributes
         are the other columns, typed as buffer types them. GeoJSON and WKT input are written as .geojson (only for a
         WGS84 target) or .wkt (the default on standard output for any other target). They are read, projected and
         written a batch at a time (memory holds the input's bytes and one batch); a feature table, in or out, is

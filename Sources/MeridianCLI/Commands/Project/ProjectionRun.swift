@@ -28,7 +28,7 @@ struct ProjectionRun {
             return
         }
         if options.layer != nil {
-            throw .usage("--layer chooses a layer of a GeoPackage, a zip of shapefiles or a PostGIS database, not of \(options.path ?? "standard input")")
+            throw .usage("--layer chooses a layer of \(FeatureDataFormat.layeredSources), not of \(options.path ?? "standard input")")
         }
         progress?.begin("reading")
         let data = try io.read(options.path)
@@ -157,10 +157,10 @@ struct ProjectionRun {
         let format = file.format
         if format.isFeatureTable || (input == .csv && format.writesCSVRows) { return file }
         if input == .csv {
-            throw .usage("CSV input is written as CSV (the coordinate columns replaced) or as a feature table (.gpkg, .shp, .fgb, PG:…); use -o OUT.csv, not '.\(ext)'")
+            throw .usage("CSV input is written as CSV (the coordinate columns replaced) or as a feature table (\(OutputFormat.spellings(OutputFormat.featureTables).joined(separator: ", "))); use -o OUT.csv, not '.\(ext)'")
         }
         if format.writesCSVRows {  // (rows need CSV input: features are not rows)
-            throw .usage("unknown output format '.\(ext)' for \(input.name) input (use .geojson, .wkt, .gpkg, .shp, .fgb or PG:…)")
+            throw .usage("unknown output format '.\(ext)' for \(input.name) input (use \(MessageText.list([".geojson", ".wkt"] + OutputFormat.spellings(OutputFormat.featureTables), conjunction: "or")))")
         }
         if !format.writesInWorkingSpatialReference, target != .wgs84 {
             throw .usage("GeoJSON output is WGS84 only (RFC 7946); write .wkt for \(target.name)")
