@@ -137,6 +137,30 @@ struct PackedRTree: Sendable {
     /// - Precondition: `dimensions == 2`.
     func search2D(minX: Double, minY: Double, maxX: Double, maxY: Double, stack: inout [Int], into found: inout [Int32]) {
         precondition(dimensions == 2)
+        walk(stack: &stack, into: &found) { b, slot in
+            let base = 4 * slot
+            return !(b[base] > maxX || b[base + 2] < minX || b[base + 1] > maxY || b[base + 3] < minY)
+        }
+    }
+
+    /// `search2D` for a three-dimensional tree (the geodesic filter's unit vectors): appends to `found` every item
+    /// whose box meets the query box `lower`…`upper` (boundary inclusive), in tree order.
+    /// - Precondition: `dimensions == 3`.
+    func search3D(lower: (Double, Double, Double), upper: (Double, Double, Double), stack: inout [Int],
+                  into found: inout [Int32]) {
+        precondition(dimensions == 3)
+        walk(stack: &stack, into: &found) { b, slot in
+            let base = 6 * slot
+            return !(b[base] > upper.0 || b[base + 3] < lower.0 || b[base + 1] > upper.1
+                     || b[base + 4] < lower.1 || b[base + 2] > upper.2 || b[base + 5] < lower.2)
+        }
+    }
+
+    /// The tree walk of `search2D` and `search3D`: appends every item whose box `meets` (given the boxes and a
+    /// slot) in tree order. Always inlined, so that each search's box test is inlined into its own loop.
+    @inline(__always)
+    private func walk(stack: inout [Int], into found: inout [Int32],
+                      meets: (UnsafeBufferPointer<Double>, Int) -> Bool) {
         guard count > 0 else { return }
         let root = levelStarts.count - 1
         let nodeSize = nodeSize
@@ -146,11 +170,7 @@ struct PackedRTree: Sendable {
         boxes.withUnsafeBufferPointer { b in
             refs.withUnsafeBufferPointer { r in
                 levelStarts.withUnsafeBufferPointer { starts in
-                    func meets(_ slot: Int) -> Bool {
-                        let base = 4 * slot
-                        return !(b[base] > maxX || b[base + 2] < minX || b[base + 1] > maxY || b[base + 3] < minY)
-                    }
-                    guard meets(starts[root]) else { return }
+                    guard meets(b, starts[root]) else { return }
                     guard root > 0 else {
                         found.append(r[starts[root]])  // one item: the root is the item
                         return
@@ -162,48 +182,9 @@ struct PackedRTree: Sendable {
                         if level == 1 {
                             // Items last to first: the order `search` visits them in (its stack pops the last
                             // child first), so that the first failing measurement is the same one.
-                            for child in (first..<end).reversed() where meets(child) { found.append(r[child]) }
+                            for child in (first..<end).reversed() where meets(b, child) { found.append(r[child]) }
                         } else {
-                            for child in first..<end where meets(child) { stack.append(child << 6 | (level - 1)) }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// `search2D` for a three-dimensional tree (the geodesic filter's unit vectors): appends to `found` every item
-    /// whose box meets the query box `lower`…`upper` (boundary inclusive), in tree order.
-    /// - Precondition: `dimensions == 3`.
-    func search3D(lower: (Double, Double, Double), upper: (Double, Double, Double), stack: inout [Int],
-                  into found: inout [Int32]) {
-        precondition(dimensions == 3)
-        guard count > 0 else { return }
-        let root = levelStarts.count - 1
-        let nodeSize = nodeSize
-        stack.removeAll(keepingCapacity: true)
-        stack.append(levelStarts[root] << 6 | root)
-        boxes.withUnsafeBufferPointer { b in
-            refs.withUnsafeBufferPointer { r in
-                levelStarts.withUnsafeBufferPointer { starts in
-                    func meets(_ slot: Int) -> Bool {
-                        let base = 6 * slot
-                        return !(b[base] > upper.0 || b[base + 3] < lower.0 || b[base + 1] > upper.1
-                                 || b[base + 4] < lower.1 || b[base + 2] > upper.2 || b[base + 5] < lower.2)
-                    }
-                    guard meets(starts[root]) else { return }
-                    guard root > 0 else {
-                        found.append(r[starts[root]])
-                        return
-                    }
-                    while let entry = stack.popLast() {
-                        let slot = entry >> 6, level = entry & 63
-                        let first = Int(r[slot])
-                        let end = min(first + nodeSize, starts[level])
-                        if level == 1 {
-                            for child in (first..<end).reversed() where meets(child) { found.append(r[child]) }
-                        } else {
-                            for child in first..<end where meets(child) { stack.append(child << 6 | (level - 1)) }
+                            for child in first..<end where meets(b, child) { stack.append(child << 6 | (level - 1)) }
                         }
                     }
                 }
