@@ -35,8 +35,8 @@ import Testing
     }
 
     /// The help and the messages that list the table formats make their lists from the declarations: every
-    /// declared format is named in each, and no source file lists the formats by hand (a new format would be left
-    /// out of such a list).
+    /// declared format is named in each (that no source lists them by hand is checked with the repository's other
+    /// source rules, Tests/python/test_repository.py).
     @Test func everyDeclaredFormatIsNamedWhereTheFormatsAreListed() throws {
         let reference = runCommand(["--reference"]).stdout
         for format in FeatureDataFormat.allCases {
@@ -56,18 +56,6 @@ import Testing
         for format in FeatureDataFormat.files {
             #expect(converted.stderr.contains(format.declaration.outputName), "\(format): kml convert's refusal")
         }
-        // Hand-written lists of the formats (two or more of their names or extensions in a row) in the sources.
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
-        let list = try Regex(#"(GeoPackage|shapefile|Shapefile|FlatGeobuf|\.gpkg|\.shp|\.fgb)(\b[^"\n]{0,30}?)[,] (a )?(zip of shapefiles|shapefile|Shapefile|FlatGeobuf|\.shp|\.fgb|PostGIS)"#)
-        var found: [String] = []
-        for case let url as URL in FileManager.default.enumerator(at: sources.standardizedFileURL, includingPropertiesForKeys: nil)!
-            where url.pathExtension == "swift" {
-            for (n, line) in try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-                where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && line.contains("\"") && line.contains(list) {
-                found.append("\(url.lastPathComponent):\(n + 1)")
-            }
-        }
-        #expect(found.isEmpty, "format lists written by hand: \(found)")
     }
 
     @Test(arguments: fileFormats) func writtenRecognisedAndReadBack(_ format: FeatureDataFormat) throws {

@@ -229,6 +229,33 @@ def test_the_key_path_scan_sees_the_spellings_it_forbids():
         assert not KEY_PATH_AS_FUNCTION.search(line), line
 
 
+# The table formats are declared once (FeatureDataFormat's declarations), and every help text and message that
+# lists them builds its list from the declarations, so a new format is named everywhere without another edit. A list
+# of two or more format names or extensions written by hand in a string of Sources/ would leave a new format out.
+FORMAT_LIST = re.compile(r"(GeoPackage|shapefile|Shapefile|FlatGeobuf|\.gpkg|\.shp|\.fgb)\b[^\"\n]{0,30}?, "
+                         r"(a )?(zip of shapefiles|shapefile|Shapefile|FlatGeobuf|\.shp|\.fgb|PostGIS)")
+
+
+def test_no_source_lists_the_table_formats_by_hand():
+    offenders = []
+    swift_files = list((ROOT / "Sources").rglob("*.swift"))
+    assert len(swift_files) > 100
+    for path in swift_files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip().startswith("//") and '"' in line and FORMAT_LIST.search(line):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not offenders, "format lists written by hand (build them from the declarations):\n" + "\n".join(offenders)
+
+
+def test_the_format_list_scan_sees_a_list_written_by_hand():
+    for line in ['help: "or a GeoPackage, shapefile, FlatGeobuf or PostGIS table"',
+                 'throw .usage("--layer chooses a layer of a GeoPackage, a zip of shapefiles or a PostGIS database")',
+                 '"(use .geojson, .wkt, .gpkg, .shp, .fgb or PG:…)"']:
+        assert FORMAT_LIST.search(line), line
+    for line in ['"a GeoPackage"', 'inputName: "a shapefile\'s .shp (or a zip of shapefiles)"', '"the .shp file"']:
+        assert not FORMAT_LIST.search(line), line
+
+
 # No issue tracker ships with the repository, so a comment or document that cites "issue 25" points nowhere: it
 # says what and why instead. Checked over the project's own text (the fixtures' upstream files cite their own
 # projects' trackers, and are left as they were copied; the fixtures' READMEs are Meridian's and are checked).
