@@ -17,20 +17,45 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
         case other
     }
 
+    /// The facts, held once and shared by every copy: a geometry carries its spatial reference, so a copy of a
+    /// point costs one reference instead of the strings and numbers below.
+    private final class Storage: Sendable {
+        let definition: String
+        let wkid: Int?
+        let name: String
+        let kind: Kind
+        let unit: LinearUnit?
+        let ellipsoid: Ellipsoid
+        let areaOfUse: AreaOfUse?
+
+        init(definition: String, wkid: Int?, name: String, kind: Kind, unit: LinearUnit?, ellipsoid: Ellipsoid,
+             areaOfUse: AreaOfUse?) {
+            self.definition = definition
+            self.wkid = wkid
+            self.name = name
+            self.kind = kind
+            self.unit = unit
+            self.ellipsoid = ellipsoid
+            self.areaOfUse = areaOfUse
+        }
+    }
+
+    private let storage: Storage
+
     /// The definition given to PROJ: `EPSG:4326`, `ESRI:102003`, a WKT string or a PROJ string.
-    public let definition: String
+    public var definition: String { storage.definition }
     /// The numeric well-known ID when the definition is an EPSG or ESRI code, else `nil`.
-    public let wkid: Int?
+    public var wkid: Int? { storage.wkid }
     /// The name PROJ gives, e.g. "NAD27 / Texas North Central".
-    public let name: String
+    public var name: String { storage.name }
     /// Geographic, projected or other.
-    public let kind: Kind
+    public var kind: Kind { storage.kind }
     /// The linear unit of a projected system's axes (for geographic systems `nil`: their axes are in degrees).
-    public let unit: LinearUnit?
+    public var unit: LinearUnit? { storage.unit }
     /// The semi-major axis and inverse flattening of the ellipsoid (inverse flattening 0 for a sphere).
-    public let ellipsoid: Ellipsoid
+    public var ellipsoid: Ellipsoid { storage.ellipsoid }
     /// Where the system is meant to be used, if PROJ's database knows.
-    public let areaOfUse: AreaOfUse?
+    public var areaOfUse: AreaOfUse? { storage.areaOfUse }
 
     /// Creates a spatial reference from facts already known. Use the throwing initialisers in `MeridianEngine`
     /// to create one from a code; this one exists for the engine and for decoding.
@@ -46,13 +71,38 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
         definition: String, wkid: Int?, name: String, kind: Kind, unit: LinearUnit?, ellipsoid: Ellipsoid,
         areaOfUse: AreaOfUse?
     ) {
-        self.definition = definition
-        self.wkid = wkid
-        self.name = name
-        self.kind = kind
-        self.unit = unit
-        self.ellipsoid = ellipsoid
-        self.areaOfUse = areaOfUse
+        storage = Storage(definition: definition, wkid: wkid, name: name, kind: kind, unit: unit, ellipsoid: ellipsoid,
+                          areaOfUse: areaOfUse)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case definition, wkid, name, kind, unit, ellipsoid, areaOfUse
+    }
+
+    /// Decodes the facts (the keys of the stored properties; `wkid`, `unit` and `areaOfUse` may be absent).
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` for a missing or mistyped value.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(definition: try c.decode(String.self, forKey: .definition),
+                  wkid: try c.decodeIfPresent(Int.self, forKey: .wkid), name: try c.decode(String.self, forKey: .name),
+                  kind: try c.decode(Kind.self, forKey: .kind), unit: try c.decodeIfPresent(LinearUnit.self, forKey: .unit),
+                  ellipsoid: try c.decode(Ellipsoid.self, forKey: .ellipsoid),
+                  areaOfUse: try c.decodeIfPresent(AreaOfUse.self, forKey: .areaOfUse))
+    }
+
+    /// Encodes the facts under the keys of the stored properties (absent optionals left out).
+    /// - Parameter encoder: The encoder.
+    /// - Throws: The encoder's error.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(definition, forKey: .definition)
+        try c.encodeIfPresent(wkid, forKey: .wkid)
+        try c.encode(name, forKey: .name)
+        try c.encode(kind, forKey: .kind)
+        try c.encodeIfPresent(unit, forKey: .unit)
+        try c.encode(ellipsoid, forKey: .ellipsoid)
+        try c.encodeIfPresent(areaOfUse, forKey: .areaOfUse)
     }
 
     /// Whether coordinates are longitude/latitude in degrees.
@@ -84,7 +134,9 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
 
     public var description: String { wkid == nil ? name : "\(name) (\(definition))" }
 
-    public static func == (lhs: SpatialReference, rhs: SpatialReference) -> Bool { lhs.definition == rhs.definition }
+    public static func == (lhs: SpatialReference, rhs: SpatialReference) -> Bool {
+        lhs.storage === rhs.storage || lhs.definition == rhs.definition
+    }
     public func hash(into hasher: inout Hasher) { hasher.combine(definition) }
 }
 

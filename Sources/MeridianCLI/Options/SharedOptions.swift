@@ -142,15 +142,16 @@ struct DistanceOptions: OptionGroup {
         }
     }
 
-    /// One feature's distance from `--distance-field`, converted to `unit`; `nil` when `--distance` was given.
+    /// Feature `i`'s distance from `--distance-field`, converted to `unit`; `nil` when `--distance` was given.
     /// - Parameters:
-    ///   - feature: The feature whose property holds the distance (a number, or a string holding one).
-    ///   - label: How errors name the feature, e.g. "feature 3".
+    ///   - input: The features; feature `i`'s property holds the distance (a number, or a string holding one).
+    ///   - i: The feature's index in `input`; errors name it by `input.labels[i]`, e.g. "feature 3".
     ///   - unit: The unit wanted; field values are in `--unit`, or already in this unit without it.
     /// - Throws: `CommandError.failure` when the property is missing, not a number, or not finite.
-    func fieldDistance(of feature: Feature, label: String, in unit: LinearUnit) throws(CommandError) -> Double? {
+    func fieldDistance(of input: FeatureInput, at i: Int, in unit: LinearUnit) throws(CommandError) -> Double? {
         guard let field else { return nil }
-        guard let value = feature.properties[field] else { throw .failure("\(label) has no '\(field)' property") }
+        let label = input.labels[i]
+        guard let value = input.property(field, at: i) else { throw .failure("\(label) has no '\(field)' property") }
         let d: Double
         switch value {
         case .number(let n): d = n

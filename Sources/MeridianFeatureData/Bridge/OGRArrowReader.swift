@@ -86,32 +86,34 @@ final class OGRArrowReader {
     /// The ID of the feature `nextPoints(into:)` last refused for having no geometry at all (null in the stream).
     private(set) var pointlessFID: Int64?
 
-    /// The next batch of features, appended to `features`, and the IDs of those the stream gives no geometry
-    /// (null, rather than empty) to `withoutGeometry`; `false` at the end of the stream.
+    /// The next batch of features, appended to `columns` (named by the fields read, in their order), and the IDs of
+    /// those the stream gives no geometry (null, rather than empty) to `withoutGeometry`; `false` at the end of the
+    /// stream.
     /// - Throws: The stream's error, or a reason naming the feature's ID.
-    func next(into features: inout [Feature], withoutGeometry: inout [Int64], codec: inout OGRGeometryCodec)
+    func next(into columns: inout FeatureColumns, withoutGeometry: inout [Int64], codec: inout OGRGeometryCodec)
         throws(FieldValueError) -> Bool
     {
-        try withNextBatch { columns, count throws(FieldValueError) in
-            features.reserveCapacity(features.count + count)
+        try withNextBatch { batch, count throws(FieldValueError) in
+            columns.geometries.reserveCapacity(columns.count + count)
+            columns.ids.reserveCapacity(columns.count + count)
             for row in 0..<count {
-                let fid = fidColumn.flatMap { columns[$0].int64(row) }
+                let fid = fidColumn.flatMap { batch[$0].int64(row) }
                 do throws(FieldValueError) {
                     var geometry: Geometry?
                     if let g = geometryColumn {
-                        if let wkb = columns[g].bytes(row) {
+                        if let wkb = batch[g].bytes(row) {
                             geometry = try codec.geometry(wkb: wkb)
                         } else if let fid {
                             withoutGeometry.append(fid)
                         }
                     }
-                    var properties: [String: JSONValue] = [:]
-                    if !fieldColumns.isEmpty { properties.reserveCapacity(fieldColumns.count) }
-                    for (column, reader) in fieldColumns {
-                        properties[reader.field.name] = try columns[column].value(row, reader: reader)
+                    for (c, (column, reader)) in fieldColumns.enumerated() {
+                        columns.values[c].append(try batch[column].value(row, reader: reader))
                     }
-                    features.append(Feature(geometry: geometry, properties: properties, id: fid.map { .number(Double($0)) }))
+                    columns.geometries.append(geometry)
+                    columns.ids.append(fid.map { .number(Double($0)) })
                 } catch {
+                    // The read ends here: `columns` is not used after a failure.
                     throw FieldValueError("feature \(fid.map(String.init) ?? "?"): \(error.reason)")
                 }
             }

@@ -19,7 +19,7 @@ public final class FeatureQueryResult {
     private var arrow: OGRArrowReader?
     /// Whether the query reads GDAL's Arrow stream (until its end).
     var usesArrow: Bool { arrow != nil }
-    private var pending: [Feature] = []
+    private var pending: FeatureColumns
     /// For a GeoPackage: tells a NULL geometry from one GDAL could not read (see `StoredGeometryCheck`).
     private let storedGeometryCheck: StoredGeometryCheck?
     /// The IDs of the features of the current batch that GDAL gave no geometry, for `storedGeometryCheck`.
@@ -42,6 +42,7 @@ public final class FeatureQueryResult {
         readers = table.fieldReaders.enumerated().compactMap { i, reader in
             parameters.outFields.map { $0.contains(reader.field.name) } ?? true ? (Int32(i), reader) : nil
         }
+        pending = FeatureColumns(names: readers.map { $0.reader.field.name })
         storedGeometryCheck = parameters.returnsGeometry && table.hasGeometry
             ? GDALRuntime.capturing { _ in StoredGeometryCheck(dataset: table.dataset, layer: table.layer) } : nil
         arrow = !allowingArrow ? nil : GDALRuntime.capturing { _ in
@@ -67,7 +68,28 @@ public final class FeatureQueryResult {
         var wanted = max(1, maximumCount)
         if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
         guard wanted > 0 else { finished = true; return [] }
+        if arrow != nil { return try nextFromArrow(wanted).features }
+        return try nextFeatures(wanted)
+    }
+
+    /// The next features as columns, at most `maximumCount` of them (none after the last): the attributes of
+    /// ``nextBatch(maximumCount:)``'s features, named by the fields read in the table's order, without a dictionary
+    /// per feature where GDAL's Arrow stream is read.
+    /// - Parameter maximumCount: The batch size (at least 1).
+    /// - Throws: As ``next()``.
+    public func nextColumns(maximumCount: Int) throws(FeatureDataError) -> FeatureColumns {
+        try checkCurrent()
+        let names = pending.names
+        guard !finished else { return FeatureColumns(names: names) }
+        var wanted = max(1, maximumCount)
+        if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
+        guard wanted > 0 else { finished = true; return FeatureColumns(names: names) }
         if arrow != nil { return try nextFromArrow(wanted) }
+        return FeatureColumns(names: names, features: try nextFeatures(wanted))
+    }
+
+    /// Up to `wanted` features read one at a time (`nextByFeature`), checked for unreadable geometries.
+    private func nextFeatures(_ wanted: Int) throws(FeatureDataError) -> [Feature] {
         let features = try nextByFeature(wanted) { handle, _ throws(FeatureDataError) in try feature(handle) }
         try checkWithoutGeometry()
         return features
@@ -191,11 +213,11 @@ public final class FeatureQueryResult {
     }
 
     /// The next features from the Arrow stream: what is left of the current Arrow batch, then further batches.
-    private func nextFromArrow(_ wanted: Int) throws(FeatureDataError) -> [Feature] {
-        var batch: [Feature] = []
+    private func nextFromArrow(_ wanted: Int) throws(FeatureDataError) -> FeatureColumns {
+        var batch = FeatureColumns(names: pending.names)
         while batch.count < wanted {
             if pendingStart == pending.count {
-                pending.removeAll(keepingCapacity: true)
+                pending = FeatureColumns(names: pending.names)
                 pendingStart = 0
                 let more = try GDALRuntime.capturing { messages throws(FeatureDataError) -> Bool in
                     let more: Bool
@@ -219,12 +241,19 @@ public final class FeatureQueryResult {
                 continue
             }
             let take = min(wanted - batch.count, pending.count - pendingStart)
-            if batch.isEmpty, pendingStart == 0, take == pending.count {
+            if batch.count == 0, pendingStart == 0, take == pending.count {
                 swap(&batch, &pending)  // a whole Arrow batch: handed over, not copied
                 pendingStart = 0
                 continue
             }
-            batch.append(contentsOf: pending[pendingStart..<pendingStart + take])
+            let part = pending.slice(pendingStart..<pendingStart + take)
+            if batch.count == 0 {
+                batch = part
+            } else {
+                batch.geometries += part.geometries
+                batch.ids += part.ids
+                for c in batch.values.indices { batch.values[c] += part.values[c] }
+            }
             pendingStart += take
         }
         featuresRead += batch.count

@@ -33,7 +33,9 @@ public enum FeatureDataInput {
         if options.featureTablePoints, table.geometryType == .point {
             return try reader.points(numericColumn: options.numericColumn)
         }
-        if let size = options.batchSize { return try reader.batches(of: size, batch) }
+        if let size = options.batchSize {
+            return options.featureTableColumns ? try reader.columnBatches(of: size, batch) : try reader.batches(of: size, batch)
+        }
         return try reader.all()
     }
 
@@ -99,11 +101,34 @@ private struct TableReader {
         while true {
             let features = try next { () throws(FeatureDataError) in try result.nextBatch(maximumCount: size) }
             if features.isEmpty { break }
-            try check(features)
+            try check(features.lazy.map { $0.geometry })
             try batch(FeatureInput(features: features, spatialReference: spatialReference,
                                    labels: FeatureLabels(name: name, count: features.count, first: count),
                                    format: format, fields: table.fields))
             count += features.count
+            progress?.update(count)
+        }
+        try checkAll()
+        return FeatureInput(features: [], spatialReference: spatialReference,
+                            labels: FeatureLabels(name: name, count: count), format: format, fields: table.fields)
+    }
+
+    /// The features a batch at a time as columns (`FeatureInput.columns`); the input returned holds none, only
+    /// their count. The same checks as `batches(of:_:)`.
+    mutating func columnBatches(of size: Int, _ batch: (FeatureInput) throws(CommandError) -> Void)
+        throws(CommandError) -> FeatureInput
+    {
+        let result = table.queryFeatures()
+        while true {
+            let columns = try next { () throws(FeatureDataError) in try result.nextColumns(maximumCount: size) }
+            if columns.count == 0 { break }
+            try check(columns.geometries)
+            var input = FeatureInput(features: [], spatialReference: spatialReference,
+                                     labels: FeatureLabels(name: name, count: columns.count, first: count),
+                                     format: format, fields: table.fields)
+            input.columns = columns
+            try batch(input)
+            count += columns.count
             progress?.update(count)
         }
         try checkAll()
@@ -119,7 +144,7 @@ private struct TableReader {
             if let column = numericColumn {
                 let features = try next { () throws(FeatureDataError) in try result.nextBatch(maximumCount: 65_536) }
                 if features.isEmpty { break }
-                try check(features)
+                try check(features.lazy.map { $0.geometry })
                 for f in features {
                     guard let p = f.geometry?.point else { continue }
                     points.append(p.coordinate)
@@ -160,11 +185,11 @@ private struct TableReader {
         return d
     }
 
-    /// Notes geometries and checks latitudes.
-    private mutating func check(_ features: [Feature]) throws(CommandError) {
+    /// Notes geometries and checks latitudes (of a batch's features, in order).
+    private mutating func check(_ geometries: some Collection<Geometry?>) throws(CommandError) {
         let geographic = spatialReference.isGeographic
-        for (i, f) in features.enumerated() {
-            guard let g = f.geometry else { continue }
+        for (i, geometry) in geometries.enumerated() {
+            guard let g = geometry else { continue }
             // A point's one coordinate is read in place: no coordinate array per feature of a point table.
             if case .point(let p) = g {
                 sawGeometry = true

@@ -25,6 +25,10 @@ public struct FeatureInput: Sendable {
     /// For a GeoPackage, shapefile, FlatGeobuf or PostGIS input: the table's fields, with their types (the
     /// properties of `features` are keyed by their names), so that a feature table output keeps them.
     public var fields: [Field]?
+    /// For a batch of a feature table read with `CSVOptions.featureTableColumns`: the features as columns (and
+    /// `features` is empty). Read the features through `geometry(at:)`, `properties(at:)`, `id(at:)` and
+    /// `feature(at:)`, which serve either form.
+    public var columns: FeatureColumns?
 
     /// The number of features (or of points, for CSV read as points only; or of all rows, when read in batches).
     public var count: Int { labels.count }
@@ -47,6 +51,9 @@ public struct FeatureInput: Sendable {
         /// Read a point table of a GeoPackage, shapefile, FlatGeobuf or PostGIS input as bare points too (`points`
         /// and `numericColumn`'s `columnValues`, no features), as `pointsOnly` reads CSV.
         public var featureTablePoints = false
+        /// With `batchSize`: hand a feature table's batches over as columns (`FeatureInput.columns`), without a
+        /// dictionary of properties per feature; other inputs come as features still.
+        public var featureTableColumns = false
         /// Accept an input without features (a CSV header alone, an empty FeatureCollection or table): `near`'s
         /// RIGHT, where nothing to search is an answer (no pairs), not a mistake.
         public var allowsEmpty = false
@@ -59,24 +66,59 @@ public struct FeatureInput: Sendable {
         ///   - numericColumn: With `pointsOnly`, a column read as numbers.
         ///   - batchSize: Hand the features over this many at a time.
         ///   - featureTablePoints: Read a point feature table as bare points too.
+        ///   - featureTableColumns: With `batchSize`, hand a feature table's batches over as columns.
         ///   - allowsEmpty: Accept an input without features.
         public init(keepTable: Bool = false, tableWithoutCoordinates: Bool = false, pointsOnly: Bool = false,
                     numericColumn: String? = nil, batchSize: Int? = nil, featureTablePoints: Bool = false,
-                    allowsEmpty: Bool = false) {
+                    featureTableColumns: Bool = false, allowsEmpty: Bool = false) {
             self.keepTable = keepTable
             self.tableWithoutCoordinates = tableWithoutCoordinates
             self.pointsOnly = pointsOnly
             self.numericColumn = numericColumn
             self.batchSize = batchSize
             self.featureTablePoints = featureTablePoints
+            self.featureTableColumns = featureTableColumns
             self.allowsEmpty = allowsEmpty
         }
     }
 
     /// Features `first ..< first + count` of the input as their own input (labels keep their numbers).
     public func slice(_ range: Range<Int>) -> FeatureInput {
-        FeatureInput(features: Array(features[range]), spatialReference: spatialReference,
-                     labels: labels.slice(range), format: format, table: nil, coordinateColumns: coordinateColumns)
+        var part = FeatureInput(features: columns == nil ? Array(features[range]) : [], spatialReference: spatialReference,
+                                labels: labels.slice(range), format: format, table: nil,
+                                coordinateColumns: coordinateColumns)
+        part.columns = columns?.slice(range)
+        return part
+    }
+
+    /// Feature `i`'s geometry (`nil` for none), whether the input holds features or columns.
+    public func geometry(at i: Int) -> Geometry? {
+        columns.map { $0.geometries[i] } ?? features[i].geometry
+    }
+
+    /// Feature `i`'s properties, whether the input holds features or columns.
+    public func properties(at i: Int) -> [String: JSONValue] {
+        columns.map { $0.properties(at: i) } ?? features[i].properties
+    }
+
+    /// Feature `i`'s value of the property `name`, `nil` when it has none.
+    public func property(_ name: String, at i: Int) -> JSONValue? {
+        columns.map { $0.value(named: name, row: i) } ?? features[i].properties[name]
+    }
+
+    /// Feature `i`'s identifier, whether the input holds features or columns.
+    public func id(at i: Int) -> JSONValue? {
+        columns.map { $0.ids[i] } ?? features[i].id
+    }
+
+    /// Feature `i`, whether the input holds features or columns.
+    public func feature(at i: Int) -> Feature {
+        columns.map { $0.feature(at: i) } ?? features[i]
+    }
+
+    /// Every feature's geometry, in order.
+    public var geometries: [Geometry?] {
+        columns?.geometries ?? features.map { $0.geometry }
     }
 
     /// Input formats the CLI reads.

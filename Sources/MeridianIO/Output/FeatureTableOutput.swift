@@ -98,9 +98,9 @@ public struct FeatureTableOutput {
         return schema + inferred.filter { !names.contains($0.name) }
     }
 
-    /// The one geometry type of some features, or nil when they have several (or none).
-    public static func geometryType(of features: [Feature]) -> GeometryType? {
-        let types = Set(features.compactMap { $0.geometry.map(GeometryType.init(of:)) })
+    /// The one geometry type of some features' geometries, or nil when they have several (or none).
+    public static func geometryType(of geometries: [Geometry?]) -> GeometryType? {
+        let types = Set(geometries.compactMap { $0.map(GeometryType.init(of:)) })
         return types.count == 1 ? types.first : nil
     }
 

@@ -24,7 +24,7 @@ struct GeodesicBuffers {
         for (i, feature) in input.features.enumerated() {
             let label = input.labels[i]
             geometries.append(try bufferable(feature, label: label))
-            if let d = try command.distance.fieldDistance(of: feature, label: label, in: .meters) { distances.append(d) }
+            if let d = try command.distance.fieldDistance(of: input, at: i, in: .meters) { distances.append(d) }
         }
         if let fixed = command.distance.fixed { distances = [fixed.value(in: .meters)] }
         try refuseInvalidPolygons(geometries, labels: input.labels)

@@ -45,7 +45,7 @@ struct PlanarBufferJob {
         var distances: [Double] = []
         for (i, feature) in input.features.enumerated() {
             inputs.append(try bufferable(feature, label: input.labels[i]))
-            if let d = try distance.fieldDistance(of: feature, label: input.labels[i], in: srUnit) { distances.append(d) }
+            if let d = try distance.fieldDistance(of: input, at: i, in: srUnit) { distances.append(d) }
         }
         if !allowOutside {
             try refuseOutsideAreaOfUse(inputs, of: sr, label: { geometry, _ in input.labels[geometry] },

@@ -161,7 +161,7 @@ struct NearCSVRows: Sendable {
             if p.leftIndex != current {
                 current = p.leftIndex
                 left.removeAll()
-                try appendLeftCells(of: batch.features[current].properties, label: batch.labels[current], to: &left)
+                try appendLeftCells(of: batch, at: current, to: &left)
                 split = left.count
                 var wkt = ByteBuffer(capacity: 64)
                 WKT.write(lefts[current], to: &wkt)
@@ -180,17 +180,24 @@ struct NearCSVRows: Sendable {
         }
     }
 
-    /// Appends a LEFT feature's cells, each followed by a comma; a property outside LEFT's columns is refused as
+    /// Appends LEFT feature `i`'s cells, each followed by a comma; a property outside LEFT's columns is refused as
     /// `NearColumns.left` refuses it.
-    private func appendLeftCells(of properties: [String: JSONValue], label: String, to out: inout ByteBuffer)
-        throws(CommandError)
-    {
+    private func appendLeftCells(of batch: FeatureInput, at i: Int, to out: inout ByteBuffer) throws(CommandError) {
+        if let columns = batch.columns, columns.names == leftSources {
+            // A table's batch as columns: its attributes are LEFT's columns, in their order.
+            for c in columns.values.indices {
+                NearColumns.appendCell(columns.values[c][i], to: &out)
+                out.append(UInt8(ascii: ","))
+            }
+            return
+        }
+        let properties = batch.properties(at: i)
         var present = 0
         for name in leftSources where properties[name] != nil { present += 1 }
         guard present == properties.count else {
             // Some property is not a column: the general rule refuses it (or, should it not, names its cells).
-            let row = try columns.left(properties, label: label, fixed: true)
-            for name in columns.names.prefix(leftSources.count) {
+            let row = try self.columns.left(properties, label: batch.labels[i], fixed: true)
+            for name in self.columns.names.prefix(leftSources.count) {
                 NearColumns.appendCell(row[name], to: &out)
                 out.append(UInt8(ascii: ","))
             }

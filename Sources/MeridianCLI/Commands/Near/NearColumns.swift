@@ -20,12 +20,14 @@ struct NearColumns {
         /// The attributes of an input's features: a feature table's fields, a CSV's columns but the coordinates,
         /// or the properties its features have (types inferred from their values).
         init(_ input: FeatureInput) {
-            let inferred = Dictionary(Field.fields(describing: input.features).map { ($0.name, $0) },
-                                      uniquingKeysWith: { a, _ in a })
             if let schema = input.fields {
                 names = schema.map { $0.name }
                 fields = Dictionary(schema.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-            } else if let header = input.header, let (x, y) = input.coordinateColumns {
+                return
+            }
+            let inferred = Dictionary(Field.fields(describing: input.columns?.features ?? input.features).map { ($0.name, $0) },
+                                      uniquingKeysWith: { a, _ in a })
+            if let header = input.header, let (x, y) = input.coordinateColumns {
                 names = header.indices.filter { $0 != x && $0 != y }.map { header[$0] }
                 fields = Dictionary(names.map { ($0, inferred[$0] ?? Field(name: $0, type: .text)) },
                                     uniquingKeysWith: { a, _ in a })

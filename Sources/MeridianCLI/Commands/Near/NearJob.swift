@@ -79,7 +79,8 @@ struct NearJob {
                 _ = try FeatureInput.read(
                     command.left, layer: command.leftLayer, inputSpatialReference: command.inputSpatialReference,
                     defaultXYSpatialReference: command.srs, io: io,
-                    csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize), progress: progress
+                    csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize, featureTableColumns: true),
+                    progress: progress
                 ) { batch throws(CommandError) in
                     if search == nil {
                         search = try prepare(&right, rightGeometries, leftSide: NearColumns.Side(batch), first: batch,
@@ -111,7 +112,7 @@ struct NearJob {
         return NearOutput.Batch(
             rows: keep.map { Feature(geometry: right.measured[$0], properties: features[$0].properties, id: features[$0].id) },
             wgs84: keep.map { features[$0] }, csvText: [], columns: search.columns, spatialReference: search.spatialReference,
-            geometryType: FeatureTableOutput.geometryType(of: features))
+            geometryType: FeatureTableOutput.geometryType(of: features.map { $0.geometry }))
     }
 
     /// A batch searched and its rows made (none for `--right-only`, which writes RIGHT's features at the end).
@@ -167,7 +168,7 @@ struct NearJob {
         return Processed(pairs: found.pairs, output: NearOutput.Batch(
             rows: rows.rows, wgs84: rows.wgs84, csvText: found.text, columns: search.columns,
             spatialReference: search.spatialReference,
-            geometryType: file.format.isFeatureTable ? FeatureTableOutput.geometryType(of: batch.features) : nil))
+            geometryType: file.format.isFeatureTable ? FeatureTableOutput.geometryType(of: batch.geometries) : nil))
     }
 
     // MARK: The spatial reference, the index and the columns
@@ -240,9 +241,9 @@ struct NearJob {
     /// Every feature's geometry, refusing a feature without one.
     private static func geometries(of input: FeatureInput) throws(CommandError) -> [Geometry] {
         var geometries: [Geometry] = []
-        geometries.reserveCapacity(input.features.count)
-        for (i, feature) in input.features.enumerated() {
-            guard let g = feature.geometry else { throw .failure("\(input.labels[i]) has no geometry") }
+        geometries.reserveCapacity(input.count)
+        for i in 0..<input.count {
+            guard let g = input.geometry(at: i) else { throw .failure("\(input.labels[i]) has no geometry") }
             if case .point = g {
                 geometries.append(g)  // a point has its coordinate: no coordinate array to look at
                 continue
@@ -268,9 +269,9 @@ struct NearJob {
         if let fixed = command.distance.fixed { return [fixed.value(in: unit)] }
         guard let field = command.distance.field else { return nil }
         var distances: [Double] = []
-        distances.reserveCapacity(batch.features.count)
-        for (i, feature) in batch.features.enumerated() {
-            guard let d = try command.distance.fieldDistance(of: feature, label: batch.labels[i], in: unit) else { continue }
+        distances.reserveCapacity(batch.count)
+        for i in 0..<batch.count {
+            guard let d = try command.distance.fieldDistance(of: batch, at: i, in: unit) else { continue }
             guard d >= 0 else {
                 throw .failure("\(batch.labels[i]): '\(field)' is negative; a search distance must be 0 or more")
             }
@@ -338,10 +339,10 @@ struct NearJob {
             if fixed {
                 rows.append(Feature(geometry: lefts[left], properties: properties, id: id))
             } else {
-                originals.append(Feature(geometry: batch.features[left].geometry, properties: properties, id: id))
+                originals.append(Feature(geometry: batch.geometry(at: left), properties: properties, id: id))
             }
         }
-        var counts = [Int](repeating: 0, count: batch.features.count)
+        var counts = [Int](repeating: 0, count: batch.count)
         for p in pairs { counts[p.leftIndex] += 1 }
         switch command.shape {
         case .pairs:
@@ -349,7 +350,7 @@ struct NearJob {
             let distanceColumn = NearColumns.distanceColumn(search.unit)
             for p in pairs {
                 if leftProperties?.index != p.leftIndex {
-                    leftProperties = (p.leftIndex, try columns.left(batch.features[p.leftIndex].properties,
+                    leftProperties = (p.leftIndex, try columns.left(batch.properties(at: p.leftIndex),
                                                                     label: batch.labels[p.leftIndex], fixed: fixed))
                 }
                 var row = leftProperties!.properties
@@ -359,10 +360,10 @@ struct NearJob {
                 add(p.leftIndex, row, id: nil)
             }
         case .count, .leftOnly:
-            for (i, feature) in batch.features.enumerated() where command.shape == .count || counts[i] > 0 {
-                var row = try columns.left(feature.properties, label: batch.labels[i], fixed: fixed)
+            for i in 0..<batch.count where command.shape == .count || counts[i] > 0 {
+                var row = try columns.left(batch.properties(at: i), label: batch.labels[i], fixed: fixed)
                 if command.shape == .count { row["near_count"] = .number(Double(counts[i])) }
-                add(i, row, id: feature.id)
+                add(i, row, id: batch.id(at: i))
             }
         case .rightOnly:
             break

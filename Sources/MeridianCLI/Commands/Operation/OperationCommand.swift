@@ -172,7 +172,7 @@ public struct OperationCommand: Command {
             try FeatureTableOutput.write(
                 results, to: file,
                 spatialReference: results.lazy.compactMap { $0.geometry }.first?.spatialReference ?? features.spatialReference,
-                geometryType: FeatureTableOutput.geometryType(of: results),
+                geometryType: FeatureTableOutput.geometryType(of: results.map { $0.geometry }),
                 hasZ: results.contains { $0.geometry?.coordinates.contains { $0.z != nil } ?? false },
                 fields: features.fields, io: io)
             return

@@ -254,7 +254,7 @@ struct ProjectionRun {
         if file.format.isFeatureTable {
             progress?.begin("writing")
             try FeatureTableOutput.write(
-                projected, to: file, spatialReference: target, geometryType: FeatureTableOutput.geometryType(of: projected),
+                projected, to: file, spatialReference: target, geometryType: FeatureTableOutput.geometryType(of: projected.map { $0.geometry }),
                 hasZ: projected.contains { $0.geometry?.coordinates.contains { $0.z != nil } ?? false },
                 fields: input.fields, io: io)
             return
