@@ -85,6 +85,46 @@ import Testing
         #expect(try limited.nextPoints().isEmpty)
     }
 
+    /// `nextColumns` hands over the features `nextBatch` gives, as columns (names in the table's field order),
+    /// through the Arrow stream and feature by feature, whatever the batch sizes: 65,000 takes a part of GDAL's first
+    /// Arrow batch of 65,536, then its rest joined to the next batch's 4 rows.
+    @Test(arguments: ["gpkg", "fgb", "shp"]) func columnsHoldTheFeaturesOfNextBatch(ext: String) throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("c.\(ext)").path
+        let features = (0..<65_540).map { (i: Int) -> Feature in
+            let x = 2_400_000 + Double(i), y = 450_000 - Double(i % 977)
+            // (a FlatGeobuf holds no feature without a geometry)
+            let point: Geometry? = i % 1000 == 7 && ext != "fgb" ? nil : .point(Point(x: x, y: y, spatialReference: TestSupport.texas))
+            let name: JSONValue = i % 5 == 0 ? .null : .string("p\(i)")
+            return Feature(geometry: point, properties: ["name": name, "rank": .number(Double(i % 13))])
+        }
+        let table = TableDescription(name: "c", spatialReference: TestSupport.texas, geometryType: .point,
+                                     fields: [Field(name: "rank", type: .int32), Field(name: "name", type: .text)])
+        try TestSupport.write(features, to: path, table: table)
+        let t = try FeatureDataSource(path: path).featureTable(named: nil)
+        let (expected, _) = try ArrowPathTests.read(t, QueryParameters(), arrow: false)  // feature by feature
+        #expect(expected.count == features.count)
+        for size in [7, 65_000] {
+            let result = t.queryFeatures()
+            #expect(result.usesArrow == (ext != "shp"))
+            var read: [Feature] = []
+            var sizes: [Int] = []
+            while true {
+                let columns = try result.nextColumns(maximumCount: size)
+                if columns.count == 0 { break }
+                #expect(columns.names == ["rank", "name"])
+                #expect(columns.ids.count == columns.count && columns.values.allSatisfy { $0.count == columns.count })
+                sizes.append(columns.count)
+                read += columns.features
+            }
+            let differs = read.indices.first { $0 >= expected.count || read[$0] != expected[$0] }
+            #expect(read.count == expected.count && differs == nil,
+                    "\(ext), batches of \(size): \(read.count) features, the first different: \(differs.map(String.init) ?? "none")")
+            #expect(sizes.dropLast().allSatisfy { $0 == size } && sizes.last! <= size, "\(sizes.prefix(3))")
+        }
+    }
+
     @Test(arguments: ["gpkg", "shp"]) func aNewQueryStopsTheOldOne(ext: String) throws {
         let dir = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
