@@ -110,6 +110,45 @@ import Testing
         }
     }
 
+    /// LEFT from a GeoPackage, read a batch at a time as columns (no feature per row), gives the bytes the same
+    /// features give from CSV, read as features: every shape, distances from LEFT's field, one and two threads (a
+    /// GeoJSON output differs only in the feature IDs a GeoPackage has).
+    @Test func aGeoPackageReadAsColumnsGivesWhatItsFeaturesGive() throws {
+        let seed = SplitMix64.testSeed
+        let c = Case(seed: seed, count: 9_000)  // three batches of LEFT
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        var rows = "id,x,y,note,reach\n"
+        for (i, p) in c.left.enumerated() { rows += "\(i),\(p.x),\(p.y),\(Case.quoted(p.note)),\(i % 7 * 10)\n" }
+        try Data(rows.utf8).write(to: URL(fileURLWithPath: path("l.csv")))
+        try Data(c.files()["r.csv"]!.utf8).write(to: URL(fileURLWithPath: path("r.csv")))
+        let made = runCommand(["project", path("l.csv"), "--from", "EPSG:32038", "--to", "EPSG:32038", "-o", path("l.gpkg")])
+        #expect(made.status == 0, "\(made.stderr)")
+        let runs: [(shape: [String], threads: String)] = [([], "1"), ([], "2"), (["--count"], "2"), (["--left-only"], "2"),
+                                                           (["--right-only"], "2"), (["--nearest", "2"], "1")]
+        for (shape, threads) in runs {
+            do {
+                let common = ["r.csv", "--distance-field", "reach", "--threads", threads] + shape
+                for out in ["csv", "geojson"] {
+                    let fromCSV = runCommand(["near", path("l.csv")] + common.map { $0 == "r.csv" ? path($0) : $0 }
+                                             + ["--in-srs", "EPSG:32038", "-o", path("c.\(out)")])
+                    let fromTable = runCommand(["near", path("l.gpkg")] + common.map { $0 == "r.csv" ? path($0) : $0 }
+                                               + ["--srs", "EPSG:32038", "-o", path("g.\(out)")])
+                    #expect(fromCSV.status == 0 && fromTable.status == 0, "\(fromCSV.stderr)\(fromTable.stderr)")
+                    var expected = try String(contentsOfFile: path("c.\(out)"), encoding: .utf8)
+                    var got = try String(contentsOfFile: path("g.\(out)"), encoding: .utf8)
+                    if out == "geojson" {
+                        // The GeoPackage's features have IDs (fid 1, 2, ...), which GeoJSON writes.
+                        got = got.replacingOccurrences(of: #","id":[0-9]+"#, with: "", options: .regularExpression)
+                        expected = expected.replacingOccurrences(of: #","id":[0-9]+"#, with: "", options: .regularExpression)
+                    }
+                    #expect(expected.count > 100 && got == expected, "seed \(seed), \(shape), --threads \(threads), .\(out)")
+                }
+            }
+        }
+    }
+
     /// Batches searched on other threads while the next are read: when the first batch's check fails (feature 100
     /// outside --srs's area of use) and reading a later one fails too (feature `bad`'s coordinates: in the second
     /// batch, read before the first group is searched, or in the fifth, read while it is), the first failure is
