@@ -2,8 +2,8 @@ import Foundation
 import MeridianCore
 import Testing
 
-/// `SpatialReference`'s encoded form is the synthesized `Codable` of its seven facts (each by name, absent optionals
-/// left out), and equality and hashing follow its definition alone.
+/// `SpatialReference`'s encoded form is what a synthesized `Codable` of its seven facts would write (each by name,
+/// absent optionals left out), and equality and hashing follow its definition alone.
 @Suite struct SpatialReferenceValueTests {
     static func keys(_ sr: SpatialReference) throws -> Set<String> {
         let data = try JSONEncoder().encode(sr)
