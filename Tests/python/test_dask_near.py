@@ -10,7 +10,9 @@ import subprocess
 import numpy as np
 import pytest
 
+from meridian_dask.chunks import InputFormat
 from meridian_dask.cli import main
+from meridian_dask.near import tagged_right
 
 
 def near_dask(meridian, scheduler, args, tile_points=7, chunk_bytes=2000):
@@ -188,12 +190,14 @@ def test_right_only_writes_each_right_feature_once_in_rights_order(meridian, das
     """RIGHT in an order unrelated to the tiles', with twins (records written twice, far apart in the file: two
     features, written alike, both rows) and points on LEFT's lattice (at exactly a search distance): every matched
     RIGHT feature once, in RIGHT's order, as CSV and as GeoJSON text sequences, constant and per-feature
-    distances."""
+    distances. RIGHT's lines end in CR LF and its last column, quoted, has the name of the column the tiles tag
+    RIGHT's records with."""
     rng = np.random.default_rng(7)
-    rows = (planar / "right.csv").read_text().splitlines(keepends=True)
+    rows = (planar / "right.csv").read_text().splitlines()
+    rows = [rows[0] + ",meridian_dask_right\r\n"] + [f'{row},"t, {i}"\r\n' for i, row in enumerate(rows[1:])]
     body = rows[1:] + rows[1:41]
     rng.shuffle(body)
-    (tmp_path / "right.csv").write_text(rows[0] + "".join(body))
+    (tmp_path / "right.csv").write_bytes((rows[0] + "".join(body)).encode())
     base = [planar / "left.csv", tmp_path / "right.csv", "--srs", "EPSG:5070", "--in-srs", "EPSG:5070",
             "--right-only"]
     text = assert_same_bytes(meridian, dask_scheduler, [*base, "--distance-field", "r"], tmp_path / "near.csv")
@@ -203,6 +207,25 @@ def test_right_only_writes_each_right_feature_once_in_rights_order(meridian, das
     assert 50 < text.count(b"\x1e") < 250, text.count(b"\x1e")  # some RIGHT features, not all
     text = assert_same_bytes(meridian, dask_scheduler, [*base, "--distance", "0"], tmp_path / "zero.csv")
     assert 10 < text.count(b"\n") < 100, text.count(b"\n")  # RIGHT points on LEFT's lattice
+
+
+def test_right_records_are_tagged_with_a_name_right_does_not_have():
+    """The tag a tile adds to RIGHT's records for --right-only: a CSV column after the others (before each record's
+    own line ending; meridian compares column names in lowercase), a GeoJSON property (null properties, a bare
+    geometry)."""
+    header = b"x,y,Meridian_Dask_Right\r\n"
+    tagged, tag = tagged_right(b'1,2,"a\r\nb"\r\n3,4,c\n', header, InputFormat.CSV)
+    assert (tagged, tag) == (b'x,y,Meridian_Dask_Right,meridian_dask_right_\r\n1,2,"a\r\nb",0\r\n3,4,c,1\n',
+                             "meridian_dask_right_")
+    point = {"type": "Point", "coordinates": [1.5, 2]}
+    records = [{"type": "Feature", "geometry": point, "properties": None}, point,
+               {"type": "Feature", "geometry": point, "properties": {"meridian_dask_right": 7}, "id": 3}]
+    text = b"".join(b"\x1e" + json.dumps(r).encode() + b"\n" for r in records)
+    tagged, tag = tagged_right(text, b"", InputFormat.SEQUENCE_RS)
+    assert tag == "meridian_dask_right_"
+    features = [json.loads(r) for r in tagged.split(b"\x1e")[1:]]
+    assert [f["properties"] for f in features] == [{tag: 0}, {tag: 1}, {"meridian_dask_right": 7, tag: 2}]
+    assert [f["geometry"] for f in features] == [point] * 3 and features[2]["id"] == 3
 
 
 def test_unbounded_searches_are_refused(meridian, dask_scheduler, planar, tmp_path):

@@ -51,7 +51,8 @@ from .runner import MeridianError, SetupError, find_meridian, worker_meridian
 HELP = """\
 Usage: meridian-dask near LEFT RIGHT (--distance D | --distance-field NAME [--unit U]) [--srs SRS | --geodesic]
                           [--in-srs SRS] [--nearest K] [--pairs | --count | --left-only | --right-only]
-                          [--allow-outside-area] -o OUTPUT [--workers N | --scheduler ADDRESS] [--verbose] [--meridian PATH]
+                          [--allow-outside-area] -o OUTPUT [--workers N | --scheduler ADDRESS] [--verbose]
+                          [--meridian PATH]
 
 Runs `meridian near` on a Dask cluster: LEFT is cut into tiles, each tile's task searches the RIGHT features within
 the tile grown by the largest search distance, and the rows are written in LEFT's order (--right-only: each
