@@ -495,7 +495,10 @@ def tile_task(meridian: str, near: NearArguments, extension: str, headers: tuple
                 tagging = [names[0], _tile_input(folder, "tagged", formats[1], tagged)] + near.options + ["-o", tags]
                 if (failure := run_near(meridian, tagging, folder)) is not None:
                     return failure
-                right_rows = _csv_column(tags, tag)
+                try:
+                    right_rows = _csv_column(tags, tag)
+                except (ValueError, IndexError, StopIteration) as e:
+                    return Failure(f"the tagged RIGHT's rows could not be read: {e}", 1, "check")
     return TileRows(text, counts, right_rows)
 
 
@@ -528,13 +531,13 @@ def tagged_right(text: bytes, header: bytes, fmt: InputFormat) -> tuple[bytes, s
     holding each record's position among them, and that column's name, one RIGHT does not have (meridian compares
     CSV column names trimmed and in lowercase): `meridian near --right-only` writes RIGHT's attributes, not which
     feature a row is. The geometries are unchanged (JSON numbers read and written again are the same doubles), so
-    the same RIGHT features match."""
+    the same RIGHT features match (a record with a key twice, which meridian may read otherwise, is refused)."""
     ranges = split_records(text, fmt)
     if fmt is InputFormat.CSV:
         names = next(csv.reader(io.StringIO(header.decode(errors="replace"))), [])
         taken = {n.strip().lower() for n in names}
     else:
-        features = [json.loads(text[a:b].strip(b"\x1e \t\r\n")) for a, b in ranges]
+        features = [json.loads(text[a:b].strip(b"\x1e \t\r\n"), object_pairs_hook=_object) for a, b in ranges]
         features = [f if f.get("type") == "Feature" else {"type": "Feature", "geometry": f} for f in features]
         taken = {k.lower() for f in features for k in (f.get("properties") or {})}
     tag = TAG
@@ -549,6 +552,14 @@ def tagged_right(text: bytes, header: bytes, fmt: InputFormat) -> tuple[bytes, s
         feature["properties"] = (feature.get("properties") or {}) | {tag: k}
         out.append(b"\x1e" + json.dumps(feature, separators=(",", ":"), allow_nan=False).encode() + b"\n")
     return b"".join(out), tag
+
+
+def _object(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose keys are all different (ValueError otherwise)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise ValueError("a JSON object names a key twice")
+    return value
 
 
 def _with_field(record: bytes, value: bytes) -> bytes:
