@@ -1,6 +1,7 @@
 """`meridian-dask near` gives the bytes `meridian near` gives on one machine: LEFT cut into many small tiles (pairs
 across the tiles' edges, LEFT points exactly on them), per-feature search distances, planar and geodesic across the
-antimeridian and around a pole; and the same one-line error for bad input, with nothing written."""
+antimeridian and around a pole, every output shape (--right-only: RIGHT features matched from several tiles, written
+once each in RIGHT's order, twins included); and the same one-line error for bad input, with nothing written."""
 import contextlib
 import io
 import json
@@ -9,7 +10,9 @@ import subprocess
 import numpy as np
 import pytest
 
+from meridian_dask.chunks import InputFormat
 from meridian_dask.cli import main
+from meridian_dask.near import tagged_right
 
 
 def near_dask(meridian, scheduler, args, tile_points=7, chunk_bytes=2000):
@@ -62,13 +65,15 @@ def planar(tmp_path_factory):
     return folder
 
 
-@pytest.mark.parametrize("shape", ["--pairs", "--count", "--left-only"])
+@pytest.mark.parametrize("shape", ["--pairs", "--count", "--left-only", "--right-only"])
 def test_planar_near_is_byte_identical_to_one_machine(meridian, dask_scheduler, planar, tmp_path, shape):
     args = [planar / "left.csv", planar / "right.csv", "--srs", "EPSG:5070", "--in-srs", "EPSG:5070",
             "--distance-field", "r", shape]
     text = assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.csv")
     if shape == "--pairs":
         assert text.count(b"\n") > 300  # pairs of most LEFT features, many across the tiles' edges
+    if shape == "--right-only":
+        assert 200 < text.count(b"\n") < 251  # most RIGHT features (not all), many matched from several tiles
     assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.geojson")
 
 
@@ -78,6 +83,10 @@ def test_planar_nearest_and_a_fixed_distance_in_another_unit(meridian, dask_sche
     assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.geojsons")
     args[-4:] = ["--distance-field", "r", "--unit", "ft", "--nearest", "2"]
     assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "feet.csv")
+    # --right-only after --nearest: the RIGHT features among some LEFT feature's two nearest (ties by RIGHT's order).
+    assert_same_bytes(meridian, dask_scheduler, [*args, "--right-only"], tmp_path / "nearest-right.geojsons")
+    args[-6:] = ["--distance", "0.5mi", "--right-only"]
+    assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "right.csv")
 
 
 def test_lines_and_polygons_of_geojson(meridian, dask_scheduler, tmp_path):
@@ -102,6 +111,12 @@ def test_lines_and_polygons_of_geojson(meridian, dask_scheduler, tmp_path):
     args = [tmp_path / "left.geojson", tmp_path / "right.geojsons", "--srs", "EPSG:5070", "--distance-field", "d"]
     assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.csv", tile_points=10)
     assert_same_bytes(meridian, dask_scheduler, args + ["--count"], tmp_path / "count.geojson", tile_points=10)
+    # --right-only of a GeoJSON text sequence RIGHT (some tiles have none in reach: their columns lack RIGHT's).
+    assert_same_bytes(meridian, dask_scheduler, args + ["--right-only"], tmp_path / "right-only.csv", tile_points=10)
+    # The lines and polygons as RIGHT (a FeatureCollection), written with their own geometry, around LEFT points.
+    args = [tmp_path / "right.geojsons", tmp_path / "left.geojson", "--srs", "EPSG:5070", "--distance", "400m",
+            "--right-only"]
+    assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "shapes.geojson", tile_points=10)
 
 
 @pytest.mark.parametrize("place", ["antimeridian", "pole"])
@@ -128,6 +143,11 @@ def test_geodesic_near_across_the_antimeridian_and_around_a_pole(meridian, dask_
     text = assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.csv")
     assert text.count(b"\n") > 200
     assert_same_bytes(meridian, dask_scheduler, args + ["--left-only"], tmp_path / "near.geojsons")
+    text = assert_same_bytes(meridian, dask_scheduler, args + ["--right-only"], tmp_path / "right.geojson")
+    assert text.count(b'"Feature"') == 200
+    text = assert_same_bytes(meridian, dask_scheduler, args[:-4] + ["--distance", "3km", "--right-only"],
+                             tmp_path / "right.csv")
+    assert 20 < text.count(b"\n") < 150, text.count(b"\n")  # some RIGHT features, not all
 
 
 def message(err, command):
@@ -161,15 +181,56 @@ def test_bad_input_gives_meridian_nears_error_and_no_output(meridian, dask_sched
     assert assert_same_error(["left.csv", "nope.csv", *args[2:]]) == (1, "cannot read nope.csv: No such file or "
                                                                         "directory")
     assert assert_same_error([*args, "--bogus"]) == (2, "unknown option --bogus")
+    assert assert_same_error([*args, "--right-only"])[0] == 1
 
 
-def test_right_only_and_unbounded_searches_are_refused(meridian, dask_scheduler, planar, tmp_path):
+def test_right_only_writes_each_right_feature_once_in_rights_order(meridian, dask_scheduler, planar, tmp_path):
+    """RIGHT in an order unrelated to the tiles', with twins (records written twice, far apart in the file: two
+    features, written alike, both rows) and points on LEFT's lattice (at exactly a search distance): every matched
+    RIGHT feature once, in RIGHT's order, as CSV and as GeoJSON text sequences, constant and per-feature
+    distances. RIGHT's lines end in CR LF and its last column, quoted, has the name of the column the tiles tag
+    RIGHT's records with."""
+    rng = np.random.default_rng(7)
+    rows = (planar / "right.csv").read_text().splitlines()
+    rows = [rows[0] + ",meridian_dask_right\r\n"] + [f'{row},"t, {i}"\r\n' for i, row in enumerate(rows[1:])]
+    body = rows[1:] + rows[1:41]
+    rng.shuffle(body)
+    (tmp_path / "right.csv").write_bytes((rows[0] + "".join(body)).encode())
+    base = [planar / "left.csv", tmp_path / "right.csv", "--srs", "EPSG:5070", "--in-srs", "EPSG:5070",
+            "--right-only"]
+    text = assert_same_bytes(meridian, dask_scheduler, [*base, "--distance-field", "r"], tmp_path / "near.csv")
+    lines = text.splitlines()[1:]
+    assert len(lines) - len(set(lines)) >= 20  # twins, each a row
+    text = assert_same_bytes(meridian, dask_scheduler, [*base, "--distance", "200"], tmp_path / "near.geojsons")
+    assert 50 < text.count(b"\x1e") < 250, text.count(b"\x1e")  # some RIGHT features, not all
+    text = assert_same_bytes(meridian, dask_scheduler, [*base, "--distance", "0"], tmp_path / "zero.csv")
+    assert 10 < text.count(b"\n") < 100, text.count(b"\n")  # RIGHT points on LEFT's lattice
+
+
+def test_right_records_are_tagged_with_a_name_right_does_not_have():
+    """The tag a tile adds to RIGHT's records for --right-only: a CSV column after the others (before each record's
+    own line ending; meridian compares column names in lowercase), a GeoJSON property (null properties, a bare
+    geometry)."""
+    header = b"x,y,Meridian_Dask_Right\r\n"
+    tagged, tag = tagged_right(b'1,2,"a\r\nb"\r\n3,4,c\n', header, InputFormat.CSV)
+    assert (tagged, tag) == (b'x,y,Meridian_Dask_Right,meridian_dask_right_\r\n1,2,"a\r\nb",0\r\n3,4,c,1\n',
+                             "meridian_dask_right_")
+    point = {"type": "Point", "coordinates": [1.5, 2]}
+    records = [{"type": "Feature", "geometry": point, "properties": None}, point,
+               {"type": "Feature", "geometry": point, "properties": {"meridian_dask_right": 7}, "id": 3}]
+    text = b"".join(b"\x1e" + json.dumps(r).encode() + b"\n" for r in records)
+    tagged, tag = tagged_right(text, b"", InputFormat.SEQUENCE_RS)
+    assert tag == "meridian_dask_right_"
+    features = [json.loads(r) for r in tagged.split(b"\x1e")[1:]]
+    assert [f["properties"] for f in features] == [{tag: 0}, {tag: 1}, {"meridian_dask_right": 7, tag: 2}]
+    assert [f["geometry"] for f in features] == [point] * 3 and features[2]["id"] == 3
+    with pytest.raises(ValueError):  # which geometry meridian reads would be a guess: the tile fails, one task runs
+        tagged_right(b'\x1e{"type":"Feature","geometry":null,"geometry":null,"properties":{}}\n', b"",
+                     InputFormat.SEQUENCE_RS)
+
+
+def test_unbounded_searches_are_refused(meridian, dask_scheduler, planar, tmp_path):
     base = [planar / "left.csv", planar / "right.csv", "--srs", "EPSG:5070", "--in-srs", "EPSG:5070"]
-    status, err = near_dask(meridian, dask_scheduler, [*base, "--distance", "1km", "--right-only",
-                                                       "-o", tmp_path / "r.csv"])
-    assert (status, message(err, "meridian-dask near")) == (2, (
-        "--right-only: a RIGHT feature is matched in several tiles and meridian-dask near does not gather them; use "
-        "meridian near --right-only"))
     status, err = near_dask(meridian, dask_scheduler, [*base, "--nearest", "3", "-o", tmp_path / "r.csv"])
     assert status == 2 and "give --distance D or --distance-field NAME" in message(err, "meridian-dask near")
     assert not (tmp_path / "r.csv").exists()
@@ -222,3 +283,5 @@ def test_geodesic_lines_and_polygons_across_the_antimeridian(meridian, dask_sche
         f"{a!r},{b!r},p{i}\n" for i, (a, b) in enumerate(zip(lon.tolist(), lat.tolist()))))
     args = [tmp_path / "left.geojson", tmp_path / "right.csv", "--geodesic", "--distance-field", "d"]
     assert_same_bytes(meridian, dask_scheduler, args, tmp_path / "near.csv", min_tiles=4, tile_points=8)
+    assert_same_bytes(meridian, dask_scheduler, args + ["--right-only"], tmp_path / "right.geojsons", min_tiles=4,
+                      tile_points=8)

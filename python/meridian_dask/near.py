@@ -13,6 +13,12 @@ cluster, with the same rows in the same order as one `meridian near` run.
 3. Each tile runs `meridian near` itself on its records (RIGHT's in RIGHT's order, so that equal distances are
    ranked as in one run), and, for `--pairs` and `--left-only`, `meridian near --count` to know each LEFT feature's
    number of rows. The client writes the rows in LEFT's order.
+4. `--right-only`: a RIGHT feature is in reach of several tiles and may be matched in several. A tile runs
+   `meridian near --right-only` on its records, and again with each RIGHT record tagged with its position among
+   the tile's (a column or property more, `tagged_right`) to know which RIGHT feature each row is: the rows of one
+   run are RIGHT's matched features in RIGHT's order, so the two runs' rows correspond one to one. The client keeps
+   each RIGHT feature's row once, by its position in RIGHT (not by its text: two RIGHT features can be written
+   alike), and writes them in RIGHT's order.
 
 Anything the tiles cannot reproduce exactly (a chunk meridian cannot read, records that do not split as meridian
 reads them, GeoJSON features with different properties, whose columns depend on which features a run sees) is
@@ -44,12 +50,13 @@ from .runner import MeridianError, SetupError, find_meridian, worker_meridian
 
 HELP = """\
 Usage: meridian-dask near LEFT RIGHT (--distance D | --distance-field NAME [--unit U]) [--srs SRS | --geodesic]
-                          [--in-srs SRS] [--nearest K] [--pairs | --count | --left-only] [--allow-outside-area]
-                          -o OUTPUT [--workers N | --scheduler ADDRESS] [--verbose] [--meridian PATH]
+                          [--in-srs SRS] [--nearest K] [--pairs | --count | --left-only | --right-only]
+                          [--allow-outside-area] -o OUTPUT [--workers N | --scheduler ADDRESS] [--verbose]
+                          [--meridian PATH]
 
 Runs `meridian near` on a Dask cluster: LEFT is cut into tiles, each tile's task searches the RIGHT features within
-the tile grown by the largest search distance, and the rows are written in LEFT's order, the same as one
-`meridian near` run. See docs/cluster.md.
+the tile grown by the largest search distance, and the rows are written in LEFT's order (--right-only: each
+matched RIGHT feature once, in RIGHT's order), the same as one `meridian near` run. See docs/cluster.md.
 
 LEFT, RIGHT           a CSV file, a GeoJSON file or a GeoJSON text sequence each
 -o, --output OUTPUT   .csv, .geojson or .geojsons, written atomically; without -o, CSV on standard output
@@ -61,8 +68,8 @@ LEFT, RIGHT           a CSV file, a GeoJSON file or a GeoJSON text sequence each
 --tile-points N       LEFT features per tile (default: enough tiles for every worker to have four)
 --chunk-bytes N       bytes of an input per reading task (default 64 MiB)
 
-Every other option is meridian near's (meridian near --help); --right-only, --nearest without a distance, layers
-and feature-table outputs are left to meridian near.
+Every other option is meridian near's (meridian near --help); --nearest without a distance, layers and
+feature-table outputs are left to meridian near.
 """
 
 #: `meridian near` options that take a value, and its flags (the rest of its command line are LEFT and RIGHT).
@@ -188,11 +195,13 @@ class Unlocated(JobResult):
 
 @dataclass
 class TileRows(JobResult):
-    """A tile's answer (`tile_task`): `meridian near`'s output, and for --pairs and --left-only each LEFT feature's
-    number of matches (`meridian near --count`; None otherwise)."""
-    unreported: ClassVar[tuple[str, ...]] = ("text", "counts")
+    """A tile's answer (`tile_task`): `meridian near`'s output, for --pairs and --left-only each LEFT feature's
+    number of matches (`meridian near --count`; None otherwise), and for --right-only the position of each row's
+    RIGHT feature among the tile's RIGHT records (`right_rows`, increasing; None otherwise)."""
+    unreported: ClassVar[tuple[str, ...]] = ("text", "counts", "right_rows")
     text: bytes
     counts: np.ndarray | None
+    right_rows: np.ndarray | None = None
 
 
 # MARK: Locating the features (on the workers)
@@ -462,33 +471,101 @@ def tile_task(meridian: str, near: NearArguments, extension: str, headers: tuple
         names = []
         for side, header, fmt, chunk_pieces in (("left", headers[0], formats[0], pieces[:left_pieces]),
                                                  ("right", headers[1], formats[1], pieces[left_pieces:])):
-            name = os.path.join(folder, f"{side}.{'csv' if fmt is InputFormat.CSV else 'geojsons'}")
-            with open(name, "wb") as f:
-                f.write(header)
-                for p in chunk_pieces:
-                    f.write(p)
-            # No RIGHT in reach: meridian refuses an empty text sequence.
-            if fmt is not InputFormat.CSV and os.path.getsize(name) == 0:
-                os.replace(name, name := os.path.join(folder, f"{side}.geojson"))
-                with open(name, "wb") as f:
-                    f.write(b'{"features":[],"type":"FeatureCollection"}\n')
-            names.append(name)
+            names.append(_tile_input(folder, side, fmt, header + b"".join(chunk_pieces)))
         out = os.path.join(folder, f"out.{extension}")
         if (failure := run_near(meridian, names + near.options + ["-o", out], folder)) is not None:
             return failure
         with open(out, "rb") as f:
             text = f.read()
-        counts = None
+        counts = right_rows = None
         if near.shape in ("--pairs", "--left-only"):
             counted = os.path.join(folder, "count.csv")
             counting = names + near.without_shape() + ["--count", "-o", counted]
             if (failure := run_near(meridian, counting, folder)) is not None:
                 return failure
-            with open(counted, newline="", encoding="utf-8", errors="replace") as f:
-                rows = csv.reader(f)
-                column = next(rows).index("near_count")
-                counts = np.array([int(row[column]) for row in rows], dtype=np.int64)
-    return TileRows(text, counts)
+            counts = _csv_column(counted, "near_count")
+        elif near.shape == "--right-only":
+            right_rows = np.empty(0, dtype=np.int64)
+            if output_rows(text, extension)[1]:
+                try:
+                    tagged, tag = tagged_right(b"".join(pieces[left_pieces:]), headers[1], formats[1])
+                except (ValueError, TypeError, AttributeError, RecursionError) as e:
+                    return Failure(f"RIGHT's records could not be tagged: {e}", 1, "check")
+                tags = os.path.join(folder, "tags.csv")
+                tagging = [names[0], _tile_input(folder, "tagged", formats[1], tagged)] + near.options + ["-o", tags]
+                if (failure := run_near(meridian, tagging, folder)) is not None:
+                    return failure
+                try:
+                    right_rows = _csv_column(tags, tag)
+                except (ValueError, IndexError, StopIteration) as e:
+                    return Failure(f"the tagged RIGHT's rows could not be read: {e}", 1, "check")
+    return TileRows(text, counts, right_rows)
+
+
+def _tile_input(folder: str, side: str, fmt: InputFormat, text: bytes) -> str:
+    """Writes one side's records of a tile (a CSV header and its records, or a GeoJSON text sequence) in `folder`;
+    its path."""
+    name = os.path.join(folder, f"{side}.{'csv' if fmt is InputFormat.CSV else 'geojsons'}")
+    if fmt is not InputFormat.CSV and not text:
+        # No RIGHT in reach: meridian refuses an empty text sequence.
+        name, text = name.removesuffix("s"), b'{"features":[],"type":"FeatureCollection"}\n'
+    with open(name, "wb") as f:
+        f.write(text)
+    return name
+
+
+def _csv_column(path: str, name: str) -> np.ndarray:
+    """A column of whole numbers of a CSV file meridian wrote."""
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        rows = csv.reader(f)
+        column = next(rows).index(name)
+        return np.array([int(row[column]) for row in rows], dtype=np.int64)
+
+
+#: The name of the column or property that `tagged_right` adds (with "_" appended while RIGHT has one so named).
+TAG = "meridian_dask_right"
+
+
+def tagged_right(text: bytes, header: bytes, fmt: InputFormat) -> tuple[bytes, str]:
+    """A tile's RIGHT records with one more column (CSV) or property (GeoJSON, each record a feature written again)
+    holding each record's position among them, and that column's name, one RIGHT does not have (meridian compares
+    CSV column names trimmed and in lowercase): `meridian near --right-only` writes RIGHT's attributes, not which
+    feature a row is. The geometries are unchanged (JSON numbers read and written again are the same doubles), so
+    the same RIGHT features match (a record with a key twice, which meridian may read otherwise, is refused)."""
+    ranges = split_records(text, fmt)
+    if fmt is InputFormat.CSV:
+        names = next(csv.reader(io.StringIO(header.decode(errors="replace"))), [])
+        taken = {n.strip().lower() for n in names}
+    else:
+        features = [json.loads(text[a:b].strip(b"\x1e \t\r\n"), object_pairs_hook=_object) for a, b in ranges]
+        features = [f if f.get("type") == "Feature" else {"type": "Feature", "geometry": f} for f in features]
+        taken = {k.lower() for f in features for k in (f.get("properties") or {})}
+    tag = TAG
+    while tag in taken:
+        tag += "_"
+    if fmt is InputFormat.CSV:
+        out = [_with_field(header, tag.encode())]
+        out += [_with_field(text[a:b], str(k).encode()) for k, (a, b) in enumerate(ranges)]
+        return b"".join(out), tag
+    out = []
+    for k, feature in enumerate(features):
+        feature["properties"] = (feature.get("properties") or {}) | {tag: k}
+        out.append(b"\x1e" + json.dumps(feature, separators=(",", ":"), allow_nan=False).encode() + b"\n")
+    return b"".join(out), tag
+
+
+def _object(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose keys are all different (ValueError otherwise)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise ValueError("a JSON object names a key twice")
+    return value
+
+
+def _with_field(record: bytes, value: bytes) -> bytes:
+    """A CSV record with one field more at its end, before its line ending."""
+    body = record.rstrip(b"\r\n")
+    return body + b"," + value + (record[len(body):] or b"\n")
 
 
 def output_rows(text: bytes, extension: str) -> tuple[bytes, list[bytes]]:
@@ -535,9 +612,6 @@ def check(near: NearArguments, options, meridian: str) -> str:
         if unsupported in near.values:
             raise SetupError(f"{unsupported}: meridian-dask near reads files of features, not {why}; use meridian near",
                              2)
-    if "--right-only" in near.flags:
-        raise SetupError("--right-only: a RIGHT feature is matched in several tiles and meridian-dask near does not "
-                         "gather them; use meridian near --right-only", 2)
     if "--distance" not in near.values and "--distance-field" not in near.values:
         raise SetupError("give --distance D or --distance-field NAME: meridian-dask near searches each tile's "
                          "surroundings within the search distance (--nearest K at any distance is meridian near's)", 2)
@@ -665,7 +739,7 @@ def tiles(run: Near) -> None:
     headers = (left[0].header, right[0].header if right else b"")
     formats = (left[0].format, right[0].format if right else InputFormat.CSV)
     tile_extension = "csv" if run.extension == "csv" else "geojsons"
-    futures, members, right_counts, tile_of = [], [], [], {}
+    futures, members, reaches, tile_of = [], [], [], {}
     for t in range(len(cells.cells)):
         mine = np.nonzero(owner == t)[0]
         if len(mine) == 0:
@@ -685,57 +759,88 @@ def tiles(run: Near) -> None:
         futures.append(client.submit(tile_task, run.meridian, near, tile_extension, headers, formats,
                                      len(pieces[0]), *pieces[0], *pieces[1], pure=False))
         members.append(mine)
-        right_counts.append(len(found))
+        reaches.append(found)
     results = client.gather(futures)
     failed = next((r for r in results if not r.ok), None)
     if failed:
         return whole(run, "a tile failed: " + failed.error)
     run.say(f"{len(futures)} tiles done")
-    _write(run, results, members, right_counts, owner, tile_of, formats[1])
+    _write(run, results, members, reaches, owner, tile_of, formats[1])
     run.say("written")
 
 
-def _write(run: Near, results: list[TileRows], members: list[np.ndarray], right_counts: list[int],
+def _write(run: Near, results: list[TileRows], members: list[np.ndarray], reaches: list[np.ndarray],
            owner: np.ndarray, tile_of: dict[int, int], right_format: InputFormat) -> None:
-    """Writes the tiles' rows in LEFT's order (the order of one run: LEFT's, then each LEFT feature's by rank)."""
+    """Writes the tiles' rows in the order of one run: LEFT's, then each LEFT feature's by rank; for --right-only
+    RIGHT's (`reaches`: each tile's RIGHT features, as positions in RIGHT)."""
     shape = run.near.shape
     tile_extension = "csv" if run.extension == "csv" else "geojsons"
     split = [output_rows(r.text, tile_extension) for r in results]
     header = b""
     if run.extension == "csv":
         # The columns of a run whose RIGHT is empty may lack RIGHT's (a GeoJSON RIGHT has no schema otherwise).
-        candidates = {h for (h, _), n in zip(split, right_counts) if n > 0 or right_format is InputFormat.CSV or
-                      shape != "--pairs"}
+        candidates = {h for (h, _), found in zip(split, reaches) if len(found) > 0 or right_format is InputFormat.CSV
+                      or shape in ("--count", "--left-only")}
         if len(candidates) != 1:
             return whole(run, "the tiles' columns differ")
         header = candidates.pop()
+    if shape == "--right-only":
+        rows = _right_order(split, results, reaches)
+    else:
+        rows = _left_order(split, results, members, owner, tile_of, shape)
+    if rows is None:
+        return whole(run, f"a tile's rows do not match its {'RIGHT' if shape == '--right-only' else 'LEFT'} "
+                          "features")
+    out = run.output
+    if run.extension != "geojson":
+        out.write(header)
+        for row in rows:
+            out.write(row)
+        return
+    out.write(b'{"features":[')
+    for k, row in enumerate(rows):
+        out.write((b"," if k else b"") + row.strip(b"\x1e\n"))
+    out.write(b'],"type":"FeatureCollection"}\n')
+
+
+def _left_order(split: list[tuple[bytes, list[bytes]]], results: list[TileRows], members: list[np.ndarray],
+                owner: np.ndarray, tile_of: dict[int, int], shape: str):
+    """The tiles' rows in LEFT's order (each LEFT feature's rows are consecutive in its tile's output, as many as
+    its count), as an iterator; None when a tile's rows do not add up to its LEFT features' counts."""
     per_feature = []
     for (_, rows), result, mine in zip(split, results, members):
         counts = np.ones(len(mine), dtype=np.int64) if result.counts is None else result.counts
         if shape == "--left-only":
             counts = np.minimum(counts, 1)
         if len(counts) != len(mine) or int(counts.sum()) != len(rows):
-            return whole(run, "a tile's rows do not match its LEFT features")
-        per_feature.append((counts, rows))
-    starts = [np.concatenate([[0], np.cumsum(c)]) for c, _ in per_feature]
+            return None
+        per_feature.append((np.concatenate([[0], np.cumsum(counts)]), rows))
     position = np.empty(len(owner), dtype=np.int64)
     for mine in members:
         position[mine] = np.arange(len(mine))
-    out = run.output
-    if run.extension == "geojson":
-        out.write(b'{"features":[')
-    else:
-        out.write(header)
-    first = True
-    for i in range(len(owner)):
-        k = tile_of[int(owner[i])]
-        p = position[i]
-        rows = per_feature[k][1][starts[k][p]:starts[k][p + 1]]
-        for row in rows:
-            if run.extension == "geojson":
-                out.write((b"" if first else b",") + row.strip(b"\x1e\n"))
-                first = False
-            else:
-                out.write(row)
-    if run.extension == "geojson":
-        out.write(b'],"type":"FeatureCollection"}\n')
+
+    def rows():
+        for i in range(len(owner)):
+            starts, tile_rows = per_feature[tile_of[int(owner[i])]]
+            p = position[i]
+            yield from tile_rows[starts[p]:starts[p + 1]]
+    return rows()
+
+
+def _right_order(split: list[tuple[bytes, list[bytes]]], results: list[TileRows], reaches: list[np.ndarray]
+                 ) -> list[bytes] | None:
+    """--right-only: each RIGHT feature matched in some tile once, in RIGHT's order. A feature is known by its
+    position in RIGHT (`reaches` maps a tile's RIGHT records to it), not by its row's text: two RIGHT features can be
+    written alike, and both are rows. None when a tile's rows and positions do not correspond, or one feature's row
+    differs between tiles."""
+    chosen: dict[int, bytes] = {}
+    for (_, rows), result, found in zip(split, results, reaches):
+        local = result.right_rows
+        if local is None or len(local) != len(rows):
+            return None
+        if len(local) and (local[0] < 0 or local[-1] >= len(found) or np.any(np.diff(local) <= 0)):
+            return None
+        for feature, row in zip(found[local].tolist(), rows):
+            if chosen.setdefault(feature, row) != row:
+                return None
+    return [chosen[feature] for feature in sorted(chosen)]
