@@ -87,7 +87,8 @@ import Testing
 
     /// `nextColumns` hands over the features `nextBatch` gives, as columns (names in the table's field order),
     /// through the Arrow stream and feature by feature, whatever the batch sizes: 65,000 takes a part of GDAL's first
-    /// Arrow batch of 65,536, then its rest joined to the next batch's 4 rows.
+    /// Arrow batch of 65,536, then its rest joined to the next batch's 4 rows; 4,096 from a query of that batch size
+    /// takes each of GDAL's batches whole.
     @Test(arguments: ["gpkg", "fgb", "shp"]) func columnsHoldTheFeaturesOfNextBatch(ext: String) throws {
         let dir = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -105,8 +106,8 @@ import Testing
         let t = try FeatureDataSource(path: path).featureTable(named: nil)
         let (expected, _) = try ArrowPathTests.read(t, QueryParameters(), arrow: false)  // feature by feature
         #expect(expected.count == features.count)
-        for size in [7, 65_000] {
-            let result = t.queryFeatures()
+        for (size, batchSize) in [(7, nil), (65_000, nil), (4_096, 4_096)] as [(Int, Int?)] {
+            let result = t.queryFeatures(using: QueryParameters(batchSize: batchSize))
             #expect(result.usesArrow == (ext != "shp"))
             var read: [Feature] = []
             var sizes: [Int] = []

@@ -47,7 +47,7 @@ public final class FeatureQueryResult {
             ? GDALRuntime.capturing { _ in StoredGeometryCheck(dataset: table.dataset, layer: table.layer) } : nil
         arrow = !allowingArrow ? nil : GDALRuntime.capturing { _ in
             OGRArrowReader(layer: table.layer, format: table.format, readers: readers.map { $0.reader }, returnsGeometry: parameters.returnsGeometry,
-                           batchSize: parameters.maxFeatures ?? 65_536)
+                           batchSize: min(parameters.maxFeatures ?? .max, parameters.batchSize ?? 65_536))
         }
     }
 

@@ -136,15 +136,22 @@ public struct QueryParameters: Sendable, Hashable {
     /// The fields whose values are read (ArcGIS's `outFields`), by name; `nil` for all, empty for none (geometries
     /// only: the fastest). Fields not read are absent from the features' attributes.
     public var outFields: [String]?
+    /// How many features the source hands over at a time where it is read in batches (GDAL's Arrow stream), at
+    /// most 65,536; `nil` for 65,536. Reading ``FeatureQueryResult/nextColumns(maximumCount:)`` batches of this
+    /// size takes each one whole, without a copy.
+    public var batchSize: Int?
 
     /// Creates query parameters.
     /// - Parameters:
     ///   - maxFeatures: The most features returned (default all).
     ///   - returnsGeometry: Whether to read geometries (default `true`).
     ///   - outFields: The fields to read (default all).
-    public init(maxFeatures: Int? = nil, returnsGeometry: Bool = true, outFields: [String]? = nil) {
+    ///   - batchSize: How many features the source hands over at a time (default 65,536).
+    public init(maxFeatures: Int? = nil, returnsGeometry: Bool = true, outFields: [String]? = nil,
+                batchSize: Int? = nil) {
         self.maxFeatures = maxFeatures
         self.returnsGeometry = returnsGeometry
         self.outFields = outFields
+        self.batchSize = batchSize
     }
 }

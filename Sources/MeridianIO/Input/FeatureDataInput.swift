@@ -118,7 +118,7 @@ private struct TableReader {
     mutating func columnBatches(of size: Int, _ batch: (FeatureInput) throws(CommandError) -> Void)
         throws(CommandError) -> FeatureInput
     {
-        let result = table.queryFeatures()
+        let result = table.queryFeatures(using: QueryParameters(batchSize: size))
         while true {
             let columns = try next { () throws(FeatureDataError) in try result.nextColumns(maximumCount: size) }
             if columns.count == 0 { break }
