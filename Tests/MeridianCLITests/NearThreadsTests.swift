@@ -110,9 +110,9 @@ import Testing
         }
     }
 
-    /// LEFT from a GeoPackage, read a batch at a time as columns (no feature per row), gives the bytes the same
-    /// features give from CSV, read as features: every shape, distances from LEFT's field, one and two threads (a
-    /// GeoJSON output differs only in the feature IDs a GeoPackage has).
+    /// LEFT and RIGHT from GeoPackages, read as columns (no feature per row; LEFT a batch at a time), give the bytes
+    /// the same features give from CSV, read as features: every shape, distances from LEFT's field, one and two
+    /// threads (a GeoJSON output differs only in the feature IDs a GeoPackage has).
     @Test func aGeoPackageReadAsColumnsGivesWhatItsFeaturesGive() throws {
         let seed = SplitMix64.testSeed
         let c = Case(seed: seed, count: 9_000)  // three batches of LEFT
@@ -123,8 +123,11 @@ import Testing
         for (i, p) in c.left.enumerated() { rows += "\(i),\(p.x),\(p.y),\(Case.quoted(p.note)),\(i % 7 * 10)\n" }
         try Data(rows.utf8).write(to: URL(fileURLWithPath: path("l.csv")))
         try Data(c.files()["r.csv"]!.utf8).write(to: URL(fileURLWithPath: path("r.csv")))
-        let made = runCommand(["project", path("l.csv"), "--from", "EPSG:32038", "--to", "EPSG:32038", "-o", path("l.gpkg")])
-        #expect(made.status == 0, "\(made.stderr)")
+        for side in ["l", "r"] {
+            let made = runCommand(["project", path("\(side).csv"), "--from", "EPSG:32038", "--to", "EPSG:32038",
+                                   "-o", path("\(side).gpkg")])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
         let runs: [(shape: [String], threads: String)] = [([], "1"), ([], "2"), (["--count"], "2"), (["--left-only"], "2"),
                                                            (["--right-only"], "2"), (["--nearest", "2"], "1")]
         for (shape, threads) in runs {
@@ -133,7 +136,7 @@ import Testing
                 for out in ["csv", "geojson"] {
                     let fromCSV = runCommand(["near", path("l.csv")] + common.map { $0 == "r.csv" ? path($0) : $0 }
                                              + ["--in-srs", "EPSG:32038", "-o", path("c.\(out)")])
-                    let fromTable = runCommand(["near", path("l.gpkg")] + common.map { $0 == "r.csv" ? path($0) : $0 }
+                    let fromTable = runCommand(["near", path("l.gpkg")] + common.map { $0 == "r.csv" ? path("r.gpkg") : $0 }
                                                + ["--srs", "EPSG:32038", "-o", path("g.\(out)")])
                     #expect(fromCSV.status == 0 && fromTable.status == 0, "\(fromCSV.stderr)\(fromTable.stderr)")
                     var expected = try String(contentsOfFile: path("c.\(out)"), encoding: .utf8)

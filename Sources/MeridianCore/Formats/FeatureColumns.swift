@@ -57,6 +57,15 @@ public struct FeatureColumns: Sendable, Hashable {
     /// Every row as a feature, in order.
     public var features: [Feature] { (0..<count).map { feature(at: $0) } }
 
+    /// Appends the rows of other columns with the same names.
+    /// - Parameter other: Columns whose `names` equal these.
+    public mutating func append(contentsOf other: FeatureColumns) {
+        precondition(other.names == names, "columns are joined by the same names")
+        geometries += other.geometries
+        ids += other.ids
+        for c in values.indices { values[c] += other.values[c] }
+    }
+
     /// Rows `range` as their own columns.
     public func slice(_ range: Range<Int>) -> FeatureColumns {
         var part = FeatureColumns(names: names)

@@ -250,9 +250,7 @@ public final class FeatureQueryResult {
             if batch.count == 0 {
                 batch = part
             } else {
-                batch.geometries += part.geometries
-                batch.ids += part.ids
-                for c in batch.values.indices { batch.values[c] += part.values[c] }
+                batch.append(contentsOf: part)
             }
             pendingStart += take
         }

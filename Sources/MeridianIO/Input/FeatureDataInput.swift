@@ -36,7 +36,7 @@ public enum FeatureDataInput {
         if let size = options.batchSize {
             return options.featureTableColumns ? try reader.columnBatches(of: size, batch) : try reader.batches(of: size, batch)
         }
-        return try reader.all()
+        return options.featureTableColumns ? try reader.allColumns() : try reader.all()
     }
 
     /// Opens the table and settles its spatial reference.
@@ -111,6 +111,20 @@ private struct TableReader {
         try checkAll()
         return FeatureInput(features: [], spatialReference: spatialReference,
                             labels: FeatureLabels(name: name, count: count), format: format, fields: table.fields)
+    }
+
+    /// Every feature, as columns (`FeatureInput.columns`).
+    mutating func allColumns() throws(CommandError) -> FeatureInput {
+        var columns = FeatureColumns(names: table.fields.map { $0.name })
+        _ = try columnBatches(of: 65_536) { (part: FeatureInput) throws(CommandError) in
+            guard let more = part.columns else { return }
+            columns.append(contentsOf: more)
+        }
+        var input = FeatureInput(features: [], spatialReference: spatialReference,
+                                 labels: FeatureLabels(name: name, count: columns.count), format: format,
+                                 fields: table.fields)
+        input.columns = columns
+        return input
     }
 
     /// The features a batch at a time as columns (`FeatureInput.columns`); the input returned holds none, only

@@ -25,8 +25,8 @@ public struct FeatureInput: Sendable {
     /// For a GeoPackage, shapefile, FlatGeobuf or PostGIS input: the table's fields, with their types (the
     /// properties of `features` are keyed by their names), so that a feature table output keeps them.
     public var fields: [Field]?
-    /// For a batch of a feature table read with `CSVOptions.featureTableColumns`: the features as columns (and
-    /// `features` is empty). Read the features through `geometry(at:)`, `properties(at:)`, `id(at:)` and
+    /// For a feature table (or a batch of one) read with `CSVOptions.featureTableColumns`: the features as columns
+    /// (and `features` is empty). Read the features through `geometry(at:)`, `properties(at:)`, `id(at:)` and
     /// `feature(at:)`, which serve either form.
     public var columns: FeatureColumns?
 
@@ -51,8 +51,8 @@ public struct FeatureInput: Sendable {
         /// Read a point table of a GeoPackage, shapefile, FlatGeobuf or PostGIS input as bare points too (`points`
         /// and `numericColumn`'s `columnValues`, no features), as `pointsOnly` reads CSV.
         public var featureTablePoints = false
-        /// With `batchSize`: hand a feature table's batches over as columns (`FeatureInput.columns`), without a
-        /// dictionary of properties per feature; other inputs come as features still.
+        /// Hand a feature table's features over as columns (`FeatureInput.columns`; whole, or in batches with
+        /// `batchSize`), without a dictionary of properties per feature; other inputs come as features still.
         public var featureTableColumns = false
         /// Accept an input without features (a CSV header alone, an empty FeatureCollection or table): `near`'s
         /// RIGHT, where nothing to search is an answer (no pairs), not a mistake.
@@ -66,7 +66,7 @@ public struct FeatureInput: Sendable {
         ///   - numericColumn: With `pointsOnly`, a column read as numbers.
         ///   - batchSize: Hand the features over this many at a time.
         ///   - featureTablePoints: Read a point feature table as bare points too.
-        ///   - featureTableColumns: With `batchSize`, hand a feature table's batches over as columns.
+        ///   - featureTableColumns: Hand a feature table's features over as columns.
         ///   - allowsEmpty: Accept an input without features.
         public init(keepTable: Bool = false, tableWithoutCoordinates: Bool = false, pointsOnly: Bool = false,
                     numericColumn: String? = nil, batchSize: Int? = nil, featureTablePoints: Bool = false,

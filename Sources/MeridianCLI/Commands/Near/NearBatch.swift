@@ -127,22 +127,33 @@ struct NearCSVRows: Sendable {
     let rightText: [UInt8]
     let rightEnds: [Int]
 
-    /// The rows' writer, or nil when a RIGHT feature has a property that is not one of RIGHT's columns.
-    init?(columns: NearColumns, left: NearColumns.Side, right rightSide: NearColumns.Side, features: [Feature]) {
+    /// The rows' writer, or nil when a RIGHT feature (of `input`) has a property that is not one of RIGHT's columns.
+    init?(columns: NearColumns, left: NearColumns.Side, right rightSide: NearColumns.Side, input: FeatureInput) {
         self.columns = columns
         leftSources = left.names
-        var text = ByteBuffer(capacity: 16 * features.count + 16)
+        var text = ByteBuffer(capacity: 16 * input.count + 16)
         var ends = [0]
-        ends.reserveCapacity(features.count + 1)
-        for feature in features {
+        ends.reserveCapacity(input.count + 1)
+        let table = input.columns.flatMap { $0.names == rightSide.names ? $0 : nil }
+        for i in 0..<input.count {
+            if let table {
+                // A table's columns: RIGHT's columns, in their order.
+                for c in table.values.indices {
+                    NearColumns.appendCell(table.values[c][i], to: &text)
+                    text.append(UInt8(ascii: ","))
+                }
+                ends.append(text.count)
+                continue
+            }
+            let properties = input.properties(at: i)
             var present = 0
             for name in rightSide.names {
-                let value = feature.properties[name]
+                let value = properties[name]
                 if value != nil { present += 1 }
                 NearColumns.appendCell(value, to: &text)
                 text.append(UInt8(ascii: ","))
             }
-            guard present == feature.properties.count else { return nil }
+            guard present == properties.count else { return nil }
             ends.append(text.count)
         }
         rightText = text.withBytes { Array($0) }

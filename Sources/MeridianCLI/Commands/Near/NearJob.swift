@@ -47,7 +47,8 @@ struct NearJob {
     func run(into file: OutputFile) throws(CommandError) {
         var right = Right(input: try FeatureInput.read(
             command.right, layer: command.rightLayer, inputSpatialReference: command.inputSpatialReference,
-            defaultXYSpatialReference: command.srs, io: io, csv: FeatureInput.CSVOptions(allowsEmpty: true),
+            defaultXYSpatialReference: command.srs, io: io,
+            csv: FeatureInput.CSVOptions(featureTableColumns: true, allowsEmpty: true),
             progress: progress))
         let rightGeometries = try Self.geometries(of: right.input)
         var matched = [Bool](repeating: false, count: right.input.count)
@@ -108,11 +109,11 @@ struct NearJob {
     /// The RIGHT features with a match, for `--right-only`.
     private func rightOnly(_ matched: [Bool], right: Right, search: Search) -> NearOutput.Batch {
         let keep = matched.indices.filter { matched[$0] }
-        let features = right.input.features
+        let input = right.input
         return NearOutput.Batch(
-            rows: keep.map { Feature(geometry: right.measured[$0], properties: features[$0].properties, id: features[$0].id) },
-            wgs84: keep.map { features[$0] }, csvText: [], columns: search.columns, spatialReference: search.spatialReference,
-            geometryType: FeatureTableOutput.geometryType(of: features.map { $0.geometry }))
+            rows: keep.map { Feature(geometry: right.measured[$0], properties: input.properties(at: $0), id: input.id(at: $0)) },
+            wgs84: keep.map { input.feature(at: $0) }, csvText: [], columns: search.columns,
+            spatialReference: search.spatialReference, geometryType: FeatureTableOutput.geometryType(of: input.geometries))
     }
 
     /// A batch searched and its rows made (none for `--right-only`, which writes RIGHT's features at the end).
@@ -208,7 +209,7 @@ struct NearJob {
             added: added)
         progress?.begin("searching")
         let csvRows = wktColumn && command.shape == .pairs
-            ? NearCSVRows(columns: columns, left: leftSide, right: rightSide, features: right.input.features) : nil
+            ? NearCSVRows(columns: columns, left: leftSide, right: rightSide, input: right.input) : nil
         return Search(spatialReference: sr, index: index, columns: columns, unit: unit, csvRows: csvRows)
     }
 
@@ -354,7 +355,7 @@ struct NearJob {
                                                                     label: batch.labels[p.leftIndex], fixed: fixed))
                 }
                 var row = leftProperties!.properties
-                columns.addRight(right.features[p.rightIndex].properties, to: &row)
+                columns.addRight(right.properties(at: p.rightIndex), to: &row)
                 row[distanceColumn] = .number(p.distance)
                 row["rank"] = .number(Double(p.rank))
                 add(p.leftIndex, row, id: nil)
