@@ -37,11 +37,15 @@ public struct FeatureColumns: Sendable, Hashable {
     }
 
     /// The value of the attribute named `name` in row `row`, `nil` when there is no such attribute.
+    /// - Parameters:
+    ///   - name: The attribute's name.
+    ///   - row: The row, 0 ..< `count`.
     public func value(named name: String, row: Int) -> JSONValue? {
         names.firstIndex(of: name).map { values[$0][row] }
     }
 
     /// The properties of row `row`: every attribute's value, by name.
+    /// - Parameter row: The row, 0 ..< `count`.
     public func properties(at row: Int) -> [String: JSONValue] {
         var properties: [String: JSONValue] = [:]
         properties.reserveCapacity(names.count)
@@ -50,6 +54,7 @@ public struct FeatureColumns: Sendable, Hashable {
     }
 
     /// The feature row `row` stands for.
+    /// - Parameter row: The row, 0 ..< `count`.
     public func feature(at row: Int) -> Feature {
         Feature(geometry: geometries[row], properties: properties(at: row), id: ids[row])
     }

@@ -92,26 +92,33 @@ public struct FeatureInput: Sendable {
     }
 
     /// Feature `i`'s geometry (`nil` for none), whether the input holds features or columns.
+    /// - Parameter i: The feature's index, 0 ..< `count`.
     public func geometry(at i: Int) -> Geometry? {
         columns.map { $0.geometries[i] } ?? features[i].geometry
     }
 
     /// Feature `i`'s properties, whether the input holds features or columns.
+    /// - Parameter i: The feature's index, 0 ..< `count`.
     public func properties(at i: Int) -> [String: JSONValue] {
         columns.map { $0.properties(at: i) } ?? features[i].properties
     }
 
     /// Feature `i`'s value of the property `name`, `nil` when it has none.
+    /// - Parameters:
+    ///   - name: The property's name.
+    ///   - i: The feature's index, 0 ..< `count`.
     public func property(_ name: String, at i: Int) -> JSONValue? {
         columns.map { $0.value(named: name, row: i) } ?? features[i].properties[name]
     }
 
     /// Feature `i`'s identifier, whether the input holds features or columns.
+    /// - Parameter i: The feature's index, 0 ..< `count`.
     public func id(at i: Int) -> JSONValue? {
         columns.map { $0.ids[i] } ?? features[i].id
     }
 
     /// Feature `i`, whether the input holds features or columns.
+    /// - Parameter i: The feature's index, 0 ..< `count`.
     public func feature(at i: Int) -> Feature {
         columns.map { $0.feature(at: i) } ?? features[i]
     }

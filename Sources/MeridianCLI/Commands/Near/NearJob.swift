@@ -45,11 +45,7 @@ struct NearJob {
     /// held, and the output is the same as one thread's (errors included: a batch's failure is reported before a
     /// later batch's, a reading failure after those of the batches read before it).
     func run(into file: OutputFile) throws(CommandError) {
-        var right = Right(input: try FeatureInput.read(
-            command.right, layer: command.rightLayer, inputSpatialReference: command.inputSpatialReference,
-            defaultXYSpatialReference: command.srs, io: io,
-            csv: FeatureInput.CSVOptions(featureTableColumns: true, allowsEmpty: true),
-            progress: progress))
+        var right = Right(input: try readRight())
         let rightGeometries = try Self.geometries(of: right.input)
         var matched = [Bool](repeating: false, count: right.input.count)
         var search: Search?
@@ -104,6 +100,14 @@ struct NearJob {
             guard command.shape == .rightOnly, let search else { return }
             try emit(rightOnly(matched, right: right, search: search))
         }
+    }
+
+    /// RIGHT, read whole (a feature table as columns); an empty RIGHT is an answer (no pairs), not a mistake.
+    private func readRight() throws(CommandError) -> FeatureInput {
+        try FeatureInput.read(
+            command.right, layer: command.rightLayer, inputSpatialReference: command.inputSpatialReference,
+            defaultXYSpatialReference: command.srs, io: io,
+            csv: FeatureInput.CSVOptions(featureTableColumns: true, allowsEmpty: true), progress: progress)
     }
 
     /// The RIGHT features with a match, for `--right-only`.
