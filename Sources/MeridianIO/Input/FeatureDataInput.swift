@@ -34,7 +34,7 @@ public enum FeatureDataInput {
             return try reader.points(numericColumn: options.numericColumn)
         }
         if let size = options.batchSize {
-            return options.featureTableColumns ? try reader.columnBatches(of: size, batch) : try reader.batches(of: size, batch)
+            return try reader.batches(of: size, asColumns: options.featureTableColumns, batch)
         }
         return options.featureTableColumns ? try reader.allColumns() : try reader.all()
     }
@@ -93,19 +93,31 @@ private struct TableReader {
                             labels: FeatureLabels(name: name, count: features.count), format: format, fields: table.fields)
     }
 
-    /// The features a batch at a time; the input returned holds none, only their count.
-    mutating func batches(of size: Int, _ batch: (FeatureInput) throws(CommandError) -> Void)
+    /// The features a batch at a time, as features or as columns (`FeatureInput.columns`); the input returned holds
+    /// none, only their count.
+    mutating func batches(of size: Int, asColumns: Bool = false, _ batch: (FeatureInput) throws(CommandError) -> Void)
         throws(CommandError) -> FeatureInput
     {
-        let result = table.queryFeatures()
+        // Columns are asked of GDAL's Arrow stream in batches of `size`, so that each is taken whole.
+        let result = table.queryFeatures(using: QueryParameters(batchSize: asColumns ? size : nil))
         while true {
-            let features = try next { () throws(FeatureDataError) in try result.nextBatch(maximumCount: size) }
-            if features.isEmpty { break }
-            try check(features.lazy.map { $0.geometry })
-            try batch(FeatureInput(features: features, spatialReference: spatialReference,
-                                   labels: FeatureLabels(name: name, count: features.count, first: count),
-                                   format: format, fields: table.fields))
-            count += features.count
+            var part = FeatureInput(features: [], spatialReference: spatialReference,
+                                    labels: FeatureLabels(name: name, count: 0), format: format, fields: table.fields)
+            if asColumns {
+                part.columns = try next { () throws(FeatureDataError) in try result.nextColumns(maximumCount: size) }
+            } else {
+                part.features = try next { () throws(FeatureDataError) in try result.nextBatch(maximumCount: size) }
+            }
+            let read = part.columns?.count ?? part.features.count
+            if read == 0 { break }
+            if let columns = part.columns {
+                try check(columns.geometries)
+            } else {
+                try check(part.features.lazy.map { $0.geometry })
+            }
+            part.labels = FeatureLabels(name: name, count: read, first: count)
+            try batch(part)
+            count += read
             progress?.update(count)
         }
         try checkAll()
@@ -116,38 +128,14 @@ private struct TableReader {
     /// Every feature, as columns (`FeatureInput.columns`).
     mutating func allColumns() throws(CommandError) -> FeatureInput {
         var columns = FeatureColumns(names: table.fields.map { $0.name })
-        _ = try columnBatches(of: 65_536) { (part: FeatureInput) throws(CommandError) in
-            guard let more = part.columns else { return }
-            columns.append(contentsOf: more)
+        _ = try batches(of: 65_536, asColumns: true) { (part: FeatureInput) throws(CommandError) in
+            if let more = part.columns { columns.append(contentsOf: more) }
         }
         var input = FeatureInput(features: [], spatialReference: spatialReference,
                                  labels: FeatureLabels(name: name, count: columns.count), format: format,
                                  fields: table.fields)
         input.columns = columns
         return input
-    }
-
-    /// The features a batch at a time as columns (`FeatureInput.columns`); the input returned holds none, only
-    /// their count. The same checks as `batches(of:_:)`.
-    mutating func columnBatches(of size: Int, _ batch: (FeatureInput) throws(CommandError) -> Void)
-        throws(CommandError) -> FeatureInput
-    {
-        let result = table.queryFeatures(using: QueryParameters(batchSize: size))
-        while true {
-            let columns = try next { () throws(FeatureDataError) in try result.nextColumns(maximumCount: size) }
-            if columns.count == 0 { break }
-            try check(columns.geometries)
-            var input = FeatureInput(features: [], spatialReference: spatialReference,
-                                     labels: FeatureLabels(name: name, count: columns.count, first: count),
-                                     format: format, fields: table.fields)
-            input.columns = columns
-            try batch(input)
-            count += columns.count
-            progress?.update(count)
-        }
-        try checkAll()
-        return FeatureInput(features: [], spatialReference: spatialReference,
-                            labels: FeatureLabels(name: name, count: count), format: format, fields: table.fields)
     }
 
     /// A point table as bare points (and a numeric column's values), for the union of buffers around them.
