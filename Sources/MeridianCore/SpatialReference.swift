@@ -17,9 +17,8 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
         case other
     }
 
-    /// The facts, held once and shared by every copy: a geometry carries its spatial reference, so a copy of a
-    /// point costs one reference instead of the strings and numbers below.
-    private final class Storage: Sendable {
+    /// The seven facts; their synthesized `Codable` is the spatial reference's encoded form.
+    private struct Facts: Codable, Sendable {
         let definition: String
         let wkid: Int?
         let name: String
@@ -27,35 +26,31 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
         let unit: LinearUnit?
         let ellipsoid: Ellipsoid
         let areaOfUse: AreaOfUse?
+    }
 
-        init(definition: String, wkid: Int?, name: String, kind: Kind, unit: LinearUnit?, ellipsoid: Ellipsoid,
-             areaOfUse: AreaOfUse?) {
-            self.definition = definition
-            self.wkid = wkid
-            self.name = name
-            self.kind = kind
-            self.unit = unit
-            self.ellipsoid = ellipsoid
-            self.areaOfUse = areaOfUse
-        }
+    /// The facts, held once and shared by every copy: a geometry carries its spatial reference, so a copy of a
+    /// point costs one reference instead of the strings and numbers of `Facts`.
+    private final class Storage: Sendable {
+        let facts: Facts
+        init(_ facts: Facts) { self.facts = facts }
     }
 
     private let storage: Storage
 
     /// The definition given to PROJ: `EPSG:4326`, `ESRI:102003`, a WKT string or a PROJ string.
-    public var definition: String { storage.definition }
+    public var definition: String { storage.facts.definition }
     /// The numeric well-known ID when the definition is an EPSG or ESRI code, else `nil`.
-    public var wkid: Int? { storage.wkid }
+    public var wkid: Int? { storage.facts.wkid }
     /// The name PROJ gives, e.g. "NAD27 / Texas North Central".
-    public var name: String { storage.name }
+    public var name: String { storage.facts.name }
     /// Geographic, projected or other.
-    public var kind: Kind { storage.kind }
+    public var kind: Kind { storage.facts.kind }
     /// The linear unit of a projected system's axes (for geographic systems `nil`: their axes are in degrees).
-    public var unit: LinearUnit? { storage.unit }
+    public var unit: LinearUnit? { storage.facts.unit }
     /// The semi-major axis and inverse flattening of the ellipsoid (inverse flattening 0 for a sphere).
-    public var ellipsoid: Ellipsoid { storage.ellipsoid }
+    public var ellipsoid: Ellipsoid { storage.facts.ellipsoid }
     /// Where the system is meant to be used, if PROJ's database knows.
-    public var areaOfUse: AreaOfUse? { storage.areaOfUse }
+    public var areaOfUse: AreaOfUse? { storage.facts.areaOfUse }
 
     /// Creates a spatial reference from facts already known. Use the throwing initialisers in `MeridianEngine`
     /// to create one from a code; this one exists for the engine and for decoding.
@@ -71,38 +66,22 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
         definition: String, wkid: Int?, name: String, kind: Kind, unit: LinearUnit?, ellipsoid: Ellipsoid,
         areaOfUse: AreaOfUse?
     ) {
-        storage = Storage(definition: definition, wkid: wkid, name: name, kind: kind, unit: unit, ellipsoid: ellipsoid,
-                          areaOfUse: areaOfUse)
+        storage = Storage(Facts(definition: definition, wkid: wkid, name: name, kind: kind, unit: unit,
+                                ellipsoid: ellipsoid, areaOfUse: areaOfUse))
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case definition, wkid, name, kind, unit, ellipsoid, areaOfUse
-    }
-
-    /// Decodes the facts (the keys of the stored properties; `wkid`, `unit` and `areaOfUse` may be absent).
+    /// Decodes the facts (each by name; `wkid`, `unit` and `areaOfUse` may be absent).
     /// - Parameter decoder: The decoder.
     /// - Throws: `DecodingError` for a missing or mistyped value.
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(definition: try c.decode(String.self, forKey: .definition),
-                  wkid: try c.decodeIfPresent(Int.self, forKey: .wkid), name: try c.decode(String.self, forKey: .name),
-                  kind: try c.decode(Kind.self, forKey: .kind), unit: try c.decodeIfPresent(LinearUnit.self, forKey: .unit),
-                  ellipsoid: try c.decode(Ellipsoid.self, forKey: .ellipsoid),
-                  areaOfUse: try c.decodeIfPresent(AreaOfUse.self, forKey: .areaOfUse))
+        storage = Storage(try Facts(from: decoder))
     }
 
-    /// Encodes the facts under the keys of the stored properties (absent optionals left out).
+    /// Encodes the facts, each by name (absent optionals left out).
     /// - Parameter encoder: The encoder.
     /// - Throws: The encoder's error.
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(definition, forKey: .definition)
-        try c.encodeIfPresent(wkid, forKey: .wkid)
-        try c.encode(name, forKey: .name)
-        try c.encode(kind, forKey: .kind)
-        try c.encodeIfPresent(unit, forKey: .unit)
-        try c.encode(ellipsoid, forKey: .ellipsoid)
-        try c.encodeIfPresent(areaOfUse, forKey: .areaOfUse)
+        try storage.facts.encode(to: encoder)
     }
 
     /// Whether coordinates are longitude/latitude in degrees.

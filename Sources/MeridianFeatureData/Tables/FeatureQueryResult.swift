@@ -63,11 +63,7 @@ public final class FeatureQueryResult {
     /// - Parameter maximumCount: The batch size (at least 1).
     /// - Throws: As ``next()``.
     public func nextBatch(maximumCount: Int) throws(FeatureDataError) -> [Feature] {
-        try checkCurrent()
-        guard !finished else { return [] }
-        var wanted = max(1, maximumCount)
-        if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
-        guard wanted > 0 else { finished = true; return [] }
+        guard let wanted = try wantedCount(maximumCount) else { return [] }
         if arrow != nil { return try nextFromArrow(wanted).features }
         return try nextFeatures(wanted)
     }
@@ -78,14 +74,20 @@ public final class FeatureQueryResult {
     /// - Parameter maximumCount: The batch size (at least 1).
     /// - Throws: As ``next()``.
     public func nextColumns(maximumCount: Int) throws(FeatureDataError) -> FeatureColumns {
+        guard let wanted = try wantedCount(maximumCount) else { return FeatureColumns(names: pending.names) }
+        if arrow != nil { return try nextFromArrow(wanted) }
+        return FeatureColumns(names: pending.names, features: try nextFeatures(wanted))
+    }
+
+    /// How many features the next batch of at most `maximumCount` reads (`maxFeatures` counted), or nil when the
+    /// query has ended (and is then marked finished).
+    private func wantedCount(_ maximumCount: Int) throws(FeatureDataError) -> Int? {
         try checkCurrent()
-        let names = pending.names
-        guard !finished else { return FeatureColumns(names: names) }
+        guard !finished else { return nil }
         var wanted = max(1, maximumCount)
         if let most = parameters.maxFeatures { wanted = min(wanted, most - featuresRead) }
-        guard wanted > 0 else { finished = true; return FeatureColumns(names: names) }
-        if arrow != nil { return try nextFromArrow(wanted) }
-        return FeatureColumns(names: names, features: try nextFeatures(wanted))
+        guard wanted > 0 else { finished = true; return nil }
+        return wanted
     }
 
     /// Up to `wanted` features read one at a time (`nextByFeature`), checked for unreadable geometries.
@@ -246,12 +248,7 @@ public final class FeatureQueryResult {
                 pendingStart = 0
                 continue
             }
-            let part = pending.slice(pendingStart..<pendingStart + take)
-            if batch.count == 0 {
-                batch = part
-            } else {
-                batch.append(contentsOf: part)
-            }
+            batch.append(contentsOf: pending.slice(pendingStart..<pendingStart + take))
             pendingStart += take
         }
         featuresRead += batch.count

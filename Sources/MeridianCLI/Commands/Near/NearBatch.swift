@@ -134,26 +134,9 @@ struct NearCSVRows: Sendable {
         var text = ByteBuffer(capacity: 16 * input.count + 16)
         var ends = [0]
         ends.reserveCapacity(input.count + 1)
-        let table = input.columns.flatMap { $0.names == rightSide.names ? $0 : nil }
+        let table = Self.table(of: input, names: rightSide.names)
         for i in 0..<input.count {
-            if let table {
-                // A table's columns: RIGHT's columns, in their order.
-                for c in table.values.indices {
-                    NearColumns.appendCell(table.values[c][i], to: &text)
-                    text.append(UInt8(ascii: ","))
-                }
-                ends.append(text.count)
-                continue
-            }
-            let properties = input.properties(at: i)
-            var present = 0
-            for name in rightSide.names {
-                let value = properties[name]
-                if value != nil { present += 1 }
-                NearColumns.appendCell(value, to: &text)
-                text.append(UInt8(ascii: ","))
-            }
-            guard present == properties.count else { return nil }
+            guard Self.appendCells(of: input, at: i, names: rightSide.names, table: table, to: &text) else { return nil }
             ends.append(text.count)
         }
         rightText = text.withBytes { Array($0) }
@@ -168,11 +151,15 @@ struct NearCSVRows: Sendable {
         // The current LEFT feature's cells (each followed by a comma), then its WKT field from `split` on.
         var left = ByteBuffer(capacity: 256)
         var current = -1, split = 0
+        let table = Self.table(of: batch, names: leftSources)
         for p in pairs {
             if p.leftIndex != current {
                 current = p.leftIndex
                 left.removeAll()
-                try appendLeftCells(of: batch, at: current, to: &left)
+                if !Self.appendCells(of: batch, at: current, names: leftSources, table: table, to: &left) {
+                    left.removeAll()
+                    try appendLeftCellsByRule(of: batch, at: current, to: &left)
+                }
                 split = left.count
                 var wkt = ByteBuffer(capacity: 64)
                 WKT.write(lefts[current], to: &wkt)
@@ -191,31 +178,41 @@ struct NearCSVRows: Sendable {
         }
     }
 
-    /// Appends LEFT feature `i`'s cells, each followed by a comma; a property outside LEFT's columns is refused as
-    /// `NearColumns.left` refuses it.
-    private func appendLeftCells(of batch: FeatureInput, at i: Int, to out: inout ByteBuffer) throws(CommandError) {
-        if let columns = batch.columns, columns.names == leftSources {
-            // A table's batch as columns: its attributes are LEFT's columns, in their order.
-            for c in columns.values.indices {
-                NearColumns.appendCell(columns.values[c][i], to: &out)
+    /// The input's columns when they are `names`, in that order (a feature table read as columns), else nil.
+    private static func table(of input: FeatureInput, names: [String]) -> FeatureColumns? {
+        input.columns.flatMap { $0.names == names ? $0 : nil }
+    }
+
+    /// Appends feature `i`'s values of `names`, each followed by a comma — from `table` (`table(of:names:)`) when
+    /// given, else from its properties — and returns whether the feature has no property outside `names`.
+    private static func appendCells(of input: FeatureInput, at i: Int, names: [String], table: FeatureColumns?,
+                                    to out: inout ByteBuffer) -> Bool {
+        if let table {
+            for c in table.values.indices {
+                NearColumns.appendCell(table.values[c][i], to: &out)
                 out.append(UInt8(ascii: ","))
             }
-            return
+            return true
         }
-        let properties = batch.properties(at: i)
+        let properties = input.properties(at: i)
         var present = 0
-        for name in leftSources where properties[name] != nil { present += 1 }
-        guard present == properties.count else {
-            // Some property is not a column: the general rule refuses it (or, should it not, names its cells).
-            let row = try self.columns.left(properties, label: batch.labels[i], fixed: true)
-            for name in self.columns.names.prefix(leftSources.count) {
-                NearColumns.appendCell(row[name], to: &out)
-                out.append(UInt8(ascii: ","))
-            }
-            return
+        for name in names {
+            let value = properties[name]
+            if value != nil { present += 1 }
+            NearColumns.appendCell(value, to: &out)
+            out.append(UInt8(ascii: ","))
         }
-        for name in leftSources {
-            NearColumns.appendCell(properties[name], to: &out)
+        return present == properties.count
+    }
+
+    /// Appends LEFT feature `i`'s cells by the general rule, for a feature with a property outside LEFT's columns:
+    /// `NearColumns.left` refuses it (or, should it not, names its cells).
+    private func appendLeftCellsByRule(of batch: FeatureInput, at i: Int, to out: inout ByteBuffer)
+        throws(CommandError)
+    {
+        let row = try columns.left(batch.properties(at: i), label: batch.labels[i], fixed: true)
+        for name in columns.names.prefix(leftSources.count) {
+            NearColumns.appendCell(row[name], to: &out)
             out.append(UInt8(ascii: ","))
         }
     }

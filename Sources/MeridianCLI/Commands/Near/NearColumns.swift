@@ -25,7 +25,8 @@ struct NearColumns {
                 fields = Dictionary(schema.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
                 return
             }
-            let inferred = Dictionary(Field.fields(describing: input.columns?.features ?? input.features).map { ($0.name, $0) },
+            // (Columns come only from feature tables, which have their schema above.)
+            let inferred = Dictionary(Field.fields(describing: input.features).map { ($0.name, $0) },
                                       uniquingKeysWith: { a, _ in a })
             if let header = input.header, let (x, y) = input.coordinateColumns {
                 names = header.indices.filter { $0 != x && $0 != y }.map { header[$0] }
