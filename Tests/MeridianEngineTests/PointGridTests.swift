@@ -38,6 +38,7 @@ struct PointGridTests {
     @Test func latticePointsOnCellEdgesAreFoundAsByTheTreeAndTheBruteForce() throws {
         let items: [Point] = (0..<(24 * 24)).map { i in Self.point(Double(i % 24) * 64, Double(i / 24) * 64 - 512) }
         let index = try SpatialIndex(items)
+        index.pointGrids?.searchesBeforeGrid = 0  // every search through a grid
         #expect(index.pointGrids != nil)
         let queries: [(Double, Double)] = [(0, -512), (64, 0), (640, 640), (672, 96), (1472, 960), (1471.5, 959.25),
                                            (-64, -576), (-5000, 300), (1e6, -1e6), (3.5, 1088)]
@@ -66,6 +67,7 @@ struct PointGridTests {
         ]
         for (name, items) in sets {
             let index = try SpatialIndex(items)
+            index.pointGrids?.searchesBeforeGrid = 0
             let first = items[0], last = items[items.count - 1]
             let queries = [first, last, Self.point(first.x + 1, first.y - 1), Self.point(-1e300, 1e300),
                            Self.point(last.x + 0.5, last.y + 0.25)]
@@ -88,6 +90,7 @@ struct PointGridTests {
         let lefts = (0..<160).map { _ in Self.point((rng.unit() * 4400 - 200).rounded(), (rng.unit() * 4400 - 200).rounded()) }
         let distances = lefts.indices.map { i in exp2(Double(i % 16 - 3)) * (i % 3 == 0 ? 1 : 1.5) }
         let index = try SpatialIndex(items)
+        index.pointGrids?.searchesBeforeGrid = 0
         let ours = try GeometryEngine.nearPairs(from: lefts, to: index, distances: distances)
         var brute: [NearPair] = []
         for (i, l) in lefts.enumerated() {
@@ -97,6 +100,24 @@ struct PointGridTests {
         }
         #expect(ours == brute, "seed \(seed)")
         #expect(index.pointGrids?.count == PointGrids.maximumGrids, "seed \(seed): grids kept")
+    }
+
+    /// A grid is made once 1/16 of the points' count of searches have asked for it (reported by each run in
+    /// bundles of `searchReport`), not before: a few searches of a large index keep to the tree. The answers are the
+    /// same before and after.
+    @Test func aGridIsMadeOnlyAfterEnoughSearches() throws {
+        let items = (0..<4096).map { i in Self.point(Double(i % 64) * 10, Double(i / 64) * 10) }
+        let index = try SpatialIndex(items)
+        let grids = try #require(index.pointGrids)
+        #expect(grids.searchesBeforeGrid == 256)
+        let queries = (0..<200).map { i in Self.point(Double(i % 20) * 31.5, Double(i / 20) * 63.25) }
+        let reference = try GeometryEngine.nearPairs(from: queries, to: items, distances: [25])
+        #expect(try GeometryEngine.nearPairs(from: queries, to: index, distances: [25]) == reference)
+        #expect(grids.count == 0, "200 searches made a grid")
+        #expect(try GeometryEngine.nearPairs(from: queries, to: index, distances: [25]) == reference)
+        #expect(grids.count == 1, "400 searches made no grid")
+        #expect(try GeometryEngine.nearPairs(from: queries, to: index, distances: [25]) == reference)
+        #expect(grids.count == 1)
     }
 
     /// Only an index of points alone has grids; one with a line keeps to the tree (and gives the same answers).

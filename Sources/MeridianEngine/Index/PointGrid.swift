@@ -108,13 +108,20 @@ struct PointGrid: Sendable {
     }
 }
 
-/// The point grids of a spatial index whose geometries are all points, one per cell size a search has asked for,
-/// made on first use and kept (at most `maximumGrids`; a search needing another uses the R-tree). Cell sides are
-/// powers of two at or above the search reach (so a search box covers at most 3 × 3 cells), and no smaller than
-/// what keeps a grid within `maximumCells` cells. Safe to share between threads.
+/// The point grids of a spatial index whose geometries are all points, one per cell size searches ask for, made
+/// once `searchesBeforeGrid` searches have asked for it (they use the R-tree until then) and kept; at most
+/// `maximumGrids` (searches needing another keep to the tree). Cell sides are powers of two at or above the search
+/// reach (so a search box covers at most 3 × 3 cells), and no smaller than what keeps a grid within `maximumCells`
+/// cells. Safe to share between threads.
+///
+/// Why wait: a grid costs about as much to make as 1/20 of its points' searches through the tree save (a counting
+/// sort of the points, against ~1,000 instructions a tree search and ~250 a grid search for N1's turbines), so a
+/// few searches of a large index (N2: 10k turbines' radii over 1M premises) are faster and smaller without one.
 final class PointGrids: @unchecked Sendable {
     /// The most grids kept: each holds a copy of the points.
     static let maximumGrids = 4
+    /// How many searches through the tree a search run counts before it tells the grids (`grid(key:searches:)`).
+    static let searchReport = 64
 
     private let points: [Double]
     private let bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double)
@@ -124,6 +131,12 @@ final class PointGrids: @unchecked Sendable {
     private let largestCell: Double
     private let lock = NSLock()
     private var grids: [Int: PointGrid] = [:]
+    /// The searches reported for each key that has no grid yet.
+    private var searches: [Int: Int] = [:]
+
+    /// How many searches with one key are made through the tree before its grid is made: 1/16 of the points (set
+    /// to 0 to make every grid at once, before the index is shared).
+    var searchesBeforeGrid: Int
 
     /// The most cells a grid has: 64 a point, at least 4,096 and at most 2²² (a 16 MiB table of cells).
     let maximumCells: Int
@@ -149,6 +162,7 @@ final class PointGrids: @unchecked Sendable {
         largestCell = max(width, height, smallestCell)
         self.points = points
         bounds = b
+        searchesBeforeGrid = n / 16
     }
 
     /// How many grids are kept.
@@ -165,12 +179,18 @@ final class PointGrids: @unchecked Sendable {
         return Int(log2(side).rounded(.up))
     }
 
-    /// The grid of key `key` (`key(reach:)`), made now if it is not yet; nil once `maximumGrids` others are kept.
-    func grid(key: Int) -> PointGrid? {
+    /// The grid of key `key` (`key(reach:)`): kept, or made now when the searches reported for the key reach
+    /// `searchesBeforeGrid` and fewer than `maximumGrids` are kept; nil otherwise.
+    /// - Parameters:
+    ///   - key: The key of the searches' reach.
+    ///   - done: Searches with that key made through the tree and not reported yet (0 or more).
+    func grid(key: Int, searches done: Int) -> PointGrid? {
         lock.lock()
         defer { lock.unlock() }
         if let grid = grids[key] { return grid }
-        guard grids.count < Self.maximumGrids else { return nil }
+        let asked = searches[key, default: 0] + done
+        searches[key] = asked
+        guard asked >= searchesBeforeGrid, grids.count < Self.maximumGrids else { return nil }
         let grid = PointGrid(points: points, bounds: bounds, cell: exp2(Double(key)))
         grids[key] = grid
         return grid

@@ -165,24 +165,35 @@ public struct SpatialIndex: Sendable {
         var candidates: [Int32] = []
         /// The answer of the last query.
         var found: [NearFeature] = []
-        /// The point grids this run has used, by key (`PointGrids.key(reach:)`; nil: none to have, use the tree).
-        var grids: [(key: Int, grid: PointGrid?)] = []
-        /// The grid of the last search distance (`useGrid`), and that distance.
+        /// The point grids this run has asked for, by key (`PointGrids.key(reach:)`), with the searches made with
+        /// that key through the tree since the grids were last asked (nil: no grid yet, or none to have).
+        var grids: [(key: Int, grid: PointGrid?, treeSearches: Int)] = []
+        /// The grid of the last search distance (`useGrid`), that distance and the position of its key in `grids`.
         var grid: PointGrid?
         var gridReach = -1.0
+        var gridSlot = 0
 
-        /// Whether a search within `reach` of a point searches a grid of `grids` (then `grid`), asking `grids` once
-        /// per key and run.
+        /// Whether a search within `reach` of a point searches a grid of `grids` (then `grid`). A key's grid is
+        /// asked for when the run first meets the key, then after every `PointGrids.searchReport` searches through
+        /// the tree, so that `grids` makes it once enough searches have asked for it.
         mutating func useGrid(reach: Double, of grids: PointGrids) -> Bool {
             if reach != gridReach {
                 let key = grids.key(reach: reach)
-                if let known = self.grids.first(where: { $0.key == key }) {
-                    grid = known.grid
+                if let known = self.grids.firstIndex(where: { $0.key == key }) {
+                    gridSlot = known
                 } else {
-                    grid = grids.grid(key: key)
-                    self.grids.append((key, grid))
+                    gridSlot = self.grids.count
+                    self.grids.append((key, grids.grid(key: key, searches: 0), 0))
                 }
                 gridReach = reach
+                grid = self.grids[gridSlot].grid
+            }
+            guard grid == nil else { return true }
+            self.grids[gridSlot].treeSearches += 1
+            if self.grids[gridSlot].treeSearches >= PointGrids.searchReport {
+                grid = grids.grid(key: self.grids[gridSlot].key, searches: self.grids[gridSlot].treeSearches)
+                self.grids[gridSlot].grid = grid
+                self.grids[gridSlot].treeSearches = 0
             }
             return grid != nil
         }
