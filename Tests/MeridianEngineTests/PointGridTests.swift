@@ -120,6 +120,37 @@ struct PointGridTests {
         #expect(grids.count == 1)
     }
 
+    /// The geodesic index's grid of normals (three dimensions) from the first search: the near table of points
+    /// clustered across ±180°, around both poles and at the equator (where the chord bound is tightest), with a point
+    /// planted exactly at its distance for every other left, equals the brute force (Karney's inverse for every
+    /// pair) and the tree's.
+    @Test(arguments: [1, 2])
+    func theGeodesicGridGivesTheBruteForceAcrossTheAntimeridianAndThePoles(round: Int) throws {
+        let seed = round == 2 ? SplitMix64.testSeed : UInt64(round)
+        var rng = SplitMix64(seed: seed)
+        let lefts = ProximityGeodesicTests.points(300, &rng)
+        var rights = ProximityGeodesicTests.points(600, &rng)
+        var distances = lefts.indices.map { _ in Double.random(in: 0...150_000, using: &rng) }
+        let geodesic = ProximityGeodesicTests.geodesic
+        for i in lefts.indices where i % 2 == 0 {
+            let azimuth = i % 5 == 4 ? (i % 4 == 0 ? 0.0 : 180.0) : Double.random(in: -180...180, using: &rng)
+            let c = geodesic.move(lefts[i].coordinate, azimuth: azimuth, distance: distances[i])
+            rights.append(Point(latitude: c.y, longitude: c.x))
+            distances[i] = geodesic.distance(lefts[i].coordinate, c)
+        }
+        let gridded = try GeodeticSpatialIndex(rights)
+        let grids = try #require(gridded.pointGrids)
+        grids.searchesBeforeGrid = 0
+        let ours = try GeometryEngine.geodeticNearPairs(from: lefts, to: gridded, distances: distances)
+        #expect(grids.count > 0, "seed \(seed): no grid made")
+        let brute = ProximityGeodesicTests.bruteNearTable(lefts, rights, distances)
+        #expect(ours == brute, "seed \(seed): \(ProximityGeodesicTests.firstDifference(ours, brute))")
+        let tree = try GeodeticSpatialIndex(rights)
+        tree.pointGrids?.searchesBeforeGrid = .max
+        #expect(try GeometryEngine.geodeticNearPairs(from: lefts, to: tree, distances: distances) == ours)
+        #expect(tree.pointGrids?.count == 0)
+    }
+
     /// Only an index of points alone has grids; one with a line keeps to the tree (and gives the same answers).
     @Test func anIndexWithALineHasNoGrid() throws {
         let line = Polyline([Coordinate(x: 0, y: 0), Coordinate(x: 100, y: 0)], spatialReference: .unspecified)

@@ -1,77 +1,90 @@
 import Foundation
 
-/// A uniform grid over the points of a planar spatial index, for searches within a distance of a point: the cells a
-/// search box covers in one row are consecutive, so a search reads one run of points per row instead of walking the
-/// R-tree (for N1's 10k turbines and a 2 km search, about 4× fewer operations than the tree's ~150 box tests a
-/// query). Cells are squares of `cell` units; cell (row, column) holds slots `starts[row · columns + column] ..<
-/// starts[row · columns + column + 1]` of `xy` (the points' x, y, grouped by cell) and `items` (their positions in
-/// the index).
+/// A uniform grid over the points of a spatial index, for searches within a distance of a point: planar points
+/// (x, y) or the unit normals of points on the ellipsoid (x, y, z, for the geodesic filter). The cells a search box
+/// covers along x are consecutive, so a search reads one run of points per row of cells (per row and layer in three
+/// dimensions) instead of walking the R-tree: for N1's 10k turbines and a 2 km search, ~250 instructions a query
+/// against the tree's ~1,000. Cells are cubes (squares) of side `cell`; cell (layer, row, column) holds slots
+/// `starts[(layer · rows + row) · columns + column] ..< starts[… + 1]` of `coordinates` (the points' coordinates,
+/// `dimensions` each, grouped by cell) and `items` (their positions in the index).
 ///
-/// Why it finds every point the tree finds: a point within the distance lies inside the search box (the box is
-/// the one the tree searches), and a point's column `⌊(x − minX) / cell⌋`, clamped, is a non-decreasing function of
-/// x under IEEE rounding (subtraction and division by a positive number are monotone), so it lies between the
-/// columns of the box's two sides; rows likewise. The grid only chooses which points to measure; the measurement
-/// and the inclusive test are the ones the tree's search makes.
+/// Why a search finds every point the tree finds: a point the search keeps lies inside the search box (the box the
+/// tree searches holds every point within the distance), and a point's column `⌊(x − minimum x) / cell⌋`, clamped,
+/// is a non-decreasing function of x under IEEE rounding (subtraction and division by a positive number are
+/// monotone), so it lies between the columns of the box's two sides; rows and layers likewise. The grid only
+/// chooses which points to measure; the measurement and the inclusive test are the ones the tree's search makes.
 struct PointGrid: Sendable {
-    /// The smallest x and y of the points: the grid's lower left corner.
-    let minX: Double
-    let minY: Double
+    /// 2 (x, y) or 3 (x, y, z).
+    let dimensions: Int
+    /// The points' smallest coordinates: the grid's lower corner (z is 0 in two dimensions).
+    let origin: (x: Double, y: Double, z: Double)
     /// The side of a cell, in the coordinates' unit (> 0, finite).
     let cell: Double
     let columns: Int
     let rows: Int
-    /// The first slot of each cell, and the end of the last (`rows · columns + 1` entries).
+    /// 1 in two dimensions.
+    let layers: Int
+    /// The first slot of each cell, and the end of the last (`layers · rows · columns + 1` entries).
     let starts: [Int32]
-    /// x, y of the point in each slot.
-    let xy: [Double]
+    /// The coordinates of the point in each slot, `dimensions` each.
+    let coordinates: [Double]
     /// The index position of the point in each slot (ascending within a cell).
     let items: [Int32]
 
-    /// Grids points given flat (`x, y` of point `i` at `points[2i], points[2i + 1]`, all finite) in cells of side
-    /// `cell`, the extent given by `bounds` (the points' smallest and largest x and y).
-    /// - Precondition: `cell` finite and > 0, and the extent divided by it at most `PointGrids.maximumCells` cells.
-    init(points: [Double], bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double), cell: Double) {
-        minX = bounds.minX
-        minY = bounds.minY
+    /// Grids points given flat (`dimensions` coordinates each, all finite) in cells of side `cell`; `lower` and
+    /// `upper` are the points' smallest and largest coordinates (`dimensions` each).
+    /// - Precondition: `cell` finite and > 0, and the extent divided by it at most `PointGrids`' `maximumCells`.
+    init(points: [Double], dimensions: Int, lower: [Double], upper: [Double], cell: Double) {
+        self.dimensions = dimensions
+        origin = (lower[0], lower[1], dimensions == 3 ? lower[2] : 0)
         self.cell = cell
-        columns = Int(((bounds.maxX - bounds.minX) / cell).rounded(.down)) + 1
-        rows = Int(((bounds.maxY - bounds.minY) / cell).rounded(.down)) + 1
-        let n = points.count / 2
+        let counts = (0..<3).map { d in d < dimensions ? Int(((upper[d] - lower[d]) / cell).rounded(.down)) + 1 : 1 }
+        (columns, rows, layers) = (counts[0], counts[1], counts[2])
+        let n = points.count / dimensions
         // A counting sort by cell: the count of each cell, its first slot, then each point into the next free slot
         // of its cell (in index order, so a cell lists its points ascending).
         var cellOf = [Int32](repeating: 0, count: n)
-        var starts = [Int32](repeating: 0, count: rows * columns + 1)
-        let (columns, rows) = (columns, rows)
+        var starts = [Int32](repeating: 0, count: layers * rows * columns + 1)
+        let (origin, columns, rows, layers) = (origin, columns, rows, layers)
         for i in 0..<n {
-            let c = Self.place(points[2 * i + 1], from: bounds.minY, cell: cell, count: rows) * columns
-                + Self.place(points[2 * i], from: bounds.minX, cell: cell, count: columns)
+            let p = i * dimensions
+            let z = dimensions == 3 ? Self.place(points[p + 2], from: origin.z, cell: cell, count: layers) : 0
+            let c = (z * rows + Self.place(points[p + 1], from: origin.y, cell: cell, count: rows)) * columns
+                + Self.place(points[p], from: origin.x, cell: cell, count: columns)
             cellOf[i] = Int32(c)
             starts[c + 1] += 1
         }
-        for c in 0..<(rows * columns) { starts[c + 1] += starts[c] }
+        for c in 0..<(starts.count - 1) { starts[c + 1] += starts[c] }
         var next = starts
-        var xy = [Double](repeating: 0, count: 2 * n)
+        var coordinates = [Double](repeating: 0, count: points.count)
         var items = [Int32](repeating: 0, count: n)
         for i in 0..<n {
             let c = Int(cellOf[i])
             let slot = Int(next[c])
             next[c] += 1
-            xy[2 * slot] = points[2 * i]
-            xy[2 * slot + 1] = points[2 * i + 1]
+            for d in 0..<dimensions { coordinates[slot * dimensions + d] = points[i * dimensions + d] }
             items[slot] = Int32(i)
         }
         self.starts = starts
-        self.xy = xy
+        self.coordinates = coordinates
         self.items = items
     }
 
+    /// The position of cell (layer, row, column) in `starts`.
+    @inline(__always)
+    func cellIndex(_ layer: Int, _ row: Int, _ column: Int) -> Int { (layer * rows + row) * columns + column }
+
     /// The column of x, clamped to the grid (a NaN lands in column 0).
     @inline(__always)
-    func column(_ x: Double) -> Int { Self.place(x, from: minX, cell: cell, count: columns) }
+    func column(_ x: Double) -> Int { Self.place(x, from: origin.x, cell: cell, count: columns) }
 
     /// The row of y, clamped to the grid.
     @inline(__always)
-    func row(_ y: Double) -> Int { Self.place(y, from: minY, cell: cell, count: rows) }
+    func row(_ y: Double) -> Int { Self.place(y, from: origin.y, cell: cell, count: rows) }
+
+    /// The layer of z, clamped to the grid (always 0 in two dimensions).
+    @inline(__always)
+    func layer(_ z: Double) -> Int { Self.place(z, from: origin.z, cell: cell, count: layers) }
 
     /// ⌊(v − origin) / cell⌋ clamped to 0 ..< count (a NaN or −∞ gives 0, +∞ gives count − 1): the same function
     /// for the points and the search boxes, monotone in v.
@@ -81,26 +94,26 @@ struct PointGrid: Sendable {
         return c >= 0 ? (c < Double(count) ? Int(c) : count - 1) : 0
     }
 
-    /// Appends to `found` every point within `distance` of (`x`, `y`) (√(Δx² + Δy²) ≤ `distance`, as the index
-    /// measures two points), with its distance, in no particular order; `box` is the search box of the query.
-    func within(_ distance: Double, x: Double, y: Double,
-                box: (minX: Double, minY: Double, maxX: Double, maxY: Double), into found: inout [NearFeature]) {
-        let c0 = column(box.minX), c1 = column(box.maxX)
+    /// Calls `body` with the slots of every run of cells the box `lower` … `upper` covers (a superset of the points
+    /// inside the box), with the grid's coordinates and items; z is ignored in two dimensions.
+    @inline(__always)
+    func forEachRun(lower: (x: Double, y: Double, z: Double), upper: (x: Double, y: Double, z: Double),
+                    _ body: (Range<Int>, UnsafeBufferPointer<Double>, UnsafeBufferPointer<Int32>) -> Void) {
+        let c0 = column(lower.x), c1 = column(upper.x)
+        let r0 = row(lower.y), r1 = row(upper.y)
+        var l = layer(lower.z)
+        let lastLayer = layer(upper.z)
         starts.withUnsafeBufferPointer { starts in
-            xy.withUnsafeBufferPointer { xy in
+            coordinates.withUnsafeBufferPointer { coordinates in
                 items.withUnsafeBufferPointer { items in
-                    var r = row(box.minY)
-                    let lastRow = row(box.maxY)
-                    while r <= lastRow {
-                        var slot = Int(starts[r * columns + c0])
-                        let end = Int(starts[r * columns + c1 + 1])
-                        while slot < end {
-                            let dx = x - xy[2 * slot], dy = y - xy[2 * slot + 1]
-                            let d = (dx * dx + dy * dy).squareRoot()
-                            if d <= distance { found.append(NearFeature(index: Int(items[slot]), distance: d)) }
-                            slot += 1
+                    while l <= lastLayer {
+                        var r = r0
+                        while r <= r1 {
+                            let first = Int(starts[cellIndex(l, r, c0)]), end = Int(starts[cellIndex(l, r, c1) + 1])
+                            if first < end { body(first..<end, coordinates, items) }
+                            r += 1
                         }
-                        r += 1
+                        l += 1
                     }
                 }
             }
@@ -111,24 +124,26 @@ struct PointGrid: Sendable {
 /// The point grids of a spatial index whose geometries are all points, one per cell size searches ask for, made
 /// once `searchesBeforeGrid` searches have asked for it (they use the R-tree until then) and kept; at most
 /// `maximumGrids` (searches needing another keep to the tree). Cell sides are powers of two at or above the search
-/// reach (so a search box covers at most 3 × 3 cells), and no smaller than what keeps a grid within `maximumCells`
-/// cells. Safe to share between threads.
+/// reach (so a search box covers at most 3 cells along each axis), and no smaller than what keeps a grid within
+/// `maximumCells` cells. Safe to share between threads.
 ///
-/// Why wait: a grid costs about as much to make as 1/20 of its points' searches through the tree save (a counting
-/// sort of the points, against ~1,000 instructions a tree search and ~250 a grid search for N1's turbines), so a
-/// few searches of a large index (N2: 10k turbines' radii over 1M premises) are faster and smaller without one.
+/// Why wait: making a grid of n points (a counting sort) costs about what n/20 searches save by reading it instead
+/// of the tree (~250 instructions a search against ~1,000 for N1's turbines), so a few searches of a large index
+/// (N2: 10k turbines' radii over 1M premises) are faster, and smaller, without one.
 final class PointGrids: @unchecked Sendable {
     /// The most grids kept: each holds a copy of the points.
     static let maximumGrids = 4
     /// How many searches through the tree a search run counts before it tells the grids (`grid(key:searches:)`).
     static let searchReport = 64
 
+    /// 2 or 3.
+    let dimensions: Int
     private let points: [Double]
-    private let bounds: (minX: Double, minY: Double, maxX: Double, maxY: Double)
-    /// The smallest cell side allowed: one that gives at most `maximumCells` cells.
-    private let smallestCell: Double
-    /// The largest cell side worth having: one cell over everything.
-    private let largestCell: Double
+    /// The points' smallest and largest coordinates.
+    private let lower: [Double], upper: [Double]
+    /// The exponents of the smallest cell side allowed (one that gives at most `maximumCells` cells) and of the
+    /// largest worth having (one cell over everything).
+    private let smallestExponent: Int, largestExponent: Int
     private let lock = NSLock()
     private var grids: [Int: PointGrid] = [:]
     /// The searches reported for each key that has no grid yet.
@@ -141,27 +156,35 @@ final class PointGrids: @unchecked Sendable {
     /// The most cells a grid has: 64 a point, at least 4,096 and at most 2²² (a 16 MiB table of cells).
     let maximumCells: Int
 
-    /// The grids of points given flat (`x, y` each, all finite), or nil for no points or an extent too large to
-    /// divide (beyond the range of doubles).
-    init?(points: [Double]) {
-        let n = points.count / 2
+    /// The grids of points given flat (`dimensions` coordinates each, all finite), or nil for no points or an
+    /// extent too large to divide (beyond the range of doubles).
+    init?(points: [Double], dimensions: Int) {
+        let n = points.count / dimensions
         guard n > 0 else { return nil }
-        var b = (minX: points[0], minY: points[1], maxX: points[0], maxY: points[1])
+        var lower = Array(points[0..<dimensions]), upper = lower
         for i in 0..<n {
-            b = (min(b.minX, points[2 * i]), min(b.minY, points[2 * i + 1]),
-                 max(b.maxX, points[2 * i]), max(b.maxY, points[2 * i + 1]))
+            for d in 0..<dimensions {
+                lower[d] = min(lower[d], points[i * dimensions + d])
+                upper[d] = max(upper[d], points[i * dimensions + d])
+            }
         }
-        let width = b.maxX - b.minX, height = b.maxY - b.minY
-        guard width.isFinite, height.isFinite else { return nil }
+        let extents = (0..<dimensions).map { upper[$0] - lower[$0] }
+        guard extents.allSatisfy({ $0.isFinite }) else { return nil }
         maximumCells = min(max(4096, 64 * n), 1 << 22)
-        // Cells of side s: (width / s + 1) · (height / s + 1) ≤ maximumCells when s ≥ both the side that fits the
-        // area and the one that fits the longer side alone (each doubled for the +1s).
-        let fitArea = (width * height / Double(maximumCells)).squareRoot()
-        let fitSide = max(width, height) / Double(maximumCells / 4)
-        smallestCell = max(2 * fitArea, 2 * fitSide, Double.leastNormalMagnitude)
-        largestCell = max(width, height, smallestCell)
+        // The smallest power of two s with Π (⌊extent / s⌋ + 1) ≤ maximumCells: from one giving maximumCells cells
+        // along the longest side, doubled until the product fits (at most log₂ maximumCells times).
+        let longest = max(extents.max() ?? 0, .leastNormalMagnitude)
+        func cells(_ exponent: Int) -> Double {
+            extents.reduce(1) { $0 * (($1 / exp2(Double(exponent))).rounded(.down) + 1) }
+        }
+        var exponent = Int(log2(max(longest / Double(maximumCells), .leastNormalMagnitude)).rounded(.down))
+        while cells(exponent) > Double(maximumCells) { exponent += 1 }
+        smallestExponent = exponent
+        largestExponent = max(exponent, Int(log2(longest).rounded(.up)))
+        self.dimensions = dimensions
         self.points = points
-        bounds = b
+        self.lower = lower
+        self.upper = upper
         searchesBeforeGrid = n / 16
     }
 
@@ -173,10 +196,12 @@ final class PointGrids: @unchecked Sendable {
     }
 
     /// The key of the grid for a search reaching `reach` from its point: the exponent of its cell side, the power
-    /// of two at or above `reach` (a search box then covers at most 3 × 3 cells).
+    /// of two at or above `reach` (a search box then covers at most 3 cells along each axis), within the sides
+    /// allowed.
     func key(reach: Double) -> Int {
-        let side = min(max(reach, smallestCell), largestCell)
-        return Int(log2(side).rounded(.up))
+        let exponent = log2(reach).rounded(.up)
+        guard exponent >= Double(smallestExponent) else { return smallestExponent }  // a NaN too
+        return exponent <= Double(largestExponent) ? Int(exponent) : largestExponent
     }
 
     /// The grid of key `key` (`key(reach:)`): kept, or made now when the searches reported for the key reach
@@ -191,7 +216,7 @@ final class PointGrids: @unchecked Sendable {
         let asked = searches[key, default: 0] + done
         searches[key] = asked
         guard asked >= searchesBeforeGrid, grids.count < Self.maximumGrids else { return nil }
-        let grid = PointGrid(points: points, bounds: bounds, cell: exp2(Double(key)))
+        let grid = PointGrid(points: points, dimensions: dimensions, lower: lower, upper: upper, cell: exp2(Double(key)))
         grids[key] = grid
         return grid
     }

@@ -62,7 +62,7 @@ public struct SpatialIndex: Sendable {
         spatialReference = sr
         self.geometries = gs
         self.pointXY = pointXY
-        pointGrids = pointXY.contains(where: { $0.isNaN }) ? nil : PointGrids(points: pointXY)
+        pointGrids = pointXY.contains(where: { $0.isNaN }) ? nil : PointGrids(points: pointXY, dimensions: 2)
         tree = PackedRTree(dimensions: 2, boxes: boxes)
     }
 
@@ -198,13 +198,24 @@ public struct SpatialIndex: Sendable {
             return grid != nil
         }
 
-        /// Puts in `found` the points of `grid` within `distance` of (`x`, `y`) (`box`: the search box), nearest
-        /// first, then by index.
-        mutating func searchGrid(_ distance: Double, x: Double, y: Double,
-                                 box: (minX: Double, minY: Double, maxX: Double, maxY: Double)) {
+        /// Puts in `found` the points of `grid` in the box `lower` … `upper` that `measure` keeps — given a
+        /// point's slot, the grid's coordinates and the point's index, its distance, or nil to leave it out —
+        /// nearest first, then by index.
+        @inline(__always)
+        mutating func searchGrid(lower: (x: Double, y: Double, z: Double), upper: (x: Double, y: Double, z: Double),
+                                 _ measure: (Int, UnsafeBufferPointer<Double>, Int) -> Double?) {
             found.removeAll(keepingCapacity: true)
-            grid?.within(distance, x: x, y: y, box: box, into: &found)
+            var found = self.found  // (the grid is read while the answer grows)
+            self.found = []
+            grid?.forEachRun(lower: lower, upper: upper) { slots, coordinates, items in
+                for slot in slots {
+                    if let d = measure(slot, coordinates, Int(items[slot])) {
+                        found.append(NearFeature(index: Int(items[slot]), distance: d))
+                    }
+                }
+            }
             if found.count > 1 { found.sort { ($0.distance, $0.index) < ($1.distance, $1.index) } }
+            self.found = found
         }
     }
 
@@ -222,7 +233,12 @@ public struct SpatialIndex: Sendable {
         }
         let box = Self.searchBox(e.xMin, e.yMin, e.xMax, e.yMax, distance)
         if case .point(let c) = q, let grids = pointGrids, scratch.useGrid(reach: distance, of: grids) {
-            scratch.searchGrid(distance, x: c.x, y: c.y, box: box)
+            // The distance of two points as `PlanarDistances` measures it.
+            scratch.searchGrid(lower: (box.minX, box.minY, 0), upper: (box.maxX, box.maxY, 0)) { slot, xy, _ in
+                let dx = c.x - xy[2 * slot], dy = c.y - xy[2 * slot + 1]
+                let d = (dx * dx + dy * dy).squareRoot()
+                return d <= distance ? d : nil
+            }
             return
         }
         scratch.candidates.removeAll(keepingCapacity: true)
