@@ -28,6 +28,9 @@ Cases (each tool a fresh process timed from start to exit; peak RSS from wait4):
 - N3: `meridian near --geodesic places.gpkg stations.gpkg --distance 50km` against PostGIS geography
   `ST_DWithin` (spheroid) with GiST indexes; pairs checked on a 20k sample of places (every place within 1° of
   ±180° or 5° of a pole, the rest random) by a brute force over all stations with geographiclib's inverse problem.
+  The "N3 floor" row: PROJ's `geod_geninverse` alone, from C (bench/c/n3_floor.c), on Meridian's pairs (its
+  distances must be PROJ's to the bit), its fastest run divided by the cores: the least wall time anything deciding
+  every pair by Karney's inverse can take here, against the same PostGIS time and target.
 - N4: `--nearest 1`, planar on N1's files against geopandas `sjoin_nearest` (distances equal to shapely's
   `STRtree.query_nearest`) and geodesic on N3's files (distances equal to geographiclib's on the sample).
 - MEM: peak RSS of N1 at 10M premises (its own premises file, same generator).
@@ -667,6 +670,7 @@ class Harness:
             ml, mr, md = read_pairs(out)
             full = Reference(ml, mr, md)
             self.notes.append(f"N3 meridian: {full.count:,} pairs in all, hash {full.hash}")
+            floor = self.karney_floor(places, stations, ml, mr, md)
         if self.args.pg:
             tables = self.pg_tables(case, [(p["places"], "n_places"), (p["stations"], "n_stations")],
                                     geography=True)
@@ -686,11 +690,59 @@ class Harness:
                 self.row(case, what, m, "PostGIS geography `ST_DWithin`", pr, 0.1)
                 self.row(case, what, m, "PostGIS", dict(pr, seconds=pr["seconds"] + sum(tables),
                                                         detail="load + index + query"), None)
+                if floor is not None:
+                    self.floor_row(case, floor, pr, 0.1)
             else:
                 self.row(case, what, m, "PostGIS geography `ST_DWithin`", pr, 0.1)
             self.pg_drop("n_places", "n_stations")
         else:
             self.row(case, what, m, "—", None)
+
+    def karney_floor(self, places, stations, left, right, distance):
+        """Times Karney's inverse alone on Meridian's N3 pairs (bench/c/n3_floor.c: PROJ's geod_geninverse from C,
+        one thread) and checks Meridian's distances are PROJ's; the record, or None if no C compiler is found."""
+        import shutil
+
+        compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("clang")
+        if compiler is None:
+            self.notes.append("N3 floor: not measured (no C compiler)")
+            return None
+        binary = os.path.join(self.args.out, "n3_floor")
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "c", "n3_floor.c")
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "proj"], capture_output=True, text=True,
+                               check=True).stdout.split()
+        subprocess.run([compiler, "-O2", "-Wall", "-Wextra", "-Werror", "-o", binary, source, *flags, "-lm"],
+                       check=True)
+
+        def lat_lon(ids, points):
+            order = np.argsort(points[0])
+            xy = points[1][order[np.searchsorted(points[0], ids, sorter=order)]]
+            return xy[:, 1], xy[:, 0]
+
+        (lat1, lon1), (lat2, lon2) = lat_lon(left, places), lat_lon(right, stations)
+        path = os.path.join(self.work, "N3.pairs.f64")
+        np.column_stack([lat1, lon1, lat2, lon2, distance]).astype(np.float64).tofile(path)
+        wall, _, code, out, err, _ = run_process([binary, path, str(max(self.args.reps, 3))], 600)
+        if code != 0:
+            self.notes.append(f"N3 floor: failed ({err.strip()[-200:]})")
+            return None
+        r = self.record(**json.loads(out.strip().splitlines()[-1]))
+        self.commands["N3 floor"] = f"bench/c/n3_floor.c on Meridian's {r['pairs']:,} pairs (PROJ geod_geninverse)"
+        self.notes.append(f"N3 floor: Karney's inverse alone on Meridian's {r['pairs']:,} pairs takes "
+                          f"{r['seconds']:.3f} s on one thread ({r['ns_per_pair']:.0f} ns a pair; Meridian's "
+                          f"distances differ from PROJ's by at most {r['max_abs_diff']:.3g} m)")
+        return r
+
+    def floor_row(self, case, floor, peer_result, target):
+        """The row of a floor: its time split over the machine's cores (the least wall time any tool making those
+        calls could take here) against the peer's time and the case's target."""
+        cores = os.cpu_count() or 1
+        wall = floor["seconds"] / cores
+        ratio = wall / peer_result["seconds"]
+        self.rows.append([f"{case} floor", f"Karney's inverse alone for Meridian's {floor['pairs']:,} pairs (C, "
+                          f"PROJ), {floor['seconds']:.3f} CPU-s ÷ {cores} cores",
+                          f"{wall:.3f} s at best", f"PostGIS {peer_result['seconds']:.3f} s", f"{ratio:.3f}",
+                          f"≤ {target}", "met" if ratio <= target else "NOT met", "—", case])
 
     def geo_sample(self, xy):
         """Every place within 1° of ±180° or 5° of a pole (up to half the sample), the rest at random."""
