@@ -190,10 +190,13 @@ final class OGRArrowReader {
 private struct ArrowColumn {
     let array: ArrowArray
     let format: String
+    /// Whether a binary or text column has 64-bit offsets (`Z`, `U`), decided once rather than per value.
+    let wideOffsets: Bool
 
     init(_ array: ArrowArray, format: String) {
         self.array = array
         self.format = format
+        wideOffsets = format == "Z" || format == "U"
     }
 
     private func buffer(_ i: Int) -> UnsafeRawPointer? { array.buffers?[i] }
@@ -215,7 +218,7 @@ private struct ArrowColumn {
     func bytes(_ row: Int) -> UnsafeRawBufferPointer? {
         guard !isNull(row), let offsets = buffer(1), let data = buffer(2) else { return nil }
         let i = row + Int(array.offset)
-        let (start, end) = format == "Z" || format == "U"
+        let (start, end) = wideOffsets
             ? (Int(offsets.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self)),
                Int(offsets.loadUnaligned(fromByteOffset: 8 * i + 8, as: Int64.self)))
             : (Int(offsets.loadUnaligned(fromByteOffset: 4 * i, as: Int32.self)),

@@ -106,7 +106,8 @@ private struct SharedGroup: @unchecked Sendable {
                                   labels: prepared.batch.labels.slice(range), search: search, right: right.labels)
         for i in pairs.indices { pairs[i].leftIndex += range.lowerBound }
         guard let csv else { return NearJob.BatchResult(pairs: pairs) }
-        var text = ByteBuffer(capacity: 64 * pairs.count + 64)
+        // Room for rows of about N1's length (88 bytes: two IDs, two numbers, the rank, a point's WKT) without growing.
+        var text = ByteBuffer(capacity: 128 * pairs.count + 64)
         try csv.append(pairs, lefts: prepared.lefts, of: prepared.batch, to: &text)
         return NearJob.BatchResult(pairs: pairs, text: [text.data()])
     }
