@@ -22,6 +22,26 @@ public enum Geometry: Sendable, Hashable, Codable {
         }
     }
 
+    /// Whether the geometry is in `sr` (`spatialReference == sr`, without copying the spatial reference out: a check
+    /// of many geometries retains nothing).
+    /// - Parameter sr: Any spatial reference.
+    public func isIn(_ sr: SpatialReference) -> Bool {
+        switch self {
+        case .point(let g): g.spatialReference == sr
+        case .multipoint(let g): g.spatialReference == sr
+        case .polyline(let g): g.spatialReference == sr
+        case .polygon(let g): g.spatialReference == sr
+        case .envelope(let g): g.spatialReference == sr
+        }
+    }
+
+    /// The coordinate of a point, nil for the other geometries: read without copying the point (nor retaining its
+    /// spatial reference), for loops over many points.
+    public var pointCoordinate: Coordinate? {
+        if case .point(let p) = self { return p.coordinate }
+        return nil
+    }
+
     /// The geometry type's name as in GeoJSON/ArcGIS terms: "Point", "Multipoint", "Polyline", "Polygon", "Envelope".
     public var typeName: String {
         switch self {

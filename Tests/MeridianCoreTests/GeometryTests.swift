@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import MeridianCore
@@ -30,6 +31,21 @@ import Testing
         #expect(all.map { Polyline($0) != nil } == [false, false, true, false, false])
         #expect(all.map { Polygon($0) != nil } == [false, false, false, true, false])  // an envelope is not converted
         #expect(all.allSatisfy { Geometry($0) == $0 })
+    }
+
+    /// `pointCoordinate` is a point's coordinate and nil for the rest; `isIn(_:)` says what `spatialReference == sr`
+    /// says, for every case, with the same spatial reference, an equal one made apart, and another.
+    @Test func pointCoordinateAndIsInAgreeWithTheirLongForms() throws {
+        let all: [Geometry] = [.point(point), .multipoint(multipoint), .polyline(polyline), .polygon(polygon),
+                               .envelope(envelope)]
+        #expect(all.map { $0.pointCoordinate } == [Coordinate(x: 1, y: 2), nil, nil, nil, nil])
+        let equal = try JSONDecoder().decode(SpatialReference.self, from: JSONEncoder().encode(sr))  // its own storage
+        for g in all {
+            for other in [sr, equal, .wgs84, .unspecified] {
+                #expect(g.isIn(other) == (g.spatialReference == other), "\(g.typeName) in \(other)")
+            }
+            #expect(g.isIn(sr) && g.isIn(equal) && !g.isIn(.wgs84), "\(g.typeName)")
+        }
     }
 
     /// `extent` is the bounding box of any geometry (the old `Geometry.envelope`): the triangle's is 4 × 3.

@@ -1,3 +1,4 @@
+import CGDAL
 import Foundation
 import MeridianCore
 import Testing
@@ -55,6 +56,49 @@ import Testing
         // All 4 queries of poly, line_zm, curve and sample.gpkg; of the files with a boolean (nulls, blobs) or a
         // date-time field (sample.fgb) only the query without attributes: 16 + 3.
         #expect(arrowPaths == 19, "the Arrow path was taken \(arrowPaths) times")
+    }
+
+    /// A 64-bit integer field read through the Arrow stream: ±2^53 are numbers, one beyond is refused with the same
+    /// message, naming the feature and the field, as reading feature by feature gives.
+    @Test func integersBeyondTwoToThe53AreRefusedByNameOnBothPaths() throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let table = TableDescription(name: "n", spatialReference: .wgs84, geometryType: .point,
+                                     fields: [Field(name: "label", type: .text), Field(name: "big", type: .int64)])
+        func features(_ values: [Int64]) -> [Feature] {
+            values.enumerated().map { i, v in
+                Feature(geometry: .point(Point(x: Double(i), y: 1, spatialReference: .wgs84)),
+                        properties: ["label": .string("f\(i)"), "big": .number(Double(v))])
+            }
+        }
+        let limit: Int64 = 1 << 53
+        let fine = dir.appendingPathComponent("fine.gpkg").path
+        try TestSupport.write(features([0, limit, -limit, 7]), to: fine, table: table)
+        let fineTable = try FeatureDataSource(path: fine).featureTable(named: nil)
+        let (viaArrow, used) = try ArrowPathTests.read(fineTable, QueryParameters(), arrow: true)
+        #expect(used)
+        #expect(viaArrow == (try ArrowPathTests.read(fineTable, QueryParameters(), arrow: false).0))
+        #expect(viaArrow.map { $0.properties["big"] } == [.number(0), .number(0x1p53), .number(-0x1p53), .number(7)])
+        // 2^53 + 1 cannot come through a Double: set by SQL in the GeoPackage itself.
+        let beyond = dir.appendingPathComponent("beyond.gpkg").path
+        try TestSupport.write(features([1, 2, 3]), to: beyond, table: table)
+        let update = try #require(gdal.GDALOpenEx(beyond, UInt32(GDAL_OF_VECTOR | GDAL_OF_UPDATE), nil, nil, nil))
+        if let result = gdal.GDALDatasetExecuteSQL(update, "UPDATE n SET big = 9007199254740993 WHERE fid = 2", nil, nil) {
+            gdal.GDALDatasetReleaseResultSet(update, result)
+        }
+        gdal.GDALClose(update)
+        let beyondTable = try FeatureDataSource(path: beyond).featureTable(named: nil)
+        var messages: [String] = []
+        for arrow in [true, false] {
+            do {
+                _ = try ArrowPathTests.read(beyondTable, QueryParameters(), arrow: arrow)
+                Issue.record("arrow \(arrow): 2^53 + 1 was read")
+            } catch {
+                messages.append(String(describing: error))
+            }
+        }
+        #expect(messages.count == 2 && messages[0] == messages[1], "\(messages)")
+        #expect(messages.first?.contains("'big' holds 9007199254740993") == true, "\(messages)")
     }
 
     @Test(arguments: ["gpkg", "fgb", "shp"]) func pointsComeAsCoordinatesInOrder(ext: String) throws {

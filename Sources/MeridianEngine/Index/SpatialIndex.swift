@@ -173,11 +173,13 @@ public struct SpatialIndex: Sendable {
         var gridReach = -1.0
         var gridSlot = 0
 
-        /// Whether a search within `reach` of a point searches a grid of `grids` (then `grid`). A key's grid is
-        /// asked for when the run first meets the key, then after every `PointGrids.searchReport` searches through
-        /// the tree, so that `grids` makes it once enough searches have asked for it.
-        mutating func useGrid(reach: Double, of grids: PointGrids) -> Bool {
+        /// Whether a search within `reach` of a point searches a grid of `grids` (then `grid`; never when `grids` is
+        /// nil, an index not of points alone; given as the index holds it, so a search retains nothing). A key's
+        /// grid is asked for when the run first meets the key, then after every `PointGrids.searchReport` searches
+        /// through the tree, so that `grids` makes it once enough searches have asked for it.
+        mutating func useGrid(reach: Double, of grids: PointGrids?) -> Bool {
             if reach != gridReach {
+                guard let grids else { return false }
                 let key = grids.key(reach: reach)
                 if let known = self.grids.firstIndex(where: { $0.key == key }) {
                     gridSlot = known
@@ -189,6 +191,7 @@ public struct SpatialIndex: Sendable {
                 grid = self.grids[gridSlot].grid
             }
             guard grid == nil else { return true }
+            guard let grids else { return false }
             self.grids[gridSlot].treeSearches += 1
             if self.grids[gridSlot].treeSearches >= PointGrids.searchReport {
                 grid = grids.grid(key: self.grids[gridSlot].key, searches: self.grids[gridSlot].treeSearches)
@@ -226,13 +229,22 @@ public struct SpatialIndex: Sendable {
     {
         // A point's envelope is the point itself: no coordinate array for it.
         var e = (xMin: 0.0, yMin: 0.0, xMax: 0.0, yMax: 0.0)
-        if case .point(let p) = g {
-            e = (p.coordinate.x, p.coordinate.y, p.coordinate.x, p.coordinate.y)
+        if case .point(let c) = q {
+            e = (c.x, c.y, c.x, c.y)
         } else if let extent = g.extent {
             e = (extent.xMin, extent.yMin, extent.xMax, extent.yMax)
         }
+        try within(distance, of: q, bounds: e, measure, scratch: &scratch)
+    }
+
+    /// `within(_:of:_:_:scratch:)` given the query's envelope (`bounds`; a point's is the point) instead of the
+    /// geometry, so that a loop over points copies none of them.
+    func within(_ distance: Double, of q: PlanarDistances.Query,
+                bounds e: (xMin: Double, yMin: Double, xMax: Double, yMax: Double), _ measure: PlanarDistances,
+                scratch: inout SearchScratch) throws(EngineError)
+    {
         let box = Self.searchBox(e.xMin, e.yMin, e.xMax, e.yMax, distance)
-        if case .point(let c) = q, let grids = pointGrids, scratch.useGrid(reach: distance, of: grids) {
+        if case .point(let c) = q, scratch.useGrid(reach: distance, of: pointGrids) {
             // The distance of two points as `PlanarDistances` measures it.
             scratch.searchGrid(lower: (box.minX, box.minY, 0), upper: (box.maxX, box.maxY, 0)) { slot, xy, _ in
                 let dx = c.x - xy[2 * slot], dy = c.y - xy[2 * slot + 1]

@@ -111,7 +111,10 @@ extension GeometryEngine {
     /// coordinates.
     private static func checkPlanarInputs(_ lefts: [Geometry], distanceUnit: LinearUnit?) throws(EngineError) {
         guard let sr = lefts.first?.spatialReference else { return }
-        for g in lefts { try requireSameSpatialReference(sr, g.spatialReference) }
+        // Read in place (a loop over the array copies every geometry, and its spatial reference, first).
+        try lefts.withUnsafeBufferPointer { (all) throws(EngineError) in
+            for i in all.indices where !all[i].isIn(sr) { try requireSameSpatialReference(sr, all[i].spatialReference) }
+        }
         guard !sr.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar proximity search") }
         if distanceUnit != nil, sr.isUnspecified {
             throw .spatialReferenceRequired(
@@ -142,23 +145,24 @@ extension GeometryEngine {
         var rows: [NearPair] = []
         rows.reserveCapacity(lefts.count)
         var scratch = SpatialIndex.SearchScratch()
-        for (i, g) in lefts.enumerated() {
-            try checkProximityQuery(g, i)
-            try index.within(units.toNative(distanceOf(i)), of: g, measure.query(g), measure, scratch: &scratch)
-            for (rank, f) in scratch.found.enumerated() {
-                rows.append(NearPair(leftIndex: i, rightIndex: f.index, distance: units.fromNative(f.distance),
-                                     rank: rank + 1))
+        // The geometries are read in place, a point by its coordinate: a loop over the array would copy every
+        // geometry (and retain its spatial reference, which all of them share, from every thread searching).
+        try lefts.withUnsafeBufferPointer { (all) throws(EngineError) in
+            for i in all.indices {
+                let d = units.toNative(distanceOf(i))
+                if let c = all[i].pointCoordinate, c.x.isFinite, c.y.isFinite {
+                    try index.within(d, of: .point(c), bounds: (c.x, c.y, c.x, c.y), measure, scratch: &scratch)
+                } else {
+                    try checkProximityGeometry(all[i], at: EngineError.Location(.inputFeatures, geometry: i))
+                    try index.within(d, of: all[i], measure.query(all[i]), measure, scratch: &scratch)
+                }
+                for (rank, f) in scratch.found.enumerated() {
+                    rows.append(NearPair(leftIndex: i, rightIndex: f.index, distance: units.fromNative(f.distance),
+                                         rank: rank + 1))
+                }
             }
         }
         return rows
-    }
-
-    /// `checkProximityGeometry` of input feature `i`, its location made only for a geometry that is not a finite
-    /// point.
-    @inline(__always)
-    private static func checkProximityQuery(_ g: Geometry, _ i: Int) throws(EngineError) {
-        if case .point(let p) = g, p.coordinate.x.isFinite, p.coordinate.y.isFinite { return }
-        try checkProximityGeometry(g, at: EngineError.Location(.inputFeatures, geometry: i))
     }
 
     private static func nearest(

@@ -96,25 +96,33 @@ final class OGRArrowReader {
         try withNextBatch { batch, count throws(FieldValueError) in
             columns.geometries.reserveCapacity(columns.count + count)
             columns.ids.reserveCapacity(columns.count + count)
+            // The batch's columns and the fields' readers looked up once, not per row.
+            let fids = fidColumn.map { batch[$0] }, wkbs = geometryColumn.map { batch[$0] }
+            let fields = fieldColumns.map { (column: batch[$0.column], type: $0.reader.field.type) }
             for row in 0..<count {
-                let fid = fidColumn.flatMap { batch[$0].int64(row) }
+                let fid = fids?.int64(row)
                 do throws(FieldValueError) {
                     var geometry: Geometry?
-                    if let g = geometryColumn {
-                        if let wkb = batch[g].bytes(row) {
+                    if let wkbs {
+                        if let wkb = wkbs.bytes(row) {
                             geometry = try codec.geometry(wkb: wkb)
                         } else if let fid {
                             withoutGeometry.append(fid)
                         }
                     }
-                    for (c, (column, reader)) in fieldColumns.enumerated() {
-                        columns.values[c].append(try batch[column].value(row, reader: reader))
+                    for c in fields.indices {
+                        let (column, type) = fields[c]
+                        if let value = column.value(row, type: type) {
+                            columns.values[c].append(value)
+                        } else {  // an integer beyond ±2^53, which the field's reader refuses by name
+                            columns.values[c].append(try fieldColumns[c].reader.integer(column.int64(row) ?? 0))
+                        }
                     }
-                    columns.geometries.append(geometry)
+                    columns.geometries.append(consume geometry)
                     columns.ids.append(fid.map { .number(Double($0)) })
                 } catch {
                     // The read ends here: `columns` is not used after a failure.
-                    throw FieldValueError("feature \(fid.map(String.init) ?? "?"): \(error.reason)")
+                    throw FieldValueError(error.reason, feature: fid)
                 }
             }
         }
@@ -130,7 +138,7 @@ final class OGRArrowReader {
                 guard let wkb = columns[g].bytes(row), let c = try OGRGeometryCodec.pointCoordinate(wkb) else {
                     let fid = fidColumn.flatMap { columns[$0].int64(row) }
                     if columns[g].bytes(row) == nil { pointlessFID = fid }
-                    throw FieldValueError("feature \(fid.map(String.init) ?? "?"): its geometry is not a point")
+                    throw FieldValueError("its geometry is not a point", feature: fid)
                 }
                 coordinates.append(c)
             }
@@ -189,13 +197,12 @@ final class OGRArrowReader {
 /// offsets and bytes for text and binary.
 private struct ArrowColumn {
     let array: ArrowArray
-    let format: String
-    /// Whether a binary or text column has 64-bit offsets (`Z`, `U`), decided once rather than per value.
+    /// Whether a binary or text column has 64-bit offsets (`Z`, `U`), decided once rather than per value (and no
+    /// format string kept: a column is copied per value read, and a string would be retained each time).
     let wideOffsets: Bool
 
     init(_ array: ArrowArray, format: String) {
         self.array = array
-        self.format = format
         wideOffsets = format == "Z" || format == "U"
     }
 
@@ -227,16 +234,19 @@ private struct ArrowColumn {
         return UnsafeRawBufferPointer(start: data + start, count: end - start)
     }
 
-    /// A field's value, as `OGRFieldReader.value(of:at:)` gives it for a feature.
-    func value(_ row: Int, reader: OGRFieldReader) throws(FieldValueError) -> JSONValue {
+    /// A field's value, as `OGRFieldReader.value(of:at:)` gives it for a feature; nil for a 64-bit integer beyond
+    /// ±2^53 (which `OGRFieldReader.integer(_:)` refuses, naming the field).
+    func value(_ row: Int, type: FieldType) -> JSONValue? {
         guard !isNull(row) else { return .null }
-        switch reader.field.type {
+        switch type {
         case .int16:
             if let v = value(row, Int16.self) { return .number(Double(v)) }
         case .int32:
             if let v = value(row, Int32.self) { return .number(Double(v)) }
         case .int64:
-            if let v = value(row, Int64.self) { return try reader.integer(v) }
+            if let v = value(row, Int64.self) {
+                return v.magnitude <= OGRFieldReader.exactIntegerLimit.magnitude ? .number(Double(v)) : nil
+            }
         case .float32:
             if let v = value(row, Float.self) { return OGRFieldReader.real(Double(v)) }
         case .float64:

@@ -118,7 +118,12 @@ struct OGRFieldReader {
 /// Why one value cannot be read or written; the caller adds the source, table and feature.
 struct FieldValueError: Error {
     let reason: String
-    init(_ reason: String) { self.reason = reason }
+    /// The ID of the feature it is about, when a reader of many features knows it.
+    let feature: Int64?
+    init(_ reason: String, feature: Int64? = nil) {
+        self.reason = reason
+        self.feature = feature
+    }
 }
 
 /// ISO 8601 dates, times and date-times as Meridian carries them, and OGR's time zone flag (0 unknown, 1 local time,

@@ -171,7 +171,8 @@ public final class FeatureQueryResult {
                 if let fid = arrow?.pointlessFID, let problem = storedGeometryCheck?.unreadable(among: [fid]) {
                     throw unreadable(Int(problem.fid), problem.reason)
                 }
-                throw unreadable(nil, FeatureQueryResult.joined(error.reason, messages.failures.first))
+                throw unreadable(error.feature.map { Int($0) },
+                                 FeatureQueryResult.joined(error.reason, messages.failures.first))
             }
             // GDAL may say a read failed and still hand over a batch, or end the stream: either way, its error.
             if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
@@ -227,7 +228,8 @@ public final class FeatureQueryResult {
                         more = try arrow?.next(into: &pending, withoutGeometry: &withoutGeometry, codec: &geometryCodec)
                             ?? false
                     } catch {
-                        throw unreadable(nil, FeatureQueryResult.joined(error.reason, messages.failures.first))
+                        throw unreadable(error.feature.map { Int($0) },
+                                         FeatureQueryResult.joined(error.reason, messages.failures.first))
                     }
                     // GDAL may say a read failed and still hand over a batch, or end the stream: either way, its error.
                     if !messages.failures.isEmpty { throw unreadable(nil, messages.reason("")) }
