@@ -216,7 +216,8 @@ final class PointGrids: @unchecked Sendable {
         let asked = searches[key, default: 0] + done
         searches[key] = asked
         guard asked >= searchesBeforeGrid, grids.count < Self.maximumGrids else { return nil }
-        let grid = PointGrid(points: points, dimensions: dimensions, lower: lower, upper: upper, cell: exp2(Double(key)))
+        let grid = PointGrid(points: points, dimensions: dimensions, lower: lower, upper: upper,
+                             cell: exp2(Double(key)))
         grids[key] = grid
         return grid
     }

@@ -17,10 +17,16 @@ extension NearJob {
         var text: [Data] = []
     }
 
-    /// A LEFT batch ready to search: its geometries in the spatial reference measured in, and its distances.
+    /// The ranges of the chunks of a batch of `count` LEFT features: `chunkSize` each, the last one shorter.
+    static func chunkRanges(_ count: Int) -> [Range<Int>] {
+        stride(from: 0, to: count, by: chunkSize).map { $0..<min(count, $0 + chunkSize) }
+    }
+
+    /// A LEFT batch ready to search: its geometries in the spatial reference measured in, a chunk at a time
+    /// (`chunkRanges`), and its distances.
     struct Prepared {
         let batch: FeatureInput
-        let lefts: [Geometry]
+        let chunks: [[Geometry]]
         /// One search distance for all, one per feature, or none (`distances(of:unit:)`).
         let distances: [Double]?
     }
@@ -31,11 +37,9 @@ extension NearJob {
     func searchGroup(_ group: [Prepared], search: Search, right: FeatureInput, csv: NearCSVRows?, threads: Int)
         throws(CommandError) -> [BatchResult]
     {
-        var spans: [(batch: Int, range: Range<Int>)] = []
+        var spans: [(batch: Int, chunk: Int, range: Range<Int>)] = []
         for (b, prepared) in group.enumerated() {
-            for start in stride(from: 0, to: prepared.lefts.count, by: Self.chunkSize) {
-                spans.append((b, start..<min(prepared.lefts.count, start + Self.chunkSize)))
-            }
+            for (c, range) in Self.chunkRanges(prepared.batch.count).enumerated() { spans.append((b, c, range)) }
         }
         var results = [BatchResult](repeating: BatchResult(), count: group.count)
         let shared = SharedGroup(job: self, group: group, spans: spans, search: search, right: right, csv: csv)
@@ -89,26 +93,26 @@ private struct SharedProcess: @unchecked Sendable {
 private struct SharedGroup: @unchecked Sendable {
     let job: NearJob
     let group: [NearJob.Prepared]
-    /// Chunk k: LEFT features `range` of batch `batch`.
-    let spans: [(batch: Int, range: Range<Int>)]
+    /// Chunk k: chunk `chunk`, LEFT features `range`, of batch `batch`.
+    let spans: [(batch: Int, chunk: Int, range: Range<Int>)]
     let search: NearJob.Search
     let right: FeatureInput
     let csv: NearCSVRows?
 
     /// Chunk `k`'s pairs (positions in its batch) and CSV rows.
     func chunk(_ k: Int) throws(CommandError) -> NearJob.BatchResult {
-        let (b, range) = spans[k]
+        let (b, c, range) = spans[k]
         let prepared = group[b]
         // The chunk's own labels and distances (a failure's message is made again from the whole batch).
         let single = prepared.distances?.count == 1
         let own = prepared.distances.map { single ? $0 : Array($0[range]) }
-        var pairs = try job.pairs(Array(prepared.lefts[range]), distances: own, single: single,
+        var pairs = try job.pairs(prepared.chunks[c], distances: own, single: single,
                                   labels: prepared.batch.labels.slice(range), search: search, right: right.labels)
         for i in pairs.indices { pairs[i].leftIndex += range.lowerBound }
         guard let csv else { return NearJob.BatchResult(pairs: pairs) }
         // Room for rows of about N1's length (88 bytes: two IDs, two numbers, the rank, a point's WKT) without growing.
         var text = ByteBuffer(capacity: 128 * pairs.count + 64)
-        try csv.append(pairs, lefts: prepared.lefts, of: prepared.batch, to: &text)
+        try csv.append(pairs, lefts: prepared.chunks[c], first: range.lowerBound, of: prepared.batch, to: &text)
         return NearJob.BatchResult(pairs: pairs, text: [text.data()])
     }
 }
@@ -144,9 +148,10 @@ struct NearCSVRows: Sendable {
         rightEnds = ends
     }
 
-    /// Appends the rows of `pairs` (positions in the batch, grouped by LEFT feature).
+    /// Appends the rows of `pairs` (positions in the batch, grouped by LEFT feature; `lefts` the geometries of the
+    /// batch's features from position `first` on, in the spatial reference measured in).
     /// - Throws: `CommandError.failure` for a LEFT feature with a property outside the columns.
-    func append(_ pairs: [NearPair], lefts: [Geometry], of batch: FeatureInput, to out: inout ByteBuffer)
+    func append(_ pairs: [NearPair], lefts: [Geometry], first: Int, of batch: FeatureInput, to out: inout ByteBuffer)
         throws(CommandError)
     {
         // The current LEFT feature's cells (each followed by a comma), then its WKT field from `split` on.
@@ -163,7 +168,7 @@ struct NearCSVRows: Sendable {
                 }
                 split = left.count
                 var wkt = ByteBuffer(capacity: 64)
-                WKT.write(lefts[current], to: &wkt)
+                WKT.write(lefts[current - first], to: &wkt)
                 wkt.withBytes { CSV.appendField(bytes: $0, to: &left) }
             }
             left.withBytes { out.append(UnsafeRawBufferPointer(rebasing: $0[..<split])) }

@@ -137,7 +137,7 @@ struct NearJob {
         do throws(CommandError) {
             var prepared: [Prepared] = []
             for batch in group {
-                prepared.append(Prepared(batch: batch, lefts: try measured(batch, in: search.spatialReference),
+                prepared.append(Prepared(batch: batch, chunks: try measured(batch, in: search.spatialReference),
                                          distances: try distances(of: batch, unit: search.unit)))
             }
             let found = try searchGroup(prepared, search: search, right: right, csv: search.csvRows,
@@ -149,7 +149,7 @@ struct NearJob {
             return done
         } catch {
             for batch in group {
-                let lefts = try measured(batch, in: search.spatialReference)
+                let lefts = Array(try measured(batch, in: search.spatialReference).joined())
                 let pairs = try self.pairs(lefts, of: batch, search: search, right: right.labels)
                 guard command.shape != .rightOnly else { continue }
                 _ = try rows(pairs, lefts: lefts, of: batch, search: search, right: right,
@@ -166,8 +166,8 @@ struct NearJob {
         guard command.shape != .rightOnly else { return Processed(pairs: found.pairs, output: nil) }
         var rows: (rows: [Feature], wgs84: [Feature]) = ([], [])
         if search.csvRows == nil {
-            rows = try self.rows(found.pairs, lefts: prepared.lefts, of: prepared.batch, search: search, right: right,
-                                 fixed: file.format.writesInWorkingSpatialReference)
+            rows = try self.rows(found.pairs, lefts: Array(prepared.chunks.joined()), of: prepared.batch, search: search,
+                                 right: right, fixed: file.format.writesInWorkingSpatialReference)
         }
         let batch = prepared.batch
         return Processed(pairs: found.pairs, output: NearOutput.Batch(
@@ -243,11 +243,14 @@ struct NearJob {
 
     // MARK: A batch
 
-    /// Every feature's geometry, refusing a feature without one.
-    private static func geometries(of input: FeatureInput) throws(CommandError) -> [Geometry] {
+    /// Every feature's geometry (of the features in `range`, all by default), refusing a feature without one.
+    private static func geometries(of input: FeatureInput, in range: Range<Int>? = nil) throws(CommandError)
+        -> [Geometry]
+    {
+        let range = range ?? 0..<input.count
         var geometries: [Geometry] = []
-        geometries.reserveCapacity(input.count)
-        for i in 0..<input.count {
+        geometries.reserveCapacity(range.count)
+        for i in range {
             guard let g = input.geometry(at: i) else { throw .failure("\(input.labels[i]) has no geometry") }
             if case .point = g {
                 geometries.append(g)  // a point has its coordinate: no coordinate array to look at
@@ -259,13 +262,21 @@ struct NearJob {
         return geometries
     }
 
-    /// A LEFT batch's geometries, checked and put in the spatial reference measured in.
-    private func measured(_ batch: FeatureInput, in sr: SpatialReference) throws(CommandError) -> [Geometry] {
-        let geometries = try Self.geometries(of: batch)
-        guard command.kind == .planar else { return geometries }
-        try refuseInvalidPolygons(geometries, labels: batch.labels)
-        try checkAreaOfUse(geometries, labels: batch.labels)
-        return batch.spatialReference == sr ? geometries : try projectFeatures(geometries, into: sr, labels: batch.labels)
+    /// A LEFT batch's geometries, checked and put in the spatial reference measured in, in the chunks the threads
+    /// search (`chunkRanges`): each made from the batch, not cut from one array of them, so that no geometry is
+    /// copied twice (every copy retains the spatial reference all share). Each check runs over the whole batch
+    /// before the next, as on one array, so the first failure is the same.
+    private func measured(_ batch: FeatureInput, in sr: SpatialReference) throws(CommandError) -> [[Geometry]] {
+        let ranges = Self.chunkRanges(batch.count)
+        var chunks: [[Geometry]] = []
+        for range in ranges { chunks.append(try Self.geometries(of: batch, in: range)) }
+        guard command.kind == .planar else { return chunks }
+        for (chunk, range) in zip(chunks, ranges) { try refuseInvalidPolygons(chunk, labels: batch.labels.slice(range)) }
+        for (chunk, range) in zip(chunks, ranges) { try checkAreaOfUse(chunk, labels: batch.labels.slice(range)) }
+        guard batch.spatialReference != sr else { return chunks }
+        // Projected as one batch (as the other commands project a batch), then cut.
+        let projected = try projectFeatures(Array(chunks.joined()), into: sr, labels: batch.labels)
+        return ranges.map { Array(projected[$0]) }
     }
 
     /// The search distances of a batch in the search's unit: one for all, one per feature, or none (`--nearest`
