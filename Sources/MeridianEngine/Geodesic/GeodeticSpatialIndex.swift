@@ -280,26 +280,38 @@ public struct GeodeticSpatialIndex: Sendable {
     {
         let sr = gs.first?.spatialReference ?? frame.outputSR
         var coordinates: [Coordinate] = []
-        for (i, g) in gs.enumerated() {
-            try GeometryEngine.requireSameSpatialReference(sr, g.spatialReference)
-            try GeometryEngine.checkProximityGeometry(g, at: list.map { EngineError.Location($0, geometry: i) })
-            coordinates.append(contentsOf: g.coordinates.map { Coordinate(x: $0.x, y: $0.y) })
+        coordinates.reserveCapacity(gs.count)
+        // The geometries are read in place, a point by its coordinate (no array of one coordinate made for it): a
+        // loop over the array would copy each geometry and retain the spatial reference they share.
+        try gs.withUnsafeBufferPointer { (all) throws(EngineError) in
+            for i in all.indices {
+                if !all[i].isIn(sr) { try GeometryEngine.requireSameSpatialReference(sr, all[i].spatialReference) }
+                if let c = all[i].pointCoordinate, c.x.isFinite, c.y.isFinite {
+                    coordinates.append(Coordinate(x: c.x, y: c.y))
+                    continue
+                }
+                try GeometryEngine.checkProximityGeometry(all[i], at: list.map { EngineError.Location($0, geometry: i) })
+                coordinates.append(contentsOf: all[i].coordinates.map { Coordinate(x: $0.x, y: $0.y) })
+            }
         }
         let converted = try frame.toCompute(coordinates)
         var features: [GeodeticFeature] = []
         features.reserveCapacity(gs.count)
         var next = 0
-        for (i, g) in gs.enumerated() {
-            let n = g.coordinates.count
-            let mine = Array(converted[next..<(next + n)])
-            next += n
-            for c in mine where !(c.x.isFinite && c.y >= -90 && c.y <= 90) {
-                throw GeometryEngine.proximityError(
-                    .badGeometry(.malformed("is at latitude \(c.y), longitude \(c.x); latitudes lie in [-90, 90]")),
-                    at: list.map { EngineError.Location($0, geometry: i) })
+        try gs.withUnsafeBufferPointer { (all) throws(EngineError) in
+            for i in all.indices {
+                let isPoint = all[i].pointCoordinate != nil
+                let n = isPoint ? 1 : all[i].coordinates.count
+                for c in converted[next..<(next + n)] where !(c.x.isFinite && c.y >= -90 && c.y <= 90) {
+                    throw GeometryEngine.proximityError(
+                        .badGeometry(.malformed("is at latitude \(c.y), longitude \(c.x); latitudes lie in [-90, 90]")),
+                        at: list.map { EngineError.Location($0, geometry: i) })
+                }
+                features.append(isPoint ? .point(converted[next])
+                                : GeodeticFeature(all[i], computeCoordinates: Array(converted[next..<(next + n)]),
+                                                  geodesic: frame.geodesic, curvature: curvature))
+                next += n
             }
-            features.append(GeodeticFeature(g, computeCoordinates: mine, geodesic: frame.geodesic,
-                                            curvature: curvature))
         }
         return features
     }
