@@ -128,16 +128,7 @@ struct PointGridTests {
     func theGeodesicGridGivesTheBruteForceAcrossTheAntimeridianAndThePoles(round: Int) throws {
         let seed = round == 2 ? SplitMix64.testSeed : UInt64(round)
         var rng = SplitMix64(seed: seed)
-        let lefts = ProximityGeodesicTests.points(300, &rng)
-        var rights = ProximityGeodesicTests.points(600, &rng)
-        var distances = lefts.indices.map { _ in Double.random(in: 0...150_000, using: &rng) }
-        let geodesic = ProximityGeodesicTests.geodesic
-        for i in lefts.indices where i % 2 == 0 {
-            let azimuth = i % 5 == 4 ? (i % 4 == 0 ? 0.0 : 180.0) : Double.random(in: -180...180, using: &rng)
-            let c = geodesic.move(lefts[i].coordinate, azimuth: azimuth, distance: distances[i])
-            rights.append(Point(latitude: c.y, longitude: c.x))
-            distances[i] = geodesic.distance(lefts[i].coordinate, c)
-        }
+        let (lefts, rights, distances, _) = ProximityGeodesicTests.plantedSets(left: 300, right: 600, &rng)
         let gridded = try GeodeticSpatialIndex(rights)
         let grids = try #require(gridded.pointGrids)
         grids.searchesBeforeGrid = 0

@@ -207,7 +207,7 @@ public struct GeodeticSpatialIndex: Sendable {
             let box = q.box
             b = (box[0], box[1], box[2], box[3], box[4], box[5])
         }
-        if let n = point, scratch.useGrid(reach: r, of: pointGrids) {
+        if let n = point, scratch.grids.use(reach: r, of: pointGrids) {
             // The chord test and the measurement of the tree's search below (what the closure reads taken out of
             // `self` first: capturing `self` copied the whole index for every search).
             let (features, geodesic, curvature) = (features, geodesic, curvature)

@@ -222,3 +222,43 @@ final class PointGrids: @unchecked Sendable {
         return grid
     }
 }
+
+/// Which grid of `PointGrids` a run of searches (one `SpatialIndex.SearchScratch`) reads, for the search distances it
+/// meets: a key's grid is asked for when the run first meets the key, then after every `PointGrids.searchReport`
+/// searches made through the tree, so that `PointGrids` makes it once enough searches have asked for it; the last
+/// distance's choice is kept, so a run of one distance asks nothing more per search.
+struct PointGridChoice {
+    /// The keys met (`PointGrids.key(reach:)`), their grids (nil: none yet, or none to have) and the searches made
+    /// through the tree with each since the grids were last asked.
+    private var keys: [(key: Int, grid: PointGrid?, treeSearches: Int)] = []
+    /// The grid of the last search distance, that distance, and the position of its key in `keys`.
+    private(set) var grid: PointGrid?
+    private var reach = -1.0
+    private var slot = 0
+
+    /// Whether a search within `reach` of a point reads a grid of `grids` (then `grid`): never when `grids` is nil
+    /// (an index not of points alone). Given as the index holds it, so that a search retains nothing.
+    mutating func use(reach: Double, of grids: PointGrids?) -> Bool {
+        if reach != self.reach {
+            guard let grids else { return false }
+            let key = grids.key(reach: reach)
+            if let known = keys.firstIndex(where: { $0.key == key }) {
+                slot = known
+            } else {
+                slot = keys.count
+                keys.append((key, grids.grid(key: key, searches: 0), 0))
+            }
+            self.reach = reach
+            grid = keys[slot].grid
+        }
+        guard grid == nil else { return true }
+        guard let grids else { return false }
+        keys[slot].treeSearches += 1
+        if keys[slot].treeSearches >= PointGrids.searchReport {
+            grid = grids.grid(key: keys[slot].key, searches: keys[slot].treeSearches)
+            keys[slot].grid = grid
+            keys[slot].treeSearches = 0
+        }
+        return grid != nil
+    }
+}

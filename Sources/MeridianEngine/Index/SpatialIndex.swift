@@ -4,8 +4,8 @@ import MeridianCore
 /// envelopes, bulk-loaded once with Sort-Tile-Recursive packing and never changed, like GEOS's and shapely's
 /// `STRtree`. Build it once over the features you search many times (the "near features"), then ask which of them
 /// meet an envelope, which lie within a distance of a geometry, or which are nearest to it. When every feature is a
-/// point, a search within a distance of a point reads a uniform grid of the points instead of the tree (made on
-/// first use for that distance's scale and kept): the same answer, a few times fewer operations.
+/// point, a search within a distance of a point reads a uniform grid of the points instead of the tree (made once
+/// enough searches have asked for that distance's scale, and kept): the same answer, a few times fewer operations.
 ///
 /// Distances are planar, in the spatial reference's unit, measured between the geometries themselves (GEOS's
 /// distance; two points: √(Δx² + Δy²), as GEOS computes it), never between envelopes or buffer polygons; z is
@@ -165,52 +165,19 @@ public struct SpatialIndex: Sendable {
         var candidates: [Int32] = []
         /// The answer of the last query.
         var found: [NearFeature] = []
-        /// The point grids this run has asked for, by key (`PointGrids.key(reach:)`), with the searches made with
-        /// that key through the tree since the grids were last asked (nil: no grid yet, or none to have).
-        var grids: [(key: Int, grid: PointGrid?, treeSearches: Int)] = []
-        /// The grid of the last search distance (`useGrid`), that distance and the position of its key in `grids`.
-        var grid: PointGrid?
-        var gridReach = -1.0
-        var gridSlot = 0
+        /// Which point grid the run's searches from points read.
+        var grids = PointGridChoice()
 
-        /// Whether a search within `reach` of a point searches a grid of `grids` (then `grid`; never when `grids` is
-        /// nil, an index not of points alone; given as the index holds it, so a search retains nothing). A key's
-        /// grid is asked for when the run first meets the key, then after every `PointGrids.searchReport` searches
-        /// through the tree, so that `grids` makes it once enough searches have asked for it.
-        mutating func useGrid(reach: Double, of grids: PointGrids?) -> Bool {
-            if reach != gridReach {
-                guard let grids else { return false }
-                let key = grids.key(reach: reach)
-                if let known = self.grids.firstIndex(where: { $0.key == key }) {
-                    gridSlot = known
-                } else {
-                    gridSlot = self.grids.count
-                    self.grids.append((key, grids.grid(key: key, searches: 0), 0))
-                }
-                gridReach = reach
-                grid = self.grids[gridSlot].grid
-            }
-            guard grid == nil else { return true }
-            guard let grids else { return false }
-            self.grids[gridSlot].treeSearches += 1
-            if self.grids[gridSlot].treeSearches >= PointGrids.searchReport {
-                grid = grids.grid(key: self.grids[gridSlot].key, searches: self.grids[gridSlot].treeSearches)
-                self.grids[gridSlot].grid = grid
-                self.grids[gridSlot].treeSearches = 0
-            }
-            return grid != nil
-        }
-
-        /// Puts in `found` the points of `grid` in the box `lower` … `upper` that `measure` keeps — given a
-        /// point's slot, the grid's coordinates and the point's index, its distance, or nil to leave it out —
-        /// nearest first, then by index.
+        /// Puts in `found` the points of the chosen grid (`grids`) in the box `lower` … `upper` that `measure`
+        /// keeps — given a point's slot, the grid's coordinates and the point's index, its distance, or nil to leave
+        /// it out — nearest first, then by index.
         @inline(__always)
         mutating func searchGrid(lower: (x: Double, y: Double, z: Double), upper: (x: Double, y: Double, z: Double),
                                  _ measure: (Int, UnsafeBufferPointer<Double>, Int) -> Double?) {
             found.removeAll(keepingCapacity: true)
             var found = self.found  // (the grid is read while the answer grows)
             self.found = []
-            grid?.forEachRun(lower: lower, upper: upper) { slots, coordinates, items in
+            grids.grid?.forEachRun(lower: lower, upper: upper) { slots, coordinates, items in
                 for slot in slots {
                     if let d = measure(slot, coordinates, Int(items[slot])) {
                         found.append(NearFeature(index: Int(items[slot]), distance: d))
@@ -244,7 +211,7 @@ public struct SpatialIndex: Sendable {
                 scratch: inout SearchScratch) throws(EngineError)
     {
         let box = Self.searchBox(e.xMin, e.yMin, e.xMax, e.yMax, distance)
-        if case .point(let c) = q, scratch.useGrid(reach: distance, of: pointGrids) {
+        if case .point(let c) = q, scratch.grids.use(reach: distance, of: pointGrids) {
             // The distance of two points as `PlanarDistances` measures it.
             scratch.searchGrid(lower: (box.minX, box.minY, 0), upper: (box.maxX, box.maxY, 0)) { slot, xy, _ in
                 let dx = c.x - xy[2 * slot], dy = c.y - xy[2 * slot + 1]

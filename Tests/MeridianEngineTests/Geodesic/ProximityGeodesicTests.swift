@@ -68,23 +68,31 @@ struct ProximityGeodesicTests {
         return "\(a.count) rows vs brute force \(b.count)"
     }
 
+    /// Seeded LEFT and RIGHT points (`points(_:_:)`) with a search distance per LEFT up to 150 km and, for every
+    /// other LEFT, a RIGHT planted exactly at its distance: due north/south for the equator cluster, any azimuth
+    /// elsewhere (across ±180° and over the poles for those clusters); the distance set to what the inverse gives.
+    static func plantedSets(left: Int, right: Int, _ rng: inout SplitMix64)
+        -> (lefts: [Point], rights: [Point], distances: [Double], planted: [(left: Int, right: Int)])
+    {
+        let lefts = points(left, &rng)
+        var rights = points(right, &rng)
+        var distances = lefts.indices.map { _ in Double.random(in: 0...150_000, using: &rng) }
+        var planted: [(left: Int, right: Int)] = []
+        for i in lefts.indices where i % 2 == 0 {
+            let azimuth = i % 5 == 4 ? (i % 4 == 0 ? 0.0 : 180.0) : Double.random(in: -180...180, using: &rng)
+            let c = geodesic.move(lefts[i].coordinate, azimuth: azimuth, distance: distances[i])
+            rights.append(Point(latitude: c.y, longitude: c.x))
+            distances[i] = geodesic.distance(lefts[i].coordinate, c)
+            planted.append((i, rights.count - 1))
+        }
+        return (lefts, rights, distances, planted)
+    }
+
     @Test(arguments: [1, 2, 3])
     func nearPairsEqualTheBruteForceAcrossTheAntimeridianAndThePoles(round: Int) throws {
         let seed = round == 3 ? SplitMix64.testSeed : UInt64(round)
         var rng = SplitMix64(seed: seed)
-        let lefts = Self.points(200, &rng)
-        var rights = Self.points(500, &rng)
-        var distances = lefts.indices.map { _ in Double.random(in: 0...150_000, using: &rng) }
-        // Plant, for every other left, a right exactly at its distance: due north/south for the equator cluster,
-        // any azimuth elsewhere (across ±180° and over the poles for those clusters).
-        var planted: [(left: Int, right: Int)] = []
-        for i in lefts.indices where i % 2 == 0 {
-            let azimuth = i % 5 == 4 ? (i % 4 == 0 ? 0.0 : 180.0) : Double.random(in: -180...180, using: &rng)
-            let c = Self.geodesic.move(lefts[i].coordinate, azimuth: azimuth, distance: distances[i])
-            rights.append(Point(latitude: c.y, longitude: c.x))
-            distances[i] = Self.geodesic.distance(lefts[i].coordinate, c)
-            planted.append((i, rights.count - 1))
-        }
+        let (lefts, rights, distances, planted) = Self.plantedSets(left: 200, right: 500, &rng)
         let ours = try GeometryEngine.geodeticNearPairs(from: lefts, to: rights, distances: distances)
         let brute = Self.bruteNearTable(lefts, rights, distances)
         #expect(ours == brute, "seed \(seed): \(Self.firstDifference(ours, brute))")
