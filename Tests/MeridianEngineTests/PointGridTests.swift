@@ -142,6 +142,36 @@ struct PointGridTests {
         #expect(tree.pointGrids?.count == 0)
     }
 
+    /// Nearest searches through the grid (made from the first search) against GEOS's brute force, where ties are
+    /// everywhere (an integer lattice, queries on it, between its points and far outside it), with and without a
+    /// largest distance, for k beyond the number of points, and on degenerate sets (equal points, a line).
+    @Test(arguments: [1, 3, 8])
+    func gridNearestEqualsTheBruteForce(k: Int) throws {
+        let seed = SplitMix64.testSeed
+        var rng = SplitMix64(seed: seed)
+        let lattice = (0..<400).map { i in Self.point(Double(i % 20) * 100, Double(i / 20) * 100) }.shuffled(using: &rng)
+        var queries = (0..<80).map { _ in
+            Self.point((rng.unit() * 2400 - 200).rounded() / 2 * 2, (rng.unit() * 2400 - 200).rounded())
+        }
+        queries += [Self.point(950, 950), Self.point(-1e6, 3), Self.point(5e5, 5e5), Self.point(1900, -0.5)]
+        let sets: [(String, [Point])] = [
+            ("lattice", lattice), ("equal points", (0..<6).map { _ in Self.point(40, 40) }),
+            ("a line", (0..<30).map { Self.point(Double($0) * 7, 500) }), ("one point", [Self.point(3, 4)]),
+        ]
+        for (name, items) in sets {
+            let index = try SpatialIndex(items)
+            index.pointGrids?.searchesBeforeGrid = 0
+            for limit in [nil, 120.0] {
+                let ours = try GeometryEngine.nearest(from: queries, to: index, count: k, maxDistance: limit)
+                let brute = try ProximityPlanarTests.bruteNearest(queries.map(\.geometry), items.map(\.geometry), k: k,
+                                                                  maxDistance: limit ?? .infinity)
+                let difference = ProximityPlanarTests.firstDifference(ours, brute)
+                #expect(ours == brute, "seed \(seed), \(name), k \(k), max \(String(describing: limit)): \(difference)")
+            }
+            #expect(index.pointGrids?.count == 1, "\(name): no grid made")
+        }
+    }
+
     /// Only an index of points alone has grids; one with a line keeps to the tree (and gives the same answers).
     @Test func anIndexWithALineHasNoGrid() throws {
         let line = Polyline([Coordinate(x: 0, y: 0), Coordinate(x: 100, y: 0)], spatialReference: .unspecified)

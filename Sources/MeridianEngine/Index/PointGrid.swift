@@ -121,6 +121,74 @@ struct PointGrid: Sendable {
     }
 }
 
+extension PointGrid {
+    /// Puts in `found` the `k` points nearest to (`x`, `y`) within `maxDistance` (√(Δx² + Δy²), as the planar index
+    /// measures two points), nearest first, then by index — what the R-tree's best-first search answers: rings of
+    /// cells around the query's cell, ever wider, until the `k`-th distance is below the least distance any cell
+    /// beyond the rings can hold (their distance from the query, lowered by `slack` for the rounding of cell
+    /// numbers) or the rings hold every cell.
+    /// - Precondition: `dimensions == 2`, `k` ≥ 1.
+    func nearest(x: Double, y: Double, k: Int, maxDistance: Double, slack: Double, into found: inout [NearFeature]) {
+        found.removeAll(keepingCapacity: true)
+        let cx = column(x), cy = row(y)
+        // The least distance from the query to a cell outside the square of rings 0 … r, side by side (a side
+        // with no cells beyond it bounds nothing).
+        func beyond(_ r: Int) -> Double {
+            var bound = Double.infinity
+            if cx - r > 0 { bound = min(bound, x - (origin.x + Double(cx - r) * cell)) }
+            if cx + r < columns - 1 { bound = min(bound, origin.x + Double(cx + r + 1) * cell - x) }
+            if cy - r > 0 { bound = min(bound, y - (origin.y + Double(cy - r) * cell)) }
+            if cy + r < rows - 1 { bound = min(bound, origin.y + Double(cy + r + 1) * cell - y) }
+            return max(0, bound - slack)
+        }
+        let last = max(cx, columns - 1 - cx, cy, rows - 1 - cy)
+        starts.withUnsafeBufferPointer { starts in
+            coordinates.withUnsafeBufferPointer { xy in
+                items.withUnsafeBufferPointer { items in
+                    func take(_ row: Int, _ c0: Int, _ c1: Int) {
+                        guard row >= 0, row < rows else { return }
+                        let lo = max(c0, 0), hi = min(c1, columns - 1)
+                        guard lo <= hi else { return }
+                        for slot in Int(starts[row * columns + lo])..<Int(starts[row * columns + hi + 1]) {
+                            let dx = x - xy[2 * slot], dy = y - xy[2 * slot + 1]
+                            let d = (dx * dx + dy * dy).squareRoot()
+                            guard d <= maxDistance else { continue }
+                            let f = NearFeature(index: Int(items[slot]), distance: d)
+                            if found.count == k {
+                                guard (d, f.index) < (found[k - 1].distance, found[k - 1].index) else { continue }
+                                found.removeLast()
+                            }
+                            var at = found.count
+                            while at > 0, (d, f.index) < (found[at - 1].distance, found[at - 1].index) { at -= 1 }
+                            found.insert(f, at: at)
+                        }
+                    }
+                    var r = 0
+                    let everything = items.count
+                    while true {
+                        if r == 0 {
+                            take(cy, cx, cx)
+                        } else {
+                            take(cy - r, cx - r, cx + r)
+                            take(cy + r, cx - r, cx + r)
+                            for row in max(cy - r + 1, 0)..<max(min(cy + r, rows), max(cy - r + 1, 0)) {
+                                take(row, cx - r, cx - r)
+                                take(row, cx + r, cx + r)
+                            }
+                        }
+                        let bound = beyond(r)
+                        if r >= last || bound > maxDistance || found.count == everything
+                            || (found.count == k && found[k - 1].distance < bound) {
+                            break
+                        }
+                        r += 1
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The point grids of a spatial index whose geometries are all points, one per cell size searches ask for, made
 /// once `searchesBeforeGrid` searches have asked for it (they use the R-tree until then) and kept; at most
 /// `maximumGrids` (searches needing another keep to the tree). Cell sides are powers of two at or above the search
@@ -186,7 +254,15 @@ final class PointGrids: @unchecked Sendable {
         self.lower = lower
         self.upper = upper
         searchesBeforeGrid = n / 16
+        // Twice the spacing of evenly spread points: cells of a few points each, for nearest searches.
+        let thinnest = longest / Double(maximumCells)  // (a side of no extent counts as this)
+        let volume = extents.reduce(1) { $0 * max($1, thinnest) }
+        nearestReach = 2 * pow(volume / Double(n), 1 / Double(dimensions))
     }
+
+    /// The reach a nearest search asks its grid for (`key(reach:)`): twice the spacing of as many points spread
+    /// evenly over the extent.
+    let nearestReach: Double
 
     /// How many grids are kept.
     var count: Int {

@@ -235,6 +235,22 @@ public struct SpatialIndex: Sendable {
     func nearest(to g: Geometry, _ q: PlanarDistances.Query, _ measure: PlanarDistances, k: Int, maxDistance: Double)
         throws(EngineError) -> [NearFeature]
     {
+        var scratch = SearchScratch()
+        return try nearest(to: g, q, measure, k: k, maxDistance: maxDistance, scratch: &scratch)
+    }
+
+    /// `nearest(to:_:_:k:maxDistance:)` with buffers kept between queries: from a point, in an index of points, it
+    /// reads a grid of the points (`PointGrid.nearest`), once enough searches have asked for one.
+    func nearest(to g: Geometry, _ q: PlanarDistances.Query, _ measure: PlanarDistances, k: Int, maxDistance: Double,
+                 scratch: inout SearchScratch) throws(EngineError) -> [NearFeature]
+    {
+        if case .point(let c) = q, let reach = pointGrids?.nearestReach, scratch.grids.use(reach: reach, of: pointGrids),
+           let grid = scratch.grids.grid {
+            let magnitude = max(abs(c.x), abs(c.y), abs(grid.origin.x), abs(grid.origin.y))
+                + Double(max(grid.columns, grid.rows)) * grid.cell
+            grid.nearest(x: c.x, y: c.y, k: k, maxDistance: maxDistance, slack: magnitude * 1e-12, into: &scratch.found)
+            return scratch.found
+        }
         let e = g.extent!
         // A box's distance from the query envelope bounds every distance to a geometry inside it from below; it is
         // lowered by a few units in the last place of the coordinates so that rounding cannot lift it above an

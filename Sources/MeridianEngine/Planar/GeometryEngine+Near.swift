@@ -172,15 +172,30 @@ extension GeometryEngine {
         let units = planarUnits(sr, distanceUnit)
         let measure = try PlanarDistances(index)
         let limit = maxDistance.map(units.toNative) ?? .infinity
-        var matches: [[NearFeature]] = []
-        matches.reserveCapacity(lefts.count)
-        for (i, g) in lefts.enumerated() {
-            try index.requireOwnSpatialReference(g.spatialReference)
-            try checkProximityGeometry(g, at: EngineError.Location(.inputFeatures, geometry: i))
-            var found = try index.nearest(to: g, measure.query(g), measure, k: k, maxDistance: limit)
-            for j in found.indices { found[j].distance = units.fromNative(found[j].distance) }
-            matches.append(found)
+        var rows: [NearPair] = []
+        rows.reserveCapacity(lefts.count * min(k, 4))
+        var scratch = SpatialIndex.SearchScratch()
+        // Read in place, a point by its coordinate, as `nearPairs` does; rows made as found (the near table's).
+        try lefts.withUnsafeBufferPointer { (all) throws(EngineError) in
+            for i in all.indices {
+                if !all[i].isIn(index.spatialReference) {
+                    try index.requireOwnSpatialReference(all[i].spatialReference)
+                }
+                let found: [NearFeature]
+                if let c = all[i].pointCoordinate, c.x.isFinite, c.y.isFinite {
+                    found = try index.nearest(to: all[i], .point(c), measure, k: k, maxDistance: limit,
+                                              scratch: &scratch)
+                } else {
+                    try checkProximityGeometry(all[i], at: EngineError.Location(.inputFeatures, geometry: i))
+                    found = try index.nearest(to: all[i], measure.query(all[i]), measure, k: k, maxDistance: limit,
+                                              scratch: &scratch)
+                }
+                for (rank, f) in found.enumerated() {
+                    rows.append(NearPair(leftIndex: i, rightIndex: f.index, distance: units.fromNative(f.distance),
+                                         rank: rank + 1))
+                }
+            }
         }
-        return nearTable(matches)
+        return rows
     }
 }
