@@ -285,7 +285,7 @@ public struct GeodeticSpatialIndex: Sendable {
         // loop over the array would copy each geometry and retain the spatial reference they share.
         try gs.withUnsafeBufferPointer { (all) throws(EngineError) in
             for i in all.indices {
-                if !all[i].isIn(sr) { try GeometryEngine.requireSameSpatialReference(sr, all[i].spatialReference) }
+                try GeometryEngine.requireSameSpatialReference(sr, of: all[i])
                 if let c = all[i].pointCoordinate, c.x.isFinite, c.y.isFinite {
                     coordinates.append(Coordinate(x: c.x, y: c.y))
                     continue

@@ -136,10 +136,7 @@ extension GeometryEngine {
         var scratch = SpatialIndex.SearchScratch()
         for i in features.indices {
             index.within(unit.convert(distanceOf(i), to: .meters), of: features[i], scratch: &scratch)
-            for (rank, f) in scratch.found.enumerated() {
-                rows.append(NearPair(leftIndex: i, rightIndex: f.index,
-                                     distance: LinearUnit.meters.convert(f.distance, to: unit), rank: rank + 1))
-            }
+            appendNearRows(scratch.found, left: i, distance: { LinearUnit.meters.convert($0, to: unit) }, to: &rows)
         }
         return rows
     }

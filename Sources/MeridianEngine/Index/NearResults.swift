@@ -104,11 +104,17 @@ extension GeometryEngine {
     static func nearTable(_ matches: [[NearFeature]]) -> [NearPair] {
         var rows: [NearPair] = []
         rows.reserveCapacity(matches.reduce(0) { $0 + $1.count })
-        for (left, found) in matches.enumerated() {
-            for (rank, f) in found.enumerated() {
-                rows.append(NearPair(leftIndex: left, rightIndex: f.index, distance: f.distance, rank: rank + 1))
-            }
-        }
+        for (left, found) in matches.enumerated() { appendNearRows(found, left: left, to: &rows) }
         return rows
+    }
+
+    /// Appends the rows of input feature `left`'s matches (sorted by distance, then index), ranked from 1, each
+    /// distance given through `distance` (a unit conversion; as measured by default).
+    @inline(__always)
+    static func appendNearRows(_ found: [NearFeature], left: Int, distance: (Double) -> Double = { $0 },
+                               to rows: inout [NearPair]) {
+        for (rank, f) in found.enumerated() {
+            rows.append(NearPair(leftIndex: left, rightIndex: f.index, distance: distance(f.distance), rank: rank + 1))
+        }
     }
 }

@@ -149,7 +149,7 @@ extension PointGrid {
                         guard row >= 0, row < rows else { return }
                         let lo = max(c0, 0), hi = min(c1, columns - 1)
                         guard lo <= hi else { return }
-                        for slot in Int(starts[row * columns + lo])..<Int(starts[row * columns + hi + 1]) {
+                        for slot in Int(starts[cellIndex(0, row, lo)])..<Int(starts[cellIndex(0, row, hi) + 1]) {
                             let dx = x - xy[2 * slot], dy = y - xy[2 * slot + 1]
                             let d = (dx * dx + dy * dy).squareRoot()
                             guard d <= maxDistance else { continue }
@@ -171,7 +171,8 @@ extension PointGrid {
                         } else {
                             take(cy - r, cx - r, cx + r)
                             take(cy + r, cx - r, cx + r)
-                            for row in max(cy - r + 1, 0)..<max(min(cy + r, rows), max(cy - r + 1, 0)) {
+                            // The ring's two sides between them, the rows off the grid left out.
+                            for row in stride(from: max(cy - r + 1, 0), to: min(cy + r, rows), by: 1) {
                                 take(row, cx - r, cx - r)
                                 take(row, cx + r, cx + r)
                             }

@@ -279,6 +279,11 @@ public struct SpatialIndex: Sendable {
         if count > 0 { try GeometryEngine.requireSameSpatialReference(spatialReference, sr) }
     }
 
+    /// `requireOwnSpatialReference(_:)` of a geometry, compared in place.
+    func requireOwnSpatialReference(of g: Geometry) throws(EngineError) {
+        if count > 0 { try GeometryEngine.requireSameSpatialReference(spatialReference, of: g) }
+    }
+
     /// The search box of envelope `e` widened by `distance` (minima then maxima). It is widened further by 10⁻¹²
     /// of the coordinates' magnitude: without that, `x + distance` rounded down could fall short of a feature whose
     /// computed distance rounds to exactly `distance` (rounding of √(Δx² + Δy²) is a few units in the last place;

@@ -113,7 +113,7 @@ extension GeometryEngine {
         guard let sr = lefts.first?.spatialReference else { return }
         // Read in place (a loop over the array copies every geometry, and its spatial reference, first).
         try lefts.withUnsafeBufferPointer { (all) throws(EngineError) in
-            for i in all.indices where !all[i].isIn(sr) { try requireSameSpatialReference(sr, all[i].spatialReference) }
+            for i in all.indices { try requireSameSpatialReference(sr, of: all[i]) }
         }
         guard !sr.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar proximity search") }
         if distanceUnit != nil, sr.isUnspecified {
@@ -150,19 +150,27 @@ extension GeometryEngine {
         try lefts.withUnsafeBufferPointer { (all) throws(EngineError) in
             for i in all.indices {
                 let d = units.toNative(distanceOf(i))
-                if let c = all[i].pointCoordinate, c.x.isFinite, c.y.isFinite {
-                    try index.within(d, of: .point(c), bounds: (c.x, c.y, c.x, c.y), measure, scratch: &scratch)
+                let q = try query(all, i, measure)
+                if case .point(let c) = q {
+                    try index.within(d, of: q, bounds: (c.x, c.y, c.x, c.y), measure, scratch: &scratch)
                 } else {
-                    try checkProximityGeometry(all[i], at: EngineError.Location(.inputFeatures, geometry: i))
-                    try index.within(d, of: all[i], measure.query(all[i]), measure, scratch: &scratch)
+                    try index.within(d, of: all[i], q, measure, scratch: &scratch)
                 }
-                for (rank, f) in scratch.found.enumerated() {
-                    rows.append(NearPair(leftIndex: i, rightIndex: f.index, distance: units.fromNative(f.distance),
-                                         rank: rank + 1))
-                }
+                appendNearRows(scratch.found, left: i, distance: units.fromNative, to: &rows)
             }
         }
         return rows
+    }
+
+    /// Input feature `i` as a query: a finite point by its coordinate (nothing copied), anything else checked
+    /// (`checkProximityGeometry`, located) and prepared.
+    @inline(__always)
+    private static func query(_ all: UnsafeBufferPointer<Geometry>, _ i: Int, _ measure: PlanarDistances)
+        throws(EngineError) -> PlanarDistances.Query
+    {
+        if let c = all[i].pointCoordinate, c.x.isFinite, c.y.isFinite { return .point(c) }
+        try checkProximityGeometry(all[i], at: EngineError.Location(.inputFeatures, geometry: i))
+        return try measure.query(all[i])
     }
 
     private static func nearest(
@@ -178,22 +186,10 @@ extension GeometryEngine {
         // Read in place, a point by its coordinate, as `nearPairs` does; rows made as found (the near table's).
         try lefts.withUnsafeBufferPointer { (all) throws(EngineError) in
             for i in all.indices {
-                if !all[i].isIn(index.spatialReference) {
-                    try index.requireOwnSpatialReference(all[i].spatialReference)
-                }
-                let found: [NearFeature]
-                if let c = all[i].pointCoordinate, c.x.isFinite, c.y.isFinite {
-                    found = try index.nearest(to: all[i], .point(c), measure, k: k, maxDistance: limit,
+                try index.requireOwnSpatialReference(of: all[i])
+                let found = try index.nearest(to: all[i], query(all, i, measure), measure, k: k, maxDistance: limit,
                                               scratch: &scratch)
-                } else {
-                    try checkProximityGeometry(all[i], at: EngineError.Location(.inputFeatures, geometry: i))
-                    found = try index.nearest(to: all[i], measure.query(all[i]), measure, k: k, maxDistance: limit,
-                                              scratch: &scratch)
-                }
-                for (rank, f) in found.enumerated() {
-                    rows.append(NearPair(leftIndex: i, rightIndex: f.index, distance: units.fromNative(f.distance),
-                                         rank: rank + 1))
-                }
+                appendNearRows(found, left: i, distance: units.fromNative, to: &rows)
             }
         }
         return rows
