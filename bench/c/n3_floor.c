@@ -1,15 +1,16 @@
 /*
  * N3 floor: what Karney's inverse problem alone costs for N3's pairs on this platform, with no Meridian, no index,
- * no reading and no writing: Debian's PROJ `geod_geninverse` asked for the distance only (the call `meridian near
- * --geodesic` makes for every candidate pair) on each pair Meridian found, on one thread.
+ * no reading and no writing: Debian's PROJ `geod_geninverse` asked for the distance only (the call a tool deciding
+ * every pair by Karney's inverse makes for each; `meridian near --geodesic` makes it only for pairs farther than
+ * a/64 or within micrometres of the search distance) on each pair Meridian found, on one thread.
  *
  *   cc -O2 -o bench/out/n3_floor bench/c/n3_floor.c $(pkg-config --cflags --libs proj) -lm
  *   bench/out/n3_floor PAIRS.f64 REPS      # prints one JSON line: pairs, seconds (the fastest repetition),
  *                                          # ns_per_pair, max_abs_diff (metres, from Meridian's distances)
  *
  * PAIRS.f64 (written by bench/py/n_near.py): float64 records of lat1, lon1, lat2, lon2 (degrees, WGS 84) and
- * Meridian's distance for the pair (metres); max_abs_diff is the largest |PROJ's distance − Meridian's|, 0 when
- * Meridian's distances are PROJ's.
+ * Meridian's distance for the pair (metres); max_abs_diff is the largest |PROJ's distance − Meridian's| (stated:
+ * at most 1 µm).
  */
 #include <geodesic.h>
 #include <math.h>

@@ -3,7 +3,8 @@ import MeridianCore
 
 /// A spatial index over geometries on the ellipsoid, for geodesic proximity: which geometries lie within a geodesic
 /// distance of a geometry, which are nearest. Every answer is decided by geodesic distances between the geometries
-/// themselves — Karney's inverse problem (PROJ's `geod_inverse`) between points, its minimum over a segment between
+/// themselves — Karney's inverse problem (PROJ's `geod_inverse`) between points (or, when it decides the pair, the
+/// chord formula for points less than a/64 apart, within 1 µm of Karney's), its minimum over a segment between
 /// a point and an edge, 0 inside a polygon (see `GeometryEngine.geodeticNearPairs(from:to:distances:distanceUnit:)`
 /// for the rules and their accuracy); the index only narrows down which pairs to measure, and it never drops a pair
 /// that is within the distance, across the antimeridian and around the poles alike.
@@ -35,6 +36,9 @@ public struct GeodeticSpatialIndex: Sendable {
     /// Grids over the normals when every geometry is a point (nil otherwise): searches within a distance of a point
     /// read them instead of the tree.
     let pointGrids: PointGrids?
+    /// The short-line formula that decides most point pairs of a search within a distance (nil for an ellipsoid
+    /// it has not been measured on).
+    let shortLines: ShortGeodesic?
 
     /// How many geometries the index holds.
     public var count: Int { features.count }
@@ -57,6 +61,7 @@ public struct GeodeticSpatialIndex: Sendable {
             curvature = Self.largestCurvature(of: .wgs84)
             tree = PackedRTree(dimensions: 3, boxes: [])
             pointGrids = nil
+            shortLines = ShortGeodesic(.wgs84)
             return
         }
         let frame = try GeodeticFrame(input: sr, output: nil)
@@ -82,6 +87,7 @@ public struct GeodeticSpatialIndex: Sendable {
         curvature = kappa
         tree = PackedRTree(dimensions: 3, boxes: boxes)
         pointGrids = normals.contains(where: { $0.isNaN }) ? nil : PointGrids(points: normals, dimensions: 3)
+        shortLines = ShortGeodesic(frame.geodesic.ellipsoid)
     }
 
     /// The geometries whose boxes of normals meet the filter's box around the query geometry for `distance`: a
@@ -197,7 +203,8 @@ public struct GeodeticSpatialIndex: Sendable {
     }
 
     /// Puts in `scratch.found` the geometries within `meters` of `q` (compute lon/lat), meters, nearest first, then
-    /// by index: `within(_:of:)` with buffers kept between queries (the same candidates, tested the same way).
+    /// by index, with buffers kept between queries. Two points are measured by `ShortGeodesic` when it decides the
+    /// pair (its distance farther than its `decisionMargin` from `meters`), by Karney's inverse otherwise.
     func within(_ meters: Double, of q: GeodeticFeature, scratch: inout SpatialIndex.SearchScratch) {
         let r = Self.chordBound(meters: meters, curvature: curvature)
         let point: UnitVector? = if case .point(let c) = q { UnitVector(c) } else { nil }
@@ -207,13 +214,19 @@ public struct GeodeticSpatialIndex: Sendable {
             let box = q.box
             b = (box[0], box[1], box[2], box[3], box[4], box[5])
         }
+        // The query point's Earth-centred position, for the short-line formula.
+        let p = point.flatMap { n in shortLines.map { $0.position(normalX: n.x, y: n.y, z: n.z) } }
         if let n = point, scratch.grids.use(reach: r, of: pointGrids) {
             // The chord test and the measurement of the tree's search below (what the closure reads taken out of
             // `self` first: capturing `self` copied the whole index for every search).
-            let (features, geodesic, curvature) = (features, geodesic, curvature)
+            let (features, geodesic, curvature, shortLines) = (features, geodesic, curvature, shortLines)
             scratch.searchGrid(lower: (n.x - r, n.y - r, n.z - r), upper: (n.x + r, n.y + r, n.z + r)) { slot, m, i in
-                let dx = m[3 * slot] - n.x, dy = m[3 * slot + 1] - n.y, dz = m[3 * slot + 2] - n.z
+                let x = m[3 * slot], y = m[3 * slot + 1], z = m[3 * slot + 2]
+                let dx = x - n.x, dy = y - n.y, dz = z - n.z
                 guard (dx * dx + dy * dy + dz * dz).squareRoot() <= r else { return nil }
+                if let p, let s = shortLines?.decide(from: p, toNormalX: x, y: y, z: z, limit: meters) {
+                    return s.isFinite ? s : nil
+                }
                 let s = GeodeticFeature.distance(q, features[i], geodesic: geodesic, curvature: curvature,
                                                  limit: meters)
                 return s <= meters ? s : nil
@@ -227,8 +240,13 @@ public struct GeodeticSpatialIndex: Sendable {
         for candidate in scratch.candidates {
             let i = Int(candidate)
             if let n = point, !normals[3 * i].isNaN {
-                let dx = normals[3 * i] - n.x, dy = normals[3 * i + 1] - n.y, dz = normals[3 * i + 2] - n.z
+                let x = normals[3 * i], y = normals[3 * i + 1], z = normals[3 * i + 2]
+                let dx = x - n.x, dy = y - n.y, dz = z - n.z
                 guard (dx * dx + dy * dy + dz * dz).squareRoot() <= r else { continue }
+                if let p, let s = shortLines?.decide(from: p, toNormalX: x, y: y, z: z, limit: meters) {
+                    if s.isFinite { scratch.found.append(NearFeature(index: i, distance: s)) }
+                    continue
+                }
             }
             let s = distance(q, i, limit: meters)
             if s <= meters { scratch.found.append(NearFeature(index: i, distance: s)) }
@@ -238,13 +256,9 @@ public struct GeodeticSpatialIndex: Sendable {
 
     /// The geometries within `meters` of `q` (compute lon/lat), meters, nearest first, then by index.
     func within(_ meters: Double, of q: GeodeticFeature) -> [NearFeature] {
-        var found: [NearFeature] = []
-        forEachCandidate(q, meters: meters) { i in
-            let s = distance(q, i, limit: meters)
-            if s <= meters { found.append(NearFeature(index: i, distance: s)) }
-        }
-        found.sort { ($0.distance, $0.index) < ($1.distance, $1.index) }
-        return found
+        var scratch = SpatialIndex.SearchScratch()
+        within(meters, of: q, scratch: &scratch)
+        return scratch.found
     }
 
     /// The `k` geometries nearest to `q` (compute lon/lat) within `maxMeters`; meters, nearest first, then by

@@ -10,7 +10,10 @@ extension GeometryEngine {
     /// Each candidate pair is decided by the geodesic distance between the two geometries — the least distance on
     /// the ellipsoid between a point of one and a point of the other, edges taken as geodesics: a pair is in the
     /// table exactly when that distance is at most the input feature's search distance (boundary inclusive).
-    /// - Two points: Karney's inverse problem (PROJ's `geod_inverse`, accurate to 15 nm).
+    /// - Two points: Karney's inverse problem (PROJ's `geod_inverse`, accurate to 15 nm); in a search within a
+    ///   distance, points less than a/64 apart (99.7 km on the Earth) are measured from their chord and the
+    ///   ellipsoid's curvature over its middle (within 1 µm of Karney's), and Karney's inverse measures a pair when
+    ///   that distance lies within 6.4 µm of the search distance: the pair is decided as Karney's inverse decides it.
     /// - A point and an edge: the minimum of the inverse problem over the edge (the foot of the perpendicular
     ///   geodesic, found by iterating PROJ's direct and inverse problems, or an end).
     /// - Two edges: 0 when they cross or touch (found by Newton's method on the two geodesics), otherwise the least
