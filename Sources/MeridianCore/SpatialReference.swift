@@ -37,6 +37,14 @@ public struct SpatialReference: Sendable, Hashable, Codable, CustomStringConvert
 
     private let storage: Storage
 
+    /// This spatial reference with storage of its own: equal to it in every way, but reference-counted apart. A
+    /// reader gives each batch of features its own, so the geometries of a batch made on one thread and searched
+    /// on another do not all retain and release the one object every other thread's geometries do at once (the
+    /// contention of a shared reference count).
+    public var unshared: SpatialReference { SpatialReference(storage: Storage(storage.facts)) }
+
+    private init(storage: Storage) { self.storage = storage }
+
     /// The definition given to PROJ: `EPSG:4326`, `ESRI:102003`, a WKT string or a PROJ string.
     public var definition: String { storage.facts.definition }
     /// The numeric well-known ID when the definition is an EPSG or ESRI code, else `nil`.

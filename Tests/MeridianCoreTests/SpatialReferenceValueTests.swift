@@ -34,4 +34,24 @@ import Testing
         let copy = a
         #expect(copy == a && copy.name == "NAD27 / Texas North Central" && copy.unit == .usSurveyFeet)
     }
+
+    /// `unshared` is the same spatial reference in every fact (only its reference count is its own), for every
+    /// kind, with and without a code, unit and area of use.
+    @Test func anUnsharedCopyHasEveryFact() throws {
+        let area = AreaOfUse(name: "Texas", west: -103, south: 31, east: -94, north: 34)
+        let custom = SpatialReference(definition: "EPSG:32038", wkid: 32038, name: "NAD27 / Texas North Central",
+                                      kind: .projected, unit: .usSurveyFeet,
+                                      ellipsoid: Ellipsoid(semiMajorAxis: 6_378_206.4, flattening: 1 / 294.978_698_214),
+                                      areaOfUse: area)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for sr in [SpatialReference.wgs84, .webMercator, .unspecified, custom] {
+            let copy = sr.unshared
+            #expect(copy == sr && copy.hashValue == sr.hashValue)
+            #expect(copy.definition == sr.definition && copy.name == sr.name && copy.wkid == sr.wkid
+                && copy.kind == sr.kind && copy.unit == sr.unit && copy.ellipsoid == sr.ellipsoid
+                && copy.areaOfUse == sr.areaOfUse)
+            #expect(try encoder.encode(copy) == encoder.encode(sr))
+        }
+    }
 }

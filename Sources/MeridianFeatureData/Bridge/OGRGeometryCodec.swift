@@ -10,7 +10,7 @@ import MeridianCore
 /// refused by the WKB reader with its reason. Written by `OGRGeometryBuilder`.
 struct OGRGeometryCodec {
     /// The spatial reference given to the geometries read.
-    let spatialReference: SpatialReference
+    private(set) var spatialReference: SpatialReference
     /// Bounds on a geometry's size.
     let limits: FeatureDataLimits
     /// Reused for every geometry's WKB.
@@ -20,6 +20,10 @@ struct OGRGeometryCodec {
         self.spatialReference = spatialReference
         self.limits = limits
     }
+
+    /// Gives the geometries read from now on a spatial reference of their own (`SpatialReference.unshared`): called
+    /// at the start of each batch.
+    mutating func startBatch() { spatialReference = spatialReference.unshared }
 
     /// The geometry of an OGR feature (borrowed; its M values may be dropped in place), or `nil` for none or empty.
     mutating func geometry(of feature: OGRFeatureH) throws(FieldValueError) -> Geometry? {

@@ -222,6 +222,7 @@ public final class FeatureQueryResult {
             if pendingStart == pending.count {
                 pending = FeatureColumns(names: pending.names)
                 pendingStart = 0
+                geometryCodec.startBatch()
                 let more = try GDALRuntime.capturing { messages throws(FeatureDataError) -> Bool in
                     let more: Bool
                     do throws(FieldValueError) {
