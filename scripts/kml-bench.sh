@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 dir=${1:-/tmp/meridian-kml-bench}
 big=${2:-4000000}
 mkdir -p "$dir"
-swift build -c release --product meridian 2>&1 | grep -E "error|warning:|Compiling|Build" | tail -3
-bin="$(swift build -c release --show-bin-path)/meridian"
+swift build -c release --static-swift-stdlib --product meridian 2>&1 | grep -E "error|warning:|Compiling|Build" | tail -3
+bin="$(swift build -c release --static-swift-stdlib --show-bin-path)/meridian"
 
 generate() {  # generate FILE COUNT: points, lines and polygons with shared styles, ExtendedData, descriptions
 python3 - "$1" "$2" <<'PY'

@@ -14,12 +14,16 @@ symbol_graph_flags=(-Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir 
                     -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public -Xswiftc -emit-extension-block-symbols)
 mkdir -p "$graphs"
 echo "Building Meridian (release; a few minutes the first time; log: .build/run-build.log)"
-if ! swift build -c release --product meridian "${symbol_graph_flags[@]}" > .build/run-build.log 2>&1; then
+# --static-swift-stdlib: the Swift runtime and Foundation linked into the executable, so that no start looks up
+# their ~15 libraries' symbols (`meridian near` on two one-point GeoPackages 65 -> 56 ms; BENCHMARKS.md [c38]).
+# Every release build of the project (bench/run, scripts/kml-bench.sh) passes it too: one build configuration.
+if ! swift build -c release --static-swift-stdlib --product meridian "${symbol_graph_flags[@]}" \
+        > .build/run-build.log 2>&1; then
     grep -E 'error' .build/run-build.log | head -20 >&2
     echo "run.sh: the release build failed (full log: .build/run-build.log)" >&2
     exit 1
 fi
-bin="$(swift build -c release --show-bin-path)/meridian"
+bin="$(swift build -c release --static-swift-stdlib --show-bin-path)/meridian"
 mkdir -p examples/output
 "$bin" --version
 "$bin" srs EPSG:32038
