@@ -15,7 +15,7 @@ symbol_graph_flags=(-Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir 
 mkdir -p "$graphs"
 echo "Building Meridian (release; a few minutes the first time; log: .build/run-build.log)"
 # --static-swift-stdlib: the Swift runtime and Foundation linked into the executable, so that no start looks up
-# their ~15 libraries' symbols (`meridian near` on two one-point GeoPackages 65 -> 56 ms; BENCHMARKS.md [c38]).
+# their ~15 libraries' symbols (`meridian near` on two one-point GeoPackages 65 -> 56 ms; BENCHMARKS.md [c41]).
 # Every release build of the project (bench/run, scripts/kml-bench.sh) passes it too: one build configuration.
 if ! swift build -c release --static-swift-stdlib --product meridian "${symbol_graph_flags[@]}" \
         > .build/run-build.log 2>&1; then

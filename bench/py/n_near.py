@@ -421,12 +421,14 @@ class Harness:
         self.commands[label] = " ".join(shown(a) for a in argv)
 
     def timed(self, case, tool, argv, reps, out=None, timeout=None, env=None):
-        """Runs argv reps times (out removed before each run): the median wall time, the largest peak RSS, the
+        """Runs argv reps times (out removed and every dirty page written before each run, so that no run shares
+        the cores with the kernel writing the one before's output): the median wall time, the largest peak RSS, the
         loads before/after, and the last run's stdout. A failure or timeout is recorded and returns None."""
         times, cpus, peak, stdout, loads = [], [], 0.0, "", [load()]
         for _ in range(reps):
             if out and os.path.exists(out):
                 os.remove(out)
+            os.sync()
             wall, rss, code, stdout, err, cpu = run_process(argv, timeout or self.args.peer_timeout, env)
             if code != 0:
                 what = "timeout" if code is None else f"exit {code}: {err.strip()[-400:]}"
