@@ -96,7 +96,9 @@ import Testing
     }
 
     /// The error of the first failing piece in order, whichever thread finds its own first; pieces after it are not
-    /// started once it has failed.
+    /// started once it has failed. The pieces after 40 take 5 ms each, so that the other threads cannot run all of
+    /// them while the thread that claimed piece 40 waits for a core (on a loaded machine, trivial pieces once did:
+    /// all 200 ran before piece 40's failure was recorded); reaching 200 now needs that thread held off ~0.25 s.
     @Test(arguments: [1, 2, 4])
     func forEachThrowsTheFirstPiecesError(threads: Int) {
         let ran = Counter()
@@ -104,6 +106,7 @@ import Testing
             try ForkJoin.forEach(count: 200, threads: threads) { (k: Int) throws(Stop) in
                 ran.add()
                 if k == 40 { throw Stop(side: "piece 40") }
+                if k > 40 { usleep(5_000) }
                 if k == 5 {
                     usleep(100_000)
                     throw Stop(side: "piece 5")
