@@ -214,44 +214,69 @@ public struct GeodeticSpatialIndex: Sendable {
             let box = q.box
             b = (box[0], box[1], box[2], box[3], box[4], box[5])
         }
-        // The query point's Earth-centred position, for the short-line formula.
-        let p = point.flatMap { n in shortLines.map { $0.position(normalX: n.x, y: n.y, z: n.z) } }
-        if let n = point, scratch.grids.use(reach: r, of: pointGrids) {
-            // The chord test and the measurement of the tree's search below (what the closure reads taken out of
-            // `self` first: capturing `self` copied the whole index for every search).
-            let (features, geodesic, curvature, shortLines) = (features, geodesic, curvature, shortLines)
-            scratch.searchGrid(lower: (n.x - r, n.y - r, n.z - r), upper: (n.x + r, n.y + r, n.z + r)) { slot, m, i in
-                let x = m[3 * slot], y = m[3 * slot + 1], z = m[3 * slot + 2]
-                let dx = x - n.x, dy = y - n.y, dz = z - n.z
-                guard (dx * dx + dy * dy + dz * dz).squareRoot() <= r else { return nil }
-                if let p, let s = shortLines?.decide(from: p, toNormalX: x, y: y, z: z, limit: meters) {
-                    return s.isFinite ? s : nil
-                }
-                let s = GeodeticFeature.distance(q, features[i], geodesic: geodesic, curvature: curvature,
-                                                 limit: meters)
-                return s <= meters ? s : nil
+        // The features are read through a buffer: a search holding the array would retain it, from every thread
+        // searching at once, for every query.
+        features.withUnsafeBufferPointer { features in
+            let search = point.map { n in
+                PointSearch(q: q, normal: n, position: shortLines.map { $0.position(normalX: n.x, y: n.y, z: n.z) },
+                            reach: r, meters: meters, features: features, geodesic: geodesic, curvature: curvature,
+                            shortLines: shortLines)
             }
-            return
-        }
-        scratch.candidates.removeAll(keepingCapacity: true)
-        tree.search3D(lower: (b.0 - r, b.1 - r, b.2 - r), upper: (b.3 + r, b.4 + r, b.5 + r),
-                      stack: &scratch.stack, into: &scratch.candidates)
-        scratch.found.removeAll(keepingCapacity: true)
-        for candidate in scratch.candidates {
-            let i = Int(candidate)
-            if let n = point, !normals[3 * i].isNaN {
-                let x = normals[3 * i], y = normals[3 * i + 1], z = normals[3 * i + 2]
-                let dx = x - n.x, dy = y - n.y, dz = z - n.z
-                guard (dx * dx + dy * dy + dz * dz).squareRoot() <= r else { continue }
-                if let p, let s = shortLines?.decide(from: p, toNormalX: x, y: y, z: z, limit: meters) {
-                    if s.isFinite { scratch.found.append(NearFeature(index: i, distance: s)) }
+            if let search, scratch.grids.use(reach: r, of: pointGrids) {
+                let n = search.normal
+                scratch.searchGrid(lower: (n.x - r, n.y - r, n.z - r), upper: (n.x + r, n.y + r, n.z + r)) {
+                    slot, m, i in search.measure(i, x: m[3 * slot], y: m[3 * slot + 1], z: m[3 * slot + 2])
+                }
+                return
+            }
+            scratch.candidates.removeAll(keepingCapacity: true)
+            tree.search3D(lower: (b.0 - r, b.1 - r, b.2 - r), upper: (b.3 + r, b.4 + r, b.5 + r),
+                          stack: &scratch.stack, into: &scratch.candidates)
+            scratch.found.removeAll(keepingCapacity: true)
+            for candidate in scratch.candidates {
+                let i = Int(candidate)
+                if let search, !normals[3 * i].isNaN {
+                    if let s = search.measure(i, x: normals[3 * i], y: normals[3 * i + 1], z: normals[3 * i + 2]) {
+                        scratch.found.append(NearFeature(index: i, distance: s))
+                    }
                     continue
                 }
+                let s = distance(q, i, limit: meters)
+                if s <= meters { scratch.found.append(NearFeature(index: i, distance: s)) }
             }
-            let s = distance(q, i, limit: meters)
-            if s <= meters { scratch.found.append(NearFeature(index: i, distance: s)) }
+            if scratch.found.count > 1 { scratch.found.sort { ($0.distance, $0.index) < ($1.distance, $1.index) } }
         }
-        if scratch.found.count > 1 { scratch.found.sort { ($0.distance, $0.index) < ($1.distance, $1.index) } }
+    }
+
+    /// A search from a point within a distance, and how it measures an indexed point: the filter's chord test
+    /// between their normals, then `ShortGeodesic` when it decides the pair, else Karney's inverse. One for the
+    /// grid's search and the tree's.
+    private struct PointSearch {
+        /// The query point, its unit normal and its Earth-centred position (nil without a short-line formula).
+        let q: GeodeticFeature
+        let normal: UnitVector
+        let position: ShortGeodesic.Position?
+        /// The chord bound of `meters` between normals, and the distance searched, meters.
+        let reach: Double
+        let meters: Double
+        /// The index's features, valid for the search.
+        let features: UnsafeBufferPointer<GeodeticFeature>
+        let geodesic: Geodesic
+        let curvature: Double
+        let shortLines: ShortGeodesic?
+
+        /// The distance in meters to indexed point `i`, of unit normal (`x`, `y`, `z`), when within `meters`; nil
+        /// otherwise.
+        @inline(__always)
+        func measure(_ i: Int, x: Double, y: Double, z: Double) -> Double? {
+            let dx = x - normal.x, dy = y - normal.y, dz = z - normal.z
+            guard (dx * dx + dy * dy + dz * dz).squareRoot() <= reach else { return nil }
+            if let position, let s = shortLines?.decide(from: position, toNormalX: x, y: y, z: z, limit: meters) {
+                return s.isFinite ? s : nil
+            }
+            let s = GeodeticFeature.distance(q, features[i], geodesic: geodesic, curvature: curvature, limit: meters)
+            return s <= meters ? s : nil
+        }
     }
 
     /// The geometries within `meters` of `q` (compute lon/lat), meters, nearest first, then by index.

@@ -22,7 +22,8 @@ struct OGRGeometryCodec {
     }
 
     /// Gives the geometries read from now on a spatial reference of their own (`SpatialReference.unshared`): called
-    /// at the start of each batch.
+    /// at the start of each Arrow batch (thousands of features). The feature-by-feature read keeps one for all: it
+    /// may be asked for one feature at a time, and a copy per feature would cost memory for nothing.
     mutating func startBatch() { spatialReference = spatialReference.unshared }
 
     /// The geometry of an OGR feature (borrowed; its M values may be dropped in place), or `nil` for none or empty.
