@@ -15,13 +15,16 @@ Inputs are written once with fixed seeds to DIR/inputs (GeoPackages written by p
   astride ±180° (Fiji, the Aleutians, Chukotka) and on both poles, 30 % uniform on the sphere; stations: 10k
   points, 15 % in the same clusters, 85 % uniform.
 
-Cases (each tool a fresh process timed from start to exit; peak RSS from wait4):
+Cases (each tool a fresh process timed from start to exit, the wait blocking until it exits; peak RSS from wait4):
 
 - N1: `meridian near premises.gpkg turbines.gpkg --distance 2km -o pairs.csv` (2 km = 6561.67 US ft) against
   geopandas `sjoin(predicate="dwithin")`, DuckDB `JOIN … ON ST_DWithin` (its SPATIAL_JOIN operator) and PostGIS
   `ST_DWithin` with GiST indexes (load and index timed apart from the query). Every peer writes the same CSV: the
   two ids, the distance and the premise's WKT (Meridian adds the rank). Pairs must equal shapely's
-  `STRtree.query(predicate="dwithin")`: count and a hash of the sorted (premise, turbine) id pairs.
+  `STRtree.query(predicate="dwithin")`: count and a hash of the sorted (premise, turbine) id pairs. The DuckDB row
+  (a target) times the two tools alternated, run for run (max(--reps, --peer-reps) rounds): its ratio is of two
+  medians taken under the same state of the machine, which on this VM moves both tools' times by ±15 % within
+  minutes (the other rows compare Meridian's own block of runs with the peer's).
 - N2: per-turbine radii, `meridian near turbines.gpkg premises.gpkg --distance-field radius_m --unit m`; the
   peers with the radius taken from the turbine's row. What each peer's plan is (EXPLAIN) is printed; a peer whose
   plan is a nested loop over all pairs runs at a reduced size (--n2-reduced premises), which the table says.
@@ -197,25 +200,30 @@ def run_process(argv, timeout, env=None):
     time's (`/usr/bin/time -f %M`, the process's own from
     wait4): the wait4 of a child forked from this Python process would count the pages it shared with the parent
     before exec (the references held here, hundreds of MB). Output goes through temporary files, so a chatty
-    process cannot block on a full pipe while it is waited for."""
+    process cannot block on a full pipe while it is waited for. The wait blocks until the process ends (a timer
+    kills its group at the timeout), so the wall time is the exit's, not the next tick of a polling loop."""
     import tempfile
+    import threading
 
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
             tempfile.NamedTemporaryFile("r") as rss:
         t0 = time.perf_counter()
         p = subprocess.Popen(["/usr/bin/time", "-q", "-o", rss.name, "-f", "%M %U %S", *argv], stdout=out, stderr=err,
                              text=True, env=env, start_new_session=True)
-        while True:
-            pid, status, _ = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - t0 > timeout:
-                os.killpg(p.pid, signal.SIGKILL)
-                os.wait4(p.pid, 0)
-                p.returncode = 0
-                return time.perf_counter() - t0, 0.0, None, "", "timeout", 0.0
-            time.sleep(0.005)
+        expired = threading.Event()
+
+        def kill():
+            expired.set()
+            os.killpg(p.pid, signal.SIGKILL)
+
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        _, status, _ = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
+        timer.cancel()
+        if expired.is_set() and wall >= timeout:
+            p.returncode = 0
+            return wall, 0.0, None, "", "timeout", 0.0
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
@@ -407,7 +415,7 @@ class Harness:
         self.work = os.path.join(args.out, "near")
         os.makedirs(self.work, exist_ok=True)
         self.p = paths(self.inputs, self.size)
-        self.rows, self.notes, self.commands = [], [], {}
+        self.rows, self.notes, self.commands, self.meridian_runs = [], [], {}, {}
         self.results = open(os.path.join(args.out, "near-results.jsonl"), "w")
         self.ok = True
 
@@ -446,7 +454,42 @@ class Harness:
     def meridian(self, case, argv, out, reps=None):
         full = [self.args.cli, "near", *argv, "--quiet", "-o", out]
         self.command(case, full)
+        self.meridian_runs[case] = (full, out)
         return self.timed(case, "meridian", full, reps or self.args.reps, out, timeout=self.args.meridian_timeout)
+
+    def alternated(self, case, runs, reps):
+        """Runs each (tool, argv, out) of runs in turn, reps rounds (each output removed and every dirty page
+        written before each run), so that the tools meet the same state of the machine: a ratio of their medians
+        does not move with load that comes and goes between one tool's runs and the other's. Returns
+        {tool: result} as `timed` does, or the first failure."""
+        times = {tool: [] for tool, _, _ in runs}
+        cpus = {tool: [] for tool, _, _ in runs}
+        peaks = {tool: 0.0 for tool, _, _ in runs}
+        stdout = {}
+        loads = [load()]
+        for _ in range(reps):
+            for tool, argv, out in runs:
+                if out and os.path.exists(out):
+                    os.remove(out)
+                os.sync()
+                wall, rss, code, so, err, cpu = run_process(argv, self.args.peer_timeout)
+                if code != 0:
+                    what = "timeout" if code is None else f"exit {code}: {err.strip()[-400:]}"
+                    self.record(case=case, tool=tool, error=what, seconds=wall)
+                    return {tool: {"error": what, "seconds": wall}}
+                times[tool].append(wall)
+                cpus[tool].append(cpu)
+                peaks[tool] = max(peaks[tool], rss)
+                stdout[tool] = so
+        loads.append(load())
+        results = {}
+        for tool, _, _ in runs:
+            r = self.record(case=case, tool=tool + " (alternated)", times=times[tool],
+                            seconds=float(np.median(times[tool])), peak_rss_mb=round(peaks[tool], 1),
+                            cpu=float(np.median(cpus[tool])), load=f"{loads[0]:.1f} → {loads[1]:.1f}")
+            r["stdout"] = stdout[tool]
+            results[tool] = r
+        return results
 
     def check(self, case, tool, ref, out, note=""):
         c = ref.compare(out)
@@ -571,10 +614,22 @@ class Harness:
         self.notes.append(f"{case} DuckDB plan{note}: {', '.join(ops)}")
         o = self.out(f"{case}.duckdb.csv")
         self.commands[f"{case} DuckDB"] = duckdb_query(distance)
-        r = self.timed(case, "duckdb", self.peer("duckdb", left, right, o, distance), self.args.peer_reps, o)
+        argv = self.peer("duckdb", left, right, o, distance)
+        reps = max(self.args.reps, self.args.peer_reps)
+        if target is not None and case + note in self.meridian_runs and m is not None and "error" not in m:
+            # Meridian and DuckDB alternated, run for run: the ratio of two tools timed minutes apart moved with
+            # the machine (0.295-0.39 for N1 in four runs), not with either tool.
+            full, out = self.meridian_runs[case + note]
+            both = self.alternated(case, [("meridian", full, out), ("duckdb", argv, o)], reps)
+            m, r = both.get("meridian", m), both.get("duckdb", next(iter(both.values())))
+            if "error" not in r:
+                r["detail"] = f"{reps} runs alternated with Meridian's"
+        else:
+            r = self.timed(case, "duckdb", argv, self.args.peer_reps, o)
         if "error" not in r:
             split = json.loads(r["stdout"].strip().splitlines()[-1])
-            r["detail"] = f"load {split['load']:.3f} s + join and write {split['query']:.3f} s; plan {'+'.join(ops)}"
+            r["detail"] = (f"load {split['load']:.3f} s + join and write {split['query']:.3f} s; plan {'+'.join(ops)}"
+                           + (f"; {r['detail']}" if r.get("detail") else ""))
             self.check(case, "duckdb", ref, o, note)
         self.row(case + note, what, m, "DuckDB `JOIN … ON ST_DWithin`", r, target)
         return r
