@@ -87,10 +87,12 @@ struct PointGrid: Sendable {
     func layer(_ z: Double) -> Int { Self.place(z, from: origin.z, cell: cell, count: layers) }
 
     /// ⌊(v − origin) / cell⌋ clamped to 0 ..< count (a NaN or −∞ gives 0, +∞ gives count − 1): the same function
-    /// for the points and the search boxes, monotone in v.
+    /// for the points and the search boxes, monotone in v. Below 0 the answer is 0 whatever the rounding, and from 0
+    /// up truncation is the floor, so the quotient is truncated (`Int(_:)`) rather than rounded down first (a call
+    /// to libm's `floor` per coordinate).
     @inline(__always)
     static func place(_ v: Double, from origin: Double, cell: Double, count: Int) -> Int {
-        let c = ((v - origin) / cell).rounded(.down)
+        let c = (v - origin) / cell
         return c >= 0 ? (c < Double(count) ? Int(c) : count - 1) : 0
     }
 
@@ -101,8 +103,8 @@ struct PointGrid: Sendable {
                     _ body: (Range<Int>, UnsafeBufferPointer<Double>, UnsafeBufferPointer<Int32>) -> Void) {
         let c0 = column(lower.x), c1 = column(upper.x)
         let r0 = row(lower.y), r1 = row(upper.y)
-        var l = layer(lower.z)
-        let lastLayer = layer(upper.z)
+        var l = dimensions == 3 ? layer(lower.z) : 0
+        let lastLayer = dimensions == 3 ? layer(upper.z) : 0
         starts.withUnsafeBufferPointer { starts in
             coordinates.withUnsafeBufferPointer { coordinates in
                 items.withUnsafeBufferPointer { items in
@@ -309,7 +311,11 @@ struct PointGridChoice {
     /// through the tree with each since the grids were last asked.
     private var keys: [(key: Int, grid: PointGrid?, treeSearches: Int)] = []
     /// The grid of the last search distance, that distance, and the position of its key in `keys`.
-    private(set) var grid: PointGrid?
+    private(set) var grid: PointGrid? {
+        didSet { hasGrid = grid != nil }
+    }
+    /// Whether `grid` is set: what every search asks, without comparing the optional grid (which copied it).
+    private var hasGrid = false
     private var reach = -1.0
     private var slot = 0
 
@@ -328,7 +334,7 @@ struct PointGridChoice {
             self.reach = reach
             grid = keys[slot].grid
         }
-        guard grid == nil else { return true }
+        guard !hasGrid else { return true }
         guard let grids else { return false }
         keys[slot].treeSearches += 1
         if keys[slot].treeSearches >= PointGrids.searchReport {
@@ -336,6 +342,6 @@ struct PointGridChoice {
             keys[slot].grid = grid
             keys[slot].treeSearches = 0
         }
-        return grid != nil
+        return hasGrid
     }
 }
