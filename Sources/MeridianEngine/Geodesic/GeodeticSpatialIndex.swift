@@ -229,10 +229,10 @@ public struct GeodeticSpatialIndex: Sendable {
                 }
                 return
             }
-            scratch.candidates.removeAll(keepingCapacity: true)
+            scratch.candidates.removeAllKeepingCapacity()
             tree.search3D(lower: (b.0 - r, b.1 - r, b.2 - r), upper: (b.3 + r, b.4 + r, b.5 + r),
                           stack: &scratch.stack, into: &scratch.candidates)
-            scratch.found.removeAll(keepingCapacity: true)
+            scratch.found.removeAllKeepingCapacity()
             for candidate in scratch.candidates {
                 let i = Int(candidate)
                 if let search, !normals[3 * i].isNaN {

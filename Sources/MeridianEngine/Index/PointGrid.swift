@@ -131,7 +131,7 @@ extension PointGrid {
     /// numbers) or the rings hold every cell.
     /// - Precondition: `dimensions == 2`, `k` ≥ 1.
     func nearest(x: Double, y: Double, k: Int, maxDistance: Double, slack: Double, into found: inout [NearFeature]) {
-        found.removeAll(keepingCapacity: true)
+        found.removeAllKeepingCapacity()
         let cx = column(x), cy = row(y)
         // The least distance from the query to a cell outside the square of rings 0 … r, side by side (a side
         // with no cells beyond it bounds nothing).
@@ -321,6 +321,7 @@ struct PointGridChoice {
 
     /// Whether a search within `reach` of a point reads a grid of `grids` (then `grid`): never when `grids` is nil
     /// (an index not of points alone). Given as the index holds it, so that a search retains nothing.
+    @inline(__always)
     mutating func use(reach: Double, of grids: PointGrids?) -> Bool {
         if reach != self.reach {
             guard let grids else { return false }

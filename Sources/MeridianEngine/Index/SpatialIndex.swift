@@ -49,15 +49,24 @@ public struct SpatialIndex: Sendable {
         pointXY.reserveCapacity(2 * gs.count)
         for (i, g) in gs.enumerated() {
             try GeometryEngine.requireSameSpatialReference(sr, g.spatialReference)
+            // Four and two appends, not arrays of them: an array literal per geometry cost 570 instructions each.
             if case .point(let p) = g, p.x.isFinite, p.y.isFinite {
-                boxes.append(contentsOf: [p.x, p.y, p.x, p.y])
-                pointXY.append(contentsOf: [p.x, p.y])
+                boxes.append(p.x)
+                boxes.append(p.y)
+                boxes.append(p.x)
+                boxes.append(p.y)
+                pointXY.append(p.x)
+                pointXY.append(p.y)
                 continue
             }
             try GeometryEngine.checkProximityGeometry(g, at: EngineError.Location(.nearFeatures, geometry: i))
             let e = g.extent!
-            boxes.append(contentsOf: [e.xMin, e.yMin, e.xMax, e.yMax])
-            pointXY.append(contentsOf: [.nan, .nan])
+            boxes.append(e.xMin)
+            boxes.append(e.yMin)
+            boxes.append(e.xMax)
+            boxes.append(e.yMax)
+            pointXY.append(.nan)
+            pointXY.append(.nan)
         }
         spatialReference = sr
         self.geometries = gs
@@ -174,7 +183,7 @@ public struct SpatialIndex: Sendable {
         @inline(__always)
         mutating func searchGrid(lower: (x: Double, y: Double, z: Double), upper: (x: Double, y: Double, z: Double),
                                  _ measure: (Int, UnsafeBufferPointer<Double>, Int) -> Double?) {
-            found.removeAll(keepingCapacity: true)
+            found.removeAllKeepingCapacity()
             var found = self.found  // (the grid is read while the answer grows)
             self.found = []
             grids.grid?.forEachRun(lower: lower, upper: upper) { slots, coordinates, items in
@@ -220,10 +229,10 @@ public struct SpatialIndex: Sendable {
             }
             return
         }
-        scratch.candidates.removeAll(keepingCapacity: true)
+        scratch.candidates.removeAllKeepingCapacity()
         tree.search2D(minX: box.minX, minY: box.minY, maxX: box.maxX, maxY: box.maxY, stack: &scratch.stack,
                       into: &scratch.candidates)
-        scratch.found.removeAll(keepingCapacity: true)
+        scratch.found.removeAllKeepingCapacity()
         for i in scratch.candidates {
             let d = try measure.distance(q, Int(i))
             if d <= distance { scratch.found.append(NearFeature(index: Int(i), distance: d)) }

@@ -96,6 +96,7 @@ final class OGRArrowReader {
         try withNextBatch { batch, count throws(FieldValueError) in
             columns.geometries.reserveCapacity(columns.count + count)
             columns.ids.reserveCapacity(columns.count + count)
+            for c in columns.values.indices { columns.values[c].reserveCapacity(columns.count + count) }
             // The batch's columns and the fields' readers looked up once, not per row.
             let fids = fidColumn.map { batch[$0] }, wkbs = geometryColumn.map { batch[$0] }
             let fields = fieldColumns.map { (column: batch[$0.column], type: $0.reader.field.type) }

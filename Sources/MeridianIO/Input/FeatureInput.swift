@@ -94,7 +94,9 @@ public struct FeatureInput: Sendable {
     /// Feature `i`'s geometry (`nil` for none), whether the input holds features or columns.
     /// - Parameter i: The feature's index, 0 ..< `count`.
     public func geometry(at i: Int) -> Geometry? {
-        columns.map { $0.geometries[i] } ?? features[i].geometry
+        // Read through the optional in place: `columns.map` copied the columns (a retain of each array) per call.
+        if let geometry = columns?.geometries[i] { return geometry }
+        return features[i].geometry
     }
 
     /// Feature `i`'s properties, whether the input holds features or columns.
@@ -114,7 +116,8 @@ public struct FeatureInput: Sendable {
     /// Feature `i`'s identifier, whether the input holds features or columns.
     /// - Parameter i: The feature's index, 0 ..< `count`.
     public func id(at i: Int) -> JSONValue? {
-        columns.map { $0.ids[i] } ?? features[i].id
+        if let id = columns?.ids[i] { return id }
+        return features[i].id
     }
 
     /// Feature `i`, whether the input holds features or columns.

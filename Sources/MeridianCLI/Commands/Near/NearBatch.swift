@@ -155,7 +155,7 @@ struct NearCSVRows: Sendable {
         throws(CommandError)
     {
         // The current LEFT feature's cells (each followed by a comma), then its WKT field from `split` on.
-        var left = ByteBuffer(capacity: 256)
+        var left = ByteBuffer(capacity: 256), wkt = ByteBuffer(capacity: 64)
         var current = -1, split = 0
         let table = Self.table(of: batch, names: leftSources)
         for p in pairs {
@@ -167,7 +167,7 @@ struct NearCSVRows: Sendable {
                     try appendLeftCellsByRule(of: batch, at: current, to: &left)
                 }
                 split = left.count
-                var wkt = ByteBuffer(capacity: 64)
+                wkt.removeAll()
                 WKT.write(lefts[current - first], to: &wkt)
                 wkt.withBytes { CSV.appendField(bytes: $0, to: &left) }
             }
