@@ -429,27 +429,9 @@ class Harness:
         self.commands[label] = " ".join(shown(a) for a in argv)
 
     def timed(self, case, tool, argv, reps, out=None, timeout=None, env=None):
-        """Runs argv reps times (out removed and every dirty page written before each run, so that no run shares
-        the cores with the kernel writing the one before's output): the median wall time, the largest peak RSS, the
-        loads before/after, and the last run's stdout. A failure or timeout is recorded and returns None."""
-        times, cpus, peak, stdout, loads = [], [], 0.0, "", [load()]
-        for _ in range(reps):
-            if out and os.path.exists(out):
-                os.remove(out)
-            os.sync()
-            wall, rss, code, stdout, err, cpu = run_process(argv, timeout or self.args.peer_timeout, env)
-            if code != 0:
-                what = "timeout" if code is None else f"exit {code}: {err.strip()[-400:]}"
-                self.record(case=case, tool=tool, error=what, seconds=wall)
-                return {"error": what, "seconds": wall, "load": f"{loads[0]:.1f}"}
-            times.append(wall)
-            cpus.append(cpu)
-            peak = max(peak, rss)
-        loads.append(load())
-        r = self.record(case=case, tool=tool, times=times, seconds=float(np.median(times)), peak_rss_mb=round(peak, 1),
-                        cpu=float(np.median(cpus)), load=f"{loads[0]:.1f} → {loads[1]:.1f}")
-        r["stdout"] = stdout
-        return r
+        """Runs argv reps times (`alternated` with one run): the median wall time, the largest peak RSS, the loads
+        before/after, and the last run's stdout. A failure or timeout is recorded and returned as {"error": …}."""
+        return self.alternated(case, [(tool, argv, out)], reps, timeout=timeout, env=env, label="")[tool]
 
     def meridian(self, case, argv, out, reps=None):
         full = [self.args.cli, "near", *argv, "--quiet", "-o", out]
@@ -457,11 +439,13 @@ class Harness:
         self.meridian_runs[case] = (full, out)
         return self.timed(case, "meridian", full, reps or self.args.reps, out, timeout=self.args.meridian_timeout)
 
-    def alternated(self, case, runs, reps):
+    def alternated(self, case, runs, reps, timeout=None, env=None, label=" (alternated)"):
         """Runs each (tool, argv, out) of runs in turn, reps rounds (each output removed and every dirty page
-        written before each run), so that the tools meet the same state of the machine: a ratio of their medians
-        does not move with load that comes and goes between one tool's runs and the other's. Returns
-        {tool: result} as `timed` does, or the first failure."""
+        written before each run, so that no run shares the cores with the kernel writing the one before's output),
+        so that the tools meet the same state of the machine: a ratio of their medians does not move with load that
+        comes and goes between one tool's runs and the other's. Returns {tool: result} (the median wall time, the
+        largest peak RSS, the median CPU, the loads before/after and the last run's stdout), recorded with `label`
+        after the tool's name; on a failure or timeout {tool: {"error": …}} of the tool that failed."""
         times = {tool: [] for tool, _, _ in runs}
         cpus = {tool: [] for tool, _, _ in runs}
         peaks = {tool: 0.0 for tool, _, _ in runs}
@@ -472,11 +456,11 @@ class Harness:
                 if out and os.path.exists(out):
                     os.remove(out)
                 os.sync()
-                wall, rss, code, so, err, cpu = run_process(argv, self.args.peer_timeout)
+                wall, rss, code, so, err, cpu = run_process(argv, timeout or self.args.peer_timeout, env)
                 if code != 0:
                     what = "timeout" if code is None else f"exit {code}: {err.strip()[-400:]}"
                     self.record(case=case, tool=tool, error=what, seconds=wall)
-                    return {tool: {"error": what, "seconds": wall}}
+                    return {tool: {"error": what, "seconds": wall, "load": f"{loads[0]:.1f}"}}
                 times[tool].append(wall)
                 cpus[tool].append(cpu)
                 peaks[tool] = max(peaks[tool], rss)
@@ -484,7 +468,7 @@ class Harness:
         loads.append(load())
         results = {}
         for tool, _, _ in runs:
-            r = self.record(case=case, tool=tool + " (alternated)", times=times[tool],
+            r = self.record(case=case, tool=tool + label, times=times[tool],
                             seconds=float(np.median(times[tool])), peak_rss_mb=round(peaks[tool], 1),
                             cpu=float(np.median(cpus[tool])), load=f"{loads[0]:.1f} → {loads[1]:.1f}")
             r["stdout"] = stdout[tool]

@@ -164,7 +164,7 @@ struct PackedRTree: Sendable {
         guard count > 0 else { return }
         let root = levelStarts.count - 1
         let nodeSize = nodeSize
-        stack.removeAll(keepingCapacity: true)
+        stack.removeAllKeepingCapacity()
         // A stack entry: slot · 64 + level (levels are few: 16 children a node).
         stack.append(levelStarts[root] << 6 | root)
         boxes.withUnsafeBufferPointer { b in

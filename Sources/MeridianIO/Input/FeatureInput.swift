@@ -94,7 +94,8 @@ public struct FeatureInput: Sendable {
     /// Feature `i`'s geometry (`nil` for none), whether the input holds features or columns.
     /// - Parameter i: The feature's index, 0 ..< `count`.
     public func geometry(at i: Int) -> Geometry? {
-        // Read through the optional in place: `columns.map` copied the columns (a retain of each array) per call.
+        // Each accessor reads through the optional in place: `columns.map` copied the columns (a retain of each
+        // array) per call.
         if let geometry = columns?.geometries[i] { return geometry }
         return features[i].geometry
     }
@@ -102,7 +103,8 @@ public struct FeatureInput: Sendable {
     /// Feature `i`'s properties, whether the input holds features or columns.
     /// - Parameter i: The feature's index, 0 ..< `count`.
     public func properties(at i: Int) -> [String: JSONValue] {
-        columns.map { $0.properties(at: i) } ?? features[i].properties
+        if let properties = columns?.properties(at: i) { return properties }
+        return features[i].properties
     }
 
     /// Feature `i`'s value of the property `name`, `nil` when it has none.
@@ -110,7 +112,8 @@ public struct FeatureInput: Sendable {
     ///   - name: The property's name.
     ///   - i: The feature's index, 0 ..< `count`.
     public func property(_ name: String, at i: Int) -> JSONValue? {
-        columns.map { $0.value(named: name, row: i) } ?? features[i].properties[name]
+        if let value = columns?.value(named: name, row: i) { return value }
+        return features[i].properties[name]
     }
 
     /// Feature `i`'s identifier, whether the input holds features or columns.
@@ -123,7 +126,8 @@ public struct FeatureInput: Sendable {
     /// Feature `i`, whether the input holds features or columns.
     /// - Parameter i: The feature's index, 0 ..< `count`.
     public func feature(at i: Int) -> Feature {
-        columns.map { $0.feature(at: i) } ?? features[i]
+        if let feature = columns?.feature(at: i) { return feature }
+        return features[i]
     }
 
     /// Every feature's geometry, in order.
