@@ -1,3 +1,4 @@
+import CGDAL
 import Foundation
 import MeridianCore
 import Testing
@@ -58,6 +59,25 @@ import Testing
             try data.prefix(Int(Double(data.count) * fraction)).write(to: URL(fileURLWithPath: path))
             FeatureDataHostileInputTests.expectFailure(path)
         }
+    }
+
+    /// GeoPackage connections carry no SpatiaLite: its SQL functions include ones that read any file
+    /// (`BlobFromFile`) and GeoPackages need none of them. SQLite's own functions answer (the control), SpatiaLite's
+    /// are unknown.
+    @Test func geoPackageConnectionsCarryNoSpatiaLite() throws {
+        let (dir, path) = try Self.sample(.geoPackage)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        _ = try FeatureDataSource(path: path)  // GDAL loaded and set up as every read sets it up
+        let dataset = try #require(gdal.GDALOpenEx(path, UInt32(GDAL_OF_VECTOR), nil, nil, nil))
+        defer { gdal.GDALClose(dataset) }
+        func answers(_ sql: String) -> Bool {
+            guard let result = gdal.GDALDatasetExecuteSQL(dataset, sql, nil, nil) else { return false }
+            gdal.GDALDatasetReleaseResultSet(dataset, result)
+            return true
+        }
+        #expect(answers("SELECT sqlite_version()"))
+        #expect(!answers("SELECT spatialite_version()"))
+        #expect(!answers("SELECT BlobFromFile('\(path)')"))
     }
 
     @Test func corruptedDbfFailsWithOneLine() throws {

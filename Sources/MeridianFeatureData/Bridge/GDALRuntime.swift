@@ -6,9 +6,9 @@ import Foundation
 ///
 /// GDAL never prints: a silent global error handler is installed, and each operation pushes a thread-local handler
 /// that collects the messages into the error it throws. GDAL is bounded to what Meridian asks of it: no network for
-/// PROJ, no SQLite functions that reach outside the file (`OGR_SQLITE_ALLOW_EXTERNAL_ACCESS=NO`), no debug output,
-/// shapefiles held to their 2 GB limit, a `.shp` without its `.shx` refused rather than repaired, and every open names
-/// the one driver it allows (`GDALDataset(opening:update:)`).
+/// PROJ, no SQLite functions that reach outside the file (`OGR_SQLITE_ALLOW_EXTERNAL_ACCESS=NO`) and no SpatiaLite
+/// (`SPATIALITE_LOAD=NO`), no debug output, shapefiles held to their 2 GB limit, a `.shp` without its `.shx` refused
+/// rather than repaired, and every open names the one driver it allows (`GDALDataset(opening:update:)`).
 enum GDALRuntime {
     /// The configuration options set before drivers are registered. Set with `CPLSetConfigOption`, they override any
     /// environment variable of the same name.
@@ -24,6 +24,10 @@ enum GDALRuntime {
         ("GDAL_HTTP_MAX_RETRY", "0"),
         ("CPL_VSIL_CURL_ALLOWED_EXTENSIONS", ".meridian-never"),
         ("PG_LIST_ALL_TABLES", "NO"),
+        // GeoPackages need none of SpatiaLite's SQL functions (GDAL's GeoPackage driver has its own, and plain
+        // SQLite files are refused), and loading it into each connection opens PROJ's database and registers
+        // hundreds of functions — some of which read and write files — for every file opened: ~4 ms a command.
+        ("SPATIALITE_LOAD", "NO"),
     ]
 
     private static let ready: Void = {
