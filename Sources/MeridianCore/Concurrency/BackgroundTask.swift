@@ -10,7 +10,7 @@ public final class BackgroundTask<Failure: Error>: @unchecked Sendable {
     // Guarded by `condition`.
     private var result: Result<Void, Failure>?
 
-    /// Starts `body` on a new thread (it runs with the caller's `Parallelism.threadCount`), or runs it at once on
+    /// Starts `body` on another thread (`WorkerThreads`; it runs with the caller's `Parallelism.threadCount`), or runs it at once on
     /// the calling thread when `inline` (for one thread: `Parallelism.threadCount` is 1).
     /// - Parameters:
     ///   - inline: Whether to run `body` here and now instead.
@@ -28,9 +28,7 @@ public final class BackgroundTask<Failure: Error>: @unchecked Sendable {
             work()
             return
         }
-        let thread = Thread(block: work)
-        thread.stackSize = 8 << 20  // as a main thread's: the work may run deep library code (PROJ)
-        thread.start()
+        WorkerThreads.start(work)
     }
 
     /// Whether the work has ended with an error (without waiting for it).

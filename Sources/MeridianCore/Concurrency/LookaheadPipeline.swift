@@ -28,7 +28,7 @@ public enum LookaheadPipeline {
             return
         }
         let queue = Queue<Item, Failure>(capacity: ahead)
-        let thread = Thread(block: Parallelism.carryingThreadCount {
+        WorkerThreads.start(Parallelism.carryingThreadCount {
             for k in 0..<count {
                 guard queue.waitForRoom() else { break }
                 let item: Result<Item, Failure>
@@ -38,8 +38,6 @@ public enum LookaheadPipeline {
             }
             queue.finishProducing()
         })
-        thread.stackSize = 8 << 20  // as a main thread's: the producer may run deep library code (GEOS)
-        thread.start()
         defer { queue.cancelAndJoin() }
         for k in 0..<count {
             try consume(try queue.take().get(), k)
@@ -73,7 +71,7 @@ public enum LookaheadPipeline {
             condition.unlock()
         }
 
-        /// Producer: says that no more items will come (the last thing the thread does).
+        /// Producer: says that no more items will come (the last thing its work does).
         func finishProducing() {
             condition.lock()
             producing = false

@@ -35,14 +35,12 @@ public enum OrderedWorkSharing {
         }
         let state = State<Item, Failure>(count: count, window: window, helpers: helpers)
         for _ in 0..<helpers {
-            let thread = Thread(block: Parallelism.carryingThreadCount {
+            WorkerThreads.start(Parallelism.carryingThreadCount {
                 while let k = state.claimForHelper() {
                     state.finish(k, Result { () throws(Failure) in try produce(k) })
                 }
                 state.helperFinished()
             })
-            thread.stackSize = 8 << 20  // as a main thread's: `produce` may run deep library code
-            thread.start()
         }
         defer { state.cancelAndJoin() }
         for k in 0..<count {
@@ -138,7 +136,7 @@ public enum OrderedWorkSharing {
             condition.unlock()
         }
 
-        /// Helper: says that it makes no more items (the last thing the thread does).
+        /// Helper: says that it makes no more items (the last thing its work does).
         func helperFinished() {
             condition.lock()
             helpersRunning -= 1
