@@ -175,4 +175,25 @@ import Testing
             #expect(r.stderr.split(separator: "\n").count == 1, "--threads \(threads): \(r.stderr)")
         }
     }
+
+    /// What LEFT's first batch settles is checked once the first group of batches is read (RIGHT is indexed
+    /// meanwhile): when it fails (degrees for a planar search) and reading a later batch fails too (feature `bad`:
+    /// in the second batch, before the first group is full, or in the fifth, after), the first batch's failure is
+    /// the one reported, as on one thread.
+    @Test(arguments: [5_000, 17_000]) func whatTheFirstBatchSettlesComesBeforeALaterReadingError(bad: Int) throws {
+        var features: [String] = []
+        for i in 0..<18_000 {
+            let coordinates = i == bad ? "\"x\"" : "[\(-97.0 + Double(i % 100) * 0.001),\(33.0 + Double(i / 100) * 0.001)]"
+            features.append("{\"type\":\"Feature\",\"properties\":{\"id\":\(i)},\"geometry\":{\"type\":\"Point\",\"coordinates\":\(coordinates)}}")
+        }
+        let left = "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",") + "]}"
+        let right = "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":{\"type\":\"Point\",\"coordinates\":[-97,33]}}]}"
+        for threads in ["1", "2"] {
+            let r = try near(["l.geojson": left, "r.geojson": right],
+                             ["l.geojson", "r.geojson", "--distance", "1km", "--threads", threads, "-o", "out.csv"])
+            #expect(r.status == 1 && r.output.isEmpty, "--threads \(threads)")
+            #expect(r.stderr.contains("not projected"), "--threads \(threads): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1, "--threads \(threads): \(r.stderr)")
+        }
+    }
 }

@@ -2,8 +2,9 @@ import Foundation
 import Meridian
 import MeridianIO
 
-/// One run of `meridian near`: RIGHT read whole, checked and indexed once LEFT's first batch has settled the
-/// spatial reference measured in; then LEFT read, checked, searched and written a batch at a time (`NearOutput`).
+/// One run of `meridian near`: RIGHT read whole and indexed as read on another thread (`EarlyIndex`) while LEFT's
+/// first batches are read; RIGHT checked, and indexed again if LEFT's first batch settles another spatial reference
+/// to measure in; then LEFT read, checked, searched and written a batch at a time (`NearOutput`).
 struct NearJob {
     /// The command's options.
     let command: NearCommand
@@ -37,41 +38,58 @@ struct NearJob {
         case geodesic(GeodeticSpatialIndex)
     }
 
+    /// RIGHT's index made on another thread from the moment RIGHT is read, while LEFT is opened and its first batch
+    /// read, in the spatial reference RIGHT is in: what `prepare` takes when that is the one measured in (else it
+    /// makes its own from the projected geometries). The same index as one made on the spot, errors included.
+    struct EarlyIndex {
+        private let task: BackgroundTask<EngineError>
+        private let box: Box
+
+        /// Where the task leaves the index (written before it ends, read after `task.wait()`).
+        private final class Box: @unchecked Sendable {
+            var value: Index?
+        }
+
+        /// Starts indexing `geometries` (at once, on this thread, with one thread).
+        init(_ geometries: [Geometry], kind: NearCommand.Kind) {
+            let box = Box()
+            self.box = box
+            task = BackgroundTask(inline: Parallelism.threadCount < 2) { () throws(EngineError) in
+                box.value = try EarlyIndex.make(geometries, kind: kind)
+            }
+        }
+
+        /// The index, once made.
+        /// - Throws: What making it threw.
+        func index() throws(EngineError) -> Index {
+            try task.wait()
+            return box.value!
+        }
+
+        /// Waits for the task (every task is waited for), whether or not its index was taken.
+        func finish() { _ = try? task.wait() }
+
+        /// A planar or geodesic index of `geometries`.
+        static func make(_ geometries: [Geometry], kind: NearCommand.Kind) throws(EngineError) -> Index {
+            kind == .planar ? .planar(try SpatialIndex(geometries)) : .geodesic(try GeodeticSpatialIndex(geometries))
+        }
+    }
+
     /// LEFT batches searched together on other threads (`start`) while the next ones are read.
     static let groupSize = 4
 
     /// Runs the search and writes the output. LEFT is read a batch at a time; every `groupSize` batches are searched
     /// on other threads (`start`) while the next are read, and written once those are read: at most two groups are
-    /// held, and the output is the same as one thread's (errors included: a batch's failure is reported before a
-    /// later batch's, a reading failure after those of the batches read before it).
+    /// held, and the output is the same as one thread's (errors included: what the first batch settles is reported
+    /// first, a batch's failure before a later batch's, a reading failure after those of the batches read before it).
     func run(into file: OutputFile) throws(CommandError) {
-        var right = Right(input: try readRight())
+        let right = Right(input: try readRight())
         let rightGeometries = try Self.geometries(of: right.input)
-        var matched = [Bool](repeating: false, count: right.input.count)
-        var search: Search?
-        let groupSize = Parallelism.threadCount > 1 ? Self.groupSize : 1
+        let early = command.srs == nil || command.srs == right.input.spatialReference
+            ? EarlyIndex(rightGeometries, kind: command.kind) : nil
+        defer { early?.finish() }
+        var groups = Groups(job: self, file: file, right: right, rightGeometries: rightGeometries, early: early)
         try NearOutput(file: file, io: io).write { emit throws(CommandError) in
-            var pending: NearPending?, group: [FeatureInput] = [], failedBefore = false
-            // The group before, once searched: its matches noted, its rows written.
-            func collect() throws(CommandError) {
-                guard let before = pending else { return }
-                pending = nil
-                do throws(CommandError) {
-                    try before.task.wait()
-                    for done in before.box.value ?? [] {
-                        for p in done.pairs { matched[p.rightIndex] = true }
-                        if let rows = done.output { try emit(rows) }
-                    }
-                } catch {
-                    failedBefore = true
-                    throw error
-                }
-            }
-            func flush(_ search: Search) throws(CommandError) {
-                try collect()
-                if !group.isEmpty { pending = start(group, search: search, right: right.input, file: file) }
-                group = []
-            }
             do throws(CommandError) {
                 _ = try FeatureInput.read(
                     command.left, layer: command.leftLayer, inputSpatialReference: command.inputSpatialReference,
@@ -79,26 +97,100 @@ struct NearJob {
                     csv: FeatureInput.CSVOptions(batchSize: FeatureEncoding.batchSize, featureTableColumns: true),
                     progress: progress
                 ) { batch throws(CommandError) in
-                    if search == nil {
-                        search = try prepare(&right, rightGeometries, leftSide: NearColumns.Side(batch), first: batch,
-                                             wktColumn: file.format.writesGeometryAsWKTColumn)
-                    }
-                    guard let search else { return }
-                    group.append(batch)
-                    if group.count >= groupSize { try flush(search) }
+                    try groups.add(batch, emit: emit)
                 }
-                if let search { try flush(search) }
-                try collect()
+                try groups.flush(emit: emit)
+                try groups.collect(emit: emit)
             } catch {
-                // A reading failure: the batches read before it, searched or not yet, report theirs first.
-                if !failedBefore, let search {
-                    try collect()
-                    if !group.isEmpty { _ = try process(group, search: search, right: right.input, file: file) }
-                }
+                try groups.reportBefore(error, emit: emit)
                 throw error
             }
-            guard command.shape == .rightOnly, let search else { return }
-            try emit(rightOnly(matched, right: right, search: search))
+            guard command.shape == .rightOnly, let search = groups.search else { return }
+            try emit(rightOnly(groups.matched, right: groups.right, search: search))
+        }
+    }
+
+    /// `run`'s state between LEFT's batches: the group being read, the group being searched on other threads, the
+    /// search (settled once the first group is read) and which RIGHT features have matched.
+    private struct Groups {
+        let job: NearJob
+        let file: OutputFile
+        var right: Right
+        let rightGeometries: [Geometry]
+        let early: EarlyIndex?
+        /// Batches searched together: `NearJob.groupSize` with more than one thread, else 1.
+        let size = Parallelism.threadCount > 1 ? NearJob.groupSize : 1
+        /// Whether each RIGHT feature is in a pair so far.
+        private(set) var matched: [Bool]
+        private(set) var search: Search?
+        private var pending: NearPending?
+        private var group: [FeatureInput] = []
+        /// Whether a failure has been reported (what `reportBefore` would report is then already out).
+        private var failedBefore = false
+
+        init(job: NearJob, file: OutputFile, right: Right, rightGeometries: [Geometry], early: EarlyIndex?) {
+            self.job = job
+            self.file = file
+            self.right = right
+            self.rightGeometries = rightGeometries
+            self.early = early
+            matched = [Bool](repeating: false, count: right.input.count)
+        }
+
+        /// Adds a batch read, and hands the group to another thread once it is full.
+        mutating func add(_ batch: FeatureInput, emit: (NearOutput.Batch) throws(CommandError) -> Void)
+            throws(CommandError)
+        {
+            group.append(batch)
+            if group.count >= size { try flush(emit: emit) }
+        }
+
+        /// Collects the group before, then starts searching the group read (if any).
+        mutating func flush(emit: (NearOutput.Batch) throws(CommandError) -> Void) throws(CommandError) {
+            try collect(emit: emit)
+            guard let search = try settled(), !group.isEmpty else { return }
+            pending = job.start(group, search: search, right: right.input, file: file)
+            group = []
+        }
+
+        /// The group before, once searched: its matches noted, its rows written.
+        mutating func collect(emit: (NearOutput.Batch) throws(CommandError) -> Void) throws(CommandError) {
+            guard let before = pending else { return }
+            pending = nil
+            do throws(CommandError) {
+                try before.task.wait()
+                for done in before.box.value ?? [] {
+                    for p in done.pairs { matched[p.rightIndex] = true }
+                    if let rows = done.output { try emit(rows) }
+                }
+            } catch {
+                failedBefore = true
+                throw error
+            }
+        }
+
+        /// A reading failure is coming: what the first batch settles, then the batches read before it, searched or
+        /// not yet, report theirs first.
+        mutating func reportBefore(_ error: CommandError, emit: (NearOutput.Batch) throws(CommandError) -> Void)
+            throws(CommandError)
+        {
+            guard !failedBefore, let search = try settled() else { return }
+            try collect(emit: emit)
+            if !group.isEmpty { _ = try job.process(group, search: search, right: right.input, file: file) }
+        }
+
+        /// The search settled by LEFT's first batch: made once the first group is read (RIGHT's early index being
+        /// made meanwhile), before anything is searched or a reading failure reported.
+        private mutating func settled() throws(CommandError) -> Search? {
+            guard search == nil, let first = group.first else { return search }
+            do throws(CommandError) {
+                search = try job.prepare(&right, rightGeometries, early: early, leftSide: NearColumns.Side(first),
+                                         first: first, wktColumn: file.format.writesGeometryAsWKTColumn)
+            } catch {
+                failedBefore = true
+                throw error
+            }
+            return search
         }
     }
 
@@ -179,23 +271,29 @@ struct NearJob {
     // MARK: The spatial reference, the index and the columns
 
     /// Settles the spatial reference measured in from LEFT's first batch and RIGHT, puts RIGHT's geometries in it
-    /// and indexes them, and fixes the output's columns.
-    private func prepare(_ right: inout Right, _ rightGeometries: [Geometry], leftSide: NearColumns.Side,
-                         first batch: FeatureInput, wktColumn: Bool) throws(CommandError) -> Search {
+    /// and indexes them (taking `early`'s index when they are in it as read), and fixes the output's columns.
+    private func prepare(_ right: inout Right, _ rightGeometries: [Geometry], early: EarlyIndex?,
+                         leftSide: NearColumns.Side, first batch: FeatureInput, wktColumn: Bool)
+        throws(CommandError) -> Search
+    {
         let sr = try spatialReference(left: batch, right: right.input)
         let unit = command.kind == .planar ? sr.unit ?? .meters : .meters
         if command.kind == .planar {
             try refuseInvalidPolygons(rightGeometries, labels: right.input.labels)
             try checkAreaOfUse(rightGeometries, labels: right.input.labels)
         }
-        right.measured = right.input.spatialReference == sr || rightGeometries.isEmpty
+        let asRead = right.input.spatialReference == sr || rightGeometries.isEmpty
+        right.measured = asRead
             ? rightGeometries : try projectFeatures(rightGeometries, into: sr, labels: right.input.labels)
         progress?.begin("indexing \(ProgressLine.grouped(right.measured.count)) features")
         let measured = right.measured
         let index: Index
         do throws(EngineError) {
-            index = command.kind == .planar ? .planar(try SpatialIndex(measured))
-                : .geodesic(try GeodeticSpatialIndex(measured))
+            if asRead, let early {
+                index = try early.index()
+            } else {
+                index = try EarlyIndex.make(measured, kind: command.kind)
+            }
         } catch {
             throw .failure(describe(error, naming: { right.input.labels.label(of: $0, list: .nearFeatures) }))
         }
