@@ -55,12 +55,18 @@ extension NearJob {
 }
 
 extension NearJob {
-    /// Starts `process` of a group of batches on another thread (at once on this one with one thread), for `run`
-    /// to collect once it has read the next group.
-    func start(_ group: [FeatureInput], search: Search, right: FeatureInput, file: OutputFile) -> NearPending {
+    /// Starts `process` of a group of batches on another thread once the group `after` is searched (at once on
+    /// this one with one thread), for `run` to collect once it has read the groups after.
+    func start(_ group: [FeatureInput], search: Search, right: FeatureInput, file: OutputFile, after: NearPending?)
+        -> NearPending
+    {
         let box = NearPending.Box()
         let work = SharedProcess(job: self, group: group, search: search, right: right, file: file)
+        let before = after?.task
         let task = BackgroundTask(inline: Parallelism.threadCount < 2) { () throws(CommandError) in
+            // One group searched at a time, on the threads `searchGroup` uses (whether the one before failed is
+            // its own collection's business).
+            _ = try? before?.wait()
             box.value = try work.job.process(work.group, search: work.search, right: work.right, file: work.file)
         }
         return NearPending(task: task, box: box)

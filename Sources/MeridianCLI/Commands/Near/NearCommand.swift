@@ -37,7 +37,7 @@ public struct NearCommand: Command {
 
         RIGHT is read whole and indexed; LEFT is read, searched and written a batch of a few thousand features at a
         time, every few batches searched on --threads threads while the next are read (memory holds RIGHT, its index
-        and at most eight batches; the output is the same for every thread count). A feature without a geometry, an invalid polygon, a
+        and at most twelve batches; the output is the same for every thread count). A feature without a geometry, an invalid polygon, a
         distance field that is missing, not a number or negative, LEFT and RIGHT in different spatial references
         without --srs, or a geographic one for a planar search: one line naming the file and the feature, and no
         output. An empty RIGHT gives no pairs (every near_count 0).

@@ -79,9 +79,10 @@ struct NearJob {
     static let groupSize = 4
 
     /// Runs the search and writes the output. LEFT is read a batch at a time; every `groupSize` batches are searched
-    /// on other threads (`start`) while the next are read, and written once those are read: at most two groups are
-    /// held, and the output is the same as one thread's (errors included: what the first batch settles is reported
-    /// first, a batch's failure before a later batch's, a reading failure after those of the batches read before it).
+    /// on other threads (`start`), one group at a time, while the next are read, and written once two more groups
+    /// are read: at most three groups are held, and the output is the same as one thread's (errors included: what
+    /// the first batch settles is reported first, a batch's failure before a later batch's, a reading failure after
+    /// those of the batches read before it).
     func run(into file: OutputFile) throws(CommandError) {
         let right = Right(input: try readRight())
         let rightGeometries = try Self.geometries(of: right.input)
@@ -100,7 +101,7 @@ struct NearJob {
                     try groups.add(batch, emit: emit)
                 }
                 try groups.flush(emit: emit)
-                try groups.collect(emit: emit)
+                try groups.collectAll(emit: emit)
             } catch {
                 try groups.reportBefore(error, emit: emit)
                 throw error
@@ -123,7 +124,13 @@ struct NearJob {
         /// Whether each RIGHT feature is in a pair so far.
         private(set) var matched: [Bool]
         private(set) var search: Search?
-        private var pending: NearPending?
+        /// Groups handed to other threads and not yet collected, oldest first: each searched once the one before
+        /// it is (`NearJob.start`), at most `ahead` of them.
+        private var pending: [NearPending] = []
+        /// How many groups may wait to be collected while the next is read: 2 with more than one thread (one
+        /// searched, one waiting for the threads, so that a group read faster than the one before is searched
+        /// gives no idle core), else 1.
+        let ahead = Parallelism.threadCount > 1 ? 2 : 1
         private var group: [FeatureInput] = []
         /// Whether a failure has been reported (what `reportBefore` would report is then already out).
         private var failedBefore = false
@@ -147,16 +154,22 @@ struct NearJob {
 
         /// Collects the group before, then starts searching the group read (if any).
         mutating func flush(emit: (NearOutput.Batch) throws(CommandError) -> Void) throws(CommandError) {
-            try collect(emit: emit)
+            if pending.count >= ahead { try collect(emit: emit) }
             guard let search = try settled(), !group.isEmpty else { return }
-            pending = job.start(group, search: search, right: right.input, file: file)
+            pending.append(job.start(group, search: search, right: right.input, file: file, after: pending.last))
             group = []
         }
 
-        /// The group before, once searched: its matches noted, its rows written.
+        /// Every group handed over, in order, once searched: its matches noted, its rows written.
+        mutating func collectAll(emit: (NearOutput.Batch) throws(CommandError) -> Void) throws(CommandError) {
+            while !pending.isEmpty { try collect(emit: emit) }
+        }
+
+        /// The oldest group handed over, once searched: its matches noted, its rows written. On a failure, the
+        /// groups after it are waited for (every task is) and dropped.
         mutating func collect(emit: (NearOutput.Batch) throws(CommandError) -> Void) throws(CommandError) {
-            guard let before = pending else { return }
-            pending = nil
+            guard !pending.isEmpty else { return }
+            let before = pending.removeFirst()
             do throws(CommandError) {
                 try before.task.wait()
                 for done in before.box.value ?? [] {
@@ -165,6 +178,8 @@ struct NearJob {
                 }
             } catch {
                 failedBefore = true
+                for later in pending { _ = try? later.task.wait() }
+                pending = []
                 throw error
             }
         }
@@ -175,7 +190,7 @@ struct NearJob {
             throws(CommandError)
         {
             guard !failedBefore, let search = try settled() else { return }
-            try collect(emit: emit)
+            try collectAll(emit: emit)
             if !group.isEmpty { _ = try job.process(group, search: search, right: right.input, file: file) }
         }
 
