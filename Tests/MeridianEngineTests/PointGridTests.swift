@@ -182,4 +182,33 @@ struct PointGridTests {
         #expect(try index.query(withinDistance: 10, of: Self.point(50, 8)).map(\.index) == [1])
         #expect(try SpatialIndex([Point]()).pointGrids == nil)
     }
+
+    /// The squared reach a grid search leaves points out by without their square root never leaves out a point
+    /// whose rounded √(Δx² + Δy²) is within the distance: squared distances a few units in the last place around
+    /// distance², for random distances over thirty orders of magnitude and at the edges of the range (where there is
+    /// no shortcut).
+    @Test func theSquaredReachLeavesOutOnlyPointsBeyondTheDistance() {
+        var rng = SplitMix64(seed: 41)
+        var distances: [Double] = [0, 0x1p-600, 1e-150, 1e150, 0x1p600, .greatestFiniteMagnitude, 1, 6561.666666666667]
+        for _ in 0..<20_000 { distances.append(exp2(Double.random(in: -50...50, using: &rng))) }
+        var decidedWithout = 0
+        for distance in distances {
+            let reach = SpatialIndex.squaredReach(distance)
+            var squared = distance * distance
+            for _ in 0..<6 { squared = squared.nextDown }
+            for _ in 0..<13 {
+                if squared >= 0, squared > reach {
+                    decidedWithout += 1
+                    #expect(squared.squareRoot() > distance, "distance \(distance): \(squared) left out")
+                }
+                if squared >= 0, squared.squareRoot() <= distance { #expect(squared <= reach) }
+                squared = squared.nextUp
+            }
+            // Far beyond: left out.
+            if reach.isFinite { #expect(reach * 1.01 > reach && (reach * 1.01).squareRoot() > distance) }
+        }
+        #expect(SpatialIndex.squaredReach(0x1p-600) == .infinity)
+        #expect(SpatialIndex.squaredReach(0x1p600) == .infinity)
+        #expect(decidedWithout == 0, "\(decidedWithout) squared distances within a few ulps of distance² left out")
+    }
 }

@@ -75,6 +75,17 @@ public struct SpatialIndex: Sendable {
         tree = PackedRTree(dimensions: 2, boxes: boxes)
     }
 
+    /// A bound on squared distances beyond which a distance is surely more than `distance`: a point whose computed
+    /// Δx² + Δy² exceeds it has √ rounded above `distance`, so it is left out without the square root; the rest are
+    /// decided by the rounded √ itself. distance² rounded, widened by 2⁻⁴⁰ (the roundings of the square and of √
+    /// are within 2⁻⁵² each); infinity — no shortcut — where distance² leaves the normal range.
+    @inline(__always)
+    static func squaredReach(_ distance: Double) -> Double {
+        let squared = distance * distance
+        guard squared >= 0x1p-1000, squared.isFinite else { return .infinity }
+        return squared * (1 + 0x1p-40)
+    }
+
     /// The geometries whose envelopes meet an envelope (touching counts), in ascending index order — candidates,
     /// as GEOS's `STRtree` query returns: a geometry's envelope may meet the envelope while the geometry does not.
     /// - Parameter envelope: An envelope in the index's spatial reference.
@@ -221,10 +232,15 @@ public struct SpatialIndex: Sendable {
     {
         let box = Self.searchBox(e.xMin, e.yMin, e.xMax, e.yMax, distance)
         if case .point(let c) = q, scratch.grids.use(reach: distance, of: pointGrids) {
-            // The distance of two points as `PlanarDistances` measures it.
+            // The distance of two points as `PlanarDistances` measures it; a point whose squared distance is beyond
+            // `SpatialIndex.squaredReach` is left out without its square root (most of the grid's cells lie outside
+            // the circle).
+            let reach = Self.squaredReach(distance)
             scratch.searchGrid(lower: (box.minX, box.minY, 0), upper: (box.maxX, box.maxY, 0)) { slot, xy, _ in
                 let dx = c.x - xy[2 * slot], dy = c.y - xy[2 * slot + 1]
-                let d = (dx * dx + dy * dy).squareRoot()
+                let squared = dx * dx + dy * dy
+                guard squared <= reach else { return nil }
+                let d = squared.squareRoot()
                 return d <= distance ? d : nil
             }
             return
