@@ -196,6 +196,18 @@ struct WKTEncodeTests {
         #expect(WKT.encode(.polyline(Polyline([c(0, 0, 1), c(1, 1, 2)], spatialReference: sr))) == "LINESTRING Z (0 0 1, 1 1 2)")
     }
 
+    /// A point held as a coordinate is written as the `Point` with that coordinate is.
+    @Test func aPointAsACoordinateIsWrittenAsThePoint() {
+        for coordinate in [c(1, 2), c(0.1, -2.5, 3), c(979_088.829006738, 166_338.3740178746), c(-0.0, 1e-7, -0.0)] {
+            var out = ByteBuffer(capacity: 16)
+            WKT.writePoint(coordinate, to: &out)
+            #expect(out.string == WKT.encode(.point(Point(coordinate, spatialReference: sr))))
+        }
+        var out = ByteBuffer(capacity: 16)
+        WKT.writePoint(c(0.1, -2.5, 3), to: &out)
+        #expect(out.string == "POINT Z (0.1 -2.5 3)")
+    }
+
     /// Shortest round-trip text, compared with values written by hand.
     @Test func numbers() {
         #expect(WKT.number(1) == "1")

@@ -104,6 +104,49 @@ struct ProximityPlanarTests {
                 "seed \(seed)")
     }
 
+    /// Points given by their coordinates give the near table the same points give as geometries — the brute
+    /// force's — with per-feature distances, one distance, a distance unit, and enough searches for the point grid;
+    /// bad input gets the geometries' errors.
+    @Test(arguments: [1, 2])
+    func pointsGivenAsCoordinatesGiveTheTableOfThePointsAsGeometries(round: Int) throws {
+        let seed = round == 2 ? SplitMix64.testSeed : UInt64(round)
+        var rng = SplitMix64(seed: seed)
+        let lefts = Self.points(1_200, &rng), rights = Self.points(300, &rng)
+        let index = try SpatialIndex(rights)
+        let coordinates = lefts.map(\.coordinate)
+        let distances = lefts.indices.map { _ in 5 * Double(Int.random(in: 0...200, using: &rng)) }
+        for (d, unit) in [(distances, nil), ([700], nil), ([300], LinearUnit.meters)] as [([Double], LinearUnit?)] {
+            let ours = try GeometryEngine.nearPairs(fromPointsAt: coordinates, in: Self.texas, to: index, distances: d,
+                                                    distanceUnit: unit)
+            let asGeometries = try GeometryEngine.nearPairs(from: lefts, to: index, distances: d, distanceUnit: unit)
+            #expect(ours == asGeometries, "seed \(seed), \(d.count) distances, \(String(describing: unit))")
+            #expect(ours.count > 100, "seed \(seed): a table with pairs")
+        }
+        let brute = try Self.bruteNearTable(lefts.map(\.geometry), rights.map(\.geometry), distances)
+        #expect(try GeometryEngine.nearPairs(fromPointsAt: coordinates, in: Self.texas, to: index, distances: distances)
+                == brute, "seed \(seed)")
+        func message(_ body: () throws -> Any) -> String {
+            do {
+                _ = try body()
+                return "no error"
+            } catch { return "\(error)" }
+        }
+        var bad = coordinates
+        bad[7] = Coordinate(x: .nan, y: 1)
+        var badPoints = lefts
+        badPoints[7] = Self.point(.nan, 1)
+        #expect(message { try GeometryEngine.nearPairs(fromPointsAt: bad, in: Self.texas, to: index, distances: [1]) }
+                == message { try GeometryEngine.nearPairs(from: badPoints, to: index, distances: [1]) })
+        #expect(message { try GeometryEngine.nearPairs(fromPointsAt: bad, in: Self.texas, to: index, distances: [1]) }
+                .contains("input feature 7"))
+        #expect(message { try GeometryEngine.nearPairs(fromPointsAt: coordinates, in: .wgs84, to: index, distances: [1]) }
+                == EngineError.geographicCoordinatesRefused(operation: "a planar proximity search").description)
+        #expect(message { try GeometryEngine.nearPairs(fromPointsAt: coordinates, in: Self.texas, to: index,
+                                                       distances: [1, 2]) }
+                == message { try GeometryEngine.nearPairs(from: lefts, to: index, distances: [1, 2]) })
+        #expect(try GeometryEngine.nearPairs(fromPointsAt: [], in: Self.texas, to: index, distances: [1]) == [])
+    }
+
     /// A line inside a polygon's interior is 0 from it, as GEOS's plain distance says, whichever side is the query
     /// (GEOS's prepared line distance measures between edges only: this pair once came out 60 ft apart).
     @Test func aLineInsideAPolygonIsZeroFromIt() throws {

@@ -67,6 +67,7 @@ public enum WKT {
     ///   - geometry: Any geometry.
     ///   - out: The output.
     public static func write(_ geometry: Geometry, to out: inout ByteBuffer) {
+        if case .point(let p) = geometry { return writePoint(p.coordinate, to: &out) }
         let hasZ: Bool
         switch geometry {
         // With Z only when every vertex has a height (a geometry without vertices has none).
@@ -91,10 +92,7 @@ public enum WKT {
 
         switch geometry {
         case .point(let p):
-            keyword("POINT", &out)
-            out.append(UInt8(ascii: "("))
-            coordinate(p.coordinate, &out)
-            out.append(UInt8(ascii: ")"))
+            writePoint(p.coordinate, to: &out)
         case .multipoint(let m):
             if m.coordinates.isEmpty { return out.append("MULTIPOINT EMPTY" as StaticString) }
             keyword("MULTIPOINT", &out)
@@ -138,6 +136,17 @@ public enum WKT {
         case .envelope(let e):
             write(.polygon(e.polygon), to: &out)
         }
+    }
+
+    /// Appends a point's well-known text (`POINT (x y)`, `POINT Z (x y z)` with a height), as `write(_:to:)`
+    /// writes a `Point` — for points held as coordinates.
+    /// - Parameters:
+    ///   - c: The point's coordinate.
+    ///   - out: The output.
+    public static func writePoint(_ c: Coordinate, to out: inout ByteBuffer) {
+        out.append(c.z == nil ? "POINT (" as StaticString : "POINT Z (")
+        writeCoordinate(c, hasZ: c.z != nil, to: &out)
+        out.append(UInt8(ascii: ")"))
     }
 
     private static func writeCoordinate(_ c: Coordinate, hasZ: Bool, to out: inout ByteBuffer) {

@@ -57,6 +57,38 @@ extension GeometryEngine {
         return try nearPairs(lefts, index, distanceOf, distanceUnit)
     }
 
+    /// `nearPairs(from:to:distances:distanceUnit:)` for input points given by their coordinates, all in one
+    /// spatial reference — a batch of points read as columns, searched without a geometry (and a reference to its
+    /// spatial reference) made for each. The same near table as for the same points as geometries.
+    /// - Parameters:
+    ///   - coordinates: The input points' coordinates (z is ignored).
+    ///   - spatialReference: Their spatial reference, the index's.
+    ///   - index: The near features, indexed.
+    ///   - distances: One search distance for all, or one per input point, in `distanceUnit`.
+    ///   - distanceUnit: The unit of `distances` and of the result; `nil` for the spatial reference's own.
+    /// - Returns: The near table (`leftIndex`: positions in `coordinates`; `rightIndex`: in the index).
+    /// - Throws: as `nearPairs(from:to:distances:distanceUnit:)`; a non-finite coordinate is `.badGeometry` naming
+    ///   its input feature.
+    public static func nearPairs(
+        fromPointsAt coordinates: [Coordinate], in spatialReference: SpatialReference, to index: SpatialIndex,
+        distances: [Double], distanceUnit: LinearUnit? = nil
+    ) throws(EngineError) -> [NearPair] {
+        let distanceOf = try proximityDistances(distances, count: coordinates.count)
+        guard !coordinates.isEmpty else { return [] }
+        try checkPlanarSpatialReference(spatialReference, distanceUnit: distanceUnit)
+        for (i, c) in coordinates.enumerated() where !(c.x.isFinite && c.y.isFinite) {
+            try checkProximityGeometry(.point(Point(c, spatialReference: spatialReference)),
+                                       at: EngineError.Location(.inputFeatures, geometry: i))
+        }
+        return try coordinates.withUnsafeBufferPointer { (all) throws(EngineError) in
+            try planarNearTable(count: all.count, spatialReference, index, distanceOf, distanceUnit) {
+                (i, d, measure, scratch) throws(EngineError) in
+                let c = all[i]
+                try index.within(d, of: .point(c), bounds: (c.x, c.y, c.x, c.y), measure, scratch: &scratch)
+            }
+        }
+    }
+
     /// For every input feature, its `count` nearest near features, optionally no farther than `maxDistance`, with
     /// their planar distances — ArcGIS Pro's Generate Near Table with `closest_count`, geopandas'
     /// `sjoin_nearest(max_distance=…)`, shapely's `STRtree.query_nearest`.
@@ -115,6 +147,14 @@ extension GeometryEngine {
         try lefts.withUnsafeBufferPointer { (all) throws(EngineError) in
             for i in all.indices { try requireSameSpatialReference(sr, of: all[i]) }
         }
+        try checkPlanarSpatialReference(sr, distanceUnit: distanceUnit)
+    }
+
+    /// Refuses a geographic spatial reference, and a distance unit for unspecified coordinates or a spatial
+    /// reference without a linear unit.
+    private static func checkPlanarSpatialReference(_ sr: SpatialReference, distanceUnit: LinearUnit?)
+        throws(EngineError)
+    {
         guard !sr.isGeographic else { throw .geographicCoordinatesRefused(operation: "a planar proximity search") }
         if distanceUnit != nil, sr.isUnspecified {
             throw .spatialReferenceRequired(
@@ -138,26 +178,40 @@ extension GeometryEngine {
         _ lefts: [Geometry], _ index: SpatialIndex, _ distanceOf: (Int) -> Double, _ distanceUnit: LinearUnit?
     ) throws(EngineError) -> [NearPair] {
         guard let sr = lefts.first?.spatialReference else { return [] }
-        let units = planarUnits(sr, distanceUnit)
-        let measure = try PlanarDistances(index)
-        // Every input is in `sr` (checkPlanarInputs): the index's spatial reference is checked once.
-        try index.requireOwnSpatialReference(sr)
-        var rows: [NearPair] = []
-        rows.reserveCapacity(lefts.count)
-        var scratch = SpatialIndex.SearchScratch()
         // The geometries are read in place, a point by its coordinate: a loop over the array would copy every
         // geometry (and retain its spatial reference, which all of them share, from every thread searching).
-        try lefts.withUnsafeBufferPointer { (all) throws(EngineError) in
-            for i in all.indices {
-                let d = units.toNative(distanceOf(i))
+        return try lefts.withUnsafeBufferPointer { (all) throws(EngineError) in
+            try planarNearTable(count: all.count, sr, index, distanceOf, distanceUnit) {
+                (i, d, measure, scratch) throws(EngineError) in
                 let q = try query(all, i, measure)
                 if case .point(let c) = q {
                     try index.within(d, of: q, bounds: (c.x, c.y, c.x, c.y), measure, scratch: &scratch)
                 } else {
                     try index.within(d, of: all[i], q, measure, scratch: &scratch)
                 }
-                appendNearRows(scratch.found, left: i, distance: units.fromNative, to: &rows)
             }
+        }
+    }
+
+    /// The near table of `count` input features in `sr` (every one of them: checked by the caller), each searched
+    /// by `search(i, its distance in the index's unit, measure, scratch)`, which leaves its matches in
+    /// `scratch.found`.
+    @inline(__always)
+    private static func planarNearTable(
+        count: Int, _ sr: SpatialReference, _ index: SpatialIndex, _ distanceOf: (Int) -> Double,
+        _ distanceUnit: LinearUnit?,
+        search: (Int, Double, PlanarDistances, inout SpatialIndex.SearchScratch) throws(EngineError) -> Void
+    ) throws(EngineError) -> [NearPair] {
+        let units = planarUnits(sr, distanceUnit)
+        let measure = try PlanarDistances(index)
+        // Every input is in `sr`: the index's spatial reference is checked once.
+        try index.requireOwnSpatialReference(sr)
+        var rows: [NearPair] = []
+        rows.reserveCapacity(count)
+        var scratch = SpatialIndex.SearchScratch()
+        for i in 0..<count {
+            try search(i, units.toNative(distanceOf(i)), measure, &scratch)
+            appendNearRows(scratch.found, left: i, distance: units.fromNative, to: &rows)
         }
         return rows
     }

@@ -100,6 +100,30 @@ public struct FeatureInput: Sendable {
         return features[i].geometry
     }
 
+    /// The coordinates of features `range` when every one of them is a point (`nil` otherwise), read in place:
+    /// neither a geometry nor its spatial reference is copied per feature.
+    /// - Parameter range: Features, within 0 ..< `count`.
+    public func pointCoordinates(in range: Range<Int>) -> [Coordinate]? {
+        var coordinates: [Coordinate] = []
+        coordinates.reserveCapacity(range.count)
+        if let geometries = columns?.geometries {
+            return geometries.withUnsafeBufferPointer { all in
+                for i in range {
+                    guard let c = all[i]?.pointCoordinate else { return nil }
+                    coordinates.append(c)
+                }
+                return coordinates
+            }
+        }
+        return features.withUnsafeBufferPointer { all in
+            for i in range {
+                guard let c = all[i].geometry?.pointCoordinate else { return nil }
+                coordinates.append(c)
+            }
+            return coordinates
+        }
+    }
+
     /// Feature `i`'s properties, whether the input holds features or columns.
     /// - Parameter i: The feature's index, 0 ..< `count`.
     public func properties(at i: Int) -> [String: JSONValue] {

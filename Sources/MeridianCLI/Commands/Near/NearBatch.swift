@@ -22,11 +22,12 @@ extension NearJob {
         stride(from: 0, to: count, by: chunkSize).map { $0..<min(count, $0 + chunkSize) }
     }
 
-    /// A LEFT batch ready to search: its geometries in the spatial reference measured in, a chunk at a time
-    /// (`chunkRanges`), and its distances.
+    /// A LEFT batch ready to search: its features in the spatial reference measured in, a chunk at a time
+    /// (`chunkRanges`; `NearJob.lefts(of:search:)`), and its distances.
     struct Prepared {
         let batch: FeatureInput
-        let chunks: [[Geometry]]
+        /// One per chunk.
+        let chunks: [NearLefts]
         /// One search distance for all, one per feature, or none (`distances(of:unit:)`).
         let distances: [Double]?
     }
@@ -112,7 +113,7 @@ private struct SharedGroup: @unchecked Sendable {
         // The chunk's own labels and distances (a failure's message is made again from the whole batch).
         let single = prepared.distances?.count == 1
         let own = prepared.distances.map { single ? $0 : Array($0[range]) }
-        var pairs = try job.pairs(prepared.chunks[c], distances: own, single: single,
+        var pairs = try job.pairs(prepared.chunks[c], in: search.spatialReference, distances: own, single: single,
                                   labels: prepared.batch.labels.slice(range), search: search, right: right.labels)
         for i in pairs.indices { pairs[i].leftIndex += range.lowerBound }
         guard let csv else { return NearJob.BatchResult(pairs: pairs) }
@@ -120,6 +121,31 @@ private struct SharedGroup: @unchecked Sendable {
         var text = ByteBuffer(capacity: 128 * pairs.count + 64)
         try csv.append(pairs, lefts: prepared.chunks[c], first: range.lowerBound, of: prepared.batch, to: &text)
         return NearJob.BatchResult(pairs: pairs, text: [text.data()])
+    }
+}
+
+// MARK: A chunk of LEFT features
+
+/// A chunk of LEFT features as searched: their geometries, or the coordinates of their points (a batch of points
+/// searched for a CSV of pairs as read: no geometry, nor a reference to its spatial reference, made per point).
+enum NearLefts {
+    case geometries([Geometry])
+    case points([Coordinate])
+
+    /// Appends feature `i`'s well-known text (a point's as `WKT.write(_:to:)` writes a `Point`).
+    func appendWKT(of i: Int, to out: inout ByteBuffer) {
+        switch self {
+        case .geometries(let geometries): WKT.write(geometries[i], to: &out)
+        case .points(let points): WKT.writePoint(points[i], to: &out)
+        }
+    }
+
+    /// The features' geometries (points made in `spatialReference`).
+    func geometries(in spatialReference: SpatialReference) -> [Geometry] {
+        switch self {
+        case .geometries(let geometries): geometries
+        case .points(let points): points.map { .point(Point($0, spatialReference: spatialReference)) }
+        }
     }
 }
 
@@ -157,7 +183,7 @@ struct NearCSVRows: Sendable {
     /// Appends the rows of `pairs` (positions in the batch, grouped by LEFT feature; `lefts` the geometries of the
     /// batch's features from position `first` on, in the spatial reference measured in).
     /// - Throws: `CommandError.failure` for a LEFT feature with a property outside the columns.
-    func append(_ pairs: [NearPair], lefts: [Geometry], first: Int, of batch: FeatureInput, to out: inout ByteBuffer)
+    func append(_ pairs: [NearPair], lefts: NearLefts, first: Int, of batch: FeatureInput, to out: inout ByteBuffer)
         throws(CommandError)
     {
         // The current LEFT feature's cells (each followed by a comma), then its WKT field from `split` on.
@@ -174,7 +200,7 @@ struct NearCSVRows: Sendable {
                 }
                 split = left.count
                 wkt.removeAll()
-                WKT.write(lefts[current - first], to: &wkt)
+                lefts.appendWKT(of: current - first, to: &wkt)
                 wkt.withBytes { CSV.appendField(bytes: $0, to: &left) }
             }
             left.withBytes { out.append(UnsafeRawBufferPointer(rebasing: $0[..<split])) }

@@ -244,7 +244,7 @@ struct NearJob {
         do throws(CommandError) {
             var prepared: [Prepared] = []
             for batch in group {
-                prepared.append(Prepared(batch: batch, chunks: try measured(batch, in: search.spatialReference),
+                prepared.append(Prepared(batch: batch, chunks: try lefts(of: batch, search: search),
                                          distances: try distances(of: batch, unit: search.unit)))
             }
             let found = try searchGroup(prepared, search: search, right: right, csv: search.csvRows,
@@ -273,7 +273,7 @@ struct NearJob {
         guard command.shape != .rightOnly else { return Processed(pairs: found.pairs, output: nil) }
         var rows: (rows: [Feature], wgs84: [Feature]) = ([], [])
         if search.csvRows == nil {
-            rows = try self.rows(found.pairs, lefts: Array(prepared.chunks.joined()), of: prepared.batch, search: search,
+            rows = try self.rows(found.pairs, lefts: prepared.chunks.flatMap { $0.geometries(in: search.spatialReference) }, of: prepared.batch, search: search,
                                  right: right, fixed: file.format.writesInWorkingSpatialReference)
         }
         let batch = prepared.batch
@@ -375,6 +375,28 @@ struct NearJob {
         return geometries
     }
 
+    /// A LEFT batch's chunks to search (`chunkRanges`): the coordinates of its points when the search can take them
+    /// so — planar pairs within a distance written as CSV, every geometry a point with finite coordinates, in the
+    /// spatial reference measured in, and no area of use to check — else its geometries, checked and measured.
+    private func lefts(of batch: FeatureInput, search: Search) throws(CommandError) -> [NearLefts] {
+        if let points = points(of: batch, search: search) { return points.map { .points($0) } }
+        return try measured(batch, in: search.spatialReference).map { .geometries($0) }
+    }
+
+    /// The coordinates of a batch of points, a chunk at a time, when `lefts(of:search:)` can search them so.
+    private func points(of batch: FeatureInput, search: Search) -> [[Coordinate]]? {
+        guard command.kind == .planar, command.nearest == nil, search.csvRows != nil,
+              batch.spatialReference == search.spatialReference, command.srs == nil || command.allowOutsideArea
+        else { return nil }
+        var chunks: [[Coordinate]] = []
+        for range in Self.chunkRanges(batch.count) {
+            guard let chunk = batch.pointCoordinates(in: range), chunk.allSatisfy({ $0.x.isFinite && $0.y.isFinite })
+            else { return nil }
+            chunks.append(chunk)
+        }
+        return chunks
+    }
+
     /// A LEFT batch's geometries, checked and put in the spatial reference measured in, in the chunks the threads
     /// search (`chunkRanges`): each made from the batch, not cut from one array of them, so that no geometry is
     /// copied twice (every copy retains the spatial reference all share). Each check runs over the whole batch
@@ -418,6 +440,22 @@ struct NearJob {
                          search: search, right: right)
     }
 
+    /// `pairs(_:distances:single:labels:search:right:)` for a chunk as searched: its points' coordinates (in `sr`,
+    /// with distances) or its geometries.
+    func pairs(_ lefts: NearLefts, in sr: SpatialReference, distances: [Double]?, single: Bool, labels: FeatureLabels,
+               search: Search, right: FeatureLabels) throws(CommandError) -> [NearPair]
+    {
+        guard case .points(let points) = lefts, case .planar(let index) = search.index, let distances else {
+            return try pairs(lefts.geometries(in: sr), distances: distances, single: single, labels: labels,
+                             search: search, right: right)
+        }
+        do throws(EngineError) {
+            return try GeometryEngine.nearPairs(fromPointsAt: points, in: sr, to: index, distances: distances)
+        } catch {
+            throw nearFailure(error, labels: labels, right: right)
+        }
+    }
+
     /// `pairs(_:of:search:right:)` with the search distances given (`distances(of:unit:)`, or a part of them for
     /// a part of the batch); `single`: whether the batch has one distance for all (the search `--nearest` then
     /// makes is decided by the batch, not by the part).
@@ -441,10 +479,15 @@ struct NearJob {
                 return Self.keep(try GeometryEngine.geodeticNearPairs(from: lefts, to: index, distances: d), nearest: k)
             }
         } catch {
-            throw .failure(describe(error, naming: {
-                labels.label(of: $0, list: .inputFeatures) ?? right.label(of: $0, list: .nearFeatures)
-            }))
+            throw nearFailure(error, labels: labels, right: right)
         }
+    }
+
+    /// A search's failure, naming the LEFT (`labels`) or RIGHT feature it is about.
+    private func nearFailure(_ error: EngineError, labels: FeatureLabels, right: FeatureLabels) -> CommandError {
+        .failure(describe(error, naming: {
+            labels.label(of: $0, list: .inputFeatures) ?? right.label(of: $0, list: .nearFeatures)
+        }))
     }
 
     /// The pairs of rank `k` or better (all without `--nearest`): each LEFT feature's `k` nearest within its own
