@@ -152,21 +152,27 @@ import Testing
         }
     }
 
-    /// Batches searched on other threads while the next are read: when the first batch's check fails (feature 100
-    /// outside --srs's area of use) and reading a later one fails too (feature `bad`'s coordinates: in the second
-    /// batch, read before the first group is searched, or in the fifth, read while it is), the first failure is
-    /// the one reported, as on one thread, and nothing is written.
-    @Test(arguments: [5_000, 17_000]) func anEarlierBatchsFailureComesBeforeALaterReadingError(bad: Int) throws {
+    /// LEFT and RIGHT as GeoJSON for the failure-order tests: LEFT 18,000 points on a 0.001° lattice (five batches),
+    /// feature 100 at (0, 0) when `outlier`, feature `bad` with coordinates that cannot be read; RIGHT one point.
+    static func failureFiles(bad: Int, outlier: Bool) -> [String: String] {
         var features: [String] = []
         for i in 0..<18_000 {
-            let (lon, lat) = i == 100 ? (0.0, 0.0) : (-97.0 + Double(i % 100) * 0.001, 33.0 + Double(i / 100) * 0.001)
+            let (lon, lat) = outlier && i == 100 ? (0.0, 0.0) : (-97.0 + Double(i % 100) * 0.001, 33.0 + Double(i / 100) * 0.001)
             let coordinates = i == bad ? "\"x\"" : "[\(lon),\(lat)]"
             features.append("{\"type\":\"Feature\",\"properties\":{\"id\":\(i)},\"geometry\":{\"type\":\"Point\",\"coordinates\":\(coordinates)}}")
         }
         let left = "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",") + "]}"
         let right = "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":{\"type\":\"Point\",\"coordinates\":[-97,33]}}]}"
+        return ["l.geojson": left, "r.geojson": right]
+    }
+
+    /// Batches searched on other threads while the next are read: when the first batch's check fails (feature 100
+    /// outside --srs's area of use) and reading a later one fails too (feature `bad`'s coordinates: in the second
+    /// batch, read before the first group is searched, or in the fifth, read while it is), the first failure is
+    /// the one reported, as on one thread, and nothing is written.
+    @Test(arguments: [5_000, 17_000]) func anEarlierBatchsFailureComesBeforeALaterReadingError(bad: Int) throws {
         for threads in ["1", "2"] {
-            let r = try near(["l.geojson": left, "r.geojson": right],
+            let r = try near(Self.failureFiles(bad: bad, outlier: true),
                              ["l.geojson", "r.geojson", "--srs", "EPSG:32038", "--distance", "1km", "--threads", threads,
                               "-o", "out.csv"])
             #expect(r.status == 1 && r.output.isEmpty, "--threads \(threads)")
@@ -181,15 +187,8 @@ import Testing
     /// in the second batch, before the first group is full, or in the fifth, after), the first batch's failure is
     /// the one reported, as on one thread.
     @Test(arguments: [5_000, 17_000]) func whatTheFirstBatchSettlesComesBeforeALaterReadingError(bad: Int) throws {
-        var features: [String] = []
-        for i in 0..<18_000 {
-            let coordinates = i == bad ? "\"x\"" : "[\(-97.0 + Double(i % 100) * 0.001),\(33.0 + Double(i / 100) * 0.001)]"
-            features.append("{\"type\":\"Feature\",\"properties\":{\"id\":\(i)},\"geometry\":{\"type\":\"Point\",\"coordinates\":\(coordinates)}}")
-        }
-        let left = "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",") + "]}"
-        let right = "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":{\"type\":\"Point\",\"coordinates\":[-97,33]}}]}"
         for threads in ["1", "2"] {
-            let r = try near(["l.geojson": left, "r.geojson": right],
+            let r = try near(Self.failureFiles(bad: bad, outlier: false),
                              ["l.geojson", "r.geojson", "--distance", "1km", "--threads", threads, "-o", "out.csv"])
             #expect(r.status == 1 && r.output.isEmpty, "--threads \(threads)")
             #expect(r.stderr.contains("not projected"), "--threads \(threads): \(r.stderr)")
