@@ -67,7 +67,6 @@ public enum WKT {
     ///   - geometry: Any geometry.
     ///   - out: The output.
     public static func write(_ geometry: Geometry, to out: inout ByteBuffer) {
-        if case .point(let p) = geometry { return writePoint(p.coordinate, to: &out) }
         let hasZ: Bool
         switch geometry {
         // With Z only when every vertex has a height (a geometry without vertices has none).

@@ -129,7 +129,9 @@ private struct SharedGroup: @unchecked Sendable {
 /// A chunk of LEFT features as searched: their geometries, or the coordinates of their points (a batch of points
 /// searched for a CSV of pairs as read: no geometry, nor a reference to its spatial reference, made per point).
 enum NearLefts {
+    /// The features' geometries, checked and measured (`NearJob.measured`).
     case geometries([Geometry])
+    /// The coordinates of features that are all points, finite, in the spatial reference measured in.
     case points([Coordinate])
 
     /// Appends feature `i`'s well-known text (a point's as `WKT.write(_:to:)` writes a `Point`).
@@ -180,8 +182,8 @@ struct NearCSVRows: Sendable {
         rightEnds = ends
     }
 
-    /// Appends the rows of `pairs` (positions in the batch, grouped by LEFT feature; `lefts` the geometries of the
-    /// batch's features from position `first` on, in the spatial reference measured in).
+    /// Appends the rows of `pairs` (positions in the batch, grouped by LEFT feature; `lefts` the batch's features
+    /// from position `first` on, as searched: in the spatial reference measured in).
     /// - Throws: `CommandError.failure` for a LEFT feature with a property outside the columns.
     func append(_ pairs: [NearPair], lefts: NearLefts, first: Int, of batch: FeatureInput, to out: inout ByteBuffer)
         throws(CommandError)

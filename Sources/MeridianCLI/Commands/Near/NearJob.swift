@@ -111,8 +111,8 @@ struct NearJob {
         }
     }
 
-    /// `run`'s state between LEFT's batches: the group being read, the group being searched on other threads, the
-    /// search (settled once the first group is read) and which RIGHT features have matched.
+    /// `run`'s state between LEFT's batches: the group being read, the groups handed to other threads, the search
+    /// (settled once the first group is read) and which RIGHT features have matched.
     private struct Groups {
         let job: NearJob
         let file: OutputFile
@@ -152,7 +152,7 @@ struct NearJob {
             if group.count >= size { try flush(emit: emit) }
         }
 
-        /// Collects the group before, then starts searching the group read (if any).
+        /// Collects the oldest group handed over when `ahead` of them wait, then hands over the group read (if any).
         mutating func flush(emit: (NearOutput.Batch) throws(CommandError) -> Void) throws(CommandError) {
             if pending.count >= ahead { try collect(emit: emit) }
             guard let search = try settled(), !group.isEmpty else { return }
