@@ -10,8 +10,8 @@ public final class BackgroundTask<Failure: Error>: @unchecked Sendable {
     // Guarded by `condition`.
     private var result: Result<Void, Failure>?
 
-    /// Starts `body` on another thread (`WorkerThreads`; it runs with the caller's `Parallelism.threadCount`), or runs it at once on
-    /// the calling thread when `inline` (for one thread: `Parallelism.threadCount` is 1).
+    /// Starts `body` on another thread (`WorkerThreads`; it runs with the caller's `Parallelism.threadCount`), or
+    /// runs it at once on the calling thread when `inline` (for one thread: `Parallelism.threadCount` is 1).
     /// - Parameters:
     ///   - inline: Whether to run `body` here and now instead.
     ///   - body: The work; what it throws is rethrown by `wait()`.

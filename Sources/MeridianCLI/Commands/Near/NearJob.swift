@@ -36,6 +36,12 @@ struct NearJob {
     enum Index {
         case planar(SpatialIndex)
         case geodesic(GeodeticSpatialIndex)
+
+        /// A planar or geodesic index of `geometries`.
+        init(_ geometries: [Geometry], kind: NearCommand.Kind) throws(EngineError) {
+            self = kind == .planar
+                ? .planar(try SpatialIndex(geometries)) : .geodesic(try GeodeticSpatialIndex(geometries))
+        }
     }
 
     /// RIGHT's index made on another thread from the moment RIGHT is read, while LEFT is opened and its first batch
@@ -55,7 +61,7 @@ struct NearJob {
             let box = Box()
             self.box = box
             task = BackgroundTask(inline: Parallelism.threadCount < 2) { () throws(EngineError) in
-                box.value = try EarlyIndex.make(geometries, kind: kind)
+                box.value = try Index(geometries, kind: kind)
             }
         }
 
@@ -68,11 +74,6 @@ struct NearJob {
 
         /// Waits for the task (every task is waited for), whether or not its index was taken.
         func finish() { _ = try? task.wait() }
-
-        /// A planar or geodesic index of `geometries`.
-        static func make(_ geometries: [Geometry], kind: NearCommand.Kind) throws(EngineError) -> Index {
-            kind == .planar ? .planar(try SpatialIndex(geometries)) : .geodesic(try GeodeticSpatialIndex(geometries))
-        }
     }
 
     /// LEFT batches searched together on other threads (`start`) while the next ones are read.
@@ -273,8 +274,9 @@ struct NearJob {
         guard command.shape != .rightOnly else { return Processed(pairs: found.pairs, output: nil) }
         var rows: (rows: [Feature], wgs84: [Feature]) = ([], [])
         if search.csvRows == nil {
-            rows = try self.rows(found.pairs, lefts: prepared.chunks.flatMap { $0.geometries(in: search.spatialReference) }, of: prepared.batch, search: search,
-                                 right: right, fixed: file.format.writesInWorkingSpatialReference)
+            let lefts = prepared.chunks.flatMap { $0.geometries(in: search.spatialReference) }
+            rows = try self.rows(found.pairs, lefts: lefts, of: prepared.batch, search: search, right: right,
+                                 fixed: file.format.writesInWorkingSpatialReference)
         }
         let batch = prepared.batch
         return Processed(pairs: found.pairs, output: NearOutput.Batch(
@@ -307,7 +309,7 @@ struct NearJob {
             if asRead, let early {
                 index = try early.index()
             } else {
-                index = try EarlyIndex.make(measured, kind: command.kind)
+                index = try Index(measured, kind: command.kind)
             }
         } catch {
             throw .failure(describe(error, naming: { right.input.labels.label(of: $0, list: .nearFeatures) }))
